@@ -1,0 +1,162 @@
+/**
+ * createApp(deps): the whole HTTP surface. Middleware (request id, access log, security headers,
+ * body guard), the single error handler and envelope, the API sub-apps under /api/v1 and the
+ * OpenAPI document generated from the same zod schemas that validate requests.
+ */
+import { OpenAPIHono } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import { bodyLimit } from 'hono/body-limit';
+import { AppError, errorEnvelope } from './lib/errors.js';
+import { newId } from './lib/ids.js';
+import type { AppDeps, AppEnv } from './http/context.js';
+import { createRouter } from './http/openapi.js';
+import { systemRoutes } from './system/system.routes.js';
+import { API_VERSION, VERSION } from './version.js';
+
+export const API_PREFIX = '/api/v1';
+export const MAX_JSON_BODY = 64 * 1024;
+
+const REQUEST_ID_RE = /^[A-Za-z0-9._-]{1,64}$/;
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const JSON_TYPE_RE = /^application\/([\w.-]+\+)?json\s*(;.*)?$/i;
+
+export type App = OpenAPIHono<AppEnv>;
+
+export function createApp(deps: AppDeps): App {
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: createRouter().defaultHook });
+
+  app.use('*', async (c, next) => {
+    const incoming = c.req.header('x-request-id');
+    const requestId = incoming && REQUEST_ID_RE.test(incoming) ? incoming : newId('req');
+    c.set('requestId', requestId);
+    const started = performance.now();
+    await next();
+    c.header('X-Request-Id', requestId);
+    c.header('X-Content-Type-Options', 'nosniff');
+    c.header('Referrer-Policy', 'no-referrer');
+    if (!c.res.headers.has('X-Frame-Options')) c.header('X-Frame-Options', 'DENY');
+    if (c.req.path.startsWith(API_PREFIX) && !c.res.headers.has('Cache-Control')) c.header('Cache-Control', 'no-store');
+    // The route pattern, never the raw path: paths can hold capability tokens (checkout links).
+    deps.log.info(
+      { req_id: requestId, method: c.req.method, route: c.req.routePath, status: c.res.status, ms: Math.round((performance.now() - started) * 10) / 10 },
+      'request',
+    );
+  });
+
+  // JSON bodies: at most 64 KiB, valid JSON, declared as JSON. An empty body counts as {}.
+  app.use(`${API_PREFIX}/*`, async (c, next) => {
+    // Unknown routes and wrong methods answer 404/405 whatever the body holds.
+    if (!BODY_METHODS.has(c.req.method) || !allowedMethods(app, c.req.path).includes(c.req.method)) return next();
+    return bodyLimit({
+      maxSize: MAX_JSON_BODY,
+      onError: () => {
+        throw new AppError('payload_too_large', `The request body exceeds ${MAX_JSON_BODY} bytes`);
+      },
+    })(c, async () => {
+      const text = await c.req.text();
+      if (text.trim() === '') {
+        // No body at all: validate it as {} (operations whose body is `{}` accept an empty POST).
+        const headers = new Headers(c.req.raw.headers);
+        headers.set('content-type', 'application/json');
+        c.req.raw = new Request(c.req.raw.url, { method: c.req.method, headers, body: '{}' });
+        c.req.bodyCache = { json: Promise.resolve({}) };
+        return next();
+      }
+      const type = c.req.header('content-type') ?? '';
+      if (!JSON_TYPE_RE.test(type)) throw new AppError('invalid_json', 'The request body must be JSON with Content-Type: application/json');
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        throw new AppError('invalid_json', 'The request body is not valid JSON');
+      }
+      c.req.bodyCache.json = Promise.resolve(parsed);
+      return next();
+    });
+  });
+
+  app.route(API_PREFIX, systemRoutes(deps, VERSION));
+
+  app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'API key: gw_live_...',
+  });
+  app.openAPIRegistry.registerComponent('securitySchemes', 'sessionCookie', {
+    type: 'apiKey',
+    in: 'cookie',
+    name: 'gw_session',
+    description: 'Owner session; unsafe methods also need Origin equal to the public origin',
+  });
+
+  let openApiDocument: unknown;
+  app.get(`${API_PREFIX}/openapi.json`, (c) => {
+    openApiDocument ??= buildOpenApiDocument(app, deps);
+    return c.json(openApiDocument as object, 200);
+  });
+
+  app.notFound((c) => {
+    const allowed = allowedMethods(app, c.req.path);
+    if (allowed.length > 0) {
+      const err = new AppError('method_not_allowed', `Method ${c.req.method} is not allowed here; use ${allowed.join(', ')}`);
+      return respondError(c, err.withHeader('Allow', allowed.join(', ')));
+    }
+    return respondError(c, new AppError('not_found', 'No such resource'));
+  });
+
+  app.onError((err, c) => {
+    if (err instanceof AppError) return respondError(c, err);
+    if (err instanceof HTTPException) {
+      const status = err.status;
+      const code = status === 415 ? 'invalid_json' : status === 413 ? 'payload_too_large' : status === 400 ? (/json/i.test(err.message) ? 'invalid_json' : 'validation_error') : status === 401 ? 'unauthorized' : status === 404 ? 'not_found' : undefined;
+      if (code) return respondError(c, new AppError(code, err.message || 'Bad request'));
+    }
+    deps.log.error({ err, req_id: c.get('requestId'), method: c.req.method, route: c.req.routePath }, 'unhandled error');
+    return respondError(c, new AppError('internal_error', `Internal error; quote request id ${c.get('requestId') ?? 'unknown'} when reporting it`));
+  });
+
+  return app;
+}
+
+export function respondError(c: Context, err: AppError): Response {
+  for (const [name, value] of Object.entries(err.headers)) c.header(name, value);
+  return c.json(errorEnvelope(err), err.status as 400);
+}
+
+export function buildOpenApiDocument(app: App, deps: AppDeps): Record<string, unknown> {
+  return app.getOpenAPI31Document({
+    openapi: '3.1.0',
+    info: {
+      title: 'gatewayd API',
+      version: API_VERSION,
+      description:
+        'Noncustodial USDT (TRC20) invoicing. Money amounts are decimal strings with six fractional digits. ' +
+        'Every error has the envelope {error: {code, message, details?}, mode: "live"}.',
+    },
+    servers: [{ url: `${deps.config.server.public_url.replace(/\/$/, '')}${API_PREFIX}` }],
+  }) as unknown as Record<string, unknown>;
+}
+
+interface RoutePattern {
+  method: string;
+  re: RegExp;
+}
+
+const patternCache = new WeakMap<App, RoutePattern[]>();
+
+function allowedMethods(app: App, path: string): string[] {
+  let patterns = patternCache.get(app);
+  if (!patterns) {
+    patterns = app.routes
+      .filter((r) => r.method !== 'ALL')
+      .map((r) => ({
+        method: r.method,
+        re: new RegExp(`^${r.path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\/\*$/, '/.*').replace(/:[A-Za-z0-9_]+/g, '[^/]+')}/?$`),
+      }));
+    patternCache.set(app, patterns);
+  }
+  const methods = new Set(patterns.filter((p) => p.re.test(path)).map((p) => p.method));
+  if (methods.has('GET')) methods.add('HEAD');
+  return [...methods].sort();
+}

@@ -1,0 +1,100 @@
+/** `gatewayd init [--dir DIR]`: a commented gatewayd.toml with a fresh secret, and the data folder (0700). */
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { UsageError } from './usage.js';
+
+export function configTemplate(secret: string): string {
+  return `# gatewayd configuration. Every key may also be set through the environment as
+# GATEWAYD_<SECTION>_<KEY>, e.g. GATEWAYD_EMAIL_SMTP_URL. Relative paths are relative to this file.
+
+[server]
+# host:port to bind. Keep it on loopback behind a reverse proxy that terminates HTTPS.
+listen = "127.0.0.1:8080"
+# The public origin: links in mail, checkout_url, the allowed Origin; cookies are Secure when https.
+public_url = "http://127.0.0.1:8080"
+# Take the client address from X-Forwarded-For (only behind your own reverse proxy).
+trust_proxy = false
+# Key material for cookie and token HMACs. Keep it secret; changing it signs everyone out.
+secret = "${secret}"
+
+[database]
+# SQLite file (WAL mode). Back it up with \`gatewayd backup FILE\`.
+path = "data/gateway.db"
+
+[tron]
+# TronGrid-compatible base URL (/v1/... and /walletsolidity/... endpoints).
+api_url = "https://api.trongrid.io"
+# TronGrid API key, sent as TRON-PRO-API-KEY. Strongly recommended in production.
+api_key = ""
+poll_interval_seconds = 5
+
+[invoices]
+# Largest identification adjustment added to a price (a decimal string).
+max_adjustment = "0.099999"
+
+[email]
+# smtp:// or smtps:// URL, e.g. "smtps://user:password@smtp.example.com:465". Empty: no email
+# (registration and password reset then answer 503; use \`gatewayd merchant create\`).
+smtp_url = ""
+from = "gatewayd <noreply@localhost>"
+# Mail the support staff on new tickets and customer messages.
+staff_notify = true
+
+[captcha]
+# "turnstile", "hcaptcha" or "" (none).
+provider = ""
+site_key = ""
+secret_key = ""
+# Override of the provider's siteverify endpoint (tests, proxies). Empty: the provider's own.
+verify_url = ""
+
+[google]
+# OAuth client id for "Sign in with Google". Empty: external sign-in is off.
+client_id = ""
+jwks_url = "https://www.googleapis.com/oauth2/v3/certs"
+issuers = ["https://accounts.google.com", "accounts.google.com"]
+
+[support]
+# Accounts (by email) that may use the support inbox.
+staff_emails = []
+reference_prefix = "SUP"
+
+[webhooks]
+allowed_ports = [443]
+# Address ranges exempted from the private-target block, e.g. ["10.0.0.0/8"] for a private receiver.
+allow_private_cidrs = []
+# Hostname to IP overrides, like curl --resolve: { "hooks.example.com" = "203.0.113.7" }
+resolve = {}
+# Extra trusted CA bundle (PEM) for webhook receivers.
+ca_file = ""
+timeout_seconds = 10
+
+[log]
+# fatal, error, warn, info, debug, trace or silent. JSON lines on stdout.
+level = "info"
+
+[rate_limits]
+# Requests per minute; 0 turns a limit off.
+auth_per_ip = 20
+auth_per_email = 10
+public_per_ip = 10
+chat_per_token = 30
+api_per_key = 1200
+`;
+}
+
+export function runInit(dirArg: string | undefined, out: (line: string) => void): number {
+  const dir = resolve(dirArg ?? '.');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, 'gatewayd.toml');
+  if (existsSync(file)) throw new UsageError(`${file}: already exists; not overwriting it`);
+  writeFileSync(file, configTemplate(randomBytes(32).toString('base64url')), { mode: 0o600, flag: 'wx' });
+  const data = join(dir, 'data');
+  mkdirSync(data, { recursive: true, mode: 0o700 });
+  chmodSync(data, 0o700);
+  out(`wrote ${file} (mode 0600) with a fresh server.secret`);
+  out(`created ${data} (mode 0700)`);
+  out(`next: edit server.public_url, then run \`gatewayd migrate --config ${file}\` and \`gatewayd serve --config ${file}\``);
+  return 0;
+}

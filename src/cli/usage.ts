@@ -1,0 +1,21 @@
+/** A usage or configuration error: one line on stderr, exit code 2. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+export const HELP = `gatewayd: self-hosted, noncustodial USDT (TRC20) invoicing gateway
+
+Usage:
+  gatewayd serve [--config FILE]             run the API, console, checkout and workers
+  gatewayd migrate [--config FILE] [--status] apply pending database migrations (or list them)
+  gatewayd init [--dir DIR]                  write a commented gatewayd.toml and the data folder
+  gatewayd version                           print the version
+  gatewayd --help                            this text
+
+Configuration: --config FILE, else $GATEWAYD_CONFIG, else ./gatewayd.toml, else built-in defaults.
+Any key can be overridden with GATEWAYD_<SECTION>_<KEY>, e.g. GATEWAYD_SERVER_LISTEN=0.0.0.0:8080.
+Exit codes: 0 ok, 1 runtime failure, 2 usage or configuration error.
+`;

@@ -1,0 +1,261 @@
+/**
+ * Configuration: one TOML file validated by a strict zod schema (decisions.md section 1).
+ * Source order: --config, $GATEWAYD_CONFIG, ./gatewayd.toml when present, built-in defaults.
+ * Every key may be overridden by GATEWAYD_<SECTION>_<KEY>. This is the only module that reads process.env.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { parse as parseToml } from 'smol-toml';
+import { z } from 'zod';
+import { parseAmount } from './lib/amounts.js';
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+const listenSchema = z.string().refine((v) => parseListen(v) !== undefined, {
+  message: 'expected host:port, e.g. 127.0.0.1:8080 or [::1]:8080',
+});
+
+const httpUrl = (message: string) =>
+  z.string().refine((v) => {
+    try {
+      const u = new URL(v);
+      return u.protocol === 'http:' || u.protocol === 'https:';
+    } catch {
+      return false;
+    }
+  }, { message });
+
+const amountString = z.string().refine((v) => {
+  const micro = parseAmount(v);
+  return micro !== undefined && micro >= 1n && micro <= 999_999n;
+}, { message: 'expected a decimal string between "0.000001" and "0.999999"' });
+
+const perMinute = z.number().int().min(0).max(1_000_000);
+
+export const configSchema = z.strictObject({
+  server: z.strictObject({
+    listen: listenSchema.default('127.0.0.1:8080'),
+    public_url: httpUrl('expected an absolute http(s) URL such as https://pay.example.com')
+      .default('http://127.0.0.1:8080'),
+    trust_proxy: z.boolean().default(false),
+    secret: z.string().default(''),
+  }).prefault({}),
+  database: z.strictObject({
+    path: z.string().min(1).default('data/gateway.db'),
+  }).prefault({}),
+  tron: z.strictObject({
+    api_url: httpUrl('expected an absolute http(s) URL').default('https://api.trongrid.io'),
+    api_key: z.string().default(''),
+    poll_interval_seconds: z.number().positive().max(3600).default(5),
+  }).prefault({}),
+  invoices: z.strictObject({
+    max_adjustment: amountString.default('0.099999'),
+  }).prefault({}),
+  email: z.strictObject({
+    smtp_url: z.string().refine((v) => v === '' || /^smtps?:\/\//.test(v), {
+      message: 'expected an smtp:// or smtps:// URL, or "" to turn email off',
+    }).default(''),
+    from: z.string().min(1).default('gatewayd <noreply@localhost>'),
+    staff_notify: z.boolean().default(true),
+  }).prefault({}),
+  captcha: z.strictObject({
+    provider: z.enum(['', 'turnstile', 'hcaptcha']).default(''),
+    site_key: z.string().default(''),
+    secret_key: z.string().default(''),
+    verify_url: z.string().default(''),
+  }).prefault({}),
+  google: z.strictObject({
+    client_id: z.string().default(''),
+    jwks_url: httpUrl('expected an absolute http(s) URL').default('https://www.googleapis.com/oauth2/v3/certs'),
+    issuers: z.array(z.string().min(1)).default(['https://accounts.google.com', 'accounts.google.com']),
+  }).prefault({}),
+  support: z.strictObject({
+    staff_emails: z.array(z.string().email()).default([]),
+    reference_prefix: z.string().regex(/^[A-Z0-9]{1,10}$/, 'expected 1 to 10 uppercase letters or digits').default('SUP'),
+  }).prefault({}),
+  webhooks: z.strictObject({
+    allowed_ports: z.array(z.number().int().min(1).max(65535)).min(1).default([443]),
+    allow_private_cidrs: z.array(z.string()).default([]),
+    resolve: z.record(z.string(), z.string()).default({}),
+    ca_file: z.string().default(''),
+    timeout_seconds: z.number().positive().max(300).default(10),
+  }).prefault({}),
+  log: z.strictObject({
+    level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  }).prefault({}),
+  rate_limits: z.strictObject({
+    auth_per_ip: perMinute.default(20),
+    auth_per_email: perMinute.default(10),
+    public_per_ip: perMinute.default(10),
+    chat_per_token: perMinute.default(30),
+    api_per_key: perMinute.default(1200),
+  }).prefault({}),
+});
+
+type ParsedConfig = z.infer<typeof configSchema>;
+
+export type Config = ParsedConfig & {
+  /** Where the configuration came from: a file path, or "built-in defaults". */
+  readonly source: string;
+  /** True when server.secret was absent and a random one was made for this process. */
+  readonly secretGenerated: boolean;
+  /** The public origin (scheme://host[:port]) derived from server.public_url. */
+  readonly publicOrigin: string;
+};
+
+export interface ListenAddress {
+  host: string;
+  port: number;
+}
+
+export function parseListen(value: string): ListenAddress | undefined {
+  const m = /^(?:\[([0-9a-fA-F:.]+)\]|([A-Za-z0-9.-]+)):([0-9]{1,5})$/.exec(value);
+  if (!m) return undefined;
+  const port = Number(m[3]);
+  if (port > 65535) return undefined;
+  return { host: (m[1] ?? m[2])!, port };
+}
+
+export interface LoadConfigOptions {
+  /** --config FILE */
+  path?: string;
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+}
+
+/** The file to read, following the documented order; undefined means built-in defaults. */
+export function resolveConfigPath(options: LoadConfigOptions = {}): string | undefined {
+  const env = options.env ?? process.env;
+  const cwd = options.cwd ?? process.cwd();
+  if (options.path) return resolve(cwd, options.path);
+  if (env.GATEWAYD_CONFIG) return resolve(cwd, env.GATEWAYD_CONFIG);
+  const local = resolve(cwd, 'gatewayd.toml');
+  return existsSync(local) ? local : undefined;
+}
+
+export function loadConfig(options: LoadConfigOptions = {}): Config {
+  const env = options.env ?? process.env;
+  const cwd = options.cwd ?? process.cwd();
+  const path = resolveConfigPath(options);
+  let raw: Record<string, unknown> = {};
+  if (path) {
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (err) {
+      throw new ConfigError(`${path}: cannot read the configuration file (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+    try {
+      raw = parseToml(text) as Record<string, unknown>;
+    } catch (err) {
+      const first = String((err as Error).message).split('\n')[0];
+      throw new ConfigError(`${path}: invalid TOML: ${first}`);
+    }
+  }
+  applyEnvOverrides(raw, env);
+  const result = configSchema.safeParse(raw);
+  const where = path ?? 'built-in defaults';
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    throw new ConfigError(`${where}: ${describeIssue(issue, raw)}`);
+  }
+  const parsed = result.data;
+  const baseDir = path ? dirname(path) : cwd;
+  if (!isAbsolute(parsed.database.path)) parsed.database.path = resolve(baseDir, parsed.database.path);
+  if (parsed.webhooks.ca_file && !isAbsolute(parsed.webhooks.ca_file)) {
+    parsed.webhooks.ca_file = resolve(baseDir, parsed.webhooks.ca_file);
+  }
+  const secretGenerated = parsed.server.secret === '';
+  if (secretGenerated) parsed.server.secret = randomBytes(32).toString('base64url');
+  const config: Config = {
+    ...parsed,
+    source: where,
+    secretGenerated,
+    publicOrigin: new URL(parsed.server.public_url).origin,
+  };
+  return deepFreeze(config);
+}
+
+function describeIssue(issue: z.core.$ZodIssue, raw: Record<string, unknown>): string {
+  if (issue.code === 'unrecognized_keys') {
+    const prefix = issue.path.length ? `${issue.path.join('.')}.` : '';
+    return `unknown key ${issue.keys.map((k) => `"${prefix}${k}"`).join(', ')}`;
+  }
+  const key = issue.path.join('.');
+  let value: unknown = raw;
+  for (const part of issue.path) value = (value as Record<PropertyKey, unknown> | undefined)?.[part as PropertyKey];
+  const shown = value === undefined ? '' : ` (got ${JSON.stringify(value)})`;
+  return `${key}: ${issue.message}${shown}`;
+}
+
+/** GATEWAYD_<SECTION>_<KEY> overrides; the value is coerced to the type of the key's default. */
+function applyEnvOverrides(raw: Record<string, unknown>, env: NodeJS.ProcessEnv): void {
+  const defaults = configSchema.parse({}) as Record<string, Record<string, unknown>>;
+  const known = new Map<string, [string, string]>();
+  for (const [section, keys] of Object.entries(defaults)) {
+    for (const key of Object.keys(keys)) known.set(`GATEWAYD_${section}_${key}`.toUpperCase(), [section, key]);
+  }
+  for (const [name, value] of Object.entries(env)) {
+    if (!name.startsWith('GATEWAYD_') || name === 'GATEWAYD_CONFIG' || value === undefined) continue;
+    const target = known.get(name);
+    if (!target) throw new ConfigError(`environment: unknown variable ${name}`);
+    const [section, key] = target;
+    const example = defaults[section]![key];
+    const current = (raw[section] ??= {});
+    if (typeof current !== 'object' || current === null || Array.isArray(current)) continue;
+    (current as Record<string, unknown>)[key] = coerceEnv(name, value, example);
+  }
+}
+
+function coerceEnv(name: string, value: string, example: unknown): unknown {
+  if (typeof example === 'number') {
+    const n = Number(value);
+    if (value.trim() === '' || !Number.isFinite(n)) throw new ConfigError(`environment: ${name}: expected a number (got ${JSON.stringify(value)})`);
+    return n;
+  }
+  if (typeof example === 'boolean') {
+    if (/^(true|1|yes|on)$/i.test(value)) return true;
+    if (/^(false|0|no|off)$/i.test(value)) return false;
+    throw new ConfigError(`environment: ${name}: expected true or false (got ${JSON.stringify(value)})`);
+  }
+  if (Array.isArray(example) || (typeof example === 'object' && example !== null)) {
+    const trimmed = value.trim();
+    if (trimmed.startsWith('[') || trimmed.startsWith('{')) {
+      try {
+        return JSON.parse(trimmed);
+      } catch {
+        throw new ConfigError(`environment: ${name}: invalid JSON (got ${JSON.stringify(value)})`);
+      }
+    }
+    if (Array.isArray(example)) {
+      const items = trimmed === '' ? [] : trimmed.split(',').map((s) => s.trim());
+      return typeof example[0] === 'number' ? items.map(Number) : items;
+    }
+    throw new ConfigError(`environment: ${name}: expected a JSON object (got ${JSON.stringify(value)})`);
+  }
+  return value;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object') {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/** A configuration for tests and tools: defaults with the given sections merged in. */
+export function buildConfig(overrides: Record<string, Record<string, unknown>> = {}): Config {
+  const result = configSchema.safeParse(overrides);
+  if (!result.success) throw new ConfigError(`overrides: ${describeIssue(result.error.issues[0]!, overrides)}`);
+  const parsed = result.data;
+  const secretGenerated = parsed.server.secret === '';
+  if (secretGenerated) parsed.server.secret = randomBytes(32).toString('base64url');
+  return deepFreeze({ ...parsed, source: 'overrides', secretGenerated, publicOrigin: new URL(parsed.server.public_url).origin });
+}

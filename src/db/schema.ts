@@ -1,0 +1,148 @@
+/**
+ * Kysely table types. Migrations own the schema; this file mirrors it for the type checker.
+ * Times are epoch milliseconds, money is micro-USDT (INTEGER, read as number, converted to bigint
+ * by the repositories).
+ */
+import type { Generated } from 'kysely';
+
+export interface MerchantsTable {
+  id: string;
+  email: string;
+  name: string;
+  password_hash: string | null;
+  email_verified_at: number | null;
+  google_sub: string | null;
+  verification_sent_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface SessionsTable {
+  token_hash: string;
+  merchant_id: string;
+  created_at: number;
+  last_used_at: number;
+  expires_at: number;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  merchant_id: string;
+  name: string;
+  prefix: string;
+  secret_hash: string;
+  scopes: string;
+  expires_in_days: number | null;
+  created_at: number;
+  last_used_at: number | null;
+  revoked_at: number | null;
+  expires_at: number | null;
+  replaced_key_id: string | null;
+}
+
+export interface WalletsTable {
+  id: string;
+  merchant_id: string;
+  label: string;
+  address: string;
+  network: string;
+  created_at: number;
+}
+
+export type InvoiceStatus = 'pending' | 'confirmed' | 'expired' | 'review';
+
+export interface InvoicesTable {
+  id: string;
+  merchant_id: string;
+  wallet_id: string;
+  network: string;
+  token: string;
+  token_contract: string;
+  wallet_address: string;
+  merchant_order_id: string;
+  idempotency_key: string;
+  request_fingerprint: string;
+  base_amount: number;
+  adjustment: number;
+  payable_amount: number;
+  status: InvoiceStatus;
+  amount_reuse_review: Generated<number>;
+  description: string | null;
+  metadata: Generated<string>;
+  checkout_token: string;
+  tx_hash: string | null;
+  confirmed_at: number | null;
+  created_at: number;
+  expires_at: number;
+  reserved_until: number;
+}
+
+export interface AmountReservationsTable {
+  network: string;
+  token_contract: string;
+  address: string;
+  amount: number;
+  invoice_id: string;
+  reserved_at: number;
+  reserved_until: number;
+}
+
+export interface EventsTable {
+  id: string;
+  merchant_id: string;
+  type: string;
+  invoice_id: string | null;
+  data: string;
+  created_at: number;
+}
+
+export interface WebhooksTable {
+  id: string;
+  merchant_id: string;
+  url: string;
+  secret: string;
+  active: Generated<number>;
+  created_at: number;
+  deactivated_at: number | null;
+}
+
+export type DeliveryStatus = 'pending' | 'sending' | 'delivered' | 'failed' | 'cancelled';
+
+export interface DeliveriesTable {
+  id: string;
+  webhook_id: string;
+  event_id: string;
+  merchant_id: string;
+  status: DeliveryStatus;
+  attempts: Generated<number>;
+  next_attempt_at: number | null;
+  delivered_at: number | null;
+  last_error: string | null;
+  response_status: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface SchemaMigrationsTable {
+  version: number;
+  name: string;
+  checksum: string;
+  applied_at: number;
+}
+
+/**
+ * The whole database. Feature migrations add their tables here in the same change
+ * (one interface per table, named after it).
+ */
+export interface Database {
+  merchants: MerchantsTable;
+  sessions: SessionsTable;
+  api_keys: ApiKeysTable;
+  wallets: WalletsTable;
+  invoices: InvoicesTable;
+  amount_reservations: AmountReservationsTable;
+  events: EventsTable;
+  webhooks: WebhooksTable;
+  deliveries: DeliveriesTable;
+  schema_migrations: SchemaMigrationsTable;
+}

@@ -1,0 +1,21 @@
+/** Builds the dependency bag every handler, service and worker receives. */
+import type { Config } from './config.js';
+import type { OpenedDatabase } from './db/database.js';
+import type { AppDeps } from './http/context.js';
+import { RateLimiter } from './http/rate-limit.js';
+import { systemClock, type Clock } from './lib/clock.js';
+import type { Log } from './lib/log.js';
+
+export function createDeps(opts: { config: Config; database: OpenedDatabase; log: Log; clock?: Clock }): AppDeps {
+  const clock = opts.clock ?? systemClock;
+  return {
+    db: opts.database.db,
+    sqlite: opts.database.sqlite,
+    config: opts.config,
+    clock,
+    log: opts.log,
+    rateLimiter: new RateLimiter(clock),
+    hooks: { deliveriesQueued: () => undefined },
+    watcherStatus: { state: 'stopped', lagSeconds: null },
+  };
+}

@@ -1,0 +1,117 @@
+/**
+ * Credentials (decisions.md section 6): `Authorization: Bearer gw_live_...` API keys and the
+ * `gw_session` cookie. A Bearer request is judged by its key alone; a cookie request must pass the
+ * Origin rule.
+ */
+import type { Context, MiddlewareHandler } from 'hono';
+import { getCookie, setCookie } from 'hono/cookie';
+import { findKeyBySecret, touchKey } from '../api-keys/api-keys.repo.js';
+import { findSession, renewSession, SESSION_COOKIE, SESSION_LIFETIME_MS } from '../accounts/sessions.repo.js';
+import { AppError } from '../lib/errors.js';
+import type { AppDeps, AppEnv, Auth, Scope } from './context.js';
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+function bearerToken(c: Context): string | undefined {
+  const header = c.req.header('authorization');
+  if (header === undefined) return undefined;
+  const m = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
+  if (!m) throw new AppError('unauthorized', 'Malformed Authorization header; expected "Bearer <API key>"');
+  return m[1];
+}
+
+/**
+ * The Origin rule for cookie requests: an unsafe method must carry Origin equal to the public
+ * origin; a safe method with a foreign Origin is refused the same way.
+ */
+export function checkOrigin(c: Context, deps: AppDeps): void {
+  const origin = c.req.header('origin');
+  if (SAFE_METHODS.has(c.req.method)) {
+    if (origin !== undefined && origin !== deps.config.publicOrigin) {
+      throw new AppError('invalid_origin', 'The Origin header does not match this server');
+    }
+    return;
+  }
+  if (origin !== deps.config.publicOrigin) {
+    throw new AppError('invalid_origin', origin === undefined ? 'The Origin header is required with a session' : 'The Origin header does not match this server');
+  }
+}
+
+export function sessionCookieOptions(deps: AppDeps) {
+  return {
+    httpOnly: true,
+    sameSite: 'Lax' as const,
+    path: '/',
+    secure: deps.config.server.public_url.startsWith('https:'),
+    maxAge: Math.floor(SESSION_LIFETIME_MS / 1000),
+  };
+}
+
+export function setSessionCookie(c: Context, deps: AppDeps, token: string): void {
+  setCookie(c, SESSION_COOKIE, token, sessionCookieOptions(deps));
+}
+
+export function clearSessionCookie(c: Context, deps: AppDeps): void {
+  setCookie(c, SESSION_COOKIE, '', { ...sessionCookieOptions(deps), maxAge: 0 });
+}
+
+async function sessionAuth(c: Context, deps: AppDeps, token: string): Promise<Auth> {
+  checkOrigin(c, deps);
+  const now = deps.clock.now();
+  const session = await findSession(deps.db, token, now);
+  if (!session) throw new AppError('unauthorized', 'Sign in first: the session is missing or expired');
+  if (await renewSession(deps.db, session, now)) setSessionCookie(c, deps, token);
+  return { kind: 'session', merchantId: session.merchantId, sessionHash: session.tokenHash };
+}
+
+async function keyAuth(deps: AppDeps, secret: string): Promise<Auth> {
+  const now = deps.clock.now();
+  const key = await findKeyBySecret(deps.db, secret);
+  if (!key || key.revokedAt !== null || (key.expiresAt !== null && key.expiresAt <= now)) {
+    throw new AppError('unauthorized', 'Unknown, revoked or expired API key');
+  }
+  deps.rateLimiter.consume('api_key', key.id, deps.config.rate_limits.api_per_key);
+  await touchKey(deps.db, key, now);
+  return { kind: 'key', merchantId: key.merchantId, keyId: key.id, scopes: key.scopes };
+}
+
+/** Owner session only: an API key is refused with 403 session_required. */
+export function requireSession(deps: AppDeps): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    if (bearerToken(c) !== undefined) {
+      throw new AppError('session_required', 'This operation needs a signed-in owner session, not an API key');
+    }
+    const token = getCookie(c, SESSION_COOKIE);
+    if (!token) throw new AppError('unauthorized', 'Sign in first: no session');
+    c.set('auth', await sessionAuth(c, deps, token));
+    await next();
+  };
+}
+
+/** An API key holding `scope`, or an owner session. */
+export function requireKeyOrSession(deps: AppDeps, scope: Scope): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const secret = bearerToken(c);
+    let auth: Auth;
+    if (secret !== undefined) {
+      auth = await keyAuth(deps, secret);
+      if (auth.kind === 'key' && !auth.scopes.includes(scope)) {
+        throw new AppError('insufficient_scope', `This API key lacks the ${scope} scope`);
+      }
+    } else {
+      const token = getCookie(c, SESSION_COOKIE);
+      if (!token) throw new AppError('unauthorized', 'Authentication required: an API key (Bearer) or a session');
+      auth = await sessionAuth(c, deps, token);
+    }
+    c.set('auth', auth);
+    await next();
+  };
+}
+
+/** The signed-in session's merchant id, if the request carries a valid cookie (no errors). */
+export async function optionalSession(c: Context, deps: AppDeps): Promise<Auth | undefined> {
+  const token = getCookie(c, SESSION_COOKIE);
+  if (!token) return undefined;
+  const session = await findSession(deps.db, token, deps.clock.now());
+  return session ? { kind: 'session', merchantId: session.merchantId, sessionHash: session.tokenHash } : undefined;
+}

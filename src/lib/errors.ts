@@ -1,0 +1,75 @@
+/**
+ * The one error type of the API and its closed list of codes (decisions.md section 10).
+ * Every error response is built from an AppError by the single error handler in app.ts.
+ */
+export const ERROR_STATUS = {
+  validation_error: 400,
+  invalid_json: 400,
+  invalid_token: 400,
+  captcha_invalid: 400,
+  invalid_webhook_url: 400,
+  unauthorized: 401,
+  invalid_credential: 401,
+  insufficient_scope: 403,
+  session_required: 403,
+  invalid_origin: 403,
+  email_not_verified: 403,
+  support_staff_required: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  duplicate_order_id: 409,
+  idempotency_key_reused: 409,
+  amount_pool_exhausted: 409,
+  email_reply_required: 409,
+  delivery_not_retryable: 409,
+  webhook_inactive: 409,
+  webhook_limit_reached: 409,
+  payload_too_large: 413,
+  rate_limited: 429,
+  internal_error: 500,
+  email_unavailable: 503,
+  captcha_unavailable: 503,
+  identity_provider_unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
+
+export interface ErrorDetail {
+  path: string;
+  message: string;
+}
+
+export class AppError extends Error {
+  readonly status: number;
+  /** Extra response headers, e.g. Retry-After for rate_limited or Allow for 405. */
+  headers: Record<string, string> = {};
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: ErrorDetail[],
+  ) {
+    super(message);
+    this.name = 'AppError';
+    this.status = ERROR_STATUS[code];
+  }
+
+  withHeader(name: string, value: string): this {
+    this.headers[name] = value;
+    return this;
+  }
+}
+
+export interface ErrorEnvelope {
+  error: { code: ErrorCode; message: string; details?: ErrorDetail[] };
+  mode: 'live';
+}
+
+export function errorEnvelope(err: AppError): ErrorEnvelope {
+  const error: ErrorEnvelope['error'] = { code: err.code, message: err.message };
+  if (err.details && err.details.length > 0) error.details = err.details;
+  return { error, mode: 'live' };
+}
+
+export const notFound = (what = 'Resource'): AppError => new AppError('not_found', `${what} not found`);

@@ -1,0 +1,62 @@
+/** argv -> command; exit codes (0 ok, 1 runtime failure, 2 usage or configuration error). */
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig } from './config.js';
+import { MigrationError } from './db/migrator.js';
+import { runInit } from './cli/init.js';
+import { runMigrate } from './cli/migrate.js';
+import { HELP, UsageError } from './cli/usage.js';
+import { runServe, ServeError } from './serve.js';
+import { VERSION } from './version.js';
+
+const out = (line: string) => process.stdout.write(`${line}\n`);
+
+function parse(args: string[], options: NonNullable<NonNullable<Parameters<typeof parseArgs>[0]>['options']>) {
+  try {
+    return parseArgs({ args, options, allowPositionals: false, strict: true });
+  } catch (err) {
+    throw new UsageError((err as Error).message.split('\n')[0]!);
+  }
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case undefined:
+      case '--help':
+      case '-h':
+      case 'help':
+        process.stdout.write(HELP);
+        return command === undefined ? 2 : 0;
+      case 'version':
+      case '--version':
+        out(`gatewayd ${VERSION}`);
+        return 0;
+      case 'init': {
+        const { values } = parse(rest, { dir: { type: 'string' } });
+        return runInit(values.dir as string | undefined, out);
+      }
+      case 'migrate': {
+        const { values } = parse(rest, { config: { type: 'string' }, status: { type: 'boolean' } });
+        return runMigrate(loadConfig({ path: values.config as string | undefined }), values.status === true, out);
+      }
+      case 'serve': {
+        const { values } = parse(rest, { config: { type: 'string' } });
+        return await runServe(loadConfig({ path: values.config as string | undefined }));
+      }
+      default:
+        throw new UsageError(`unknown command "${command}"; see gatewayd --help`);
+    }
+  } catch (err) {
+    if (err instanceof UsageError || err instanceof ConfigError) {
+      process.stderr.write(`gatewayd: ${err.message}\n`);
+      return 2;
+    }
+    if (err instanceof MigrationError || err instanceof ServeError) {
+      process.stderr.write(`gatewayd: ${err.message}\n`);
+      return 1;
+    }
+    process.stderr.write(`gatewayd: ${(err as Error).message ?? String(err)}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * `gatewayd serve`: open the database (migrating a brand-new one), listen, start the workers,
+ * and shut down gracefully on SIGTERM/SIGINT: stop accepting, finish in-flight requests, stop the
+ * workers, close the database.
+ */
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { serve as nodeServe } from '@hono/node-server';
+import { createApp } from './app.js';
+import { parseListen, type Config } from './config.js';
+import { ensureDatabaseFile, openDatabase } from './db/database.js';
+import { isEmptyDatabase, migrate, migrationStatus } from './db/migrator.js';
+import { createDeps } from './deps.js';
+import { createLogger, type Log } from './lib/log.js';
+import { startLoop, type LoopHandle } from './lib/loop.js';
+import { createWorkers, recoverAfterCrash } from './workers.js';
+import { VERSION } from './version.js';
+
+export class ServeError extends Error {}
+
+export interface RunningServer {
+  url: string;
+  stop(): Promise<void>;
+}
+
+export async function startServer(config: Config, log: Log = createLogger(config.log.level)): Promise<RunningServer> {
+  if (config.secretGenerated) {
+    log.warn('server.secret is not set: using a random secret for this process (run `gatewayd init` to write one)');
+  }
+  const created = ensureDatabaseFile(config.database.path);
+  const database = openDatabase(config.database.path);
+  try {
+    if (created || isEmptyDatabase(database.sqlite)) {
+      const applied = migrate(database.sqlite, Date.now());
+      log.info({ applied: applied.map((m) => m.version) }, 'new database: migrations applied');
+    } else {
+      const { pending } = migrationStatus(database.sqlite);
+      if (pending.length > 0) {
+        throw new ServeError(
+          `${config.database.path}: ${pending.length} pending migration(s) (${pending.map((m) => m.version).join(', ')}); run \`gatewayd migrate\` first`,
+        );
+      }
+    }
+  } catch (err) {
+    await database.close();
+    throw err;
+  }
+
+  const deps = createDeps({ config, database, log });
+  await recoverAfterCrash(deps);
+  const app = createApp(deps);
+  const listen = parseListen(config.server.listen)!;
+
+  const server = await new Promise<Server>((resolve, reject) => {
+    const s = nodeServe({ fetch: app.fetch, hostname: listen.host, port: listen.port }) as Server;
+    s.once('error', (err: NodeJS.ErrnoException) => {
+      reject(new ServeError(`server.listen ${config.server.listen}: ${err.code === 'EADDRINUSE' ? 'address already in use' : err.message}`));
+    });
+    s.once('listening', () => resolve(s));
+  }).catch(async (err) => {
+    await database.close();
+    throw err;
+  });
+  server.keepAliveTimeout = 5000;
+  server.headersTimeout = 15_000;
+  server.requestTimeout = 30_000;
+
+  const loops: LoopHandle[] = createWorkers(deps).map((w) => startLoop(w, log.child({ worker: w.name })));
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `http://${host}:${address.port}`;
+  log.info({ url, version: VERSION, database: config.database.path, public_url: config.server.public_url }, 'gatewayd listening');
+
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> =>
+    (stopping ??= (async () => {
+      log.info('shutting down: no new connections, finishing in-flight requests');
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const force = setTimeout(() => server.closeAllConnections(), 10_000);
+      await closed;
+      clearTimeout(force);
+      await Promise.all(loops.map((l) => l.stop()));
+      await database.close();
+      log.info('stopped');
+    })());
+  return { url, stop };
+}
+
+/** Runs until a signal; resolves with the exit code. */
+export async function runServe(config: Config): Promise<number> {
+  const log = createLogger(config.log.level);
+  const running = await startServer(config, log);
+  return new Promise<number>((resolve) => {
+    const onSignal = (signal: NodeJS.Signals) => {
+      log.info({ signal }, 'signal received');
+      process.off('SIGTERM', onSignal);
+      process.off('SIGINT', onSignal);
+      running.stop().then(
+        () => resolve(0),
+        (err) => {
+          log.error({ err }, 'shutdown failed');
+          resolve(1);
+        },
+      );
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+  });
+}

@@ -1,0 +1,137 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse as parseToml } from 'smol-toml';
+import { openSqlite } from '../../src/db/database.js';
+import { tempDir } from '../helpers/app.js';
+import { cleanEnv, runCli, startGateway, writeConfig } from '../helpers/process.js';
+
+test('version and --help exit 0; an unknown command or option exits 2 with one line', () => {
+  const v = runCli(['version']);
+  assert.equal(v.status, 0);
+  assert.match(v.stdout, /^gatewayd \d+\.\d+\.\d+\n$/);
+  const h = runCli(['--help']);
+  assert.equal(h.status, 0);
+  assert.match(h.stdout, /gatewayd serve/);
+  const bad = runCli(['frobnicate']);
+  assert.equal(bad.status, 2);
+  assert.equal(bad.stderr.trim().split('\n').length, 1);
+  assert.match(bad.stderr, /unknown command "frobnicate"/);
+  const opt = runCli(['migrate', '--bogus']);
+  assert.equal(opt.status, 2);
+  assert.match(opt.stderr, /--bogus/);
+});
+
+test('init writes a commented config with a fresh secret and a 0700 data folder; refuses to overwrite', () => {
+  const dir = tempDir();
+  const r = runCli(['init', '--dir', dir]);
+  assert.equal(r.status, 0, r.stderr);
+  const file = join(dir, 'gatewayd.toml');
+  const text = readFileSync(file, 'utf8');
+  assert.match(text, /^# /m);
+  const parsed = parseToml(text) as any;
+  assert.ok(parsed.server.secret.length >= 40);
+  assert.equal(statSync(file).mode & 0o777, 0o600);
+  assert.equal(statSync(join(dir, 'data')).mode & 0o777, 0o700);
+  const dir2 = tempDir();
+  runCli(['init', '--dir', dir2]);
+  assert.notEqual((parseToml(readFileSync(join(dir2, 'gatewayd.toml'), 'utf8')) as any).server.secret, parsed.server.secret);
+  const again = runCli(['init', '--dir', dir]);
+  assert.equal(again.status, 2);
+  assert.match(again.stderr, /already exists/);
+  // The written file is a valid configuration: migrate accepts it.
+  const m = runCli(['migrate', '--config', file]);
+  assert.equal(m.status, 0, m.stderr);
+  assert.equal(statSync(join(dir, 'data', 'gateway.db')).mode & 0o777, 0o600);
+});
+
+test('a configuration error exits 2 naming the file and key', () => {
+  const dir = tempDir();
+  const path = join(dir, 'gatewayd.toml');
+  writeFileSync(path, '[server]\nlisten = "nowhere"\n');
+  const r = runCli(['serve', '--config', path]);
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, new RegExp(`${path}.*server\\.listen`));
+  const env = runCli(['migrate', '--status'], { cwd: dir, env: cleanEnv({ GATEWAYD_CONFIG: path, GATEWAYD_SERVER_LISTEN: '127.0.0.1:1' }) });
+  assert.equal(env.status, 0, 'the environment override repairs the file value');
+});
+
+test('migrate --status lists applied and pending; serve refuses a database with pending migrations', async () => {
+  const dir = tempDir();
+  const db = join(dir, 'gateway.db');
+  const config = writeConfig(dir, { database: { path: db }, server: { secret: 'x' } });
+  const s1 = runCli(['migrate', '--status', '--config', config]);
+  assert.equal(s1.status, 0);
+  assert.match(s1.stdout, /pending +0001_core/);
+  assert.match(s1.stdout, /0 applied, \d+ pending/);
+  const m = runCli(['migrate', '--config', config]);
+  assert.equal(m.status, 0);
+  assert.match(m.stdout, /applied +0001_core/);
+  const s2 = runCli(['migrate', '--status', '--config', config]);
+  assert.match(s2.stdout, /applied +0001_core/);
+  assert.match(s2.stdout, / 0 pending/);
+
+  // Pretend the newest migration is not applied yet: serve must refuse and name `gatewayd migrate`.
+  const sqlite = openSqlite(db);
+  sqlite.prepare('DELETE FROM schema_migrations WHERE version = (SELECT max(version) FROM schema_migrations)').run();
+  sqlite.close();
+  const serve = runCli(['serve', '--config', config]);
+  assert.equal(serve.status, 1);
+  assert.match(serve.stderr, /pending migration.*gatewayd migrate/);
+});
+
+test('migrate refuses an edited applied migration', () => {
+  const dir = tempDir();
+  const db = join(dir, 'gateway.db');
+  const config = writeConfig(dir, { database: { path: db } });
+  assert.equal(runCli(['migrate', '--config', config]).status, 0);
+  const sqlite = openSqlite(db);
+  sqlite.prepare(`UPDATE schema_migrations SET checksum = 'deadbeef' WHERE version = 1`).run();
+  sqlite.close();
+  const r = runCli(['migrate', '--config', config]);
+  assert.equal(r.status, 1);
+  assert.match(r.stderr, /0001_core\.sql was edited after it was applied/);
+});
+
+test('serve on a brand-new database migrates it, answers health, and stops cleanly on SIGTERM', async () => {
+  const gw = await startGateway();
+  try {
+    const res = await fetch(`${gw.baseUrl}/api/v1/health`);
+    assert.equal(res.status, 200);
+    assert.equal(((await res.json()) as any).status, 'ok');
+    assert.ok(existsSync(join(gw.dir, 'gateway.db')));
+  } finally {
+    const code = await gw.stop();
+    assert.equal(code, 0);
+  }
+  assert.match(gw.output(), /"msg":"stopped"/);
+});
+
+test('serve with the built-in defaults in an empty folder (no config file)', async () => {
+  const dir = tempDir();
+  // Port 8080 may be taken on a developer machine: override only the listen address, as the README allows.
+  const { freePort } = await import('../helpers/process.js');
+  const port = await freePort();
+  const { spawn } = await import('node:child_process');
+  const { GATEWAYD_BIN } = await import('../helpers/process.js');
+  const child = spawn(process.execPath, [GATEWAYD_BIN, 'serve'], { cwd: dir, env: cleanEnv({ GATEWAYD_SERVER_LISTEN: `127.0.0.1:${port}` }), stdio: 'pipe' });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  try {
+    let ok = false;
+    for (let i = 0; i < 200 && !ok; i++) {
+      try {
+        ok = (await fetch(`http://127.0.0.1:${port}/api/v1/health`)).ok;
+      } catch {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+    assert.ok(ok, out);
+    assert.ok(existsSync(join(dir, 'data', 'gateway.db')));
+    assert.match(out, /server\.secret is not set/);
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+  }
+});

@@ -1,0 +1,114 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadConfig, ConfigError } from '../../src/config.js';
+import { tempDir } from '../helpers/app.js';
+
+function withFile(text: string): { dir: string; path: string } {
+  const dir = tempDir('gatewayd-config-');
+  const path = join(dir, 'gatewayd.toml');
+  writeFileSync(path, text);
+  return { dir, path };
+}
+
+test('built-in defaults when no file is present', () => {
+  const dir = tempDir();
+  const c = loadConfig({ env: {}, cwd: dir });
+  assert.equal(c.source, 'built-in defaults');
+  assert.equal(c.server.listen, '127.0.0.1:8080');
+  assert.equal(c.server.public_url, 'http://127.0.0.1:8080');
+  assert.equal(c.database.path, join(dir, 'data/gateway.db'));
+  assert.equal(c.tron.api_url, 'https://api.trongrid.io');
+  assert.equal(c.tron.poll_interval_seconds, 5);
+  assert.equal(c.invoices.max_adjustment, '0.099999');
+  assert.equal(c.email.smtp_url, '');
+  assert.equal(c.email.from, 'gatewayd <noreply@localhost>');
+  assert.equal(c.email.staff_notify, true);
+  assert.deepEqual(c.google.issuers, ['https://accounts.google.com', 'accounts.google.com']);
+  assert.equal(c.support.reference_prefix, 'SUP');
+  assert.deepEqual(c.webhooks.allowed_ports, [443]);
+  assert.equal(c.webhooks.timeout_seconds, 10);
+  assert.equal(c.log.level, 'info');
+  assert.deepEqual(c.rate_limits, { auth_per_ip: 20, auth_per_email: 10, public_per_ip: 10, chat_per_token: 30, api_per_key: 1200 });
+  assert.equal(c.secretGenerated, true);
+  assert.ok(c.server.secret.length >= 40);
+  assert.equal(c.publicOrigin, 'http://127.0.0.1:8080');
+  assert.ok(Object.isFrozen(c.server));
+});
+
+test('./gatewayd.toml is read when present; relative paths resolve against the file', () => {
+  const { dir } = withFile('[server]\nlisten = "0.0.0.0:9000"\nsecret = "s3cret"\n[database]\npath = "db/x.db"\n');
+  const c = loadConfig({ env: {}, cwd: dir });
+  assert.equal(c.server.listen, '0.0.0.0:9000');
+  assert.equal(c.secretGenerated, false);
+  assert.equal(c.database.path, join(dir, 'db/x.db'));
+});
+
+test('--config wins over $GATEWAYD_CONFIG, which wins over ./gatewayd.toml', () => {
+  const a = withFile('[server]\nlisten = "127.0.0.1:1111"\n');
+  const b = withFile('[server]\nlisten = "127.0.0.1:2222"\n');
+  const cwd = withFile('[server]\nlisten = "127.0.0.1:3333"\n').dir;
+  assert.equal(loadConfig({ path: a.path, env: { GATEWAYD_CONFIG: b.path }, cwd }).server.listen, '127.0.0.1:1111');
+  assert.equal(loadConfig({ env: { GATEWAYD_CONFIG: b.path }, cwd }).server.listen, '127.0.0.1:2222');
+  assert.equal(loadConfig({ env: {}, cwd }).server.listen, '127.0.0.1:3333');
+});
+
+test('environment overrides are typed like the key', () => {
+  const dir = tempDir();
+  const c = loadConfig({
+    cwd: dir,
+    env: {
+      GATEWAYD_SERVER_LISTEN: '[::1]:8081',
+      GATEWAYD_SERVER_TRUST_PROXY: 'true',
+      GATEWAYD_TRON_POLL_INTERVAL_SECONDS: '2.5',
+      GATEWAYD_WEBHOOKS_ALLOWED_PORTS: '443,8443',
+      GATEWAYD_WEBHOOKS_RESOLVE: '{"hooks.example.com":"203.0.113.7"}',
+      GATEWAYD_SUPPORT_STAFF_EMAILS: 'a@example.com, b@example.com',
+      GATEWAYD_RATE_LIMITS_API_PER_KEY: '0',
+    },
+  });
+  assert.equal(c.server.listen, '[::1]:8081');
+  assert.equal(c.server.trust_proxy, true);
+  assert.equal(c.tron.poll_interval_seconds, 2.5);
+  assert.deepEqual(c.webhooks.allowed_ports, [443, 8443]);
+  assert.deepEqual(c.webhooks.resolve, { 'hooks.example.com': '203.0.113.7' });
+  assert.deepEqual(c.support.staff_emails, ['a@example.com', 'b@example.com']);
+  assert.equal(c.rate_limits.api_per_key, 0);
+});
+
+const refused: Array<[string, string, RegExp]> = [
+  ['unknown key', '[server]\nlisten = "127.0.0.1:1"\nlistne = "x"\n', /unknown key "server\.listne"/],
+  ['unknown section', '[sever]\nlisten = "x"\n', /unknown key "sever"/],
+  ['wrong type', '[server]\ntrust_proxy = "yes"\n', /server\.trust_proxy: .*boolean/i],
+  ['bad listen address', '[server]\nlisten = "localhost"\n', /server\.listen: expected host:port.*"localhost"/],
+  ['port out of range', '[server]\nlisten = "127.0.0.1:70000"\n', /server\.listen/],
+  ['bad public url', '[server]\npublic_url = "ftp://x"\n', /server\.public_url/],
+  ['amount as number', '[invoices]\nmax_adjustment = 0.5\n', /invoices\.max_adjustment/],
+  ['adjustment too large', '[invoices]\nmax_adjustment = "1.5"\n', /invoices\.max_adjustment/],
+  ['unknown captcha provider', '[captcha]\nprovider = "recaptcha"\n', /captcha\.provider/],
+  ['bad smtp url', '[email]\nsmtp_url = "http://mail"\n', /email\.smtp_url/],
+  ['bad log level', '[log]\nlevel = "loud"\n', /log\.level/],
+  ['invalid toml', '[server\nlisten=1', /invalid TOML/],
+];
+
+for (const [name, text, message] of refused) {
+  test(`refused: ${name}, naming the file and the key`, () => {
+    const { path } = withFile(text);
+    assert.throws(
+      () => loadConfig({ path, env: {} }),
+      (err: unknown) => err instanceof ConfigError && message.test(err.message) && err.message.includes(path) && !err.message.includes('\n'),
+    );
+  });
+}
+
+test('refused: an unknown or mistyped GATEWAYD_ variable', () => {
+  const dir = tempDir();
+  assert.throws(() => loadConfig({ cwd: dir, env: { GATEWAYD_SERVER_LISTN: 'x' } }), /unknown variable GATEWAYD_SERVER_LISTN/);
+  assert.throws(() => loadConfig({ cwd: dir, env: { GATEWAYD_TRON_POLL_INTERVAL_SECONDS: 'soon' } }), /GATEWAYD_TRON_POLL_INTERVAL_SECONDS: expected a number/);
+  assert.throws(() => loadConfig({ cwd: dir, env: { GATEWAYD_SERVER_TRUST_PROXY: 'maybe' } }), /expected true or false/);
+});
+
+test('a missing --config file is a clear error', () => {
+  assert.throws(() => loadConfig({ path: '/nonexistent/gatewayd.toml', env: {} }), /\/nonexistent\/gatewayd\.toml: cannot read/);
+});
