@@ -5,8 +5,9 @@ import type { AppDeps } from './http/context.js';
 import { RateLimiter } from './http/rate-limit.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import type { Log } from './lib/log.js';
+import { createMailer, type Mailer } from './email/mailer.js';
 
-export function createDeps(opts: { config: Config; database: OpenedDatabase; log: Log; clock?: Clock }): AppDeps {
+export function createDeps(opts: { config: Config; database: OpenedDatabase; log: Log; clock?: Clock; mailer?: Mailer }): AppDeps {
   const clock = opts.clock ?? systemClock;
   return {
     db: opts.database.db,
@@ -17,5 +18,6 @@ export function createDeps(opts: { config: Config; database: OpenedDatabase; log
     rateLimiter: new RateLimiter(clock),
     hooks: { deliveriesQueued: () => undefined },
     watcherStatus: { state: 'stopped', lagSeconds: null },
+    mailer: opts.mailer ?? createMailer(opts.config, opts.log),
   };
 }

@@ -81,6 +81,7 @@ export async function startServer(config: Config, log: Log = createLogger(config
       await closed;
       clearTimeout(force);
       await Promise.all(loops.map((l) => l.stop()));
+      deps.mailer.close();
       await database.close();
       log.info('stopped');
     })());

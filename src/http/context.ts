@@ -2,6 +2,7 @@ import type { Config } from '../config.js';
 import type { Db, Sqlite } from '../db/database.js';
 import type { Clock } from '../lib/clock.js';
 import type { Log } from '../lib/log.js';
+import type { Mailer } from '../email/mailer.js';
 import type { RateLimiter } from './rate-limit.js';
 
 /** Who is calling: an owner session or an API key. Set by the auth middleware. */
@@ -38,6 +39,7 @@ export interface AppDeps {
   rateLimiter: RateLimiter;
   hooks: Hooks;
   watcherStatus: WatcherStatus;
+  mailer: Mailer;
 }
 
 export interface AppEnv {
