@@ -141,3 +141,9 @@ CREATE TABLE deliveries (
 CREATE UNIQUE INDEX deliveries_webhook_event_uq ON deliveries (webhook_id, event_id);
 CREATE INDEX deliveries_due_idx ON deliveries (status, next_attempt_at);
 CREATE INDEX deliveries_merchant_idx ON deliveries (merchant_id, created_at DESC);
+
+-- Captcha tokens already spent (each token is single use), by SHA-256.
+CREATE TABLE captcha_tokens (
+  token_hash TEXT PRIMARY KEY,
+  used_at INTEGER NOT NULL
+);

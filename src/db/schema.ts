@@ -123,6 +123,11 @@ export interface DeliveriesTable {
   updated_at: number;
 }
 
+export interface CaptchaTokensTable {
+  token_hash: string;
+  used_at: number;
+}
+
 export interface SchemaMigrationsTable {
   version: number;
   name: string;
@@ -144,5 +149,6 @@ export interface Database {
   events: EventsTable;
   webhooks: WebhooksTable;
   deliveries: DeliveriesTable;
+  captcha_tokens: CaptchaTokensTable;
   schema_migrations: SchemaMigrationsTable;
 }
