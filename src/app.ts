@@ -152,7 +152,7 @@ function allowedMethods(app: App, path: string): string[] {
       .filter((r) => r.method !== 'ALL')
       .map((r) => ({
         method: r.method,
-        re: new RegExp(`^${r.path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\/\*$/, '/.*').replace(/:[A-Za-z0-9_]+/g, '[^/]+')}/?$`),
+        re: new RegExp(`^${r.path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\/\*$/, '/.*').replace(/:[A-Za-z0-9_]+/g, '[^/]+')}$`),
       }));
     patternCache.set(app, patterns);
   }

@@ -87,3 +87,15 @@ test('request log lines carry the request id and route, not the raw path', async
   assert.equal(line.route, '/api/v1/health');
   assert.equal(line.status, 200);
 });
+
+test('a trailing slash is a different (unknown) path, never a self-contradicting 405', async () => {
+  const res = await t.client().get('/health/');
+  assert.equal(res.status, 404);
+  assert.equal(res.body.error.code, 'not_found');
+});
+
+test('HEAD on a GET route answers like GET without a body', async () => {
+  const res = await t.client().request('HEAD', '/health');
+  assert.equal(res.status, 200);
+  assert.equal(res.text, '');
+});
