@@ -1,7 +1,11 @@
 /**
- * Staff notifications (decisions.md section 1, email.staff_notify): a plain-text mail in English
- * to every address on support.staff_emails for each new ticket and each customer message. Best
- * effort: sent after the change has committed, never awaited by the request, never failing it.
+ * Support mail, plain text in English, best effort: sent after the change has committed, never
+ * awaited by the request, never failing it.
+ * - Staff (decisions.md section 1, email.staff_notify): every address on support.staff_emails, for
+ *   each new ticket and each customer message.
+ * - The merchant, when the staff answer a dashboard ticket (they should not have to watch the
+ *   console for it). Visitors get nothing: the contact form is answered by the team's own mail and
+ *   a chat is answered on the page.
  */
 import type { AppDeps } from '../http/context.js';
 import type { InboxTicket } from './support.repo.js';
@@ -67,4 +71,28 @@ export function notifyStaff(deps: AppDeps, notice: StaffNotice): Promise<void> {
   return run().catch((err: unknown) => {
     deps.log.warn({ ticket_id: notice.ticket.id, err: (err as Error).message }, 'support staff notification failed');
   });
+}
+
+/** Tells the merchant that the staff answered their dashboard ticket. */
+export function notifyOwnerOfReply(deps: AppDeps, ticket: InboxTicket, reply: string): Promise<void> {
+  if (ticket.source !== 'dashboard' || !deps.mailer.available || ticket.email === '') return Promise.resolve();
+  const text = [
+    `Hello ${ticket.name},`,
+    '',
+    `The support team answered your ticket ${ticket.reference} ("${ticket.subject}"):`,
+    '',
+    reply,
+    '',
+    'You can read the whole conversation and answer in the console (Support):',
+    deps.config.server.public_url,
+    '',
+    '-- gatewayd',
+  ].join('\n');
+  const mail = { to: ticket.email, subject: `[${ticket.reference}] Support answered: ${headerSafe(ticket.subject)}`, text };
+  return deps.mailer
+    .send(mail)
+    .then((result) => deps.log.info({ ticket_id: ticket.id, reference: ticket.reference, sent: result.accepted ? 1 : 0 }, 'support reply mailed to the merchant'))
+    .catch((err: unknown) => {
+      deps.log.warn({ ticket_id: ticket.id, err: (err as Error).message }, 'support reply mail failed');
+    });
 }

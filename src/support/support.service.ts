@@ -13,7 +13,7 @@ import type { SupportTicketCategory, SupportTicketStatus } from '../db/schema.js
 import type { AppDeps } from '../http/context.js';
 import { randomToken, sha256Hex } from '../lib/crypto.js';
 import { AppError, notFound } from '../lib/errors.js';
-import { notifyStaff, type StaffNotice } from './support.notify.js';
+import { notifyOwnerOfReply, notifyStaff, type StaffNotice } from './support.notify.js';
 import {
   allocateReference,
   changeTicketStatus,
@@ -52,8 +52,8 @@ export function isSupportStaff(config: Config, email: string): boolean {
 }
 
 /** Mails go out only once the change is on disk, and the caller never waits for them. */
-function afterCommit(deps: AppDeps, notice: StaffNotice | undefined): void {
-  if (notice) void notifyStaff(deps, notice);
+function afterCommit(deps: AppDeps, notice: StaffNotice): void {
+  void notifyStaff(deps, notice);
 }
 
 async function newTicket(
@@ -235,7 +235,7 @@ export async function getInboxThread(deps: AppDeps, ticketId: string): Promise<T
 
 export async function addStaffReply(deps: AppDeps, staffMerchantId: string, ticketId: string, body: string): Promise<Thread<InboxTicket>> {
   const now = deps.clock.now();
-  return writeTransaction(deps.db, async (trx) => {
+  const thread = await writeTransaction(deps.db, async (trx) => {
     const ticket = await findInboxTicket(trx, ticketId);
     if (!ticket) throw notFound('Ticket');
     if (ticket.source === 'contact') {
@@ -245,6 +245,8 @@ export async function addStaffReply(deps: AppDeps, staffMerchantId: string, tick
     await touchTicket(trx, ticket.id, 'answered', now);
     return inboxThreadIn(trx, ticket.id);
   });
+  void notifyOwnerOfReply(deps, thread.ticket, body);
+  return thread;
 }
 
 export async function setStatusByStaff(deps: AppDeps, ticketId: string, status: SupportTicketStatus): Promise<Thread<InboxTicket>> {

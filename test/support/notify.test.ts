@@ -72,7 +72,7 @@ describe('staff notifications', () => {
     assert.equal(line.recipients, 2);
   });
 
-  test('a new dashboard ticket and each owner message notify the staff; staff actions do not', async () => {
+  test('a new dashboard ticket and each owner message notify the staff; a staff reply notifies the merchant; status changes nothing', async () => {
     smtp.mails.length = 0;
     const owner = await signedInMerchant(t, { name: 'Acme', email: 'owner@acme.test' });
     const { ticket } = (await owner.client.post('/support/tickets', { subject: 'Webhooks', message: 'They fail' })).body;
@@ -82,15 +82,22 @@ describe('staff notifications', () => {
     assert.ok(first.includes('Acme <owner@acme.test>'));
     assert.ok(first.includes('merchant dashboard'));
 
-    assert.equal((await staff.client.post(`/support/inbox/${ticket.id}/messages`, { message: 'Which URL?' })).status, 201);
+    // A staff reply mails the merchant (not the staff).
+    assert.equal((await staff.client.post(`/support/inbox/${ticket.id}/messages`, { message: 'Which <URL>?' })).status, 201);
+    const toOwner = (await smtp.waitFor(3))[2]!;
+    assert.deepEqual(toOwner.to, ['owner@acme.test']);
+    assert.equal(header(toOwner.raw, 'Subject'), `[${ticket.reference}] Support answered: Webhooks`);
+    assert.ok(mailText(toOwner.raw).includes('Which <URL>?'));
+    assert.ok(mailText(toOwner.raw).includes('Hello Acme,'));
+
     assert.equal((await staff.client.post(`/support/inbox/${ticket.id}/status`, { status: 'closed' })).status, 200);
     assert.equal((await owner.client.post(`/support/tickets/${ticket.id}/close`, {})).status, 200);
     await settle();
-    assert.equal(smtp.mails.length, 2, 'staff replies, status changes and closing send nothing');
+    assert.equal(smtp.mails.length, 3, 'status changes and closing send nothing');
 
     assert.equal((await owner.client.post(`/support/tickets/${ticket.id}/messages`, { message: 'https://shop.example/hook' })).status, 201);
-    const mails = await smtp.waitFor(4);
-    const reply = mails[2]!;
+    const mails = await smtp.waitFor(5);
+    const reply = mails[3]!;
     assert.equal(header(reply.raw, 'Subject'), `[${ticket.reference}] New customer message: Webhooks`);
     assert.ok(mailText(reply.raw).includes('https://shop.example/hook'));
   });
@@ -105,6 +112,12 @@ describe('staff notifications', () => {
     const mails = await smtp.waitFor(4);
     assert.ok(mailText(mails[3]!.raw).includes('Anyone?'));
     for (const m of mails) assert.ok(!m.raw.includes(start.body.chat_token));
+    // A staff answer to a chat is read on the page: no mail to the visitor's typed address.
+    const row = await t.deps.db.selectFrom('support_tickets').select('id').where('reference', '=', start.body.ticket.reference).executeTakeFirstOrThrow();
+    assert.equal((await staff.client.post(`/support/inbox/${row.id}/messages`, { message: 'Yes?' })).status, 201);
+    await settle();
+    assert.equal(smtp.mails.length, 4);
+    assert.ok(smtp.mails.every((m) => STAFF.includes(m.to[0]!)));
   });
 
   test('a subject with line breaks cannot add mail headers or recipients', async () => {
