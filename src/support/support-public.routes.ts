@@ -16,7 +16,7 @@ import { toChatThreadResponse } from './support.mappers.js';
 import { ChatStartBody, ChatStartedSchema, ChatThreadSchema, ContactBody, ContactCreatedSchema, MessageBody } from './support.schemas.js';
 import { addChatMessage, createContactTicket, getChat, startChat } from './support.service.js';
 
-export const CHAT_TOKEN_HEADER = 'X-Support-Chat-Token';
+const CHAT_TOKEN_HEADER = 'X-Support-Chat-Token';
 const chatSecurity = [{ supportChatToken: [] }];
 
 /** Contact and chat start share one budget per client address (rate_limits.public_per_ip). */

@@ -87,7 +87,7 @@ function toInboxTicket(row: InboxRow): InboxTicket {
 }
 
 const REFERENCE_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
-export const REFERENCE_LENGTH = 10;
+const REFERENCE_LENGTH = 10;
 
 /**
  * `<prefix>-` and 10 characters drawn uniformly from A-Z0-9 (36^10, about 52 bits): bytes of 252
@@ -188,11 +188,6 @@ export async function changeTicketStatus(trx: Trx, ticketId: string, status: Sup
     .where('status', '!=', status)
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
-}
-
-export async function findTicket(db: Db | Trx, id: string): Promise<Ticket | undefined> {
-  const row = await db.selectFrom('support_tickets').select(TICKET_COLUMNS).where('id', '=', id).executeTakeFirst();
-  return row ? toTicket(row) : undefined;
 }
 
 /** The merchant's own ticket, or undefined (someone else's ticket is as absent as a missing one). */

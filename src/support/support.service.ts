@@ -5,6 +5,7 @@
  *   email_reply_required: the visitor has no account and is answered by email);
  * - the owner may close, the staff may set any status;
  * - another merchant's ticket is 404, never 403.
+ * Mails are started only once the transaction has committed, and no request waits for them.
  */
 import type { Config } from '../config.js';
 import { findMerchantById } from '../accounts/merchants.repo.js';
@@ -31,8 +32,8 @@ import {
   type Ticket,
 } from './support.repo.js';
 
-export const OWNER_TICKET_LIMIT = 200;
-export const INBOX_TICKET_LIMIT = 300;
+const OWNER_TICKET_LIMIT = 200;
+const INBOX_TICKET_LIMIT = 300;
 const CHAT_SUBJECT_CHARS = 80;
 const CHAT_TOKEN_RE = /^[A-Za-z0-9_-]{43}$/;
 
@@ -49,11 +50,6 @@ export interface ChatThread extends Thread {
 export function isSupportStaff(config: Config, email: string): boolean {
   const wanted = email.trim().toLowerCase();
   return config.support.staff_emails.some((e) => e.trim().toLowerCase() === wanted);
-}
-
-/** Mails go out only once the change is on disk, and the caller never waits for them. */
-function afterCommit(deps: AppDeps, notice: StaffNotice): void {
-  void notifyStaff(deps, notice);
 }
 
 async function newTicket(
@@ -92,7 +88,7 @@ export async function createMerchantTicket(
     );
     return { thread: { ticket, messages: await listMessages(trx, ticket.id) }, notice };
   });
-  afterCommit(deps, notice);
+  void notifyStaff(deps, notice);
   return thread;
 }
 
@@ -114,7 +110,7 @@ export async function addOwnerMessage(deps: AppDeps, merchantId: string, ticketI
     const notice = await customerMessage(trx, ticket.id, merchantId, body, now);
     return { thread: await ownerThreadIn(trx, merchantId, ticket.id), notice };
   });
-  afterCommit(deps, notice);
+  void notifyStaff(deps, notice);
   return thread;
 }
 
@@ -148,12 +144,12 @@ export async function createContactTicket(
       now,
     ),
   );
-  afterCommit(deps, notice);
+  void notifyStaff(deps, notice);
   return ticket;
 }
 
 /** A chat has no subject field: its first words stand in for one in the inbox. */
-export function chatSubject(message: string): string {
+function chatSubject(message: string): string {
   const flat = message.replace(/\s+/g, ' ').trim();
   const chars = [...flat];
   return chars.length > CHAT_SUBJECT_CHARS ? `${chars.slice(0, CHAT_SUBJECT_CHARS - 1).join('')}…` : flat;
@@ -181,7 +177,7 @@ export async function startChat(deps: AppDeps, input: { name: string; email: str
     );
     return { thread: { ticket, name: input.name, messages: await listMessages(trx, ticket.id) }, notice };
   });
-  afterCommit(deps, notice);
+  void notifyStaff(deps, notice);
   return { ...thread, token };
 }
 
@@ -205,7 +201,7 @@ export async function addChatMessage(deps: AppDeps, token: string | undefined, b
     const updated = (await chatByToken(trx, token))!;
     return { thread: { ticket: updated, name: updated.name, messages: await listMessages(trx, ticket.id) }, notice };
   });
-  afterCommit(deps, notice);
+  void notifyStaff(deps, notice);
   return thread;
 }
 
