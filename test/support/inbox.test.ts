@@ -221,3 +221,21 @@ test('a staff reply to a chat shows in the visitor\'s chat as staff; HTML stays 
   assert.ok(!seen.text.includes(staff.merchant.id));
   assert.ok(!seen.text.includes('help@example'));
 });
+
+test('the inbox shows a merchant\'s current name and email, not a copy from when the ticket was opened', async () => {
+  const owner = await signedInMerchant(t, { name: 'Old Name', email: 'old@shop.test' });
+  const { ticket } = (await owner.client.post('/support/tickets', { subject: 'S', message: 'm' })).body;
+  await t.deps.db.updateTable('merchants').set({ name: 'New Name', email: 'new@shop.test' }).where('id', '=', owner.merchant.id).execute();
+  const res = await staff.client.get(`/support/inbox/${ticket.id}`);
+  assert.equal(res.body.ticket.name, 'New Name');
+  assert.equal(res.body.ticket.merchant_name, 'New Name');
+  assert.equal(res.body.ticket.email, 'new@shop.test');
+});
+
+test('staff status follows the configuration: an account that is not listed is refused', async () => {
+  // other-staff@example.test is listed; the same person under another address is not.
+  const listed = await signedInMerchant(t, { email: 'OTHER-staff@example.test' });
+  assert.equal((await listed.client.get('/support/inbox')).status, 200);
+  const near = await signedInMerchant(t, { email: 'other-staff@example.test.evil' });
+  assert.equal((await near.client.get('/support/inbox')).status, 403);
+});

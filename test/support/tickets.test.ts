@@ -227,3 +227,30 @@ test('references are unique and of the configured form; ticket ids are long rand
   assert.equal(refs.size, 30);
   assert.equal(ids.size, 30);
 });
+
+test('concurrent replies on one ticket are all kept, each once, in one order for every reader', async () => {
+  const { client } = await signedInMerchant(t);
+  const { ticket } = (await client.post('/support/tickets', { subject: 'Race', message: 'm0' })).body;
+  const results = await Promise.all(Array.from({ length: 12 }, (_, i) => client.post(`/support/tickets/${ticket.id}/messages`, { message: `m${i + 1}` })));
+  assert.ok(results.every((r) => r.status === 201));
+  const thread = (await client.get(`/support/tickets/${ticket.id}`)).body;
+  const bodies: string[] = thread.messages.map((m: { body: string }) => m.body);
+  assert.equal(bodies.length, 13);
+  assert.equal(new Set(bodies).size, 13);
+  assert.equal(bodies[0], 'm0');
+  // Each answer showed the thread as it stood after its own message: a prefix of the final order.
+  for (const r of results) {
+    const seen: string[] = r.body.messages.map((m: { body: string }) => m.body);
+    assert.deepEqual(seen, bodies.slice(0, seen.length));
+  }
+});
+
+test('a wrong method on a support path is 405 with Allow', async () => {
+  const { client } = await signedInMerchant(t);
+  const put = await client.request('PUT', '/support/tickets', { subject: 'x', message: 'y' });
+  assert.equal(put.status, 405);
+  assert.match(put.headers.get('allow') ?? '', /GET.*POST|POST.*GET/);
+  const del = await t.client().request('DELETE', '/support/chat');
+  assert.equal(del.status, 405);
+  assert.equal((await client.get('/support/tickets/tkt_x/close')).status, 405);
+});
