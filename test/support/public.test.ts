@@ -246,3 +246,11 @@ test('HTML and script in every visitor field are stored and returned verbatim', 
   assert.equal(inbox.body.ticket.subject, subject);
   assert.equal(inbox.body.messages[0].body, message);
 });
+
+test('a body over 64 KiB is 413 payload_too_large on the public endpoints', async () => {
+  const big = { ...CONTACT, message: 'm'.repeat(70 * 1024) };
+  const contact = await t.client().post('/support/contact', big);
+  assert.equal(contact.status, 413);
+  assert.equal(contact.body.error.code, 'payload_too_large');
+  assert.equal((await t.client().post('/support/chat', { ...CHAT, message: big.message })).status, 413);
+});
