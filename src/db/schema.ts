@@ -15,6 +15,8 @@ export interface MerchantsTable {
   verification_sent_at: number | null;
   created_at: number;
   updated_at: number;
+  /** 0002_accounts: last "this address already has an account" mail. */
+  exists_notice_sent_at: number | null;
 }
 
 export interface SessionsTable {
@@ -128,6 +130,15 @@ export interface CaptchaTokensTable {
   used_at: number;
 }
 
+/** 0002_accounts: single-use email links; only the token's SHA-256 is stored. */
+export interface EmailTokensTable {
+  token_hash: string;
+  merchant_id: string;
+  purpose: 'verify' | 'reset';
+  created_at: number;
+  expires_at: number;
+}
+
 export interface SchemaMigrationsTable {
   version: number;
   name: string;
@@ -150,5 +161,6 @@ export interface Database {
   webhooks: WebhooksTable;
   deliveries: DeliveriesTable;
   captcha_tokens: CaptchaTokensTable;
+  email_tokens: EmailTokensTable;
   schema_migrations: SchemaMigrationsTable;
 }
