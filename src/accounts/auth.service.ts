@@ -169,7 +169,9 @@ export async function forgotPassword(deps: AppDeps, input: { email: string; loca
   });
   if (!planned) return;
   const { merchant, token } = planned;
-  void sendAccountMail(deps, { kind: 'reset', locale: input.locale, to: merchant.email, name: merchant.name, url: accountMailUrl(deps.config.server.public_url, 'reset', token) });
+  sendAccountMail(deps, { kind: 'reset', locale: input.locale, to: merchant.email, name: merchant.name, url: accountMailUrl(deps.config.server.public_url, 'reset', token) }).catch(
+    (err: unknown) => deps.log.error({ err, merchant_id: merchant.id }, 'reset mail failed'),
+  );
 }
 
 /**

@@ -165,6 +165,13 @@ test('rate limits: sign-in per address and per email (unknown emails count the s
     assert.equal((await c.post('/auth/password/forgot', { email }, from('10.0.2.2'))).status, 202);
     assert.equal((await c.post('/auth/password/forgot', { email }, from('10.0.2.3'))).status, 429);
 
+    for (const path of ['/auth/verify-email', '/auth/password/reset']) {
+      const body = { token: 'A'.repeat(43), password: 'new password 1234' };
+      const send = () => c.post(path, path.endsWith('reset') ? body : { token: body.token }, from('10.0.3.1'));
+      for (let i = 0; i < 3; i++) assert.equal((await send()).body.error.code, 'invalid_token');
+      assert.equal((await send()).status, 429, `${path}: per address (token guessing)`);
+    }
+
     limited.t.clock.advance(60 * SECOND);
     assert.equal((await c.post('/auth/login', { email: unknown, password: 'wrong password' }, from('10.0.0.3'))).status, 401, 'refilled after a minute');
   } finally {
