@@ -4,7 +4,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { MigrationError } from './db/migrator.js';
 import { runInit } from './cli/init.js';
 import { runMigrate } from './cli/migrate.js';
-import { MerchantCommandError, readPassword, runMerchantCreate } from './cli/merchant.js';
+import { checkMerchantArgs, MerchantCommandError, readPassword, runMerchantCreate } from './cli/merchant.js';
 import { HELP, UsageError } from './cli/usage.js';
 import { runServe, ServeError } from './serve.js';
 import { VERSION } from './version.js';
@@ -51,8 +51,7 @@ export async function main(argv: string[]): Promise<number> {
         const { values } = parse(more, { config: { type: 'string' }, email: { type: 'string' }, name: { type: 'string' } });
         const config = loadConfig({ path: values.config as string | undefined });
         const input = { email: values.email as string | undefined, name: values.name as string | undefined };
-        // Arguments are checked before waiting on stdin, so a typo fails at once.
-        if (!input.email) throw new UsageError('merchant create: --email is required');
+        checkMerchantArgs(input);
         return await runMerchantCreate(config, input, await readPassword(), out);
       }
       default:

@@ -10,7 +10,6 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { getCookie } from 'hono/cookie';
-import { SESSION_COOKIE } from './sessions.repo.js';
 import { checkOrigin, clearSessionCookie, optionalSession, setSessionCookie } from '../http/auth.js';
 import { requireCaptcha } from '../http/captcha.js';
 import { clientIp } from '../http/client-ip.js';
@@ -33,6 +32,8 @@ import {
 import { forgotPassword, login, logout, register, resetPassword, verifyEmail } from './auth.service.js';
 import { createGoogleVerifier, googleSignIn } from './google.service.js';
 import { toMerchantResponse } from './merchant.view.js';
+import { normalizeEmail } from './merchants.repo.js';
+import { SESSION_COOKIE } from './sessions.repo.js';
 
 const tags = ['Authentication'];
 
@@ -40,7 +41,7 @@ const tags = ['Authentication'];
 function limit(c: Context, deps: AppDeps, operation: string, email?: string): string {
   const ip = clientIp(c, deps.config.server.trust_proxy);
   deps.rateLimiter.consume(`${operation}:ip`, ip, deps.config.rate_limits.auth_per_ip);
-  if (email !== undefined) deps.rateLimiter.consume(`${operation}:email`, email.trim().toLowerCase(), deps.config.rate_limits.auth_per_email);
+  if (email !== undefined) deps.rateLimiter.consume(`${operation}:email`, normalizeEmail(email), deps.config.rate_limits.auth_per_email);
   return ip;
 }
 

@@ -42,10 +42,8 @@ export async function consumeEmailToken(trx: Trx, token: string, purpose: EmailT
 }
 
 /** Forgets every outstanding link of a merchant (after a reset or a confirmation by other means). */
-export async function deleteMerchantEmailTokens(trx: Trx, merchantId: string, purpose?: EmailTokenPurpose): Promise<void> {
-  let q = trx.deleteFrom('email_tokens').where('merchant_id', '=', merchantId);
-  if (purpose) q = q.where('purpose', '=', purpose);
-  await q.execute();
+export async function deleteMerchantEmailTokens(trx: Trx, merchantId: string): Promise<void> {
+  await trx.deleteFrom('email_tokens').where('merchant_id', '=', merchantId).execute();
 }
 
 /** Housekeeping: expired links and sessions carry no information. Returns the rows removed. */

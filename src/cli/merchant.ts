@@ -50,16 +50,21 @@ export async function readPassword(stdin: NodeJS.ReadStream = process.stdin): Pr
   return Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0] ?? '';
 }
 
+/** Argument checks, done before waiting on stdin so a typo fails at once. */
+export function checkMerchantArgs(input: { email: string | undefined; name: string | undefined }): asserts input is { email: string; name: string | undefined } {
+  if (!input.email) throw new UsageError('merchant create: --email is required');
+  if (!emailSchema.safeParse(input.email.trim()).success) throw new UsageError(`merchant create: --email ${JSON.stringify(input.email)} is not an email address`);
+  if (input.name !== undefined && (input.name.trim() === '' || input.name.length > 100)) throw new UsageError('merchant create: --name must be 1 to 100 characters');
+}
+
 export async function runMerchantCreate(
   config: Config,
   input: { email: string | undefined; name: string | undefined },
   password: string,
   out: (line: string) => void,
 ): Promise<number> {
-  if (!input.email) throw new UsageError('merchant create: --email is required');
-  if (!emailSchema.safeParse(input.email.trim()).success) throw new UsageError(`merchant create: --email ${JSON.stringify(input.email)} is not an email address`);
-  if (input.name !== undefined && (input.name.trim() === '' || input.name.length > 100)) throw new UsageError('merchant create: --name must be 1 to 100 characters');
-  const length = [...password].length;
+  checkMerchantArgs(input);
+  const length = password.length;
   if (length < 12 || length > 128) throw new UsageError(`merchant create: the password read from stdin must be 12 to 128 characters (got ${length})`);
 
   const created = ensureDatabaseFile(config.database.path);
