@@ -14,7 +14,8 @@ const security = [{ sessionCookie: [] }];
 
 export function meRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
   const app = createRouter();
-  app.use('/me', requireSession(deps));
+  // Per route, so a wrong method on /me answers 405 before any credential check.
+  const middleware = [requireSession(deps)];
 
   app.openapi(
     createRoute({
@@ -22,6 +23,7 @@ export function meRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
       path: '/me',
       tags,
       security,
+      middleware,
       summary: 'The dashboard: the merchant, its recent resources and invoice stats',
       responses: { 200: jsonResponse(DashboardSchema, 'Dashboard'), ...errorResponses(401, 403) },
     }),
@@ -38,6 +40,7 @@ export function meRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
       path: '/me',
       tags,
       security,
+      middleware,
       summary: 'Change the business display name',
       request: { body: jsonBody(PatchMeBody) },
       responses: { 200: jsonResponse(DashboardSchema, 'Dashboard'), ...errorResponses(400, 401, 403) },

@@ -113,3 +113,10 @@ test('PATCH /me changes the name and answers the Dashboard; 1 to 100 characters,
   assert.equal((await client.patch('/me', { name: 'n'.repeat(100) })).status, 200);
   assert.equal((await t.client().patch('/me', { name: 'x' })).status, 401);
 });
+
+test('a wrong method on /me is 405 with Allow, even without a session', async () => {
+  const res = await t.client().delete('/me');
+  assert.equal(res.status, 405);
+  assert.equal(res.body.error.code, 'method_not_allowed');
+  assert.match(res.headers.get('allow') ?? '', /GET.*PATCH/);
+});
