@@ -128,6 +128,32 @@ export interface CaptchaTokensTable {
   used_at: number;
 }
 
+export type ChainTransferKind = 'confirmed' | 'review_paid' | 'late' | 'unmatched';
+
+export interface ChainTransfersTable {
+  id: string;
+  network: string;
+  token_contract: string;
+  tx_hash: string;
+  log_index: number;
+  from_address: string;
+  to_address: string;
+  amount: number;
+  kind: ChainTransferKind;
+  invoice_id: string | null;
+  block_number: number;
+  block_timestamp: number;
+  recorded_at: number;
+}
+
+export interface ChainCursorsTable {
+  network: string;
+  token_contract: string;
+  address: string;
+  covered_until: number;
+  updated_at: number;
+}
+
 export interface SchemaMigrationsTable {
   version: number;
   name: string;
@@ -150,5 +176,7 @@ export interface Database {
   webhooks: WebhooksTable;
   deliveries: DeliveriesTable;
   captcha_tokens: CaptchaTokensTable;
+  chain_transfers: ChainTransfersTable;
+  chain_cursors: ChainCursorsTable;
   schema_migrations: SchemaMigrationsTable;
 }

@@ -1,0 +1,201 @@
+/**
+ * The chain watcher (decisions.md section 5). One pass: read the solidified head once, then for
+ * each address with open invoices that is due, page through its confirmed incoming USDT history
+ * from its durable cursor, verify each candidate against its solidified receipt, record what it
+ * finds, and move the cursor (and expire what the new coverage allows).
+ *
+ * Coverage: after a complete pass over an address (no page left), every confirmed transfer with a
+ * block time <= solidHead.timestamp - COVERAGE_MARGIN_MS is known. The margin allows for TronGrid's
+ * index trailing the solidity node; an unsolidified or failed read holds coverage back to just
+ * before that record. A fault changes nothing: the pass stops and the watcher backs off.
+ */
+import type { Config } from '../config.js';
+import type { AppDeps } from '../http/context.js';
+import { MINUTE } from '../lib/clock.js';
+import type { Worker } from '../lib/loop.js';
+import { listWatchedAddresses, isTxRecorded, type WatchedAddress } from './chain.repo.js';
+import { advanceCoverage, recordTransfers } from './chain.service.js';
+import { DEFAULT_TIMEOUT_MS, TronApiError, TronClient, type SolidHead, type Trc20Record } from './trongrid.client.js';
+import { rejectRecord, verifyReceipt } from './verifier.js';
+
+/** How far behind the solidified head coverage stays, for TronGrid's indexer lag. */
+export const COVERAGE_MARGIN_MS = MINUTE;
+/** Pages read per address per pass (200 records each); a longer backlog continues next pass. */
+export const MAX_PAGES_PER_POLL = 10;
+/** Requests in flight at once across addresses: TronGrid allows about 15 per second per key. */
+export const POLL_CONCURRENCY = 4;
+export const MAX_BACKOFF_MS = 5 * MINUTE;
+
+/** The watcher's in-memory state across passes (durable state is the cursor table). */
+export interface ChainRuntime {
+  client: TronClient;
+  intervalMs: number;
+  lastPollAt: Map<string, number>;
+  backoffUntil: number;
+  failures: number;
+  /** The fault condition last logged (kind:endpoint), so a repeating condition is logged once. */
+  fault: string | undefined;
+  /** Transactions already logged as waiting for solidification. */
+  waitingLogged: Set<string>;
+}
+
+export function createChainRuntime(config: Config, options: { timeoutMs?: number } = {}): ChainRuntime {
+  return {
+    client: new TronClient({ apiUrl: config.tron.api_url, apiKey: config.tron.api_key, timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS }),
+    intervalMs: config.tron.poll_interval_seconds * 1000,
+    lastPollAt: new Map(),
+    backoffUntil: 0,
+    failures: 0,
+    fault: undefined,
+    waitingLogged: new Set(),
+  };
+}
+
+export function chainWorker(deps: AppDeps): Worker {
+  return { name: 'chain', intervalMs: deps.chain.intervalMs, runOnce: () => runOnce(deps) };
+}
+
+/** One watcher pass. Never returns true: each address is polled at most once per interval. */
+export async function runOnce(deps: AppDeps): Promise<boolean> {
+  const rt = deps.chain;
+  const now = deps.clock.now();
+  const watched = await listWatchedAddresses(deps.db);
+  if (watched.length === 0) {
+    setStatus(deps, 'idle', null);
+    return false;
+  }
+  if (now < rt.backoffUntil) {
+    setStatus(deps, 'degraded', lagSeconds(watched, now));
+    return false;
+  }
+  const due = watched.filter((w) => (rt.lastPollAt.get(w.address) ?? -Infinity) + rt.intervalMs <= now);
+  if (due.length === 0) return false;
+
+  let fault: TronApiError | undefined;
+  try {
+    const head = await rt.client.solidHead();
+    const queue = [...due];
+    const lane = async (): Promise<void> => {
+      for (let w = queue.shift(); w && !fault; w = queue.shift()) {
+        rt.lastPollAt.set(w.address, now);
+        try {
+          await pollAddress(deps, head, w);
+        } catch (err) {
+          if (!(err instanceof TronApiError)) throw err;
+          fault ??= err;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(POLL_CONCURRENCY, queue.length) }, lane));
+  } catch (err) {
+    if (!(err instanceof TronApiError)) throw err;
+    fault = err;
+  }
+  if (fault) onFault(deps, fault);
+  else onHealthy(deps);
+  setStatus(deps, fault ? 'degraded' : 'running', lagSeconds(await listWatchedAddresses(deps.db), deps.clock.now()));
+  return false;
+}
+
+async function pollAddress(deps: AppDeps, head: SolidHead, w: WatchedAddress): Promise<void> {
+  const { client } = deps.chain;
+  const minTimestamp = w.coveredUntil !== null ? w.coveredUntil + 1 : w.earliestCreatedAt;
+
+  // Read the whole window first: a fault on any page leaves the address untouched.
+  const records: Trc20Record[] = [];
+  const fingerprints = new Set<string>();
+  let fingerprint: string | undefined;
+  let complete = false;
+  for (let page = 0; page < MAX_PAGES_PER_POLL; page++) {
+    const result = await client.trc20Page(w.address, minTimestamp, fingerprint);
+    records.push(...result.records);
+    if (result.fingerprint === undefined) {
+      complete = true;
+      break;
+    }
+    if (fingerprints.has(result.fingerprint)) throw new TronApiError('bad_response', 'trc20', 'pagination fingerprint repeated');
+    fingerprints.add(result.fingerprint);
+    fingerprint = result.fingerprint;
+  }
+
+  let heldBackTo: number | undefined;
+  const seen = new Set<string>();
+  for (const record of records) {
+    const reason = rejectRecord(record, w.address);
+    if (reason) {
+      deps.log.debug({ address: w.address, tx_hash: record.transaction_id, reason }, 'chain: record ignored');
+      continue;
+    }
+    const txHash = record.transaction_id.toLowerCase();
+    // Pages overlap and one transaction can carry several logs: its receipt is read once.
+    if (seen.has(txHash)) continue;
+    seen.add(txHash);
+    if (await isTxRecorded(deps.db, txHash, w.address)) continue;
+    const receipt = await client.solidReceipt(txHash);
+    if (!receipt) {
+      heldBackTo = Math.min(heldBackTo ?? Infinity, record.block_timestamp - 1);
+      if (!deps.chain.waitingLogged.has(txHash)) {
+        deps.chain.waitingLogged.add(txHash);
+        deps.log.info({ address: w.address, tx_hash: txHash }, 'chain: receipt not solidified yet; will retry');
+      }
+      continue;
+    }
+    deps.chain.waitingLogged.delete(txHash);
+    const verdict = verifyReceipt(receipt, txHash, w.address, head.number);
+    if (!verdict.ok) {
+      deps.log.info({ address: w.address, tx_hash: txHash, reason: verdict.reason }, 'chain: transfer rejected');
+      continue;
+    }
+    for (const r of await recordTransfers(deps, verdict.transfers)) {
+      deps.log.info({ tx_hash: r.transfer.txHash, log_index: r.transfer.logIndex, kind: r.kind, invoice_id: r.invoiceId }, 'chain: transfer recorded');
+    }
+  }
+
+  const lastSeen = records.length > 0 ? records[records.length - 1]!.block_timestamp : undefined;
+  // An incomplete read covers only the blocks strictly before the last one it reached (that
+  // block may continue on the next page).
+  let covered = complete ? head.timestamp - COVERAGE_MARGIN_MS : (lastSeen ?? minTimestamp) - 1;
+  if (heldBackTo !== undefined) covered = Math.min(covered, heldBackTo);
+  if (covered < minTimestamp - 1) return;
+  if (!complete && covered === minTimestamp - 1) {
+    deps.log.warn({ address: w.address, min_timestamp: minTimestamp }, 'chain: more records in one block than a pass reads; coverage cannot advance');
+  }
+  const expired = await advanceCoverage(deps, w.address, covered);
+  for (const inv of expired) deps.log.info({ invoice_id: inv.id }, 'chain: invoice expired');
+}
+
+function onFault(deps: AppDeps, err: TronApiError): void {
+  const rt = deps.chain;
+  rt.failures += 1;
+  const backoff = Math.min(MAX_BACKOFF_MS, rt.intervalMs * 2 ** (rt.failures - 1));
+  const wait = Math.max(backoff, err.retryAfterMs ?? 0);
+  rt.backoffUntil = deps.clock.now() + wait;
+  const condition = `${err.kind}:${err.endpoint}`;
+  const fields = { kind: err.kind, endpoint: err.endpoint, status: err.status, detail: err.message, retry_in_ms: wait, failures: rt.failures };
+  if (condition !== rt.fault) {
+    rt.fault = condition;
+    deps.log.warn(fields, 'chain: TRON API fault; nothing confirmed or expired; retrying with backoff');
+  } else {
+    deps.log.debug(fields, 'chain: TRON API fault persists');
+  }
+}
+
+function onHealthy(deps: AppDeps): void {
+  const rt = deps.chain;
+  if (rt.fault !== undefined) deps.log.info({ after_failures: rt.failures }, 'chain: TRON API reachable again');
+  rt.fault = undefined;
+  rt.failures = 0;
+  rt.backoffUntil = 0;
+}
+
+/** Seconds between now and the least covered watched address (its first poll counts from its oldest invoice). */
+function lagSeconds(watched: WatchedAddress[], now: number): number | null {
+  if (watched.length === 0) return null;
+  const oldest = watched.reduce((min, w) => Math.min(min, w.coveredUntil ?? w.earliestCreatedAt), Infinity);
+  return Math.max(0, Math.round((now - oldest) / 1000));
+}
+
+function setStatus(deps: AppDeps, state: 'idle' | 'running' | 'degraded', lag: number | null): void {
+  deps.watcherStatus.state = state;
+  deps.watcherStatus.lagSeconds = lag;
+}

@@ -1,0 +1,208 @@
+/**
+ * Plain-HTTP client for the three TRON endpoints the watcher uses (tron-notes.md sections 1 and 2):
+ * the TronGrid v1 account TRC20 history, the solidity node's transaction receipt and its head block.
+ * tronweb is not used: it costs ~380 ms to load, has no method for the history endpoint and wraps
+ * errors in axios objects; fetch with AbortSignal.timeout gives the same requests with less code.
+ *
+ * Every answer is untrusted input: it is parsed with zod, and anything unexpected (an HTTP error,
+ * a 200 carrying {"Error": ...}, malformed JSON, a wrong shape, a timeout) becomes a TronApiError
+ * whose `kind` the watcher uses to back off and to log each condition once.
+ */
+import { z } from 'zod';
+import { USDT_CONTRACT } from '../lib/tron.js';
+
+export type TronFaultKind = 'timeout' | 'network' | 'rate_limited' | 'auth' | 'server' | 'bad_response';
+
+export class TronApiError extends Error {
+  constructor(
+    readonly kind: TronFaultKind,
+    readonly endpoint: string,
+    message: string,
+    /** How long the provider asked us to wait (429 Retry-After or "suspended for N s"), in ms. */
+    readonly retryAfterMs?: number,
+    readonly status?: number,
+  ) {
+    super(message);
+    this.name = 'TronApiError';
+  }
+}
+
+const trc20RecordSchema = z.object({
+  transaction_id: z.string(),
+  token_info: z.object({ address: z.string() }).loose(),
+  block_timestamp: z.number().int(),
+  from: z.string(),
+  to: z.string(),
+  type: z.string(),
+  value: z.string(),
+}).loose();
+
+export type Trc20Record = z.infer<typeof trc20RecordSchema>;
+
+const trc20PageSchema = z.object({
+  success: z.literal(true),
+  data: z.array(trc20RecordSchema),
+  meta: z.object({ at: z.number().optional(), fingerprint: z.string().min(1).optional() }).loose(),
+}).loose();
+
+const logSchema = z.object({
+  address: z.string(),
+  topics: z.array(z.string()),
+  data: z.string().optional(),
+}).loose();
+
+/** A solidified receipt; `{}` (not found / not solidified yet) parses to `undefined` before this. */
+const receiptSchema = z.object({
+  id: z.string(),
+  blockNumber: z.number().int(),
+  blockTimeStamp: z.number().int(),
+  receipt: z.object({ result: z.string().optional() }).loose().optional(),
+  result: z.string().optional(),
+  log: z.array(logSchema).optional(),
+}).loose();
+
+export type Receipt = z.infer<typeof receiptSchema>;
+export type ReceiptLog = z.infer<typeof logSchema>;
+
+const nowBlockSchema = z.object({
+  block_header: z.object({
+    raw_data: z.object({ number: z.number().int(), timestamp: z.number().int() }).loose(),
+  }).loose(),
+}).loose();
+
+export interface SolidHead {
+  number: number;
+  timestamp: number;
+}
+
+export interface Trc20Page {
+  records: Trc20Record[];
+  fingerprint: string | undefined;
+}
+
+export interface TronClientOptions {
+  apiUrl: string;
+  apiKey: string;
+  timeoutMs: number;
+}
+
+export const DEFAULT_TIMEOUT_MS = 10_000;
+/** TronGrid's largest page. */
+export const PAGE_LIMIT = 200;
+
+export class TronClient {
+  private readonly base: string;
+
+  constructor(private readonly options: TronClientOptions) {
+    this.base = options.apiUrl.replace(/\/+$/, '');
+  }
+
+  /**
+   * One page of confirmed incoming USDT records of `address` from `minTimestamp` (inclusive),
+   * oldest first. The next page is asked with the same parameters plus the fingerprint; the
+   * provider's `links.next` is never followed (it names api.trongrid.io, without our key).
+   */
+  async trc20Page(address: string, minTimestamp: number, fingerprint?: string): Promise<Trc20Page> {
+    const params = new URLSearchParams({
+      only_confirmed: 'true',
+      only_to: 'true',
+      contract_address: USDT_CONTRACT,
+      min_timestamp: String(minTimestamp),
+      order_by: 'block_timestamp,asc',
+      limit: String(PAGE_LIMIT),
+    });
+    if (fingerprint !== undefined) params.set('fingerprint', fingerprint);
+    const url = `${this.base}/v1/accounts/${encodeURIComponent(address)}/transactions/trc20?${params}`;
+    const body = await this.request('trc20', url, { method: 'GET' });
+    const parsed = trc20PageSchema.safeParse(body);
+    if (!parsed.success) throw new TronApiError('bad_response', 'trc20', 'unexpected TRC20 history shape');
+    return { records: parsed.data.data, fingerprint: parsed.data.meta.fingerprint };
+  }
+
+  /** The solidified receipt of a transaction, or undefined while it is not solidified (`{}`). */
+  async solidReceipt(txId: string): Promise<Receipt | undefined> {
+    const body = await this.request('receipt', `${this.base}/walletsolidity/gettransactioninfobyid`, {
+      method: 'POST',
+      body: JSON.stringify({ value: txId }),
+    });
+    if (isEmptyObject(body)) return undefined;
+    const parsed = receiptSchema.safeParse(body);
+    if (!parsed.success) throw new TronApiError('bad_response', 'receipt', 'unexpected receipt shape');
+    return parsed.data;
+  }
+
+  /** The solidified head block: every block at or below it is irreversible. */
+  async solidHead(): Promise<SolidHead> {
+    const body = await this.request('nowblock', `${this.base}/walletsolidity/getnowblock`, { method: 'GET' });
+    const parsed = nowBlockSchema.safeParse(body);
+    if (!parsed.success) throw new TronApiError('bad_response', 'nowblock', 'unexpected solid head block shape');
+    const raw = parsed.data.block_header.raw_data;
+    return { number: raw.number, timestamp: raw.timestamp };
+  }
+
+  private async request(endpoint: string, url: string, init: { method: string; body?: string }): Promise<unknown> {
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (init.body !== undefined) headers['content-type'] = 'application/json';
+    if (this.options.apiKey) headers['TRON-PRO-API-KEY'] = this.options.apiKey;
+    let res: Response;
+    let text: string;
+    try {
+      res = await fetch(url, { ...init, headers, redirect: 'error', signal: AbortSignal.timeout(this.options.timeoutMs) });
+      text = await res.text();
+    } catch (err) {
+      const name = err instanceof Error ? err.name : '';
+      if (name === 'TimeoutError' || name === 'AbortError') {
+        throw new TronApiError('timeout', endpoint, `no answer within ${this.options.timeoutMs} ms`);
+      }
+      throw new TronApiError('network', endpoint, `request failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    let body: unknown;
+    let parsedOk = true;
+    try {
+      body = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      parsedOk = false;
+    }
+    const providerError = errorText(body);
+    if (!res.ok) {
+      const status = res.status;
+      const wait = retryAfterMs(res.headers.get('retry-after'), providerError);
+      // TronGrid answers a breached rate limit with 429, or with 403 plus "suspended for N s".
+      if (status === 429 || (status === 403 && wait !== undefined)) {
+        throw new TronApiError('rate_limited', endpoint, `rate limited (HTTP ${status})`, wait, status);
+      }
+      if (status === 401 || status === 403) {
+        throw new TronApiError('auth', endpoint, `API key refused (HTTP ${status}${providerError ? `: ${truncate(providerError)}` : ''})`, undefined, status);
+      }
+      if (status >= 500) throw new TronApiError('server', endpoint, `provider error (HTTP ${status})`, wait, status);
+      throw new TronApiError('bad_response', endpoint, `HTTP ${status}${providerError ? `: ${truncate(providerError)}` : ''}`, undefined, status);
+    }
+    if (!parsedOk || body === undefined) throw new TronApiError('bad_response', endpoint, 'malformed JSON body');
+    // java-tron reports most failures as HTTP 200 with {"Error": "..."}.
+    if (providerError !== undefined) throw new TronApiError('bad_response', endpoint, `provider error: ${truncate(providerError)}`);
+    return body;
+  }
+}
+
+function isEmptyObject(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
+}
+
+/** The provider's error text, whichever casing it used (`Error` or `error`). */
+function errorText(body: unknown): string | undefined {
+  if (typeof body !== 'object' || body === null) return undefined;
+  const record = body as Record<string, unknown>;
+  const value = record.Error ?? record.error;
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** Retry-After (seconds) or the body's "suspended for 27 s", whichever is given. */
+export function retryAfterMs(header: string | null, message: string | undefined): number | undefined {
+  if (header && /^\d{1,6}$/.test(header.trim())) return Number(header.trim()) * 1000;
+  const m = message ? /suspended for (\d{1,6})\s*s/i.exec(message) : null;
+  return m ? Number(m[1]) * 1000 : undefined;
+}
+
+function truncate(text: string): string {
+  return text.length > 160 ? `${text.slice(0, 160)}...` : text;
+}
