@@ -88,22 +88,31 @@ export async function recordTransfers(deps: AppDeps, transfers: VerifiedTransfer
   });
 }
 
+export interface Coverage {
+  address: string;
+  coveredUntil: number;
+}
+
 /**
- * Moves the address's cursor to `coveredUntil` and, in the same transaction, expires the open,
- * unpaid invoices on it whose window ended within the covered history: every confirmed transfer up
- * to their expires_at has been seen by then, so none of them was a payment.
+ * Moves the cursors (one transaction for a whole pass: one fsync, not one per address) and, in the
+ * same transaction, expires the open, unpaid invoices whose window ended within the covered
+ * history: every confirmed transfer up to their expires_at has been seen by then, so none of them
+ * was a payment. Transfers are recorded before this runs, so a crash in between only repeats work.
  */
-export async function advanceCoverage(deps: AppDeps, address: string, coveredUntil: number): Promise<Invoice[]> {
+export async function advanceCoverage(deps: AppDeps, coverage: Coverage[]): Promise<Invoice[]> {
+  if (coverage.length === 0) return [];
   const now = deps.clock.now();
   const publicUrl = deps.config.server.public_url;
   return writeTransaction(deps.db, async (trx) => {
-    await saveCursor(trx, address, coveredUntil, now);
     const expired: Invoice[] = [];
-    for (const inv of await findExpirable(trx, address, coveredUntil, now)) {
-      if (!(await expireInvoice(trx, inv.id))) continue;
-      const updated = (await findInvoiceById(trx, inv.id))!;
-      await insertEvent(trx, { merchantId: updated.merchantId, type: 'invoice.expired', invoiceId: updated.id, data: { invoice: toInvoiceResponse(updated, publicUrl) } }, now);
-      expired.push(updated);
+    for (const { address, coveredUntil } of coverage) {
+      await saveCursor(trx, address, coveredUntil, now);
+      for (const inv of await findExpirable(trx, address, coveredUntil, now)) {
+        if (!(await expireInvoice(trx, inv.id))) continue;
+        const updated = (await findInvoiceById(trx, inv.id))!;
+        await insertEvent(trx, { merchantId: updated.merchantId, type: 'invoice.expired', invoiceId: updated.id, data: { invoice: toInvoiceResponse(updated, publicUrl) } }, now);
+        expired.push(updated);
+      }
     }
     return expired;
   });

@@ -14,7 +14,7 @@ import type { AppDeps } from '../http/context.js';
 import { MINUTE } from '../lib/clock.js';
 import type { Worker } from '../lib/loop.js';
 import { listWatchedAddresses, isTxRecorded, type WatchedAddress } from './chain.repo.js';
-import { advanceCoverage, recordTransfers } from './chain.service.js';
+import { advanceCoverage, recordTransfers, type Coverage } from './chain.service.js';
 import { DEFAULT_TIMEOUT_MS, TronApiError, TronClient, type SolidHead, type Trc20Record } from './trongrid.client.js';
 import { rejectRecord, verifyReceipt } from './verifier.js';
 
@@ -72,6 +72,7 @@ export async function runOnce(deps: AppDeps): Promise<boolean> {
   if (due.length === 0) return false;
 
   let fault: TronApiError | undefined;
+  const coverage: Coverage[] = [];
   try {
     const head = await rt.client.solidHead();
     const queue = [...due];
@@ -79,7 +80,8 @@ export async function runOnce(deps: AppDeps): Promise<boolean> {
       for (let w = queue.shift(); w && !fault; w = queue.shift()) {
         rt.lastPollAt.set(w.address, now);
         try {
-          await pollAddress(deps, head, w);
+          const covered = await pollAddress(deps, head, w);
+          if (covered !== undefined) coverage.push({ address: w.address, coveredUntil: covered });
         } catch (err) {
           if (!(err instanceof TronApiError)) throw err;
           fault ??= err;
@@ -91,13 +93,16 @@ export async function runOnce(deps: AppDeps): Promise<boolean> {
     if (!(err instanceof TronApiError)) throw err;
     fault = err;
   }
+  // Addresses read completely before a fault keep their progress.
+  for (const inv of await advanceCoverage(deps, coverage)) deps.log.info({ invoice_id: inv.id }, 'chain: invoice expired');
   if (fault) onFault(deps, fault);
   else onHealthy(deps);
   setStatus(deps, fault ? 'degraded' : 'running', lagSeconds(await listWatchedAddresses(deps.db), deps.clock.now()));
   return false;
 }
 
-async function pollAddress(deps: AppDeps, head: SolidHead, w: WatchedAddress): Promise<void> {
+/** Reads and records one address's new history; returns how far it is now covered (undefined: no progress). */
+async function pollAddress(deps: AppDeps, head: SolidHead, w: WatchedAddress): Promise<number | undefined> {
   const { client } = deps.chain;
   const minTimestamp = w.coveredUntil !== null ? w.coveredUntil + 1 : w.earliestCreatedAt;
 
@@ -156,12 +161,10 @@ async function pollAddress(deps: AppDeps, head: SolidHead, w: WatchedAddress): P
   // block may continue on the next page).
   let covered = complete ? head.timestamp - COVERAGE_MARGIN_MS : (lastSeen ?? minTimestamp) - 1;
   if (heldBackTo !== undefined) covered = Math.min(covered, heldBackTo);
-  if (covered < minTimestamp - 1) return;
-  if (!complete && covered === minTimestamp - 1) {
+  if (!complete && covered <= minTimestamp - 1) {
     deps.log.warn({ address: w.address, min_timestamp: minTimestamp }, 'chain: more records in one block than a pass reads; coverage cannot advance');
   }
-  const expired = await advanceCoverage(deps, w.address, covered);
-  for (const inv of expired) deps.log.info({ invoice_id: inv.id }, 'chain: invoice expired');
+  return covered > minTimestamp - 1 ? covered : undefined;
 }
 
 function onFault(deps: AppDeps, err: TronApiError): void {
