@@ -19,7 +19,7 @@ async function setup(pollSeconds: number): Promise<{ t: TestApp; tg: FakeTronGri
   const tg = await startTronGrid();
   const t = await startTestApp({ now: Date.now(), config: { tron: { api_url: tg.url, poll_interval_seconds: pollSeconds }, log: { level: 'warn' } } });
   t.deps.clock = systemClock;
-  t.deps.chain = createChainRuntime(t.config);
+  t.deps.chain = createChainRuntime(t.config, { maxRequestsPerSecond: 0 });
   return {
     t,
     tg,
@@ -140,7 +140,11 @@ async function requestsPerPoll(addresses: number): Promise<void> {
   }
 }
 
+// `node dist/bench/chain.bench.js [latency|requests]` runs one part; no argument runs both.
+const part = process.argv[2];
 console.log('# chain watcher benchmark (loopback stand-in; real TronGrid adds its round trip per request)');
-await latencyOnePass();
-await latencyLoop(1, 15);
-for (const n of [1, 100, 1000]) await requestsPerPoll(n);
+if (part === undefined || part === 'latency') {
+  await latencyOnePass();
+  await latencyLoop(1, 15);
+}
+if (part === undefined || part === 'requests') for (const n of [1, 100, 1000]) await requestsPerPoll(n);

@@ -38,3 +38,7 @@ CREATE TABLE chain_cursors (
   updated_at INTEGER NOT NULL,
   PRIMARY KEY (network, token_contract, address)
 );
+
+-- The watcher matches a transfer to the invoices of its address and amount (also closed ones, for
+-- late payments): without this it would scan every invoice once per transfer.
+CREATE INDEX chain_invoices_amount_idx ON invoices (network, token_contract, wallet_address, payable_amount);

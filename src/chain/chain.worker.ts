@@ -15,7 +15,7 @@ import { MINUTE } from '../lib/clock.js';
 import type { Worker } from '../lib/loop.js';
 import { listWatchedAddresses, isTxRecorded, type WatchedAddress } from './chain.repo.js';
 import { advanceCoverage, recordTransfers, type Coverage } from './chain.service.js';
-import { DEFAULT_TIMEOUT_MS, TronApiError, TronClient, type SolidHead, type Trc20Record } from './trongrid.client.js';
+import { DEFAULT_MAX_RPS, DEFAULT_TIMEOUT_MS, TronApiError, TronClient, type SolidHead, type Trc20Record } from './trongrid.client.js';
 import { rejectRecord, verifyReceipt } from './verifier.js';
 
 /** How far behind the solidified head coverage stays, for TronGrid's indexer lag. */
@@ -37,17 +37,32 @@ export interface ChainRuntime {
   fault: string | undefined;
   /** Transactions already logged as waiting for solidification. */
   waitingLogged: Set<string>;
+  /**
+   * address:tx pairs whose solidified receipt was rejected for good. Records near the head are
+   * listed again by the next passes (coverage trails the head); this spares their receipt reads
+   * and repeated log lines. Losing it (restart) only repeats that work.
+   */
+  rejected: Set<string>;
 }
 
-export function createChainRuntime(config: Config, options: { timeoutMs?: number } = {}): ChainRuntime {
+/** Bound on the in-memory sets above; they are cleared when full. */
+const MEMORY_LIMIT = 10_000;
+
+export function createChainRuntime(config: Config, options: { timeoutMs?: number; maxRequestsPerSecond?: number } = {}): ChainRuntime {
   return {
-    client: new TronClient({ apiUrl: config.tron.api_url, apiKey: config.tron.api_key, timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS }),
+    client: new TronClient({
+      apiUrl: config.tron.api_url,
+      apiKey: config.tron.api_key,
+      timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      maxRequestsPerSecond: options.maxRequestsPerSecond ?? DEFAULT_MAX_RPS,
+    }),
     intervalMs: config.tron.poll_interval_seconds * 1000,
     lastPollAt: new Map(),
     backoffUntil: 0,
     failures: 0,
     fault: undefined,
     waitingLogged: new Set(),
+    rejected: new Set(),
   };
 }
 
@@ -103,7 +118,8 @@ export async function runOnce(deps: AppDeps): Promise<boolean> {
 
 /** Reads and records one address's new history; returns how far it is now covered (undefined: no progress). */
 async function pollAddress(deps: AppDeps, head: SolidHead, w: WatchedAddress): Promise<number | undefined> {
-  const { client } = deps.chain;
+  const rt = deps.chain;
+  const { client } = rt;
   const minTimestamp = w.coveredUntil !== null ? w.coveredUntil + 1 : w.earliestCreatedAt;
 
   // Read the whole window first: a fault on any page leaves the address untouched.
@@ -135,19 +151,22 @@ async function pollAddress(deps: AppDeps, head: SolidHead, w: WatchedAddress): P
     // Pages overlap and one transaction can carry several logs: its receipt is read once.
     if (seen.has(txHash)) continue;
     seen.add(txHash);
-    if (await isTxRecorded(deps.db, txHash, w.address)) continue;
+    const key = `${w.address}:${txHash}`;
+    if (rt.rejected.has(key) || (await isTxRecorded(deps.db, txHash, w.address))) continue;
     const receipt = await client.solidReceipt(txHash);
-    if (!receipt) {
+    const verdict = receipt ? verifyReceipt(receipt, txHash, w.address, head.number) : undefined;
+    if (!verdict || (!verdict.ok && !verdict.final)) {
+      // Not settled yet: coverage stays before it, so the next pass looks again.
       heldBackTo = Math.min(heldBackTo ?? Infinity, record.block_timestamp - 1);
-      if (!deps.chain.waitingLogged.has(txHash)) {
-        deps.chain.waitingLogged.add(txHash);
-        deps.log.info({ address: w.address, tx_hash: txHash }, 'chain: receipt not solidified yet; will retry');
+      if (!rt.waitingLogged.has(key)) {
+        remember(rt.waitingLogged, key);
+        deps.log.info({ address: w.address, tx_hash: txHash, reason: verdict ? verdict.reason : 'receipt not solidified yet' }, 'chain: transfer not settled yet; will retry');
       }
       continue;
     }
-    deps.chain.waitingLogged.delete(txHash);
-    const verdict = verifyReceipt(receipt, txHash, w.address, head.number);
+    rt.waitingLogged.delete(key);
     if (!verdict.ok) {
+      remember(rt.rejected, key);
       deps.log.info({ address: w.address, tx_hash: txHash, reason: verdict.reason }, 'chain: transfer rejected');
       continue;
     }
@@ -165,6 +184,11 @@ async function pollAddress(deps: AppDeps, head: SolidHead, w: WatchedAddress): P
     deps.log.warn({ address: w.address, min_timestamp: minTimestamp }, 'chain: more records in one block than a pass reads; coverage cannot advance');
   }
   return covered > minTimestamp - 1 ? covered : undefined;
+}
+
+function remember(set: Set<string>, key: string): void {
+  if (set.size >= MEMORY_LIMIT) set.clear();
+  set.add(key);
 }
 
 function onFault(deps: AppDeps, err: TronApiError): void {

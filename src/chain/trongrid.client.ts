@@ -84,17 +84,37 @@ export interface TronClientOptions {
   apiUrl: string;
   apiKey: string;
   timeoutMs: number;
+  /** Requests started per second at most; 0 = unpaced (loopback tests and benchmarks). */
+  maxRequestsPerSecond: number;
 }
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
+/**
+ * TronGrid allows about 15 requests per second per key and answers a burst above it with a ~30 s
+ * blackout (tron-notes.md section 1.2): pacing a little below it is faster than backing off.
+ */
+export const DEFAULT_MAX_RPS = 12;
 /** TronGrid's largest page. */
 export const PAGE_LIMIT = 200;
 
 export class TronClient {
   private readonly base: string;
+  private nextSlot = 0;
 
   constructor(private readonly options: TronClientOptions) {
     this.base = options.apiUrl.replace(/\/+$/, '');
+  }
+
+  /**
+   * Waits for the next request slot. Wall-clock time on purpose (not the injected clock): the
+   * provider's limit runs in real time and the wait is a real timer.
+   */
+  private async pace(): Promise<void> {
+    if (this.options.maxRequestsPerSecond <= 0) return;
+    const now = Date.now();
+    const slot = Math.max(now, this.nextSlot);
+    this.nextSlot = slot + 1000 / this.options.maxRequestsPerSecond;
+    if (slot > now) await new Promise((resolve) => setTimeout(resolve, slot - now));
   }
 
   /**
@@ -144,6 +164,7 @@ export class TronClient {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (init.body !== undefined) headers['content-type'] = 'application/json';
     if (this.options.apiKey) headers['TRON-PRO-API-KEY'] = this.options.apiKey;
+    await this.pace();
     let res: Response;
     let text: string;
     try {

@@ -40,7 +40,8 @@ export interface VerifiedTransfer {
 
 export type ReceiptVerdict =
   | { ok: true; transfers: VerifiedTransfer[] }
-  | { ok: false; reason: string };
+  /** final: the solidified receipt can never change, so neither can this rejection. */
+  | { ok: false; reason: string; final: boolean };
 
 /**
  * The USDT Transfer logs of a solidified receipt that pay `watchedAddress` a positive amount.
@@ -48,13 +49,15 @@ export type ReceiptVerdict =
  */
 export function verifyReceipt(receipt: Receipt, txHash: string, watchedAddress: string, solidHeadNumber: number): ReceiptVerdict {
   const tx = txHash.toLowerCase();
-  if (receipt.id.toLowerCase() !== tx) return { ok: false, reason: 'receipt of another transaction' };
+  // A provider answering for another transaction may answer correctly next time.
+  if (receipt.id.toLowerCase() !== tx) return { ok: false, reason: 'receipt of another transaction', final: false };
+  // The head was read before the history: a block solidified since then is simply not judged yet.
+  if (receipt.blockNumber > solidHeadNumber) return { ok: false, reason: 'block above the solidified head', final: false };
   if (receipt.receipt?.result !== 'SUCCESS' || receipt.result === 'FAILED') {
-    return { ok: false, reason: `execution ${receipt.receipt?.result ?? receipt.result ?? 'without result'}` };
+    return { ok: false, reason: `execution ${receipt.receipt?.result ?? receipt.result ?? 'without result'}`, final: true };
   }
-  if (receipt.blockNumber > solidHeadNumber) return { ok: false, reason: 'block above the solidified head' };
   const watchedHex = tronAddressToHex(watchedAddress);
-  if (!watchedHex) return { ok: false, reason: 'watched address is not a valid TRON address' };
+  if (!watchedHex) return { ok: false, reason: 'watched address is not a valid TRON address', final: true };
   const transfers: VerifiedTransfer[] = [];
   (receipt.log ?? []).forEach((log, index) => {
     if (log.address.toLowerCase() !== USDT_LOG_ADDRESS) return;
@@ -76,6 +79,6 @@ export function verifyReceipt(receipt: Receipt, txHash: string, watchedAddress: 
       blockTimestamp: receipt.blockTimeStamp,
     });
   });
-  if (transfers.length === 0) return { ok: false, reason: 'no USDT Transfer log to this address' };
+  if (transfers.length === 0) return { ok: false, reason: 'no USDT Transfer log to this address', final: true };
   return { ok: true, transfers };
 }

@@ -262,7 +262,7 @@ test('an unsolidified receipt never confirms and holds coverage (and expiry) bac
     await pass(h);
     await assertNotConfirmed(h, inv.id);
     assert.ok((await findCursor(t.deps.db, address))! < start + 4 * MINUTE, 'coverage stops before the unsettled record');
-    assert.equal(h.t.logs.filter((l) => l.msg === 'chain: receipt not solidified yet; will retry').length, 1, 'logged once');
+    assert.equal(h.t.logs.filter((l) => l.msg === 'chain: transfer not settled yet; will retry').length, 1, 'logged once');
 
     tg.receipts.set(paid.txId, tg.fullNodeReceipts.get(paid.txId)!);
     await pass(h);
@@ -272,19 +272,47 @@ test('an unsolidified receipt never confirms and holds coverage (and expiry) bac
   }
 });
 
-test('a receipt above the solidified head, or of another transaction, never confirms', async () => {
+test('a receipt above the solidified head, or of another transaction, never confirms; the head race settles later', async () => {
   const { h, address, start, inv } = await setup();
   try {
-    const ahead = newTxId();
-    h.tg.addRecord(address, trc20Record({ txId: ahead, from: SAMPLE_PAYER, to: address, amount: AMOUNT, blockTimestamp: start + MINUTE }));
-    h.tg.receipts.set(ahead, successReceipt({ txId: ahead, blockTimestamp: start + MINUTE, blockNumber: blockNumberAt(start + 60 * MINUTE), logs: [transferLog({ from: SAMPLE_PAYER, to: address, amount: AMOUNT })] }));
     const swapped = newTxId();
     h.tg.addRecord(address, trc20Record({ txId: swapped, from: SAMPLE_PAYER, to: address, amount: AMOUNT, blockTimestamp: start + MINUTE }));
     h.tg.receipts.set(swapped, successReceipt({ txId: newTxId(), blockTimestamp: start + MINUTE, logs: [transferLog({ from: SAMPLE_PAYER, to: address, amount: AMOUNT })] }));
     await pass(h, 5 * MINUTE);
     await assertNotConfirmed(h, inv.id);
-    assert.match(h.t.logText(), /block above the solidified head/);
     assert.match(h.t.logText(), /receipt of another transaction/);
+
+    // The head was read just before a block solidified: its receipt is above the head we know.
+    h.tg.receipts.delete(swapped);
+    const ahead = newTxId();
+    const at = start + 6 * MINUTE;
+    h.tg.solidHead = { number: blockNumberAt(at) - 1, timestamp: at - 3 * SECOND };
+    h.tg.addRecord(address, trc20Record({ txId: ahead, from: SAMPLE_PAYER, to: address, amount: AMOUNT, blockTimestamp: at }));
+    h.tg.receipts.set(ahead, successReceipt({ txId: ahead, blockTimestamp: at, logs: [transferLog({ from: SAMPLE_PAYER, to: address, amount: AMOUNT })] }));
+    await pass(h, 2 * MINUTE);
+    await assertNotConfirmed(h, inv.id);
+    assert.match(h.t.logText(), /block above the solidified head/);
+    h.tg.solidHead = undefined;
+    await pass(h);
+    assert.equal((await getInvoice(h.t, inv.id)).status, 'confirmed');
+    assert.equal((await getInvoice(h.t, inv.id)).txHash, ahead);
+  } finally {
+    await h.close();
+  }
+});
+
+test('a rejected receipt is read once, though its record is listed again while coverage trails the head', async () => {
+  const { h, address, inv } = await setup();
+  try {
+    h.t.clock.advance(10 * MINUTE);
+    const at = h.tg.currentSolidHead().timestamp - 9 * SECOND;
+    h.tg.pay({ to: address, amount: AMOUNT, blockTimestamp: at, receipt: 'failed' });
+    for (let i = 0; i < 6; i++) await pass(h);
+    await assertNotConfirmed(h, inv.id);
+    assert.ok(h.tg.count('trc20') >= 6);
+    assert.ok(h.tg.requests.filter((r) => r.endpoint === 'trc20').filter((r) => Number(r.query.get('min_timestamp')) <= at).length >= 6, 'listed again');
+    assert.equal(h.tg.count('receipt'), 1);
+    assert.equal(h.t.logs.filter((l) => l.msg === 'chain: transfer rejected').length, 1);
   } finally {
     await h.close();
   }

@@ -126,7 +126,7 @@ test('polls resume from the durable cursor, read each receipt once and poll each
     // A restart loses the in-memory state only: the next pass asks from the cursor, so a payment
     // made while the process was down is found, and the old one is not counted again.
     tg.pay({ to: address, amount: 10_000_002n, blockTimestamp: t.clock.now() - 30 * SECOND });
-    t.deps.chain = createChainRuntime(t.config);
+    t.deps.chain = createChainRuntime(t.config, { maxRequestsPerSecond: 0 });
     const coveredBeforeRestart = (await findCursor(t.deps.db, address))!;
     await pass(h, 2 * MINUTE);
     assert.equal(tg.requests.filter((r) => r.endpoint === 'trc20').at(-1)!.query.get('min_timestamp'), String(coveredBeforeRestart + 1));

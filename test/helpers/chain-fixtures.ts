@@ -11,6 +11,7 @@ import { newId } from '../../src/lib/ids.js';
 import { NETWORK, TOKEN, USDT_CONTRACT } from '../../src/lib/tron.js';
 import type { TestApp } from './app.js';
 import { startTronGrid, type FakeTronGrid } from './trongrid.js';
+import { createChainRuntime } from '../../src/chain/chain.worker.js';
 import { startTestApp, type ConfigOverrides } from './app.js';
 
 let counter = 0;
@@ -103,6 +104,8 @@ export async function startChainHarness(options: { config?: ConfigOverrides; now
   const tg = await startTronGrid({ now: () => clockNow() });
   const t = await startTestApp({ now: options.now, config: { ...config, tron: { api_url: tg.url, poll_interval_seconds: 5, ...(config.tron ?? {}) } } });
   clockNow = () => t.clock.now();
+  // Unpaced: loopback tests need not stay under TronGrid's rate (pacing has its own test).
+  t.deps.chain = createChainRuntime(t.config, { maxRequestsPerSecond: 0 });
   return {
     t,
     tg,
