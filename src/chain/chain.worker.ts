@@ -15,7 +15,7 @@ import { MINUTE } from '../lib/clock.js';
 import type { Worker } from '../lib/loop.js';
 import { listWatchedAddresses, isTxRecorded, type WatchedAddress } from './chain.repo.js';
 import { advanceCoverage, recordTransfers, type Coverage } from './chain.service.js';
-import { DEFAULT_MAX_RPS, DEFAULT_TIMEOUT_MS, TronApiError, TronClient, type SolidHead, type Trc20Record } from './trongrid.client.js';
+import { DEFAULT_MAX_RPS, DEFAULT_TIMEOUT_MS, TronApiError, TronClient, type TronFaultKind, type SolidHead, type Trc20Record } from './trongrid.client.js';
 import { rejectRecord, verifyReceipt } from './verifier.js';
 
 /** How far behind the solidified head coverage stays, for TronGrid's indexer lag. */
@@ -26,13 +26,20 @@ export const MAX_PAGES_PER_POLL = 10;
 export const POLL_CONCURRENCY = 4;
 export const MAX_BACKOFF_MS = 5 * MINUTE;
 
+export interface Backoff {
+  until: number;
+  failures: number;
+}
+
 /** The watcher's in-memory state across passes (durable state is the cursor table). */
 export interface ChainRuntime {
   client: TronClient;
   intervalMs: number;
   lastPollAt: Map<string, number>;
-  backoffUntil: number;
-  failures: number;
+  /** Set by faults of the provider as a whole: no request at all until it passes. */
+  global: Backoff;
+  /** Set by faults met while reading one address: that address waits, the others go on. */
+  perAddress: Map<string, Backoff>;
   /** The fault condition last logged (kind:endpoint), so a repeating condition is logged once. */
   fault: string | undefined;
   /** Transactions already logged as waiting for solidification. */
@@ -44,6 +51,13 @@ export interface ChainRuntime {
    */
   rejected: Set<string>;
 }
+
+/**
+ * Faults that say the provider is unusable for every address right now (rate limit, refused key,
+ * unreachable): the pass stops. Others (5xx, timeouts, bad answers) may concern one address's
+ * query, so only that address backs off: one bad address never stalls the rest.
+ */
+const GLOBAL_FAULTS: ReadonlySet<TronFaultKind> = new Set(['rate_limited', 'auth', 'network']);
 
 /** Bound on the in-memory sets above; they are cleared when full. */
 const MEMORY_LIMIT = 10_000;
@@ -58,8 +72,8 @@ export function createChainRuntime(config: Config, options: { timeoutMs?: number
     }),
     intervalMs: config.tron.poll_interval_seconds * 1000,
     lastPollAt: new Map(),
-    backoffUntil: 0,
-    failures: 0,
+    global: { until: 0, failures: 0 },
+    perAddress: new Map(),
     fault: undefined,
     waitingLogged: new Set(),
     rejected: new Set(),
@@ -79,40 +93,60 @@ export async function runOnce(deps: AppDeps): Promise<boolean> {
     setStatus(deps, 'idle', null);
     return false;
   }
-  if (now < rt.backoffUntil) {
-    setStatus(deps, 'degraded', lagSeconds(watched, now));
+  // Forget addresses no longer watched (their state would only grow, or keep /health degraded).
+  const watchedSet = new Set(watched.map((w) => w.address));
+  for (const map of [rt.lastPollAt, rt.perAddress]) for (const address of map.keys()) if (!watchedSet.has(address)) map.delete(address);
+  const waiting = (address: string) => (rt.perAddress.get(address)?.until ?? 0) > now;
+  const due = now < rt.global.until ? [] : watched.filter((w) => (rt.lastPollAt.get(w.address) ?? -Infinity) + rt.intervalMs <= now && !waiting(w.address));
+  if (due.length === 0) {
+    const backingOff = now < rt.global.until || watched.some((w) => waiting(w.address));
+    setStatus(deps, backingOff || deps.watcherStatus.state === 'degraded' ? 'degraded' : 'running', lagSeconds(watched, now));
     return false;
   }
-  const due = watched.filter((w) => (rt.lastPollAt.get(w.address) ?? -Infinity) + rt.intervalMs <= now);
-  if (due.length === 0) return false;
 
-  let fault: TronApiError | undefined;
+  let globalFault: TronApiError | undefined;
+  let addressFault: { err: TronApiError; backoff: Backoff } | undefined;
   const coverage: Coverage[] = [];
   try {
     const head = await rt.client.solidHead();
     const queue = [...due];
     const lane = async (): Promise<void> => {
-      for (let w = queue.shift(); w && !fault; w = queue.shift()) {
+      for (let w = queue.shift(); w && !globalFault; w = queue.shift()) {
         rt.lastPollAt.set(w.address, now);
         try {
           const covered = await pollAddress(deps, head, w);
           if (covered !== undefined) coverage.push({ address: w.address, coveredUntil: covered });
+          rt.perAddress.delete(w.address);
         } catch (err) {
           if (!(err instanceof TronApiError)) throw err;
-          fault ??= err;
+          if (GLOBAL_FAULTS.has(err.kind)) {
+            globalFault ??= err;
+          } else {
+            const backoff = rt.perAddress.get(w.address) ?? { until: 0, failures: 0 };
+            rt.perAddress.set(w.address, backoff);
+            backOff(deps, backoff, err);
+            addressFault ??= { err, backoff };
+          }
         }
       }
     };
     await Promise.all(Array.from({ length: Math.min(POLL_CONCURRENCY, queue.length) }, lane));
   } catch (err) {
     if (!(err instanceof TronApiError)) throw err;
-    fault = err;
+    globalFault = err;
   }
-  // Addresses read completely before a fault keep their progress.
+  // Addresses read completely keep their progress whatever happened to the others.
   for (const inv of await advanceCoverage(deps, coverage)) deps.log.info({ invoice_id: inv.id }, 'chain: invoice expired');
-  if (fault) onFault(deps, fault);
-  else onHealthy(deps);
-  setStatus(deps, fault ? 'degraded' : 'running', lagSeconds(await listWatchedAddresses(deps.db), deps.clock.now()));
+  if (globalFault) backOff(deps, rt.global, globalFault);
+  else rt.global = { until: 0, failures: 0 };
+  if (globalFault) logFault(deps, globalFault, rt.global);
+  else if (addressFault) logFault(deps, addressFault.err, addressFault.backoff);
+  const healthy = !globalFault && !addressFault && rt.perAddress.size === 0;
+  if (healthy && rt.fault !== undefined) {
+    deps.log.info('chain: TRON API reachable again');
+    rt.fault = undefined;
+  }
+  setStatus(deps, healthy ? 'running' : 'degraded', lagSeconds(await listWatchedAddresses(deps.db), deps.clock.now()));
   return false;
 }
 
@@ -191,28 +225,22 @@ function remember(set: Set<string>, key: string): void {
   set.add(key);
 }
 
-function onFault(deps: AppDeps, err: TronApiError): void {
+function backOff(deps: AppDeps, b: Backoff, err: TronApiError): void {
+  b.failures += 1;
+  const exponential = Math.min(MAX_BACKOFF_MS, deps.chain.intervalMs * 2 ** (b.failures - 1));
+  b.until = deps.clock.now() + Math.max(exponential, err.retryAfterMs ?? 0);
+}
+
+function logFault(deps: AppDeps, err: TronApiError, b: Backoff): void {
   const rt = deps.chain;
-  rt.failures += 1;
-  const backoff = Math.min(MAX_BACKOFF_MS, rt.intervalMs * 2 ** (rt.failures - 1));
-  const wait = Math.max(backoff, err.retryAfterMs ?? 0);
-  rt.backoffUntil = deps.clock.now() + wait;
   const condition = `${err.kind}:${err.endpoint}`;
-  const fields = { kind: err.kind, endpoint: err.endpoint, status: err.status, detail: err.message, retry_in_ms: wait, failures: rt.failures };
+  const fields = { kind: err.kind, endpoint: err.endpoint, status: err.status, detail: err.message, retry_in_ms: b.until - deps.clock.now(), failures: b.failures };
   if (condition !== rt.fault) {
     rt.fault = condition;
     deps.log.warn(fields, 'chain: TRON API fault; nothing confirmed or expired; retrying with backoff');
   } else {
     deps.log.debug(fields, 'chain: TRON API fault persists');
   }
-}
-
-function onHealthy(deps: AppDeps): void {
-  const rt = deps.chain;
-  if (rt.fault !== undefined) deps.log.info({ after_failures: rt.failures }, 'chain: TRON API reachable again');
-  rt.fault = undefined;
-  rt.failures = 0;
-  rt.backoffUntil = 0;
 }
 
 /** Seconds between now and the least covered watched address (its first poll counts from its oldest invoice). */

@@ -88,6 +88,41 @@ for (const c of cases) {
   });
 }
 
+test('an address the provider refuses backs off alone; the others go on confirming', async () => {
+  const h = await startChainHarness();
+  try {
+    const { t, tg } = h;
+    // A bad checksum: TronGrid answers 400 "A valid account address is required." for it, every time.
+    const refused = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6u';
+    const good = randomAddress();
+    const start = t.clock.now();
+    const stuck = await insertInvoice(t, { address: refused, amount: 1_000_001n, expiresAt: start + MINUTE });
+    const inv = await insertInvoice(t, { address: good, amount: 1_000_002n });
+    tg.pay({ to: good, amount: 1_000_002n, blockTimestamp: start + 30 * SECOND });
+    t.clock.advance(5 * MINUTE);
+    await runOnce(t.deps);
+    assert.equal((await getInvoice(t, inv.id)).status, 'confirmed');
+    assert.equal((await getInvoice(t, stuck.id)).status, 'pending', 'never expired while its history is unknown');
+    assert.equal(t.deps.watcherStatus.state, 'degraded');
+    assert.equal(t.deps.chain.perAddress.get(refused)?.failures, 1);
+    assert.equal(t.deps.chain.global.until, 0);
+    const warned = t.logs.filter((l) => l.msg === FAULT_MSG);
+    assert.equal(warned.length, 1);
+    assert.match(String(warned[0]!.detail), /A valid account address is required/);
+
+    // The refused address's invoice is closed another way (e.g. the owner's review decision):
+    // the address is no longer watched and the watcher is healthy again.
+    await t.deps.db.updateTable('invoices').set({ status: 'expired' }).where('id', '=', stuck.id).execute();
+    await insertInvoice(t, { address: good, amount: 1_000_003n });
+    t.clock.advance(10 * SECOND);
+    await runOnce(t.deps);
+    assert.equal(t.deps.watcherStatus.state, 'running');
+    assert.equal(t.deps.chain.perAddress.size, 0);
+  } finally {
+    await h.close();
+  }
+});
+
 test('backoff doubles with repeated failures and is capped', async () => {
   const h = await startChainHarness();
   try {
@@ -97,8 +132,8 @@ test('backoff doubles with repeated failures and is capped', async () => {
     const waits: number[] = [];
     for (let i = 0; i < 9; i++) {
       await runOnce(t.deps);
-      waits.push(t.deps.chain.backoffUntil - t.clock.now());
-      t.clock.set(t.deps.chain.backoffUntil);
+      waits.push(t.deps.chain.global.until - t.clock.now());
+      t.clock.set(t.deps.chain.global.until);
     }
     assert.deepEqual(waits, [5, 10, 20, 40, 80, 160, 300, 300, 300].map((s) => s * SECOND));
   } finally {
