@@ -212,6 +212,21 @@ export async function listLatePayments(db: Db, invoiceId: string): Promise<Chain
   return rows.map(rowToTransfer);
 }
 
+/** Late payments against any of the merchant's invoices, newest first (the Dashboard's list). */
+export async function listMerchantLatePayments(db: Db, merchantId: string, limit = 100): Promise<ChainTransfer[]> {
+  const rows = await db
+    .selectFrom('chain_transfers as t')
+    .innerJoin('invoices as i', 'i.id', 't.invoice_id')
+    .selectAll('t')
+    .where('i.merchant_id', '=', merchantId)
+    .where('t.kind', '=', 'late')
+    .orderBy('t.block_timestamp', 'desc')
+    .orderBy('t.id')
+    .limit(limit)
+    .execute();
+  return rows.map(rowToTransfer);
+}
+
 /** The ledger's `late_payments` cells for many invoices at once: invoice id -> tx hashes. */
 export async function latePaymentHashes(db: Db, invoiceIds: readonly string[]): Promise<Map<string, string[]>> {
   const out = new Map<string, string[]>();

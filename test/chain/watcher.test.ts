@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runOnce, createChainRuntime, COVERAGE_MARGIN_MS } from '../../src/chain/chain.worker.js';
-import { findCursor, latePaymentHashes, listLatePayments, listUnmatchedTransfers, toChainTransferResponse } from '../../src/chain/chain.repo.js';
+import { findCursor, latePaymentHashes, listLatePayments, listMerchantLatePayments, listUnmatchedTransfers, toChainTransferResponse } from '../../src/chain/chain.repo.js';
 import { MINUTE, SECOND, HOUR } from '../../src/lib/clock.js';
 import { USDT_CONTRACT } from '../../src/lib/tron.js';
 import { eventsOf, getInvoice, insertInvoice, newMerchantId, startChainHarness, transfersOf, type ChainHarness } from '../helpers/chain-fixtures.js';
@@ -200,6 +200,8 @@ test('an unpaid invoice expires once covered; a later payment of its amount is r
     assert.deepEqual(latePayments.map((p) => [p.txHash, p.amount, p.kind]), [[late.txId, 7_000_001n, 'late']]);
     assert.deepEqual((await latePaymentHashes(t.deps.db, [inv.id, open.id])).get(inv.id), [late.txId]);
     assert.equal((await latePaymentHashes(t.deps.db, [inv.id, open.id])).get(open.id), undefined);
+    assert.deepEqual((await listMerchantLatePayments(t.deps.db, merchantId)).map((p) => [p.txHash, p.invoiceId]), [[late.txId, inv.id]]);
+    assert.deepEqual(await listMerchantLatePayments(t.deps.db, otherMerchant), []);
 
     const unmatched = await listUnmatchedTransfers(t.deps.db, merchantId);
     assert.deepEqual(unmatched.map((u) => u.txHash), [stray.txId]);
