@@ -6,8 +6,10 @@
  *
  * Coverage: after a complete pass over an address (no page left), every confirmed transfer with a
  * block time <= solidHead.timestamp - COVERAGE_MARGIN_MS is known. The margin allows for TronGrid's
- * index trailing the solidity node; an unsolidified or failed read holds coverage back to just
- * before that record. A fault changes nothing: the pass stops and the watcher backs off.
+ * index trailing the solidity node; a transaction not settled yet (receipt not solidified, block
+ * above the head read at the start of the pass) holds coverage back to just before it. A fault
+ * while reading an address leaves that address's cursor where it was; only complete reads move
+ * cursors, and only moved cursors expire invoices.
  */
 import type { Config } from '../config.js';
 import type { AppDeps } from '../http/context.js';
@@ -209,14 +211,18 @@ async function pollAddress(deps: AppDeps, head: SolidHead, w: WatchedAddress): P
     }
   }
 
-  const lastSeen = records.length > 0 ? records[records.length - 1]!.block_timestamp : undefined;
-  // An incomplete read covers only the blocks strictly before the last one it reached (that
-  // block may continue on the next page).
-  let covered = complete ? head.timestamp - COVERAGE_MARGIN_MS : (lastSeen ?? minTimestamp) - 1;
-  if (heldBackTo !== undefined) covered = Math.min(covered, heldBackTo);
-  if (!complete && covered <= minTimestamp - 1) {
-    deps.log.warn({ address: w.address, min_timestamp: minTimestamp }, 'chain: more records in one block than a pass reads; coverage cannot advance');
+  let covered = head.timestamp - COVERAGE_MARGIN_MS;
+  if (!complete) {
+    // An incomplete read covers only the blocks strictly before the last one it reached (that
+    // block may continue on the next page).
+    const last = records.at(-1);
+    const pagesCovered = last ? last.block_timestamp - 1 : minTimestamp - 1;
+    if (pagesCovered <= minTimestamp - 1) {
+      deps.log.warn({ address: w.address, min_timestamp: minTimestamp }, 'chain: more records in one block than a pass reads; coverage cannot advance');
+    }
+    covered = Math.min(covered, pagesCovered);
   }
+  if (heldBackTo !== undefined) covered = Math.min(covered, heldBackTo);
   return covered > minTimestamp - 1 ? covered : undefined;
 }
 

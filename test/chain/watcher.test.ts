@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { runOnce, createChainRuntime, COVERAGE_MARGIN_MS } from '../../src/chain/chain.worker.js';
+import { runOnce, createChainRuntime, COVERAGE_MARGIN_MS, MAX_PAGES_PER_POLL } from '../../src/chain/chain.worker.js';
 import { findCursor, latePaymentHashes, listLatePayments, listMerchantLatePayments, listUnmatchedTransfers, toChainTransferResponse } from '../../src/chain/chain.repo.js';
 import { MINUTE, SECOND, HOUR } from '../../src/lib/clock.js';
 import { USDT_CONTRACT } from '../../src/lib/tron.js';
@@ -305,6 +305,30 @@ test('only addresses with open invoices are polled; /health reports the watcher 
     const expected = Math.round((t.clock.now() - (tg.currentSolidHead().timestamp - COVERAGE_MARGIN_MS)) / 1000);
     assert.equal(w.lag_seconds, expected);
     assert.ok(w.lag_seconds >= 117 && w.lag_seconds < 125);
+  } finally {
+    await h.close();
+  }
+});
+
+test('a backlog longer than one pass reads is continued next pass, covering only whole blocks', async () => {
+  const h = await startChainHarness();
+  try {
+    const { t, tg } = h;
+    tg.pageSize = 1;
+    const address = randomAddress();
+    const start = t.clock.now();
+    const inv = await insertInvoice(t, { address, amount: 8_000_008n });
+    const times: number[] = [];
+    for (let i = 0; i < MAX_PAGES_PER_POLL + 2; i++) times.push(start + (i + 1) * 3 * SECOND);
+    times.slice(0, -1).forEach((at, i) => tg.pay({ to: address, amount: 1_000_000n + BigInt(i), blockTimestamp: at }));
+    tg.pay({ to: address, amount: 8_000_008n, blockTimestamp: times.at(-1)! });
+    await pass(h, 5 * MINUTE);
+    assert.equal(tg.count('trc20'), MAX_PAGES_PER_POLL);
+    assert.equal((await getInvoice(t, inv.id)).status, 'pending');
+    assert.equal(await findCursor(t.deps.db, address), times[MAX_PAGES_PER_POLL - 1]! - 1, 'the last block reached may continue on the next page');
+    await pass(h);
+    assert.equal((await getInvoice(t, inv.id)).status, 'confirmed');
+    assert.equal((await transfersOf(t)).length, MAX_PAGES_PER_POLL + 2, 'the boundary block is listed twice but recorded once');
   } finally {
     await h.close();
   }
