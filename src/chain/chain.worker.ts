@@ -112,16 +112,20 @@ export async function runOnce(deps: AppDeps): Promise<boolean> {
   try {
     const head = await rt.client.solidHead();
     const queue = [...due];
+    // Anything but a TRON API fault (a database error, a bug) stops every lane before it is
+    // rethrown, so no lane outlives the pass.
+    let crash: { err: unknown } | undefined;
     const lane = async (): Promise<void> => {
-      for (let w = queue.shift(); w && !globalFault; w = queue.shift()) {
+      for (let w = queue.shift(); w && !globalFault && !crash; w = queue.shift()) {
         rt.lastPollAt.set(w.address, now);
         try {
           const covered = await pollAddress(deps, head, w);
           if (covered !== undefined) coverage.push({ address: w.address, coveredUntil: covered });
           rt.perAddress.delete(w.address);
         } catch (err) {
-          if (!(err instanceof TronApiError)) throw err;
-          if (GLOBAL_FAULTS.has(err.kind)) {
+          if (!(err instanceof TronApiError)) {
+            crash ??= { err };
+          } else if (GLOBAL_FAULTS.has(err.kind)) {
             globalFault ??= err;
           } else {
             const backoff = rt.perAddress.get(w.address) ?? { until: 0, failures: 0 };
@@ -133,6 +137,7 @@ export async function runOnce(deps: AppDeps): Promise<boolean> {
       }
     };
     await Promise.all(Array.from({ length: Math.min(POLL_CONCURRENCY, queue.length) }, lane));
+    if (crash) throw crash.err;
   } catch (err) {
     if (!(err instanceof TronApiError)) throw err;
     globalFault = err;
