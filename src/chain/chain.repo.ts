@@ -18,6 +18,12 @@ export interface WatchedAddress {
   earliestCreatedAt: number;
   /** The cursor: history up to this block time (ms, inclusive) is covered; null before the first poll. */
   coveredUntil: number | null;
+  /**
+   * Creation time of the oldest open invoice added since the cursor last moved, when it lies
+   * inside the covered history (possible only if the server clock is behind the chain's): that
+   * window must be read again. Null otherwise.
+   */
+  rewindTo: number | null;
 }
 
 /** Addresses with at least one open (pending or review) invoice, with their cursors. */
@@ -27,14 +33,23 @@ export async function listWatchedAddresses(db: Db): Promise<WatchedAddress[]> {
     .leftJoin('chain_cursors as c', (join) =>
       join.onRef('c.address', '=', 'i.wallet_address').onRef('c.network', '=', 'i.network').onRef('c.token_contract', '=', 'i.token_contract'),
     )
-    .select((eb) => ['i.wallet_address as address', eb.fn.min('i.created_at').as('earliest'), eb.fn.max('c.covered_until').as('covered')])
+    .select((eb) => [
+      'i.wallet_address as address',
+      eb.fn.min('i.created_at').as('earliest'),
+      eb.fn.max('c.covered_until').as('covered'),
+      eb.fn.min(eb.case().when('i.created_at', '>', eb.ref('c.updated_at')).then(eb.ref('i.created_at')).end()).as('newest_open'),
+    ])
     .where('i.network', '=', NETWORK)
     .where('i.token_contract', '=', USDT_CONTRACT)
     .where('i.status', 'in', ['pending', 'review'])
     .groupBy('i.wallet_address')
     .orderBy('i.wallet_address')
     .execute();
-  return rows.map((r) => ({ address: r.address, earliestCreatedAt: Number(r.earliest), coveredUntil: r.covered === null ? null : Number(r.covered) }));
+  return rows.map((r) => {
+    const covered = r.covered === null ? null : Number(r.covered);
+    const newest = r.newest_open === null ? null : Number(r.newest_open);
+    return { address: r.address, earliestCreatedAt: Number(r.earliest), coveredUntil: covered, rewindTo: covered !== null && newest !== null && newest <= covered ? newest : null };
+  });
 }
 
 export async function findCursor(db: Db, address: string): Promise<number | undefined> {

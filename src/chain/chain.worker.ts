@@ -161,7 +161,7 @@ export async function runOnce(deps: AppDeps): Promise<boolean> {
 async function pollAddress(deps: AppDeps, head: SolidHead, w: WatchedAddress): Promise<number | undefined> {
   const rt = deps.chain;
   const { client } = rt;
-  const minTimestamp = w.coveredUntil !== null ? w.coveredUntil + 1 : w.earliestCreatedAt;
+  const minTimestamp = w.coveredUntil === null ? w.earliestCreatedAt : Math.min(w.coveredUntil + 1, w.rewindTo ?? Infinity);
 
   // Read the whole window first: a fault on any page leaves the address untouched.
   const records: Trc20Record[] = [];

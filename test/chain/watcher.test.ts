@@ -333,3 +333,30 @@ test('a backlog longer than one pass reads is continued next pass, covering only
     await h.close();
   }
 });
+
+test('a server clock behind the chain: a new invoice opening inside covered history is read again', async () => {
+  const h = await startChainHarness();
+  try {
+    const { t, tg } = h;
+    const address = randomAddress();
+    const start = t.clock.now();
+    await insertInvoice(t, { address, amount: 6_000_001n, expiresAt: start + HOUR });
+    // The chain (and so the solidified head) is 10 minutes ahead of this server's clock.
+    tg.solidHead = { number: blockNumberAt(start + 10 * MINUTE), timestamp: start + 10 * MINUTE };
+    await pass(h);
+    const covered = (await findCursor(t.deps.db, address))!;
+    assert.ok(covered > t.clock.now(), 'coverage is ahead of the local clock');
+
+    t.clock.advance(SECOND);
+    const inv = await insertInvoice(t, { address, amount: 6_000_002n });
+    tg.pay({ to: address, amount: 6_000_002n, blockTimestamp: t.clock.now() + 3 * MINUTE });
+    await pass(h);
+    assert.equal(tg.requests.filter((r) => r.endpoint === 'trc20').at(-1)!.query.get('min_timestamp'), String(inv.createdAt));
+    assert.equal((await getInvoice(t, inv.id)).status, 'confirmed');
+    // Read once: the next pass goes on from the cursor again.
+    await pass(h);
+    assert.equal(tg.requests.filter((r) => r.endpoint === 'trc20').at(-1)!.query.get('min_timestamp'), String(covered + 1));
+  } finally {
+    await h.close();
+  }
+});
