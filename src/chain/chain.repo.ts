@@ -5,12 +5,12 @@
 import type { Selectable } from 'kysely';
 import type { Db, Trx } from '../db/database.js';
 import type { ChainTransferKind, ChainTransfersTable } from '../db/schema.js';
-import { fromDbAmount, toDbAmount, formatAmount } from '../lib/amounts.js';
-import { iso } from '../lib/clock.js';
+import { fromDbAmount, toDbAmount } from '../lib/amounts.js';
 import { newId } from '../lib/ids.js';
 import { NETWORK, USDT_CONTRACT } from '../lib/tron.js';
 import { rowToInvoice, type Invoice } from '../invoices/invoice.model.js';
 import type { VerifiedTransfer } from './verifier.js';
+import type { ChainTransfer } from './chain.model.js';
 
 export interface WatchedAddress {
   address: string;
@@ -184,20 +184,6 @@ export async function expireInvoice(trx: Trx, id: string): Promise<boolean> {
 
 // ---- Reads for the Dashboard and the ledger -------------------------------------------------
 
-export interface ChainTransfer {
-  id: string;
-  txHash: string;
-  logIndex: number;
-  from: string;
-  to: string;
-  amount: bigint;
-  kind: ChainTransferKind;
-  invoiceId: string | null;
-  blockNumber: number;
-  blockTimestamp: number;
-  recordedAt: number;
-}
-
 function rowToTransfer(row: Selectable<ChainTransfersTable>): ChainTransfer {
   return {
     id: row.id,
@@ -278,23 +264,4 @@ export async function listUnmatchedTransfers(db: Db, merchantId: string, limit =
     .limit(limit)
     .execute();
   return rows.map(rowToTransfer);
-}
-
-/** The `transaction` object of invoice events and of the console views (decisions.md section 12). */
-export function toTransactionResponse(t: Pick<ChainTransfer, 'txHash' | 'logIndex' | 'from' | 'to' | 'amount' | 'blockNumber' | 'blockTimestamp'>) {
-  return {
-    tx_hash: t.txHash,
-    log_index: t.logIndex,
-    from: t.from,
-    to: t.to,
-    amount: formatAmount(t.amount),
-    token_contract: USDT_CONTRACT,
-    block_number: t.blockNumber,
-    block_timestamp: iso(t.blockTimestamp),
-  };
-}
-
-/** A recorded transfer as the Dashboard shows it. */
-export function toChainTransferResponse(t: ChainTransfer) {
-  return { id: t.id, kind: t.kind, invoice_id: t.invoiceId, ...toTransactionResponse(t), recorded_at: iso(t.recordedAt) };
 }

@@ -18,8 +18,8 @@ import {
   isLogRecorded,
   markReviewPaid,
   saveCursor,
-  toTransactionResponse,
 } from './chain.repo.js';
+import { toTransactionResponse } from './chain.model.js';
 import type { VerifiedTransfer } from './verifier.js';
 
 export interface RecordedTransfer {

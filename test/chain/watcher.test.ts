@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runOnce, createChainRuntime, COVERAGE_MARGIN_MS, MAX_PAGES_PER_POLL } from '../../src/chain/chain.worker.js';
-import { findCursor, latePaymentHashes, listLatePayments, listMerchantLatePayments, listUnmatchedTransfers, toChainTransferResponse } from '../../src/chain/chain.repo.js';
+import { findCursor, latePaymentHashes, listLatePayments, listMerchantLatePayments, listUnmatchedTransfers } from '../../src/chain/chain.repo.js';
+import { toChainTransferResponse } from '../../src/chain/chain.model.js';
 import { MINUTE, SECOND, HOUR } from '../../src/lib/clock.js';
 import { USDT_CONTRACT } from '../../src/lib/tron.js';
 import { eventsOf, getInvoice, insertInvoice, newMerchantId, startChainHarness, transfersOf, type ChainHarness } from '../helpers/chain-fixtures.js';
