@@ -169,8 +169,9 @@ export class TronClient {
     let text: string;
     try {
       res = await fetch(url, { ...init, headers, redirect: 'error', signal: AbortSignal.timeout(this.options.timeoutMs) });
-      text = await res.text();
+      text = await readCapped(res, endpoint);
     } catch (err) {
+      if (err instanceof TronApiError) throw err;
       const name = err instanceof Error ? err.name : '';
       if (name === 'TimeoutError' || name === 'AbortError') {
         throw new TronApiError('timeout', endpoint, `no answer within ${this.options.timeoutMs} ms`);
@@ -203,6 +204,22 @@ export class TronClient {
     if (providerError !== undefined) throw new TronApiError('bad_response', endpoint, `provider error: ${truncate(providerError)}`);
     return body;
   }
+}
+
+/** A full page of 200 records is about 100 KB; anything far larger is not an answer we want to hold. */
+export const MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+async function readCapped(res: Response, endpoint: string): Promise<string> {
+  if (!res.body) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of res.body) {
+    size += chunk.byteLength;
+    // Leaving the loop early cancels the stream (and so the download).
+    if (size > MAX_BODY_BYTES) throw new TronApiError('bad_response', endpoint, `answer larger than ${MAX_BODY_BYTES} bytes`);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 function isEmptyObject(value: unknown): boolean {

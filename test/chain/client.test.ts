@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { TronApiError, TronClient } from '../../src/chain/trongrid.client.js';
+import { MAX_BODY_BYTES, TronApiError, TronClient } from '../../src/chain/trongrid.client.js';
 import { randomAddress, startTronGrid } from '../helpers/trongrid.js';
 
 test('the client paces its requests under the provider rate limit', async () => {
@@ -28,6 +28,19 @@ test('the client refuses a provider that answers for an invalid address, and nev
     assert.equal(await client.solidReceipt('00'.repeat(32)), undefined, '{} = not solidified yet');
     const head = await client.solidHead();
     assert.deepEqual(head, tg.currentSolidHead());
+  } finally {
+    await tg.close();
+  }
+});
+
+test('the client refuses an oversized answer without holding it', async () => {
+  const tg = await startTronGrid();
+  try {
+    const client = new TronClient({ apiUrl: tg.url, apiKey: '', timeoutMs: 5000, maxRequestsPerSecond: 0 });
+    tg.fail('trc20', { raw: `{"data":[${'"x",'.repeat(MAX_BODY_BYTES / 4)}"x"],"success":true,"meta":{}}` });
+    await assert.rejects(client.trc20Page(randomAddress(), 0), (err: unknown) => err instanceof TronApiError && err.kind === 'bad_response' && err.endpoint === 'trc20' && /larger than/.test(err.message));
+    const page = await client.trc20Page(randomAddress(), 0);
+    assert.deepEqual(page, { records: [], fingerprint: undefined });
   } finally {
     await tg.close();
   }
