@@ -1,4 +1,6 @@
 import { test } from 'node:test';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { runOnce, createChainRuntime, COVERAGE_MARGIN_MS, MAX_PAGES_PER_POLL } from '../../src/chain/chain.worker.js';
 import { findCursor, latePaymentHashes, listLatePayments, listMerchantLatePayments, listUnmatchedTransfers } from '../../src/chain/chain.repo.js';
@@ -6,7 +8,8 @@ import { toChainTransferResponse } from '../../src/chain/chain.model.js';
 import { MINUTE, SECOND, HOUR } from '../../src/lib/clock.js';
 import { USDT_CONTRACT } from '../../src/lib/tron.js';
 import { eventsOf, getInvoice, insertInvoice, newMerchantId, startChainHarness, transfersOf, type ChainHarness } from '../helpers/chain-fixtures.js';
-import { blockNumberAt, randomAddress, SAMPLE_AMOUNT, SAMPLE_BLOCK, SAMPLE_BLOCK_TIME, SAMPLE_MERCHANT, SAMPLE_PAYER, SAMPLE_TX, trc20Record } from '../helpers/trongrid.js';
+import { startTestApp, tempDir } from '../helpers/app.js';
+import { blockNumberAt, randomAddress, startTronGrid, SAMPLE_AMOUNT, SAMPLE_BLOCK, SAMPLE_BLOCK_TIME, SAMPLE_MERCHANT, SAMPLE_PAYER, SAMPLE_TX, trc20Record } from '../helpers/trongrid.js';
 
 /** Moves the clock one poll interval on and runs one watcher pass. */
 async function pass(h: ChainHarness, ms = 5 * SECOND): Promise<void> {
@@ -359,5 +362,45 @@ test('a server clock behind the chain: a new invoice opening inside covered hist
     assert.equal(tg.requests.filter((r) => r.endpoint === 'trc20').at(-1)!.query.get('min_timestamp'), String(covered + 1));
   } finally {
     await h.close();
+  }
+});
+
+test('a real restart (database closed and reopened) resumes from the cursor: no gap, no double count', async () => {
+  const start = Date.UTC(2026, 0, 15, 12, 0, 0);
+  let now = start;
+  const tg = await startTronGrid({ now: () => now });
+  const dir = tempDir();
+  const path = join(dir, 'gateway.db');
+  const config = { tron: { api_url: tg.url }, database: { path } };
+  const address = randomAddress();
+  try {
+    let t = await startTestApp({ now: start, config });
+    t.deps.chain = createChainRuntime(t.config, { maxRequestsPerSecond: 0 });
+    const a = await insertInvoice(t, { address, amount: 4_000_001n });
+    const b = await insertInvoice(t, { address, amount: 4_000_002n });
+    tg.pay({ to: address, amount: 4_000_001n, blockTimestamp: start + MINUTE });
+    t.clock.advance(3 * MINUTE);
+    now = t.clock.now();
+    await runOnce(t.deps);
+    assert.equal((await getInvoice(t, a.id)).status, 'confirmed');
+    const covered = (await findCursor(t.deps.db, address))!;
+    await t.close();
+
+    // While down: B is paid.
+    tg.pay({ to: address, amount: 4_000_002n, blockTimestamp: start + 4 * MINUTE });
+    t = await startTestApp({ now: start + 10 * MINUTE, config });
+    t.deps.chain = createChainRuntime(t.config, { maxRequestsPerSecond: 0 });
+    now = t.clock.now();
+    tg.resetCounts();
+    await runOnce(t.deps);
+    assert.equal(tg.requests.find((r) => r.endpoint === 'trc20')!.query.get('min_timestamp'), String(covered + 1));
+    assert.equal((await getInvoice(t, b.id)).status, 'confirmed');
+    assert.equal(tg.count('receipt'), 1, 'only the new transaction is read');
+    assert.equal((await transfersOf(t)).length, 2);
+    assert.deepEqual((await eventsOf(t, a.id)).map((e) => e.type), ['invoice.confirmed']);
+    await t.close();
+  } finally {
+    await tg.close();
+    rmSync(dir, { recursive: true, force: true });
   }
 });
