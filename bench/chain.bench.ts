@@ -13,7 +13,8 @@ import { systemClock, MINUTE } from '../src/lib/clock.js';
 import { newId } from '../src/lib/ids.js';
 import { startTestApp, type TestApp } from '../test/helpers/app.js';
 import { insertInvoice, newMerchantId } from '../test/helpers/chain-fixtures.js';
-import { randomAddress, startTronGrid, type FakeTronGrid } from '../test/helpers/trongrid.js';
+import { startTronGrid, type FakeTronGrid } from '../test/helpers/trongrid.js';
+import { randomAddress } from '../test/helpers/tron-samples.js';
 
 async function setup(pollSeconds: number): Promise<{ t: TestApp; tg: FakeTronGrid; close(): Promise<void> }> {
   const tg = await startTronGrid();
@@ -121,7 +122,7 @@ async function requestsPerPoll(addresses: number): Promise<void> {
     let t0 = performance.now();
     await runOnce(env.t.deps);
     const quietMs = performance.now() - t0;
-    const quiet = { total: env.tg.count(), trc20: env.tg.count('trc20'), receipt: env.tg.count('receipt'), nowblock: env.tg.count('nowblock') };
+    const quiet = { total: env.tg.count(), trc20: env.tg.count('trc20'), receipt: env.tg.count('receipt'), head: env.tg.count('nowblock') + env.tg.count('events') };
 
     // Busy poll: every address received one payment since the last poll.
     watched.forEach((address, i) => env.tg.pay({ to: address, amount: 30_000_000n + BigInt(i), blockTimestamp: justSolidified() }));
@@ -130,10 +131,10 @@ async function requestsPerPoll(addresses: number): Promise<void> {
     t0 = performance.now();
     await runOnce(env.t.deps);
     const busyMs = performance.now() - t0;
-    const busy = { total: env.tg.count(), trc20: env.tg.count('trc20'), receipt: env.tg.count('receipt'), nowblock: env.tg.count('nowblock') };
+    const busy = { total: env.tg.count(), trc20: env.tg.count('trc20'), receipt: env.tg.count('receipt'), head: env.tg.count('nowblock') + env.tg.count('events') };
     console.log(
-      `${String(addresses).padStart(5)} addresses | quiet poll: ${quiet.total} requests (${quiet.nowblock} head + ${quiet.trc20} history + ${quiet.receipt} receipts) in ${quietMs.toFixed(0)} ms` +
-        ` | all paid: ${busy.total} requests (${busy.nowblock} + ${busy.trc20} + ${busy.receipt}) in ${busyMs.toFixed(0)} ms`,
+      `${String(addresses).padStart(5)} addresses | quiet poll: ${quiet.total} requests (${quiet.head} head/index + ${quiet.trc20} history + ${quiet.receipt} receipts) in ${quietMs.toFixed(0)} ms` +
+        ` | all paid: ${busy.total} requests (${busy.head} + ${busy.trc20} + ${busy.receipt}) in ${busyMs.toFixed(0)} ms`,
     );
   } finally {
     await env.close();

@@ -5,8 +5,10 @@
  * finds, and move the cursor (and expire what the new coverage allows).
  *
  * Coverage: after a complete pass over an address (no page left), every confirmed transfer with a
- * block time <= solidHead.timestamp - COVERAGE_MARGIN_MS is known. The margin allows for TronGrid's
- * index trailing the solidity node; a transaction not settled yet (receipt not solidified, block
+ * block time <= min(solidified head, TronGrid's confirmed event index) - COVERAGE_MARGIN_MS is
+ * known. The index position is the newest confirmed USDT event TronGrid lists (the account history
+ * is built from that index, which may trail the solidity node); the margin absorbs the index
+ * filling blocks slightly out of order. A transaction not settled yet (receipt not solidified, block
  * above the head read at the start of the pass) holds coverage back to just before it. A fault
  * while reading an address leaves that address's cursor where it was; only complete reads move
  * cursors, and only moved cursors expire invoices.
@@ -17,7 +19,7 @@ import { MINUTE } from '../lib/clock.js';
 import type { Worker } from '../lib/loop.js';
 import { listWatchedAddresses, isTxRecorded, type WatchedAddress } from './chain.repo.js';
 import { advanceCoverage, recordTransfers, type Coverage } from './chain.service.js';
-import { DEFAULT_MAX_RPS, DEFAULT_TIMEOUT_MS, TronApiError, TronClient, type TronFaultKind, type SolidHead, type Trc20Record } from './trongrid.client.js';
+import { DEFAULT_MAX_RPS, DEFAULT_TIMEOUT_MS, TronApiError, TronClient, type TronFaultKind, type Trc20Record } from './trongrid.client.js';
 import { rejectRecord, verifyReceipt } from './verifier.js';
 
 /** How far behind the solidified head coverage stays, for TronGrid's indexer lag. */
@@ -110,7 +112,9 @@ export async function runOnce(deps: AppDeps): Promise<boolean> {
   let addressFault: { err: TronApiError; backoff: Backoff } | undefined;
   const coverage: Coverage[] = [];
   try {
-    const head = await rt.client.solidHead();
+    const solid = await rt.client.solidHead();
+    const indexed = await rt.client.indexedUpTo();
+    const head: Head = { number: solid.number, coverableUntil: Math.min(solid.timestamp, indexed) - COVERAGE_MARGIN_MS };
     const queue = [...due];
     // Anything but a TRON API fault (a database error, a bug) stops every lane before it is
     // rethrown, so no lane outlives the pass.
@@ -158,7 +162,14 @@ export async function runOnce(deps: AppDeps): Promise<boolean> {
 }
 
 /** Reads and records one address's new history; returns how far it is now covered (undefined: no progress). */
-async function pollAddress(deps: AppDeps, head: SolidHead, w: WatchedAddress): Promise<number | undefined> {
+interface Head {
+  /** The solidified head block: receipts above it are not judged yet. */
+  number: number;
+  /** The most a complete read of an address can cover (ms). */
+  coverableUntil: number;
+}
+
+async function pollAddress(deps: AppDeps, head: Head, w: WatchedAddress): Promise<number | undefined> {
   const rt = deps.chain;
   const { client } = rt;
   const minTimestamp = w.coveredUntil === null ? w.earliestCreatedAt : Math.min(w.coveredUntil + 1, w.rewindTo ?? Infinity);
@@ -216,7 +227,7 @@ async function pollAddress(deps: AppDeps, head: SolidHead, w: WatchedAddress): P
     }
   }
 
-  let covered = head.timestamp - COVERAGE_MARGIN_MS;
+  let covered = head.coverableUntil;
   if (!complete) {
     // An incomplete read covers only the blocks strictly before the last one it reached (that
     // block may continue on the next page).

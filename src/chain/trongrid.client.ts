@@ -70,6 +70,11 @@ const nowBlockSchema = z.object({
   }).loose(),
 }).loose();
 
+const eventsPageSchema = z.object({
+  success: z.literal(true),
+  data: z.array(z.object({ block_timestamp: z.number().int() }).loose()),
+}).loose();
+
 export interface SolidHead {
   number: number;
   timestamp: number;
@@ -158,6 +163,19 @@ export class TronClient {
     if (!parsed.success) throw new TronApiError('bad_response', 'nowblock', 'unexpected solid head block shape');
     const raw = parsed.data.block_header.raw_data;
     return { number: raw.number, timestamp: raw.timestamp };
+  }
+
+  /**
+   * How far TronGrid's confirmed event index has got: the block time of the newest confirmed
+   * USDT Transfer it lists. USDT moves in practically every block, so this tracks the indexer
+   * behind the account history, which may trail the solidity node.
+   */
+  async indexedUpTo(): Promise<number> {
+    const params = new URLSearchParams({ event_name: 'Transfer', only_confirmed: 'true', order_by: 'block_timestamp,desc', limit: '1' });
+    const body = await this.request('events', `${this.base}/v1/contracts/${USDT_CONTRACT}/events?${params}`, { method: 'GET' });
+    const parsed = eventsPageSchema.safeParse(body);
+    if (!parsed.success || parsed.data.data.length === 0) throw new TronApiError('bad_response', 'events', 'no confirmed USDT event listed');
+    return parsed.data.data[0]!.block_timestamp;
   }
 
   private async request(endpoint: string, url: string, init: { method: string; body?: string }): Promise<unknown> {

@@ -8,18 +8,7 @@ import { runOnce } from '../../src/chain/chain.worker.js';
 import { findCursor } from '../../src/chain/chain.repo.js';
 import { MINUTE, SECOND } from '../../src/lib/clock.js';
 import { eventsOf, getInvoice, insertInvoice, startChainHarness, transfersOf, type ChainHarness } from '../helpers/chain-fixtures.js';
-import {
-  APPROVAL_TOPIC,
-  blockNumberAt,
-  FAKE_USDT_CONTRACTS,
-  LOOKALIKE_PAYER,
-  newTxId,
-  randomAddress,
-  SAMPLE_PAYER,
-  successReceipt,
-  trc20Record,
-  transferLog,
-} from '../helpers/trongrid.js';
+import { APPROVAL_TOPIC, blockNumberAt, FAKE_USDT_CONTRACTS, LOOKALIKE_PAYER, newTxId, randomAddress, SAMPLE_PAYER, successReceipt, trc20Record, transferLog } from '../helpers/tron-samples.js';
 
 const AMOUNT = 41_677_389n;
 

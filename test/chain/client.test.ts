@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MAX_BODY_BYTES, TronApiError, TronClient } from '../../src/chain/trongrid.client.js';
-import { randomAddress, startTronGrid } from '../helpers/trongrid.js';
+import { startTronGrid } from '../helpers/trongrid.js';
+import { randomAddress } from '../helpers/tron-samples.js';
 
 test('the client paces its requests under the provider rate limit', async () => {
   const tg = await startTronGrid();

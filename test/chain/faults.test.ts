@@ -8,7 +8,8 @@ import { createChainRuntime, runOnce } from '../../src/chain/chain.worker.js';
 import { retryAfterMs } from '../../src/chain/trongrid.client.js';
 import { MINUTE, SECOND } from '../../src/lib/clock.js';
 import { eventsOf, getInvoice, insertInvoice, startChainHarness } from '../helpers/chain-fixtures.js';
-import { randomAddress, type Endpoint, type Fault } from '../helpers/trongrid.js';
+import { type Endpoint, type Fault } from '../helpers/trongrid.js';
+import { randomAddress } from '../helpers/tron-samples.js';
 
 const FAULT_MSG = 'chain: TRON API fault; nothing confirmed or expired; retrying with backoff';
 
@@ -34,6 +35,7 @@ const cases: Case[] = [
   { name: '200 with a wrong shape', endpoint: 'trc20', fault: { status: 200, body: { success: false, data: 'nope' } }, kind: 'bad_response' },
   { name: '400 with an empty body', endpoint: 'trc20', fault: { status: 400, body: '' }, kind: 'bad_response' },
   { name: 'malformed head block', endpoint: 'nowblock', fault: { raw: 'null' }, kind: 'bad_response' },
+  { name: 'no confirmed event listed (index position unknown)', endpoint: 'events', fault: { status: 200, body: { data: [], success: true, meta: { at: 1, page_size: 0 } } }, kind: 'bad_response' },
   { name: 'a hang (timeout)', endpoint: 'receipt', fault: { hang: true }, kind: 'timeout' },
 ];
 

@@ -3,7 +3,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createWorkers } from '../../src/workers.js';
 import { startTestApp } from '../helpers/app.js';
-import { randomAddress, SAMPLE_PAYER, startTronGrid, trc20Record } from '../helpers/trongrid.js';
+import { startTronGrid } from '../helpers/trongrid.js';
+import { randomAddress, SAMPLE_PAYER, trc20Record } from '../helpers/tron-samples.js';
 
 test('stand-in: filters, camelCase parameters, ordering, fingerprint pages, limit and address errors', async () => {
   const tg = await startTronGrid({ now: () => 1_800_000_000_000 });

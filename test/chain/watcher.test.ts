@@ -9,7 +9,8 @@ import { MINUTE, SECOND, HOUR } from '../../src/lib/clock.js';
 import { USDT_CONTRACT } from '../../src/lib/tron.js';
 import { eventsOf, getInvoice, insertInvoice, newMerchantId, startChainHarness, transfersOf, type ChainHarness } from '../helpers/chain-fixtures.js';
 import { startTestApp, tempDir } from '../helpers/app.js';
-import { blockNumberAt, randomAddress, startTronGrid, SAMPLE_AMOUNT, SAMPLE_BLOCK, SAMPLE_BLOCK_TIME, SAMPLE_MERCHANT, SAMPLE_PAYER, SAMPLE_TX, trc20Record } from '../helpers/trongrid.js';
+import { startTronGrid } from '../helpers/trongrid.js';
+import { blockNumberAt, randomAddress, SAMPLE_AMOUNT, SAMPLE_BLOCK, SAMPLE_BLOCK_TIME, SAMPLE_MERCHANT, SAMPLE_PAYER, SAMPLE_TX, trc20Record } from '../helpers/tron-samples.js';
 
 /** Moves the clock one poll interval on and runs one watcher pass. */
 async function pass(h: ChainHarness, ms = 5 * SECOND): Promise<void> {
@@ -402,5 +403,35 @@ test('a real restart (database closed and reopened) resumes from the cursor: no 
   } finally {
     await tg.close();
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("coverage also waits for TronGrid's confirmed index: a payment indexed late still confirms, nothing expires early", async () => {
+  const h = await startChainHarness();
+  try {
+    const { t, tg } = h;
+    const address = randomAddress();
+    const start = t.clock.now();
+    const inv = await insertInvoice(t, { address, amount: 5_500_001n, expiresAt: start + 10 * MINUTE });
+    const unpaid = await insertInvoice(t, { address, amount: 5_500_002n, expiresAt: start + 10 * MINUTE });
+    // The solidity node is at now - 57 s, but TronGrid's event index is stuck 15 minutes back.
+    tg.indexedUpTo = start + 2 * MINUTE;
+    await pass(h, 30 * MINUTE);
+    assert.equal(await findCursor(t.deps.db, address), start + 2 * MINUTE - COVERAGE_MARGIN_MS);
+    assert.equal((await getInvoice(t, unpaid.id)).status, 'pending', 'not expired while the index trails');
+    // The indexer catches up and the paid transfer (made in time) appears in the feed.
+    tg.pay({ to: address, amount: 5_500_001n, blockTimestamp: start + 9 * MINUTE });
+    tg.indexedUpTo = undefined;
+    await pass(h);
+    assert.equal((await getInvoice(t, inv.id)).status, 'confirmed');
+    assert.equal((await getInvoice(t, unpaid.id)).status, 'expired');
+    const events = tg.requests.filter((r) => r.endpoint === 'events');
+    assert.equal(events.length, 2, 'one index probe per pass');
+    assert.equal(events[0]!.path, `/v1/contracts/${USDT_CONTRACT}/events`);
+    assert.equal(events[0]!.query.get('only_confirmed'), 'true');
+    assert.equal(events[0]!.query.get('order_by'), 'block_timestamp,desc');
+    assert.equal(events[0]!.query.get('limit'), '1');
+  } finally {
+    await h.close();
   }
 });

@@ -2,9 +2,11 @@
  * A loopback TronGrid + java-tron stand-in: a real node:http server answering the endpoints the
  * watcher uses with real-shaped bodies (tron-notes.md sections 1, 2 and 6):
  *   GET  /v1/accounts/{address}/transactions/trc20   (filters, ordering, fingerprint pages)
+ *   GET  /v1/contracts/{contract}/events             (the newest confirmed event: index progress)
  *   GET|POST /walletsolidity/gettransactioninfobyid, /wallet/gettransactioninfobyid
  *   GET|POST /walletsolidity/getnowblock, /wallet/getnowblock
- * Tests put records and receipts in, queue faults per endpoint, and read request counts.
+ * Tests put records and receipts in, queue faults per endpoint, and read request counts; the
+ * real-shaped data builders live in tron-samples.ts.
  *
  *   const tg = await startTronGrid({ now: () => t.clock.now() });
  *   const p = tg.pay({ to: address, amount: 41_677_389n, blockTimestamp: ms });   // record + receipt
@@ -15,30 +17,15 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hexToTronAddress, tronAddressToHex, USDT_CONTRACT } from '../../src/lib/tron.js';
+import { blockNumberAt, failedReceipt, newTxId, SAMPLE_PAYER, successReceipt, transferLog, trc20Record, type Trc20Record } from './tron-samples.js';
 
-export type Endpoint = 'trc20' | 'receipt' | 'wallet_receipt' | 'nowblock' | 'wallet_nowblock';
+export type Endpoint = 'trc20' | 'events' | 'receipt' | 'wallet_receipt' | 'nowblock' | 'wallet_nowblock';
 
 /** A queued fault: an HTTP answer of any status and body, a raw (non-JSON) 200 body, or a hang. */
 export type Fault =
   | { status: number; body?: string | Record<string, unknown>; headers?: Record<string, string> }
   | { raw: string }
   | { hang: true };
-
-export interface Trc20Record {
-  transaction_id: string;
-  token_info: { symbol: string; address: string; decimals: number; name: string };
-  block_timestamp: number;
-  from: string;
-  to: string;
-  type: string;
-  value: string;
-}
-
-export interface ReceiptLog {
-  address: string;
-  topics: string[];
-  data: string;
-}
 
 export interface RequestSeen {
   endpoint: Endpoint | 'unknown';
@@ -47,93 +34,6 @@ export interface RequestSeen {
   query: URLSearchParams;
   headers: IncomingMessage['headers'];
   body: string;
-}
-
-// ---- Real mainnet sample values (tron-notes.md sections 2.1, 5.4 and 6) ----------------------
-export const SAMPLE_TX = '0130dfde9281a48378109039ef512229d5359fbee2a8adbb17ad73aebc67ea99';
-export const SAMPLE_MERCHANT = 'TXVj38D1XR3TPgSHTCZGC8wkLDAGqF1oqx';
-export const SAMPLE_PAYER = 'TL24LCps5FKwp3PoU1MvrYrwhi5LU1tHre';
-/** Shares the first 16 and last 4 characters of SAMPLE_PAYER; nobody holds its key. */
-export const LOOKALIKE_PAYER = 'TL24LCps5FKwp3PoTysfgSPY9t9QpJtHre';
-export const SAMPLE_AMOUNT = 41_677_389n;
-export const SAMPLE_BLOCK = 69_316_562;
-export const SAMPLE_BLOCK_TIME = 1_738_601_505_000;
-/** Tokens deployed with the USDT symbol and name (tron-notes.md section 4.1). */
-export const FAKE_USDT_CONTRACTS = ['TJCDneQevgfGFkU1rpCxVofksbeiGLhMCi', 'TVvHYiz294Q1ZeTjRTWTczJJjVz9yS8FEP', 'TJXMm2zHg2FpTEAWSmn7JAzfjji6XuMWPy'];
-export const TRANSFER_TOPIC = 'ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
-export const APPROVAL_TOPIC = '8c5be1e5ebec7d5bd14f71427d1e84f3dd0314c0f7b2291e5b200ac8c7c3b925';
-/** The real OUT_OF_ENERGY failure's resMessage. */
-const OUT_OF_ENERGY_MESSAGE =
-  '4e6f7420656e6f75676820656e6572677920666f7220275353544f524527206f7065726174696f6e20657865637574696e673a20637572496e766f6b65456e657267794c696d69745b37383537325d2c206375724f70456e657267795b32303030305d2c2070656e616c7479456e657267795b36383030305d2c2075736564456e657267795b33333536375d';
-
-/** Block number of a block time, consistent with the sample (one block every 3 s). */
-export function blockNumberAt(ms: number): number {
-  return SAMPLE_BLOCK + Math.floor((ms - SAMPLE_BLOCK_TIME) / 3000);
-}
-
-/** A random 64-hex transaction id. */
-export function newTxId(): string {
-  return randomBytes(32).toString('hex');
-}
-
-/** A random valid base58check address (a fresh payer or merchant wallet). */
-export function randomAddress(): string {
-  return hexToTronAddress(`41${randomBytes(20).toString('hex')}`)!;
-}
-
-function word(addressBase58: string): string {
-  return `000000000000000000000000${tronAddressToHex(addressBase58)!.slice(2)}`;
-}
-
-/** A Transfer (or Approval) log as a receipt carries it: emitting contract as 20-byte hex, no 41. */
-export function transferLog(opts: { from: string; to: string; amount: bigint; contract?: string; topic?: string }): ReceiptLog {
-  return {
-    address: tronAddressToHex(opts.contract ?? USDT_CONTRACT)!.slice(2),
-    topics: [opts.topic ?? TRANSFER_TOPIC, word(opts.from), word(opts.to)],
-    data: opts.amount.toString(16).padStart(64, '0'),
-  };
-}
-
-/** A successful solidified receipt in the shape of the real sample (section 2.1). */
-export function successReceipt(opts: { txId: string; blockTimestamp: number; blockNumber?: number; logs: ReceiptLog[]; contract?: string }): Record<string, unknown> {
-  return {
-    id: opts.txId,
-    fee: 26420100,
-    blockNumber: opts.blockNumber ?? blockNumberAt(opts.blockTimestamp),
-    blockTimeStamp: opts.blockTimestamp,
-    // USDT's transfer() returns false even on success: contractResult is all zeros.
-    contractResult: ['0'.repeat(64)],
-    contract_address: tronAddressToHex(opts.contract ?? USDT_CONTRACT),
-    receipt: { energy_usage: 4475, energy_fee: 26420100, energy_usage_total: 130285, net_usage: 345, result: 'SUCCESS', energy_penalty_total: 100635 },
-    log: opts.logs,
-  };
-}
-
-/** The real OUT_OF_ENERGY failure shape: no log, result FAILED. */
-export function failedReceipt(opts: { txId: string; blockTimestamp: number; blockNumber?: number }): Record<string, unknown> {
-  return {
-    id: opts.txId,
-    fee: 16500120,
-    blockNumber: opts.blockNumber ?? blockNumberAt(opts.blockTimestamp),
-    blockTimeStamp: opts.blockTimestamp,
-    contractResult: [''],
-    contract_address: tronAddressToHex(USDT_CONTRACT),
-    receipt: { energy_fee: 16500120, energy_usage_total: 78572, net_usage: 345, result: 'OUT_OF_ENERGY', energy_penalty_total: 25905 },
-    result: 'FAILED',
-    resMessage: OUT_OF_ENERGY_MESSAGE,
-  };
-}
-
-export function trc20Record(opts: { txId: string; from: string; to: string; amount: bigint | string; blockTimestamp: number; contract?: string; type?: string; symbol?: string; name?: string }): Trc20Record {
-  return {
-    transaction_id: opts.txId,
-    token_info: { symbol: opts.symbol ?? 'USDT', address: opts.contract ?? USDT_CONTRACT, decimals: 6, name: opts.name ?? 'Tether USD' },
-    block_timestamp: opts.blockTimestamp,
-    from: opts.from,
-    to: opts.to,
-    type: opts.type ?? 'Transfer',
-    value: String(opts.amount),
-  };
 }
 
 interface StoredRecord {
@@ -169,6 +69,8 @@ export class FakeTronGrid {
   readonly fullNodeReceipts = new Map<string, Record<string, unknown>>();
   /** Fixed solidified head; undefined = derived from `now` (57 s behind, the mainnet gap). */
   solidHead: { number: number; timestamp: number } | undefined;
+  /** Block time of the newest confirmed event indexed; undefined = the solidified head's (no index lag). */
+  indexedUpTo: number | undefined;
   /** Records per page regardless of `limit` (to exercise pagination with few records). */
   pageSize: number | undefined;
   private readonly faults = new Map<Endpoint, Fault[]>();
@@ -257,6 +159,28 @@ export class FakeTronGrid {
     switch (endpoint) {
       case 'trc20':
         return this.trc20(url, res);
+      case 'events': {
+        const at = this.indexedUpTo ?? this.currentSolidHead().timestamp;
+        // One real-shaped USDT Transfer event (tron-notes.md section 1.3) at the index position.
+        return send(res, 200, {
+          data: [
+            {
+              block_number: blockNumberAt(at),
+              block_timestamp: at,
+              caller_contract_address: USDT_CONTRACT,
+              contract_address: USDT_CONTRACT,
+              event_index: 0,
+              event_name: 'Transfer',
+              result: { '0': '0x01311788a9736dcc38cf6d53342c076c38e95ef2', '1': '0xb2ff692d318825a41b5668c4cefa263e8cdcc82e', '2': '1399000000', from: '0x01311788a9736dcc38cf6d53342c076c38e95ef2', to: '0xb2ff692d318825a41b5668c4cefa263e8cdcc82e', value: '1399000000' },
+              result_type: { from: 'address', to: 'address', value: 'uint256' },
+              event: 'Transfer(address indexed from, address indexed to, uint256 value)',
+              transaction_id: createHash('sha256').update(String(at)).digest('hex'),
+            },
+          ],
+          success: true,
+          meta: { at: this.now(), page_size: 1 },
+        });
+      }
       case 'receipt':
       case 'wallet_receipt': {
         const txId = txIdOf(req.method, url, body);
@@ -348,6 +272,7 @@ export async function startTronGrid(options: StartOptions = {}): Promise<FakeTro
 
 function endpointOf(path: string): Endpoint | 'unknown' {
   if (/^\/v1\/accounts\/[^/]+\/transactions\/trc20\/?$/.test(path)) return 'trc20';
+  if (/^\/v1\/contracts\/[^/]+\/events\/?$/.test(path)) return 'events';
   if (path === '/walletsolidity/gettransactioninfobyid') return 'receipt';
   if (path === '/wallet/gettransactioninfobyid') return 'wallet_receipt';
   if (path === '/walletsolidity/getnowblock') return 'nowblock';
