@@ -32,6 +32,7 @@ export function createApp(deps: AppDeps): App {
     c.set('requestId', requestId);
     const started = performance.now();
     await next();
+    deps.metrics.observeRequest(c.req.method, c.req.routePath, c.res.status, (performance.now() - started) / 1000);
     c.header('X-Request-Id', requestId);
     c.header('X-Content-Type-Options', 'nosniff');
     c.header('Referrer-Policy', 'no-referrer');

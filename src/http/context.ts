@@ -4,6 +4,7 @@ import type { Clock } from '../lib/clock.js';
 import type { Log } from '../lib/log.js';
 import type { Mailer } from '../email/mailer.js';
 import type { RateLimiter } from './rate-limit.js';
+import type { Metrics } from '../ops/metrics.js';
 
 /** Who is calling: an owner session or an API key. Set by the auth middleware. */
 export type Auth =
@@ -40,6 +41,8 @@ export interface AppDeps {
   hooks: Hooks;
   watcherStatus: WatcherStatus;
   mailer: Mailer;
+  /** Prometheus registry and helpers (src/ops/metrics.ts); features may add their own metrics. */
+  metrics: Metrics;
 }
 
 export interface AppEnv {

@@ -1,0 +1,116 @@
+/**
+ * Run-time side of the packaged executable (bin/build-binary.mjs): the files that ship with the
+ * program (migrations, templates, locales, static files) and the native addons are SEA assets.
+ * Files are served through setAssetSource; addons are written once to a content-addressed cache
+ * folder and loaded with process.dlopen, because a SEA cannot require() a file path.
+ * Outside the binary nothing here runs.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { constants as osConstants, homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as sea from 'node:sea';
+import { setAssetSource } from '../lib/assets.js';
+
+/** The build writes this asset: every embedded file's relative path, and the addon asset keys. */
+export const MANIFEST_KEY = 'gatewayd-manifest.json';
+export const FILE_PREFIX = 'file:';
+export const ADDON_PREFIX = 'addon:';
+
+export interface Manifest {
+  version: string;
+  files: string[];
+  addons: string[];
+}
+
+let manifest: Manifest | undefined;
+
+function readManifest(): Manifest {
+  return (manifest ??= JSON.parse(sea.getAsset(MANIFEST_KEY, 'utf8')) as Manifest);
+}
+
+export function isPackaged(): boolean {
+  return sea.isSea();
+}
+
+/** Serves readAsset/listAssets from the embedded copies. */
+export function installEmbeddedAssets(): void {
+  const files = new Set(readManifest().files);
+  setAssetSource({
+    read(relativePath) {
+      const key = relativePath.replace(/^\.\//, '');
+      if (!files.has(key)) {
+        const err = new Error(`ENOENT: no embedded file ${key}`) as NodeJS.ErrnoException;
+        err.code = 'ENOENT';
+        throw err;
+      }
+      return Buffer.from(sea.getAsset(FILE_PREFIX + key));
+    },
+    list(relativeDir) {
+      const prefix = `${relativeDir.replace(/^\.\//, '').replace(/\/$/, '')}/`;
+      const names = new Set<string>();
+      for (const f of files) {
+        if (f.startsWith(prefix)) names.add(f.slice(prefix.length).split('/')[0]!);
+      }
+      return [...names].sort();
+    },
+  });
+}
+
+/**
+ * Folders tried for the addon cache, in order. $XDG_CACHE_HOME or ~/.cache first (survives
+ * reboots), then the temp dir. Reading the environment here is the one exception to "only
+ * config.ts reads process.env": this runs before any configuration exists.
+ */
+function cacheCandidates(): string[] {
+  const list: string[] = [];
+  const xdg = process.env.XDG_CACHE_HOME;
+  if (xdg) list.push(join(xdg, 'gatewayd'));
+  try {
+    const home = homedir();
+    if (home && home !== '/') list.push(join(home, '.cache', 'gatewayd'));
+  } catch {
+    /* no home directory for this user (e.g. a system account): fall through */
+  }
+  list.push(join(tmpdir(), `gatewayd-${typeof process.getuid === 'function' ? process.getuid() : 'user'}`));
+  return list;
+}
+
+const loaded = new Map<string, unknown>();
+
+/**
+ * Loads an embedded native addon. The file name holds the content hash, so two versions never
+ * collide and a half-written file is never loaded (write to a temporary name, then rename).
+ * A folder that is not writable or is mounted noexec makes dlopen fail: the next one is tried.
+ */
+export function loadNativeAddon(name: string): unknown {
+  const cached = loaded.get(name);
+  if (cached) return cached;
+  const bytes = Buffer.from(sea.getAsset(ADDON_PREFIX + name));
+  const hash = createHash('sha256').update(bytes).digest('hex').slice(0, 16);
+  const errors: string[] = [];
+  for (const dir of cacheCandidates()) {
+    const file = join(dir, `${hash}-${name}`);
+    try {
+      if (!existsSync(file)) {
+        mkdirSync(dir, { recursive: true, mode: 0o700 });
+        const tmp = `${file}.${process.pid}.tmp`;
+        writeFileSync(tmp, bytes, { mode: 0o500 });
+        renameSync(tmp, file);
+      }
+      const mod = { exports: {} as unknown };
+      process.dlopen(mod, file, osConstants.dlopen.RTLD_NOW);
+      loaded.set(name, mod.exports);
+      return mod.exports;
+    } catch (err) {
+      errors.push(`${dir}: ${(err as Error).message}`);
+      try {
+        // A cached file that does not load (truncated by a full disk) is removed for the next try.
+        rmSync(file, { force: true });
+      } catch {
+        /* not ours to remove */
+      }
+    }
+  }
+  throw new Error(`cannot load the embedded native addon ${name}: ${errors.join('; ')}`);
+}
