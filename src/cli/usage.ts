@@ -12,6 +12,11 @@ Usage:
   gatewayd serve [--config FILE]             run the API, console, checkout and workers
   gatewayd migrate [--config FILE] [--status] apply pending database migrations (or list them)
   gatewayd init [--dir DIR]                  write a commented gatewayd.toml and the data folder
+  gatewayd backup FILE [--config FILE] [--force]
+                                             consistent copy of the database while serving (0600);
+                                             refuses to replace FILE without --force
+  gatewayd doctor [--config FILE]            check configuration, permissions, database, TRON API,
+                                             clock and SMTP; exit 1 when a problem is found
   gatewayd version                           print the version
   gatewayd --help                            this text
 
