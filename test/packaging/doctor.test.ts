@@ -146,7 +146,7 @@ smtp_url = "smtp://127.0.0.1:${closedPort}"`);
   assert.match(r.text, /FAIL  permissions +\S+gateway\.db is 0644/);
   assert.match(line(r.lines, 'FAIL', 'migrations') ?? '', /1 pending .*gatewayd migrate/);
   assert.match(line(r.lines, 'FAIL', 'tron') ?? '', /answered 401: tron\.api_key is rejected/);
-  assert.match(line(r.lines, 'FAIL', 'clock') ?? '', /600 s ahead of the TRON API's clock/);
+  assert.match(line(r.lines, 'FAIL', 'clock') ?? '', /60[01] s ahead of the TRON API's clock/);
   assert.match(line(r.lines, 'FAIL', 'smtp') ?? '', /ECONNREFUSED|ECONNECTION/);
   assert.match(r.lines.at(-1)!, /^\d+ problem\(s\) found/);
 
@@ -155,7 +155,7 @@ smtp_url = "smtp://127.0.0.1:${closedPort}"`);
   tron.mode.dateOffsetMs = -20_000;
   tron.mode.blockAgeMs = 30 * 60_000;
   const r2 = await doctor(config);
-  assert.match(line(r2.lines, 'WARN', 'clock') ?? '', /20 s ahead/);
+  assert.match(line(r2.lines, 'WARN', 'clock') ?? '', /2[01] s ahead/);
   assert.match(r2.text, /WARN  tron +the solidified block is \d+ s old/);
 });
 
