@@ -299,6 +299,19 @@ await step('start-up time over two more starts', async () => {
   }
 });
 
+await step('install.sh --prefix with this binary, then again as an upgrade', () => {
+  const prefix = join(dir, 'root');
+  const env = { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', HOME: home, TMPDIR: tmp };
+  const first = spawnSync('bash', [join(root, 'install.sh'), '--prefix', prefix, '--binary', bin], { env, encoding: 'utf8' });
+  check(first.status === 0, `exit ${first.status}: ${first.stdout}${first.stderr}`);
+  const conf = join(prefix, 'etc/gatewayd/gatewayd.toml');
+  const before = readFileSync(conf, 'utf8');
+  check((statSync(conf).mode & 0o777) === 0o640, 'config is not 0640');
+  const again = spawnSync('bash', [join(root, 'install.sh'), '--prefix', prefix, '--binary', bin], { env, encoding: 'utf8' });
+  check(again.status === 0 && /upgrade done/.test(again.stdout), `${again.stdout}${again.stderr}`);
+  check(readFileSync(conf, 'utf8') === before, 'the upgrade changed the configuration');
+});
+
 // ---- report -----------------------------------------------------------------------------------
 tron.close();
 smtp.close();
