@@ -216,6 +216,14 @@ await step('native addons load from the content-addressed cache (and the temp di
   const r = run(['migrate', '--status'], { HOME: fileHome, XDG_CACHE_HOME: join(fileHome, 'cache') });
   check(r.status === 0, `exit ${r.status} with HOME unwritable: ${r.stderr}`);
   check(readdirSync(tmp).some((f) => f.startsWith('gatewayd-')), 'no fallback cache under TMPDIR');
+  // A damaged (or planted) cached addon is never loaded: it is replaced by the embedded copy.
+  const cached = join(cache, readdirSync(cache).find((f) => f.endsWith('-better_sqlite3.node')));
+  const good = readFileSync(cached);
+  rmSync(cached);
+  writeFileSync(cached, 'not a library');
+  const again = run(['migrate', '--status']);
+  check(again.status === 0, `exit ${again.status} with a damaged cached addon: ${again.stderr}`);
+  check(readFileSync(cached).equals(good), 'the damaged cached addon was not replaced');
 });
 
 await step('doctor: sqlite and argon2 work inside the binary; TRON and SMTP stand-ins reachable', async () => {

@@ -128,14 +128,20 @@ export function checkPermissions(config: Config): Finding[] {
         : { level: 'fail', check: 'permissions', detail: `${dir} is ${octal(m)}: the data folder should be 0700` },
     );
   }
+  const dirOwner = existsSync(dir) ? statSync(dir).uid : undefined;
   for (const file of [db, `${db}-wal`, `${db}-shm`]) {
     if (!existsSync(file)) continue;
-    const m = mode(file);
+    const st = statSync(file);
+    const m = st.mode & 0o777;
     findings.push(
       (m & 0o077) === 0
         ? { level: 'ok', check: 'permissions', detail: `${file} is ${octal(m)}` }
         : { level: 'fail', check: 'permissions', detail: `${file} is ${octal(m)}: it holds password hashes and webhook secrets; chmod 0600` },
     );
+    // A file created by a command run as another user (root) locks the service out of its database.
+    if (dirOwner !== undefined && st.uid !== dirOwner) {
+      findings.push({ level: 'fail', check: 'permissions', detail: `${file} is owned by uid ${st.uid}, its folder by uid ${dirOwner}: chown it to the service user` });
+    }
   }
   return findings;
 }
@@ -147,7 +153,10 @@ export function checkDatabase(config: Config): Finding[] {
   }
   let sqlite;
   try {
-    sqlite = openSqlite(path, { readonly: true });
+    // Read-write although nothing is written: a read-only connection leaves -wal and -shm files
+    // behind, owned by whoever ran doctor (often root), which the service user then cannot open.
+    // The last read-write connection to close removes them.
+    sqlite = openSqlite(path);
   } catch (err) {
     return [{ level: 'fail', check: 'database', detail: `${path}: cannot open (${(err as Error).message})` }];
   }

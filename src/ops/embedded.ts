@@ -6,7 +6,7 @@
  * Outside the binary nothing here runs.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { constants as osConstants, homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as sea from 'node:sea';
@@ -79,21 +79,34 @@ function cacheCandidates(): string[] {
 const loaded = new Map<string, unknown>();
 
 /**
+ * A folder we may load code from: a real directory owned by this user that nobody else can write
+ * to. Otherwise another local user could plant a library in a shared temp folder for us to load.
+ */
+function isPrivateFolder(dir: string): boolean {
+  const st = lstatSync(dir);
+  const uid = typeof process.getuid === 'function' ? process.getuid() : st.uid;
+  return st.isDirectory() && st.uid === uid && (st.mode & 0o022) === 0;
+}
+
+/**
  * Loads an embedded native addon. The file name holds the content hash, so two versions never
- * collide and a half-written file is never loaded (write to a temporary name, then rename).
- * A folder that is not writable or is mounted noexec makes dlopen fail: the next one is tried.
+ * collide; a file is written under a temporary name and renamed, and an existing one is loaded
+ * only when its bytes match the embedded copy. A folder that is not writable, not private or
+ * mounted noexec makes the attempt fail: the next folder is tried.
  */
 export function loadNativeAddon(name: string): unknown {
   const cached = loaded.get(name);
   if (cached) return cached;
   const bytes = Buffer.from(sea.getAsset(ADDON_PREFIX + name));
-  const hash = createHash('sha256').update(bytes).digest('hex').slice(0, 16);
+  const digest = createHash('sha256').update(bytes).digest('hex');
   const errors: string[] = [];
   for (const dir of cacheCandidates()) {
-    const file = join(dir, `${hash}-${name}`);
+    const file = join(dir, `${digest.slice(0, 16)}-${name}`);
     try {
-      if (!existsSync(file)) {
-        mkdirSync(dir, { recursive: true, mode: 0o700 });
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      if (!isPrivateFolder(dir)) throw new Error('not a private folder (owner or mode)');
+      const intact = existsSync(file) && createHash('sha256').update(readFileSync(file)).digest('hex') === digest;
+      if (!intact) {
         const tmp = `${file}.${process.pid}.tmp`;
         writeFileSync(tmp, bytes, { mode: 0o500 });
         renameSync(tmp, file);
@@ -104,12 +117,6 @@ export function loadNativeAddon(name: string): unknown {
       return mod.exports;
     } catch (err) {
       errors.push(`${dir}: ${(err as Error).message}`);
-      try {
-        // A cached file that does not load (truncated by a full disk) is removed for the next try.
-        rmSync(file, { force: true });
-      } catch {
-        /* not ours to remove */
-      }
     }
   }
   throw new Error(`cannot load the embedded native addon ${name}: ${errors.join('; ')}`);

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, closeSync, openSync, writeSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, closeSync, existsSync, openSync, writeSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -95,7 +95,7 @@ test('doctor: a healthy installation passes every check and never prints a secre
     await tron.close();
     await smtp.close();
   });
-  const { config } = installation(`[server]
+  const { config, db } = installation(`[server]
 public_url = "https://pay.example.com"
 secret = "0123456789abcdef0123456789abcdef-long-enough"
 [tron]
@@ -115,6 +115,8 @@ smtp_url = "smtp://ops:smtp-pass-S3cret@127.0.0.1:${smtp.port}"`);
   assert.deepEqual(smtp.logins, ['ops']);
   assert.doesNotMatch(r.text, /S3cret|0123456789abcdef/);
   assert.match(r.lines.at(-1)!, /^no problems found/);
+  // Nothing is left behind that the service user could not open (doctor often runs as root).
+  assert.ok(!existsSync(`${db}-wal`) && !existsSync(`${db}-shm`), 'no -wal/-shm left beside a stopped database');
 });
 
 test('doctor: names each problem and exits 1', async (t) => {
@@ -149,6 +151,13 @@ smtp_url = "smtp://127.0.0.1:${closedPort}"`);
   assert.match(line(r.lines, 'FAIL', 'clock') ?? '', /60[01] s ahead of the TRON API's clock/);
   assert.match(line(r.lines, 'FAIL', 'smtp') ?? '', /ECONNREFUSED|ECONNECTION/);
   assert.match(r.lines.at(-1)!, /^\d+ problem\(s\) found/);
+  if (process.getuid?.() === 0) {
+    // A database file created by root in the service user's folder.
+    chownSync(join(dir, 'data'), 65534, 65534);
+    const owned = await doctor(config);
+    assert.match(owned.text, /FAIL  permissions +\S+gateway\.db is owned by uid 0, its folder by uid 65534/);
+    chownSync(join(dir, 'data'), 0, 0);
+  }
 
   // A small skew is only a warning; a stale solidified block too.
   tron.mode.status = 200;
