@@ -113,7 +113,12 @@ writeFileSync(
   seaConfig,
   JSON.stringify({ main: bundlePath, output: blobPath, disableExperimentalSEAWarning: true, useSnapshot: false, useCodeCache: false, assets }, null, 2),
 );
-execFileSync(nodeBinary, ['--experimental-sea-config', seaConfig], { stdio: ['ignore', 'ignore', 'inherit'] });
+try {
+  execFileSync(nodeBinary, ['--experimental-sea-config', seaConfig], { stdio: 'pipe' });
+} catch (err) {
+  console.error(`build-binary: node --experimental-sea-config failed:\n${err.stderr ?? err.message}`);
+  process.exit(1);
+}
 rmSync(out, { force: true });
 copyFileSync(nodeBinary, out);
 chmodSync(out, 0o755);
@@ -123,6 +128,13 @@ try {
   step('strip not found or failed: the binary stays unstripped (larger, same behaviour)');
 }
 const { inject } = require('postject');
-await inject(out, 'NODE_SEA_BLOB', readFileSync(blobPath), { sentinelFuse: SENTINEL });
+// postject's ELF parser warns once per note section of a stripped binary; the warnings are noise.
+const writeStderr = process.stderr.write.bind(process.stderr);
+process.stderr.write = (chunk, ...rest) => (/string offset for section name/.test(String(chunk)) ? true : writeStderr(chunk, ...rest));
+try {
+  await inject(out, 'NODE_SEA_BLOB', readFileSync(blobPath), { sentinelFuse: SENTINEL });
+} finally {
+  process.stderr.write = writeStderr;
+}
 chmodSync(out, 0o755);
 step(`wrote ${relative(process.cwd(), out) || out}: ${(statSync(out).size / 1e6).toFixed(1)} MB, node ${process.versions.node}, in ${((Date.now() - started) / 1000).toFixed(1)} s`);

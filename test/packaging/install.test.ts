@@ -31,7 +31,7 @@ const mode = (p: string) => statSync(p).mode & 0o777;
 test('install.sh --prefix: binary, 0640 config from init, 0700 data, hardened unit, migrated database; systemctl skipped without systemd', () => {
   const root = tempDir('gatewayd-root-');
   const bin = fakeBinary(tempDir('gatewayd-bin-'));
-  const r = install(['--prefix', root, '--binary', bin, '--public-url', 'https://pay.example.com']);
+  const r = install(['--prefix', root, '--binary', bin, '--public-url', 'https://pay.example.com', '--listen', '127.0.0.1:9000']);
   assert.equal(r.status, 0, r.out);
 
   assert.equal(mode(join(root, 'usr/local/bin/gatewayd')), 0o755);
@@ -40,7 +40,8 @@ test('install.sh --prefix: binary, 0640 config from init, 0700 data, hardened un
   assert.equal(mode(join(root, 'etc/gatewayd')), 0o750);
   const config = parseToml(readFileSync(conf, 'utf8')) as { server: Record<string, string>; database: { path: string } };
   assert.equal(config.server.public_url, 'https://pay.example.com');
-  assert.equal(config.server.listen, '127.0.0.1:8080');
+  assert.equal(config.server.listen, '127.0.0.1:9000');
+  assert.equal((config as unknown as { metrics: { listen: string } }).metrics.listen, '127.0.0.1:9464', 'only server.listen changes');
   assert.ok(config.server.secret!.length >= 40, 'a fresh secret from gatewayd init');
   assert.equal(config.database.path, join(root, 'var/lib/gatewayd/gateway.db'));
   assert.equal(mode(join(root, 'var/lib/gatewayd')), 0o700);
