@@ -6,7 +6,7 @@
  * Outside the binary nothing here runs.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { constants as osConstants, homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as sea from 'node:sea';
@@ -27,10 +27,6 @@ let manifest: Manifest | undefined;
 
 function readManifest(): Manifest {
   return (manifest ??= JSON.parse(sea.getAsset(MANIFEST_KEY, 'utf8')) as Manifest);
-}
-
-export function isPackaged(): boolean {
-  return sea.isSea();
 }
 
 /** Serves readAsset/listAssets from the embedded copies. */
@@ -108,6 +104,8 @@ export function loadNativeAddon(name: string): unknown {
       const intact = existsSync(file) && createHash('sha256').update(readFileSync(file)).digest('hex') === digest;
       if (!intact) {
         const tmp = `${file}.${process.pid}.tmp`;
+        // A read-only leftover of a crashed run with the same pid would refuse the write.
+        rmSync(tmp, { force: true });
         writeFileSync(tmp, bytes, { mode: 0o500 });
         renameSync(tmp, file);
       }
