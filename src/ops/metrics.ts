@@ -87,7 +87,6 @@ export function createMetrics(opts: { version: string; log: Log }): Metrics {
     [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
   );
   metrics.gauge('gatewayd_info', 'Always 1; the version label names the running release', ['version']).set({ version: opts.version }, 1);
-  collectDefaultMetrics({ register: registry });
   return metrics;
 }
 
@@ -119,10 +118,20 @@ export interface MetricsServer {
   close(): Promise<void>;
 }
 
-/** GET /metrics on its own listener; anything else is 404. */
+const withProcessMetrics = new WeakSet<Registry>();
+
+/**
+ * GET /metrics on its own listener; anything else is 404. Node's process figures (memory, CPU,
+ * event-loop delay, GC) are collected only from here on: their observers cost something, and
+ * nobody reads them while metrics are off.
+ */
 export async function startMetricsServer(metrics: Metrics, listen: string, log: Log): Promise<MetricsServer> {
   const address = parseListen(listen);
   if (!address) throw new Error(`metrics.listen: expected host:port (got ${JSON.stringify(listen)})`);
+  if (!withProcessMetrics.has(metrics.registry)) {
+    collectDefaultMetrics({ register: metrics.registry });
+    withProcessMetrics.add(metrics.registry);
+  }
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
