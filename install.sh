@@ -189,7 +189,14 @@ RestrictRealtime=true
 LockPersonality=true
 RestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX
 CapabilityBoundingSet=
+PrivateMounts=true
+ProtectProc=invisible
+RemoveIPC=true
 SystemCallArchitectures=native
+SystemCallFilter=@system-service
+# A system call outside the list fails with EPERM instead of killing the process.
+SystemCallErrorNumber=EPERM
+# Not MemoryDenyWriteExecute: V8's JIT compiler needs writable executable memory.
 
 [Install]
 WantedBy=multi-user.target
