@@ -3,7 +3,7 @@
 // runs this script (Node's single-executable support; see ../shared/design/packaging-notes.md):
 //   1. esbuild bundles src/ops/sea-main.ts into one CommonJS file (a SEA main script must be CJS);
 //      native addons are redirected to the embedded loader, tronweb stays lazy (dynamic import);
-//   2. every file under migrations/, templates/, locales/ and static/ is listed now (new files are
+//   2. every file under migrations/, templates/, locales/, static/ and public/ is listed now (new files are
 //      picked up without touching this script) and embedded as an asset with a manifest;
 //   3. `node --experimental-sea-config` writes the blob; a stripped copy of node receives it
 //      through postject's JavaScript API.
@@ -18,7 +18,7 @@ const require = createRequire(import.meta.url);
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const out = join(root, 'dist', 'gatewayd');
 const work = join(root, 'dist', 'sea');
-const ASSET_DIRS = ['migrations', 'templates', 'locales', 'static'];
+const ASSET_DIRS = ['migrations', 'templates', 'locales', 'static', 'public'];
 const SENTINEL = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 const MANIFEST_KEY = 'gatewayd-manifest.json';
 

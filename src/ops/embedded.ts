@@ -97,6 +97,8 @@ export function loadNativeAddon(name: string): unknown {
   const digest = createHash('sha256').update(bytes).digest('hex');
   const errors: string[] = [];
   for (const dir of cacheCandidates()) {
+    // Node's recursive mkdir never returns on procfs (mkdir answers ENOENT there forever).
+    if (dir.startsWith('/proc/')) continue;
     const file = join(dir, `${digest.slice(0, 16)}-${name}`);
     try {
       mkdirSync(dir, { recursive: true, mode: 0o700 });
