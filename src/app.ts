@@ -34,6 +34,7 @@ export function createApp(deps: AppDeps): App {
     c.set('requestId', requestId);
     const started = performance.now();
     await next();
+    deps.metrics.observeRequest(c.req.method, c.req.routePath, c.res.status, (performance.now() - started) / 1000);
     c.header('X-Request-Id', requestId);
     c.header('X-Content-Type-Options', 'nosniff');
     c.header('Referrer-Policy', 'no-referrer');
@@ -138,7 +139,8 @@ export function buildOpenApiDocument(app: App, deps: AppDeps): Record<string, un
         'Noncustodial USDT (TRC20) invoicing. Money amounts are decimal strings with six fractional digits. ' +
         'Every error has the envelope {error: {code, message, details?}, mode: "live"}.',
     },
-    servers: [{ url: `${deps.config.server.public_url.replace(/\/$/, '')}${API_PREFIX}` }],
+    // Paths carry the /api/v1 prefix themselves, so the server is the bare public origin.
+    servers: [{ url: deps.config.server.public_url.replace(/\/+$/, '') }],
   }) as unknown as Record<string, unknown>;
 }
 
