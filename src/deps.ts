@@ -6,6 +6,7 @@ import { RateLimiter } from './http/rate-limit.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import type { Log } from './lib/log.js';
 import { createMailer, type Mailer } from './email/mailer.js';
+import { systemLookup } from './webhooks/url-policy.js';
 
 export function createDeps(opts: { config: Config; database: OpenedDatabase; log: Log; clock?: Clock; mailer?: Mailer }): AppDeps {
   const clock = opts.clock ?? systemClock;
@@ -19,5 +20,6 @@ export function createDeps(opts: { config: Config; database: OpenedDatabase; log
     hooks: { deliveriesQueued: () => undefined },
     watcherStatus: { state: 'stopped', lagSeconds: null },
     mailer: opts.mailer ?? createMailer(opts.config, opts.log),
+    dnsLookup: systemLookup,
   };
 }

@@ -1,13 +1,29 @@
 /** The background jobs `serve` runs. Each feature adds its worker here; tests call runOnce directly. */
 import type { AppDeps } from './http/context.js';
 import type { Worker } from './lib/loop.js';
+import { resetSendingDeliveries } from './webhooks/webhooks.repo.js';
+import { createDeliveryWorker } from './webhooks/webhooks.worker.js';
 
 export function createWorkers(deps: AppDeps): Worker[] {
-  void deps;
-  return [];
+  const deliveries = createDeliveryWorker(deps);
+  return [
+    {
+      name: 'webhooks',
+      // Due retries are found within a second; new deliveries wake the loop at once.
+      intervalMs: 1000,
+      runOnce: deliveries.runOnce,
+      onStart: (loop) => {
+        deps.hooks.deliveriesQueued = () => loop.wake();
+      },
+      drain: deliveries.idle,
+    },
+  ];
 }
 
 /** Repairs left by a crash, run once before the workers start (e.g. deliveries stuck in `sending`). */
 export async function recoverAfterCrash(deps: AppDeps): Promise<void> {
-  void deps;
+  // Nothing is in flight before the workers start: an attempt cut off by the crash may or may not
+  // have reached the receiver, so it is sent again (at least once; receivers dedupe by event id).
+  const reset = await resetSendingDeliveries(deps.db, deps.clock.now());
+  if (reset > 0) deps.log.warn({ deliveries: reset }, 'crash recovery: deliveries left in sending are pending again');
 }

@@ -4,6 +4,7 @@ import type { Clock } from '../lib/clock.js';
 import type { Log } from '../lib/log.js';
 import type { Mailer } from '../email/mailer.js';
 import type { RateLimiter } from './rate-limit.js';
+import type { HostLookup } from '../webhooks/url-policy.js';
 
 /** Who is calling: an owner session or an API key. Set by the auth middleware. */
 export type Auth =
@@ -40,6 +41,8 @@ export interface AppDeps {
   hooks: Hooks;
   watcherStatus: WatcherStatus;
   mailer: Mailer;
+  /** Name resolution for webhook targets (the system resolver; tests inject their own DNS). */
+  dnsLookup: HostLookup;
 }
 
 export interface AppEnv {

@@ -1,0 +1,118 @@
+/**
+ * One delivery attempt from start to finish, shared by the worker, the test endpoint and manual
+ * retry: check the URL again (DNS included), sign afresh, send to the checked address, and record
+ * the outcome with the retry schedule. The network part runs outside any transaction; only the
+ * claim before it and the record after it write, each guarded on the status.
+ */
+import { writeTransaction } from '../db/database.js';
+import { toEventResponse } from '../events/events.repo.js';
+import type { AppDeps } from '../http/context.js';
+import { DAY, HOUR, MINUTE } from '../lib/clock.js';
+import { createSender, type AttemptOutcome, type Sender } from './sender.js';
+import { deliveryHeaders } from './signer.js';
+import { createUrlPolicy, UrlRejected, type UrlPolicy } from './url-policy.js';
+import {
+  claimDelivery,
+  completeAttempt,
+  findDeliveryById,
+  isWebhookActive,
+  loadAttemptContext,
+  type AttemptResult,
+  type Delivery,
+} from './webhooks.repo.js';
+import type { DeliveryStatus } from '../db/schema.js';
+
+/** Waits after attempts 1 to 10 (decisions.md section 7): 11 attempts over about 3.5 days. */
+export const RETRY_DELAYS_MS: readonly number[] = [MINUTE, 5 * MINUTE, 15 * MINUTE, HOUR, 3 * HOUR, 6 * HOUR, 12 * HOUR, DAY, DAY, DAY];
+export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
+/** Retry times vary by up to ±20% so receivers coming back from an outage are not hit all at once. */
+export const DEFAULT_JITTER = 0.2;
+
+const MAX_ERROR_LENGTH = 500;
+
+export interface DelivererOptions {
+  jitter?: number;
+  random?: () => number;
+}
+
+export interface Deliverer {
+  readonly policy: UrlPolicy;
+  /** Claims a delivery for an attempt (pending, or pending/failed for a manual retry); false if someone else has it. */
+  claim(id: string, from: readonly DeliveryStatus[], dueOnly: boolean): Promise<boolean>;
+  /** Runs the attempt of a claimed (`sending`) delivery and returns the delivery as recorded. */
+  attempt(id: string): Promise<Delivery | undefined>;
+}
+
+export function createDeliverer(deps: AppDeps, options: DelivererOptions = {}): Deliverer {
+  const policy = createUrlPolicy(deps.config, deps.dnsLookup);
+  const sender: Sender = createSender(deps.config);
+  const jitter = options.jitter ?? DEFAULT_JITTER;
+  const random = options.random ?? Math.random;
+
+  const retryDelay = (attemptsMade: number): number | undefined => {
+    const base = RETRY_DELAYS_MS[attemptsMade - 1];
+    if (base === undefined) return undefined;
+    return Math.round(base * (1 + jitter * (2 * random() - 1)));
+  };
+
+  const attempt = async (id: string): Promise<Delivery | undefined> => {
+    const ctx = await loadAttemptContext(deps.db, id);
+    if (!ctx || ctx.delivery.status !== 'sending') return ctx?.delivery;
+    const { delivery, webhook, event } = ctx;
+    let outcome: AttemptOutcome;
+    let host = '';
+    try {
+      const target = await policy.check(webhook.url);
+      host = target.hostname;
+      const rawBody = JSON.stringify(toEventResponse(event));
+      const headers = deliveryHeaders({ secret: webhook.secret, eventId: event.id, nowMs: deps.clock.now(), rawBody });
+      outcome = await sender.send(target, rawBody, headers);
+    } catch (err) {
+      if (err instanceof UrlRejected) {
+        // The name now points somewhere it may not (or nowhere): a failed attempt, nothing sent.
+        outcome = { ok: false, responseStatus: null, error: `not sent: ${err.message}` };
+      } else {
+        // Still recorded as an attempt, so the delivery cannot stay `sending` until the next start.
+        deps.log.error({ err, delivery_id: id }, 'webhook attempt crashed');
+        outcome = { ok: false, responseStatus: null, error: 'internal error while sending; see the server log' };
+      }
+    }
+
+    const now = deps.clock.now();
+    const attempts = delivery.attempts + 1;
+    const recorded = await writeTransaction(deps.db, async (trx) => {
+      let result: AttemptResult;
+      if (outcome.ok) {
+        result = { status: 'delivered', attempts, nextAttemptAt: null, deliveredAt: now, lastError: null, responseStatus: outcome.responseStatus };
+      } else {
+        const lastError = (outcome.error ?? 'failed').slice(0, MAX_ERROR_LENGTH);
+        const base = { attempts, deliveredAt: null, lastError, responseStatus: outcome.responseStatus };
+        const delay = attempts < MAX_ATTEMPTS ? retryDelay(attempts) : undefined;
+        if (!(await isWebhookActive(trx, webhook.id))) {
+          // Deleted while this attempt was in flight: it gets nothing more.
+          result = { status: 'cancelled', nextAttemptAt: null, ...base };
+        } else if (delay === undefined) {
+          result = { status: 'failed', nextAttemptAt: null, ...base };
+        } else {
+          result = { status: 'pending', nextAttemptAt: now + delay, ...base };
+        }
+      }
+      return (await completeAttempt(trx, id, result, now)) ? result : undefined;
+    });
+    const log = { delivery_id: id, webhook_id: webhook.id, event_id: event.id, event_type: event.type, host, attempt: attempts, response_status: outcome.responseStatus };
+    if (!recorded) {
+      deps.log.warn(log, 'webhook attempt finished after its delivery was reset; the outcome is not recorded and it will be sent again');
+    } else if (outcome.ok) {
+      deps.log.info(log, 'webhook delivered');
+    } else {
+      deps.log.warn({ ...log, error: outcome.error, status: recorded.status, next_attempt_at: recorded.nextAttemptAt }, 'webhook attempt failed');
+    }
+    return findDeliveryById(deps.db, id);
+  };
+
+  return {
+    policy,
+    claim: (id, from, dueOnly) => claimDelivery(deps.db, id, from, deps.clock.now(), dueOnly),
+    attempt,
+  };
+}
