@@ -112,26 +112,30 @@ export async function startHttpsReceiver(options: { hostnames?: string[] } = {})
     });
   };
 
-  let server: Server;
+  let server: Server | undefined;
   let port = 0;
   const listen = async (): Promise<void> => {
-    server = createServer({ key: leaf.private, cert: leaf.cert }, handler);
-    server.on('connection', (s: Socket) => {
-      sockets.add(s);
-      s.once('close', () => sockets.delete(s));
+    if (server?.listening) return;
+    const s = createServer({ key: leaf.private, cert: leaf.cert }, handler);
+    s.on('connection', (socket: Socket) => {
+      sockets.add(socket);
+      socket.once('close', () => sockets.delete(socket));
     });
     await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, '127.0.0.1', () => resolve());
+      s.once('error', reject);
+      s.listen(port, '127.0.0.1', () => resolve());
     });
-    port = (server.address() as { port: number }).port;
+    server = s;
+    port = (s.address() as { port: number }).port;
   };
   const stop = async (): Promise<void> => {
     for (const res of hanging) res.destroy();
     hanging.clear();
+    const s = server;
+    if (!s?.listening) return;
     await new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      for (const s of sockets) s.destroy();
+      s.close(() => resolve());
+      for (const socket of sockets) socket.destroy();
     });
   };
   await listen();
@@ -174,7 +178,7 @@ export async function startHttpsReceiver(options: { hostnames?: string[] } = {})
       ...extra,
     }),
     async close() {
-      if (server.listening) await stop();
+      await stop();
       rmSync(dir, { recursive: true, force: true });
     },
   };
