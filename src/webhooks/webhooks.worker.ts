@@ -6,7 +6,8 @@
  */
 import type { AppDeps } from '../http/context.js';
 import { createDeliverer, type Deliverer, type DelivererOptions } from './deliverer.js';
-import { findDueDeliveries } from './webhooks.repo.js';
+import { writeTransaction } from '../db/database.js';
+import { claimDelivery, findDueDeliveries } from './webhooks.repo.js';
 
 export interface DeliveryWorkerOptions extends DelivererOptions {
   /** Attempts in flight at once, over all webhooks. */
@@ -16,7 +17,7 @@ export interface DeliveryWorkerOptions extends DelivererOptions {
 }
 
 export const DEFAULT_CONCURRENCY = 16;
-export const DEFAULT_PER_WEBHOOK = 2;
+export const DEFAULT_PER_WEBHOOK = 4;
 
 export interface DeliveryWorker {
   /** One pass: claims and starts what is due; true when it started something. */
@@ -55,21 +56,29 @@ export function createDeliveryWorker(deps: AppDeps, options: DeliveryWorkerOptio
   };
 
   const runOnce = async (): Promise<boolean> => {
-    let free = concurrency - running.size;
+    const free = concurrency - running.size;
     if (free <= 0) return false;
     const saturated = [...perWebhookCount].filter(([, n]) => n >= perWebhook).map(([w]) => w);
     const now = deps.clock.now();
     const due = await findDueDeliveries(deps.db, now, Math.max(free * perWebhook, 32), saturated);
-    let started = 0;
-    for (const { id, webhookId } of due) {
-      if (free <= 0) break;
-      if ((perWebhookCount.get(webhookId) ?? 0) >= perWebhook) continue;
-      if (!(await deliverer.claim(id, ['pending'], true))) continue;
-      start(id, webhookId);
-      free -= 1;
-      started += 1;
+    const chosen: typeof due = [];
+    const planned = new Map(perWebhookCount);
+    for (const candidate of due) {
+      if (chosen.length >= free) break;
+      const n = planned.get(candidate.webhookId) ?? 0;
+      if (n >= perWebhook) continue;
+      planned.set(candidate.webhookId, n + 1);
+      chosen.push(candidate);
     }
-    return started > 0;
+    if (chosen.length === 0) return false;
+    // One transaction (one fsync) claims the whole batch; each claim is still guarded on its row.
+    const claimed = await writeTransaction(deps.db, async (trx) => {
+      const ok: typeof chosen = [];
+      for (const c of chosen) if (await claimDelivery(trx, c.id, ['pending'], now, true)) ok.push(c);
+      return ok;
+    });
+    for (const { id, webhookId } of claimed) start(id, webhookId);
+    return claimed.length > 0;
   };
 
   const idle = async (): Promise<void> => {
