@@ -21,7 +21,8 @@ export const CreateWebhookBody = z
   })
   .openapi('CreateWebhook');
 
-export const EmptyBody = z.strictObject({}).openapi('EmptyBody');
+// Not a named component: other features take `{}` bodies too.
+export const EmptyBody = z.strictObject({});
 
 export const WebhookIdParam = z.object({ id: z.string().min(1).max(100).openapi({ param: { name: 'id', in: 'path' }, example: 'whk_3kTq9x' }) });
 export const DeliveryIdParam = z.object({ id: z.string().min(1).max(100).openapi({ param: { name: 'id', in: 'path' }, example: 'dlv_8fHs2a' }) });
