@@ -4,7 +4,7 @@
  * the outcome with the retry schedule. The network part runs outside any transaction; only the
  * claim before it and the record after it write, each guarded on the status.
  */
-import { writeTransaction } from '../db/database.js';
+import { writeTransaction, type Trx } from '../db/database.js';
 import { toEventResponse } from '../events/events.repo.js';
 import type { AppDeps } from '../http/context.js';
 import { DAY, HOUR, MINUTE } from '../lib/clock.js';
@@ -39,8 +39,26 @@ export interface Deliverer {
   readonly policy: UrlPolicy;
   /** Claims a delivery for an attempt (pending, or pending/failed for a manual retry); false if someone else has it. */
   claim(id: string, from: readonly DeliveryStatus[], dueOnly: boolean): Promise<boolean>;
-  /** Runs the attempt of a claimed (`sending`) delivery and returns the delivery as recorded. */
+  /** The network part of the attempt of a claimed (`sending`) delivery; undefined if it is no longer claimed. */
+  perform(id: string): Promise<Performed | undefined>;
+  /** Records finished attempts inside the caller's transaction, with the retry schedule; undefined where the delivery was reset meanwhile. */
+  recordIn(trx: Trx, batch: readonly Performed[], now: number): Promise<Array<AttemptResult | undefined>>;
+  /** Logs what recordIn recorded, once its transaction has committed. */
+  logRecorded(batch: readonly Performed[], results: ReadonlyArray<AttemptResult | undefined>): void;
+  /** perform + record for one delivery; returns the delivery as recorded. */
   attempt(id: string): Promise<Delivery | undefined>;
+}
+
+/** An attempt that has run and awaits recording. */
+export interface Performed {
+  id: string;
+  webhookId: string;
+  eventId: string;
+  eventType: string;
+  host: string;
+  /** The attempt count including this one. */
+  attempts: number;
+  outcome: AttemptOutcome;
 }
 
 export function createDeliverer(deps: AppDeps, options: DelivererOptions = {}): Deliverer {
@@ -55,9 +73,9 @@ export function createDeliverer(deps: AppDeps, options: DelivererOptions = {}): 
     return Math.round(base * (1 + jitter * (2 * random() - 1)));
   };
 
-  const attempt = async (id: string): Promise<Delivery | undefined> => {
+  const perform = async (id: string): Promise<Performed | undefined> => {
     const ctx = await loadAttemptContext(deps.db, id);
-    if (!ctx || ctx.delivery.status !== 'sending') return ctx?.delivery;
+    if (!ctx || ctx.delivery.status !== 'sending') return undefined;
     const { delivery, webhook, event } = ctx;
     let outcome: AttemptOutcome;
     let host = '';
@@ -77,35 +95,50 @@ export function createDeliverer(deps: AppDeps, options: DelivererOptions = {}): 
         outcome = { ok: false, responseStatus: null, error: 'internal error while sending; see the server log' };
       }
     }
+    return { id, webhookId: webhook.id, eventId: event.id, eventType: event.type, host, attempts: delivery.attempts + 1, outcome };
+  };
 
-    const now = deps.clock.now();
-    const attempts = delivery.attempts + 1;
-    const recorded = await writeTransaction(deps.db, async (trx) => {
-      let result: AttemptResult;
-      if (outcome.ok) {
-        result = { status: 'delivered', attempts, nextAttemptAt: null, deliveredAt: now, lastError: null, responseStatus: outcome.responseStatus };
+  const resultOf = async (trx: Trx, done: Performed, now: number): Promise<AttemptResult> => {
+    const { outcome, attempts } = done;
+    if (outcome.ok) {
+      return { status: 'delivered', attempts, nextAttemptAt: null, deliveredAt: now, lastError: null, responseStatus: outcome.responseStatus };
+    }
+    const base = { attempts, deliveredAt: null, lastError: (outcome.error ?? 'failed').slice(0, MAX_ERROR_LENGTH), responseStatus: outcome.responseStatus };
+    // Deleted while this attempt was in flight: it gets nothing more.
+    if (!(await isWebhookActive(trx, done.webhookId))) return { status: 'cancelled', nextAttemptAt: null, ...base };
+    const delay = attempts < MAX_ATTEMPTS ? retryDelay(attempts) : undefined;
+    if (delay === undefined) return { status: 'failed', nextAttemptAt: null, ...base };
+    return { status: 'pending', nextAttemptAt: now + delay, ...base };
+  };
+
+  const recordIn = async (trx: Trx, batch: readonly Performed[], now: number): Promise<Array<AttemptResult | undefined>> => {
+    const out: Array<AttemptResult | undefined> = [];
+    for (const done of batch) {
+      const result = await resultOf(trx, done, now);
+      out.push((await completeAttempt(trx, done.id, result, now)) ? result : undefined);
+    }
+    return out;
+  };
+
+  const logRecorded = (batch: readonly Performed[], results: ReadonlyArray<AttemptResult | undefined>): void => {
+    batch.forEach((done, i) => {
+      const recorded = results[i];
+      const log = { delivery_id: done.id, webhook_id: done.webhookId, event_id: done.eventId, event_type: done.eventType, host: done.host, attempt: done.attempts, response_status: done.outcome.responseStatus };
+      if (!recorded) {
+        deps.log.warn(log, 'webhook attempt finished after its delivery was reset; the outcome is not recorded and it will be sent again');
+      } else if (done.outcome.ok) {
+        deps.log.info(log, 'webhook delivered');
       } else {
-        const lastError = (outcome.error ?? 'failed').slice(0, MAX_ERROR_LENGTH);
-        const base = { attempts, deliveredAt: null, lastError, responseStatus: outcome.responseStatus };
-        const delay = attempts < MAX_ATTEMPTS ? retryDelay(attempts) : undefined;
-        if (!(await isWebhookActive(trx, webhook.id))) {
-          // Deleted while this attempt was in flight: it gets nothing more.
-          result = { status: 'cancelled', nextAttemptAt: null, ...base };
-        } else if (delay === undefined) {
-          result = { status: 'failed', nextAttemptAt: null, ...base };
-        } else {
-          result = { status: 'pending', nextAttemptAt: now + delay, ...base };
-        }
+        deps.log.warn({ ...log, error: done.outcome.error, status: recorded.status, next_attempt_at: recorded.nextAttemptAt }, 'webhook attempt failed');
       }
-      return (await completeAttempt(trx, id, result, now)) ? result : undefined;
     });
-    const log = { delivery_id: id, webhook_id: webhook.id, event_id: event.id, event_type: event.type, host, attempt: attempts, response_status: outcome.responseStatus };
-    if (!recorded) {
-      deps.log.warn(log, 'webhook attempt finished after its delivery was reset; the outcome is not recorded and it will be sent again');
-    } else if (outcome.ok) {
-      deps.log.info(log, 'webhook delivered');
-    } else {
-      deps.log.warn({ ...log, error: outcome.error, status: recorded.status, next_attempt_at: recorded.nextAttemptAt }, 'webhook attempt failed');
+  };
+
+  const attempt = async (id: string): Promise<Delivery | undefined> => {
+    const done = await perform(id);
+    if (done) {
+      const results = await writeTransaction(deps.db, (trx) => recordIn(trx, [done], deps.clock.now()));
+      logRecorded([done], results);
     }
     return findDeliveryById(deps.db, id);
   };
@@ -113,6 +146,9 @@ export function createDeliverer(deps: AppDeps, options: DelivererOptions = {}): 
   return {
     policy,
     claim: (id, from, dueOnly) => claimDelivery(deps.db, id, from, deps.clock.now(), dueOnly),
+    perform,
+    recordIn,
+    logRecorded,
     attempt,
   };
 }

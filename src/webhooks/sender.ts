@@ -7,7 +7,7 @@
 import { request, type RequestOptions } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { readFileSync } from 'node:fs';
-import { rootCertificates } from 'node:tls';
+import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
 import type { Config } from '../config.js';
 import type { CheckedTarget } from './url-policy.js';
 
@@ -28,7 +28,8 @@ const MAX_RESPONSE_BYTES = 16 * 1024;
 
 export function createSender(config: Config): Sender {
   const timeoutMs = Math.round(config.webhooks.timeout_seconds * 1000);
-  let ca: string[] | undefined;
+  // Built once: parsing the CA bundle on every attempt would cost more than the request itself.
+  let secureContext: SecureContext | undefined;
   if (config.webhooks.ca_file) {
     let extra: string;
     try {
@@ -36,7 +37,7 @@ export function createSender(config: Config): Sender {
     } catch (err) {
       throw new Error(`webhooks.ca_file: cannot read ${config.webhooks.ca_file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
     }
-    ca = [...rootCertificates, extra];
+    secureContext = createSecureContext({ ca: [...rootCertificates, extra] });
   }
 
   return {
@@ -53,7 +54,7 @@ export function createSender(config: Config): Sender {
           else callback(null, target.address, target.family);
         };
         const hostHeader = target.port === 443 ? target.hostname : `${target.hostname}:${target.port}`;
-        const options: RequestOptions = {
+        const options: RequestOptions & { secureContext?: SecureContext } = {
           method: 'POST',
           hostname: target.hostname,
           port: target.port,
@@ -62,7 +63,7 @@ export function createSender(config: Config): Sender {
           lookup: pinnedLookup,
           // No pooled sockets: every attempt connects to the address checked for it.
           agent: false,
-          ca,
+          secureContext,
           headers: { ...headers, host: hostHeader, 'content-length': String(Buffer.byteLength(body)) },
         };
         const req = request(options, (res) => {

@@ -1,12 +1,14 @@
 /**
- * The delivery worker. Each pass claims due deliveries up to the free slots and starts their
- * attempts without waiting for them: a receiver that hangs holds one slot until the time-out, never
- * the pass, and each webhook may use only a few slots, so one slow endpoint cannot hold up the others.
- * A finished attempt frees its slot and wakes the loop (deps.hooks.deliveriesQueued).
+ * The delivery worker. Each pass runs one short transaction that records the attempts finished
+ * since the last pass and claims due deliveries up to the free slots (one fsync per pass, however
+ * many deliveries move), then starts the claimed attempts without waiting for them. A receiver that
+ * hangs holds one slot until the time-out, never the pass; each webhook may use only a few slots,
+ * so one slow endpoint cannot hold up the others. A finished attempt wakes the loop
+ * (deps.hooks.deliveriesQueued) so its outcome is recorded and its slot reused at once.
  */
-import type { AppDeps } from '../http/context.js';
-import { createDeliverer, type Deliverer, type DelivererOptions } from './deliverer.js';
 import { writeTransaction } from '../db/database.js';
+import type { AppDeps } from '../http/context.js';
+import { createDeliverer, type Deliverer, type DelivererOptions, type Performed } from './deliverer.js';
 import { claimDelivery, findDueDeliveries } from './webhooks.repo.js';
 
 export interface DeliveryWorkerOptions extends DelivererOptions {
@@ -18,13 +20,19 @@ export interface DeliveryWorkerOptions extends DelivererOptions {
 
 export const DEFAULT_CONCURRENCY = 16;
 export const DEFAULT_PER_WEBHOOK = 4;
+/**
+ * How long a finished attempt waits for others before the pass that records it: attempts that end
+ * close together share one commit (one fsync), which is what bounds throughput; a few ms of latency
+ * is nothing to a webhook.
+ */
+const PASS_WINDOW_MS = 5;
 
 export interface DeliveryWorker {
-  /** One pass: claims and starts what is due; true when it started something. */
+  /** One pass: records finished attempts, claims and starts what is due; true when it did anything. */
   runOnce(): Promise<boolean>;
-  /** Resolves when every attempt started so far has been recorded. */
+  /** Resolves when every attempt started so far has finished and been recorded (claims nothing new). */
   idle(): Promise<void>;
-  /** Runs passes until nothing is due and nothing is in flight (tests, benchmarks). */
+  /** Runs passes until nothing is due, in flight or unrecorded (tests, benchmarks). */
   drain(): Promise<void>;
   readonly inFlight: number;
   readonly deliverer: Deliverer;
@@ -36,63 +44,92 @@ export function createDeliveryWorker(deps: AppDeps, options: DeliveryWorkerOptio
   const deliverer = createDeliverer(deps, options);
   const running = new Map<string, Promise<void>>();
   const perWebhookCount = new Map<string, number>();
+  /** Attempts that have run and wait for the next pass to record them (still `sending` in the database). */
+  let finished: Performed[] = [];
+  let wakeTimer: NodeJS.Timeout | undefined;
+  const wakeSoon = (): void => {
+    wakeTimer ??= setTimeout(() => {
+      wakeTimer = undefined;
+      deps.hooks.deliveriesQueued();
+    }, PASS_WINDOW_MS);
+  };
 
   const start = (id: string, webhookId: string): void => {
     perWebhookCount.set(webhookId, (perWebhookCount.get(webhookId) ?? 0) + 1);
     const p = deliverer
-      .attempt(id)
+      .perform(id)
       .then(
-        () => undefined,
-        (err: unknown) => deps.log.error({ err, delivery_id: id }, 'webhook attempt could not be recorded'),
+        (done) => {
+          if (done) finished.push(done);
+        },
+        // perform() turns every send failure into an outcome; this is a database failure. The
+        // delivery stays `sending` and crash recovery sends it again at the next start.
+        (err: unknown) => deps.log.error({ err, delivery_id: id }, 'webhook attempt could not run'),
       )
       .finally(() => {
         running.delete(id);
         const left = (perWebhookCount.get(webhookId) ?? 1) - 1;
         if (left > 0) perWebhookCount.set(webhookId, left);
         else perWebhookCount.delete(webhookId);
-        deps.hooks.deliveriesQueued();
+        wakeSoon();
       });
     running.set(id, p);
   };
 
-  const runOnce = async (): Promise<boolean> => {
-    const free = concurrency - running.size;
-    if (free <= 0) return false;
+  const pass = async (claim: boolean): Promise<boolean> => {
+    const batch = finished;
+    finished = [];
+    const free = claim ? concurrency - running.size : 0;
+    if (batch.length === 0 && free <= 0) return false;
     const saturated = [...perWebhookCount].filter(([, n]) => n >= perWebhook).map(([w]) => w);
     const now = deps.clock.now();
-    const due = await findDueDeliveries(deps.db, now, Math.max(free * perWebhook, 32), saturated);
-    const chosen: typeof due = [];
-    const planned = new Map(perWebhookCount);
-    for (const candidate of due) {
-      if (chosen.length >= free) break;
-      const n = planned.get(candidate.webhookId) ?? 0;
-      if (n >= perWebhook) continue;
-      planned.set(candidate.webhookId, n + 1);
-      chosen.push(candidate);
+    let results: Awaited<ReturnType<Deliverer['recordIn']>>;
+    let claimed: Array<{ id: string; webhookId: string }> = [];
+    try {
+      ({ results, claimed } = await writeTransaction(deps.db, async (trx) => {
+        const recorded = await deliverer.recordIn(trx, batch, now);
+        const picked: Array<{ id: string; webhookId: string }> = [];
+        if (free > 0) {
+          const planned = new Map(perWebhookCount);
+          for (const c of await findDueDeliveries(trx, now, Math.max(free * perWebhook, 32), saturated)) {
+            if (picked.length >= free) break;
+            const n = planned.get(c.webhookId) ?? 0;
+            if (n >= perWebhook) continue;
+            // Guarded on `pending` and due, so a delivery is never sent twice at once.
+            if (!(await claimDelivery(trx, c.id, ['pending'], now, true))) continue;
+            planned.set(c.webhookId, n + 1);
+            picked.push(c);
+          }
+        }
+        return { results: recorded, claimed: picked };
+      }));
+    } catch (err) {
+      // Nothing was written: the outcomes wait for the next pass (their deliveries are still `sending`).
+      finished = batch.concat(finished);
+      throw err;
     }
-    if (chosen.length === 0) return false;
-    // One transaction (one fsync) claims the whole batch; each claim is still guarded on its row.
-    const claimed = await writeTransaction(deps.db, async (trx) => {
-      const ok: typeof chosen = [];
-      for (const c of chosen) if (await claimDelivery(trx, c.id, ['pending'], now, true)) ok.push(c);
-      return ok;
-    });
+    deliverer.logRecorded(batch, results);
     for (const { id, webhookId } of claimed) start(id, webhookId);
-    return claimed.length > 0;
+    return batch.length > 0 || claimed.length > 0;
   };
 
-  const idle = async (): Promise<void> => {
-    while (running.size > 0) await Promise.all([...running.values()]);
-  };
+  const settle = (): Promise<void> => new Promise((r) => setTimeout(r, PASS_WINDOW_MS));
 
   return {
-    runOnce,
-    idle,
+    runOnce: () => pass(true),
+    async idle() {
+      while (running.size > 0 || finished.length > 0) {
+        await Promise.all([...running.values()]);
+        await pass(false);
+      }
+    },
     async drain() {
       for (;;) {
-        const started = await runOnce();
-        if (!started && running.size === 0) return;
-        if (!started) await Promise.race([...running.values()]);
+        const did = await pass(true);
+        if (!did && running.size === 0 && finished.length === 0) return;
+        if (!did) await Promise.race([...running.values()]);
+        // Let attempts finishing close together join the next pass.
+        await settle();
       }
     },
     get inFlight() {
