@@ -7,8 +7,9 @@
 import { request, type RequestOptions } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { readFileSync } from 'node:fs';
+import { X509Certificate } from 'node:crypto';
 import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
-import type { Config } from '../config.js';
+import { ConfigError, type Config } from '../config.js';
 import type { CheckedTarget } from './url-policy.js';
 
 export interface AttemptOutcome {
@@ -35,9 +36,17 @@ export function createSender(config: Config): Sender {
     try {
       extra = readFileSync(config.webhooks.ca_file, 'utf8');
     } catch (err) {
-      throw new Error(`webhooks.ca_file: cannot read ${config.webhooks.ca_file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+      throw new ConfigError(`${config.source}: webhooks.ca_file: cannot read ${config.webhooks.ca_file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
     }
-    secureContext = createSecureContext({ ca: [...rootCertificates, extra] });
+    // OpenSSL skips certificates it cannot parse; a bundle that trusts nothing must not pass silently.
+    const blocks = extra.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
+    try {
+      if (blocks.length === 0) throw new Error('no certificate found');
+      for (const block of blocks) new X509Certificate(block);
+    } catch (err) {
+      throw new ConfigError(`${config.source}: webhooks.ca_file: ${config.webhooks.ca_file} is not a PEM certificate bundle (${(err as Error).message})`);
+    }
+    secureContext = createSecureContext({ ca: [...rootCertificates, ...blocks] });
   }
 
   return {

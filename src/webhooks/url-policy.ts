@@ -8,7 +8,7 @@
 import { isIP } from 'node:net';
 import { lookup as dnsLookup } from 'node:dns/promises';
 import ipaddr from 'ipaddr.js';
-import type { Config } from '../config.js';
+import { ConfigError, type Config } from '../config.js';
 
 /** Resolves a host name to its addresses (the system resolver by default; an injected one in tests). */
 export type HostLookup = (hostname: string) => Promise<Array<{ address: string; family: number }>>;
@@ -52,12 +52,12 @@ export function createUrlPolicy(config: Config, lookup: HostLookup = systemLooku
     try {
       return ipaddr.parseCIDR(text);
     } catch {
-      throw new Error(`webhooks.allow_private_cidrs: "${text}" is not a CIDR range such as 127.0.0.0/8`);
+      throw new ConfigError(`${config.source}: webhooks.allow_private_cidrs: "${text}" is not a CIDR range such as 127.0.0.0/8`);
     }
   });
   const overrides = new Map<string, string>();
   for (const [name, address] of Object.entries(config.webhooks.resolve)) {
-    if (isIP(address) === 0) throw new Error(`webhooks.resolve: "${name}" must map to an IPv4 or IPv6 address (got "${address}")`);
+    if (isIP(address) === 0) throw new ConfigError(`${config.source}: webhooks.resolve: "${name}" must map to an IPv4 or IPv6 address (got "${address}")`);
     overrides.set(normaliseHostname(name), address);
   }
   const timeoutMs = config.webhooks.timeout_seconds * 1000;
