@@ -17,6 +17,7 @@ import type { TLSSocket } from 'node:tls';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
 import { generate } from 'selfsigned';
 
 export type Answer = number | 'hang' | { status: number; headers?: Record<string, string>; body?: string };
@@ -40,7 +41,7 @@ export interface HttpsReceiver {
   readonly caPem: string;
   readonly caFile: string;
   readonly requests: ReceivedRequest[];
-  /** A URL on this receiver; any `*.example.test` name works when it resolves to 127.0.0.1. */
+  /** A URL on this receiver; any `*.example.test` name works when it resolves to the receiver's address. */
   url(path?: string, hostname?: string): string;
   /** How to answer from now on (default 200). */
   answer(answer: Answer | ((req: ReceivedRequest) => Answer)): void;
@@ -56,9 +57,12 @@ export interface HttpsReceiver {
 
 export const RECEIVER_DOMAIN = 'example.test';
 
-export async function startHttpsReceiver(options: { hostnames?: string[] } = {}): Promise<HttpsReceiver> {
+/** `host`: the loopback address to listen on (127.0.0.1, or ::1 for an IPv6 receiver). */
+export async function startHttpsReceiver(options: { hostnames?: string[]; host?: string } = {}): Promise<HttpsReceiver> {
   const hostnames = options.hostnames ?? ['hooks.example.test'];
-  const ca = await generate([{ name: 'commonName', value: 'gatewayd test CA' }], {
+  const host = options.host ?? '127.0.0.1';
+  // A distinct name per CA: OpenSSL picks an issuer by name, so two test CAs must not share one.
+  const ca = await generate([{ name: 'commonName', value: `gatewayd test CA ${randomBytes(6).toString('hex')}` }], {
     keyType: 'ec',
     algorithm: 'sha256',
     extensions: [
@@ -123,7 +127,7 @@ export async function startHttpsReceiver(options: { hostnames?: string[] } = {})
     });
     await new Promise<void>((resolve, reject) => {
       s.once('error', reject);
-      s.listen(port, '127.0.0.1', () => resolve());
+      s.listen(port, host, () => resolve());
     });
     server = s;
     port = (s.address() as { port: number }).port;
@@ -172,8 +176,8 @@ export async function startHttpsReceiver(options: { hostnames?: string[] } = {})
     up: listen,
     webhookConfig: (extra = {}) => ({
       allowed_ports: [443, port],
-      allow_private_cidrs: ['127.0.0.0/8'],
-      resolve: Object.fromEntries(hostnames.map((h) => [h, '127.0.0.1'])),
+      allow_private_cidrs: ['127.0.0.0/8', '::1/128'],
+      resolve: Object.fromEntries(hostnames.map((h) => [h, host])),
       ca_file: caFile,
       ...extra,
     }),

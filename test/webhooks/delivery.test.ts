@@ -1,6 +1,8 @@
 import { test, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startTestApp, tempDir, type TestApp } from '../helpers/app.js';
 import { signedInMerchant, type SignedIn } from '../helpers/fixtures.js';
 import { startHttpsReceiver, type HttpsReceiver } from '../helpers/https-receiver.js';
 import { createDeliveryWorker, type DeliveryWorker } from '../../src/webhooks/webhooks.worker.js';
@@ -9,21 +11,31 @@ import { deliveryOf, registerWebhook, storeEvent, verifySignature } from './supp
 
 let rx: HttpsReceiver;
 let stranger: HttpsReceiver;
+let rx6: HttpsReceiver;
 let t: TestApp;
 let owner: SignedIn;
 let worker: DeliveryWorker;
+let bundleDir: string;
+let bundle: string;
 const dns = new Map<string, string[]>();
 const lookups: string[] = [];
 
 before(async () => {
   rx = await startHttpsReceiver();
+  bundleDir = tempDir('gatewayd-ca-');
+  bundle = join(bundleDir, 'bundle.pem');
   // Same names, but a CA the gateway does not trust.
   stranger = await startHttpsReceiver();
+  rx6 = await startHttpsReceiver({ host: '::1', hostnames: ['v6.example.test'] });
+  writeFileSync(bundle, rx.caPem + rx6.caPem);
   t = await startTestApp({
     config: {
       webhooks: rx.webhookConfig({
-        allowed_ports: [rx.port, stranger.port],
-        resolve: { 'hooks.example.test': '127.0.0.1', 'untrusted.example.test': '127.0.0.1' },
+        allowed_ports: [rx.port, stranger.port, rx6.port],
+        allow_private_cidrs: ['127.0.0.0/8', '::1/128'],
+        resolve: { 'hooks.example.test': '127.0.0.1', 'untrusted.example.test': '127.0.0.1', 'v6.example.test': '::1' },
+        // Trust both test CAs (the receiver's and the IPv6 one), not the stranger's.
+        ca_file: bundle,
         timeout_seconds: 1,
       }),
     },
@@ -46,6 +58,8 @@ after(async () => {
   await t.close();
   await rx.close();
   await stranger.close();
+  await rx6.close();
+  rmSync(bundleDir, { recursive: true, force: true });
 });
 beforeEach(() => {
   rx.answer(200);
@@ -237,5 +251,17 @@ test('a name that turns private before delivery is not sent to; the attempt conn
   assert.deepEqual(lookups, ['rebind.example.test']);
   assert.equal(rx.requests[0]!.servername, 'rebind.example.test');
   assert.equal(rx.requests[0]!.headers.host, `rebind.example.test:${rx.port}`);
+  await owner.client.delete(`/webhooks/${hook.id}`);
+});
+
+test('an IPv6 receiver: the attempt connects to the checked IPv6 address', async () => {
+  const hook = await registerWebhook(owner.client, rx6.url('/six'));
+  const event = await storeEvent(t, owner.merchant.id);
+  await worker.drain();
+  const d = await deliveryOf(t, event.id, hook.id);
+  assert.equal(d.status, 'delivered', d.lastError ?? '');
+  const [req] = await rx6.waitFor(1);
+  assert.equal(req!.servername, 'v6.example.test');
+  assert.ok(verifySignature(req!, hook.secret));
   await owner.client.delete(`/webhooks/${hook.id}`);
 });

@@ -96,7 +96,11 @@ test('an attempt in flight when its webhook is deleted is recorded as cancelled 
   const event = await storeEvent(t, owner.merchant.id);
   assert.equal(await worker.runOnce(), true);
   await rx.waitFor(1);
-  assert.equal((await deliveryOf(t, event.id, hook.id)).status, 'sending');
+  const inFlight = await deliveryOf(t, event.id, hook.id);
+  assert.equal(inFlight.status, 'sending');
+  const busy = await owner.client.post(`/webhooks/deliveries/${inFlight.id}/retry`, {});
+  assert.equal(busy.status, 409, 'an attempt in flight is not started twice');
+  assert.equal(busy.body.error.code, 'delivery_not_retryable');
   assert.equal((await owner.client.delete(`/webhooks/${hook.id}`)).status, 200);
   await worker.idle();
   const d = await deliveryOf(t, event.id, hook.id);
