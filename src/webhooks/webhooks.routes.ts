@@ -67,10 +67,12 @@ export function webhookRoutes(deps: AppDeps) {
       path: '/webhooks/{id}/test',
       tags: ['Webhooks'],
       summary: 'Send a signed webhook.test event to this webhook only',
-      description: `The first attempt is made before the answer, so the delivery shows its outcome (bounded by webhooks.timeout_seconds); a failed attempt is retried on the usual schedule.`,
+      description:
+        'The first attempt is made before the answer, so the delivery shows its outcome (bounded by webhooks.timeout_seconds); ' +
+        'a failed attempt is retried on the usual schedule. Test events and manual retries: at most 30 a minute per account.',
       security,
       request: { params: WebhookIdParam, body: jsonBody(EmptyBody) },
-      responses: { 200: jsonResponse(TestWebhookResultSchema, 'The stored event and its delivery'), ...errorResponses(400, 401, 403, 404, 409, 413) },
+      responses: { 200: jsonResponse(TestWebhookResultSchema, 'The stored event and its delivery'), ...errorResponses(400, 401, 403, 404, 409, 413, 429) },
     }),
     async (c) => {
       const { event, deliveries } = await sendTestEvent(deps, deliverer, c.get('auth').merchantId, c.req.valid('param').id);
@@ -87,7 +89,7 @@ export function webhookRoutes(deps: AppDeps) {
       description: 'Delivered, cancelled and in-flight deliveries answer 409 delivery_not_retryable; a delivery of a deleted webhook 409 webhook_inactive.',
       security,
       request: { params: DeliveryIdParam, body: jsonBody(EmptyBody) },
-      responses: { 200: jsonResponse(DeliveryEnvelopeSchema, 'The delivery after the attempt'), ...errorResponses(400, 401, 403, 404, 409, 413) },
+      responses: { 200: jsonResponse(DeliveryEnvelopeSchema, 'The delivery after the attempt'), ...errorResponses(400, 401, 403, 404, 409, 413, 429) },
     }),
     async (c) => {
       const delivery = await retryDelivery(deps, deliverer, c.get('auth').merchantId, c.req.valid('param').id);

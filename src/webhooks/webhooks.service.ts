@@ -22,6 +22,11 @@ import {
 } from './webhooks.repo.js';
 
 export const MAX_ACTIVE_WEBHOOKS = 16;
+/**
+ * Test events and manual retries make this server send a request on demand; a per-account limit
+ * keeps a stolen session from turning it into a traffic source against someone's endpoint.
+ */
+export const MANUAL_SENDS_PER_MINUTE = 30;
 
 export async function registerWebhook(deps: AppDeps, deliverer: Deliverer, merchantId: string, rawUrl: string): Promise<{ webhook: Webhook; secret: string }> {
   let url: string;
@@ -61,6 +66,7 @@ export async function deleteWebhook(deps: AppDeps, merchantId: string, webhookId
  * the answer shows the outcome. A failed first attempt is retried on the usual schedule.
  */
 export async function sendTestEvent(deps: AppDeps, deliverer: Deliverer, merchantId: string, webhookId: string): Promise<{ event: StoredEvent; deliveries: Delivery[] }> {
+  deps.rateLimiter.consume('webhook_send', merchantId, MANUAL_SENDS_PER_MINUTE);
   const event = await writeTransaction(deps.db, async (trx) => {
     const webhook = await findWebhook(trx, merchantId, webhookId);
     if (!webhook) throw notFound('Webhook');
@@ -79,6 +85,7 @@ export async function sendTestEvent(deps: AppDeps, deliverer: Deliverer, merchan
 
 /** One attempt now for a `failed` or `pending` delivery; `delivered`, `cancelled` and in-flight ones are refused. */
 export async function retryDelivery(deps: AppDeps, deliverer: Deliverer, merchantId: string, deliveryId: string): Promise<Delivery> {
+  deps.rateLimiter.consume('webhook_send', merchantId, MANUAL_SENDS_PER_MINUTE);
   const delivery = await findDelivery(deps.db, merchantId, deliveryId);
   if (!delivery) throw notFound('Delivery');
   if (delivery.status !== 'failed' && delivery.status !== 'pending') {

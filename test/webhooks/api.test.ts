@@ -146,6 +146,21 @@ test('POST /webhooks/deliveries/{id}/retry: one attempt now for a pending delive
   await owner.client.delete(`/webhooks/${hook.id}`);
 });
 
+test('test events and manual retries are rate limited per account: 429 with Retry-After', async () => {
+  const o = await signedInMerchant(t);
+  const hook = await registerWebhook(o.client, rx.url('/limited'));
+  for (let i = 0; i < 30; i++) assert.equal((await o.client.post(`/webhooks/${hook.id}/test`, {})).status, 200);
+  const limited = await o.client.post(`/webhooks/${hook.id}/test`, {});
+  assert.equal(limited.status, 429);
+  assert.equal(limited.body.error.code, 'rate_limited');
+  assert.ok(Number(limited.headers.get('retry-after')) >= 1);
+  assert.equal((await o.client.post('/webhooks/deliveries/dlv_any/retry', {})).status, 429, 'retries share the budget');
+  assert.equal((await owner.client.post(`/webhooks/${hook.id}/test`, {})).status, 404, 'other accounts are not affected (and see 404)');
+  t.clock.advance(60_000);
+  assert.equal((await o.client.post(`/webhooks/${hook.id}/test`, {})).status, 200);
+  await o.client.delete(`/webhooks/${hook.id}`);
+});
+
 test('webhook routes are in the OpenAPI document with their error responses', async () => {
   const doc = (await t.client().get('/openapi.json')).body;
   assert.ok(doc.paths['/api/v1/webhooks'].post.responses['409']);
