@@ -1,7 +1,8 @@
 /**
  * Deliveries per second from the real worker to a real local HTTPS receiver: every attempt
  * re-checks the URL, signs, opens a fresh TLS connection to the checked address, and records the
- * outcome durably (synchronous=FULL). `npm run bench:webhooks -- --events 1000 --webhooks 4`
+ * outcome durably (synchronous=FULL).
+ * `npm run bench:webhooks -- --events 1000 --webhooks 4 [--concurrency 16] [--per-webhook 4]`
  */
 import { parseArgs } from 'node:util';
 import { startTestApp } from '../test/helpers/app.js';
@@ -16,11 +17,13 @@ const { values } = parseArgs({
     events: { type: 'string', default: '500' },
     webhooks: { type: 'string', default: '4' },
     concurrency: { type: 'string', default: String(DEFAULT_CONCURRENCY) },
+    'per-webhook': { type: 'string', default: String(DEFAULT_PER_WEBHOOK) },
   },
 });
 const events = Number(values.events);
 const webhooks = Number(values.webhooks);
 const concurrency = Number(values.concurrency);
+const perWebhook = Number(values['per-webhook']);
 
 const rx = await startHttpsReceiver();
 const t = await startTestApp({ config: { webhooks: rx.webhookConfig(), log: { level: 'warn' } } });
@@ -36,7 +39,7 @@ try {
     }
   });
   const total = events * webhooks;
-  const worker = createDeliveryWorker(t.deps, { concurrency });
+  const worker = createDeliveryWorker(t.deps, { concurrency, perWebhook });
   const started = performance.now();
   await worker.drain();
   const seconds = (performance.now() - started) / 1000;
@@ -50,7 +53,7 @@ try {
       deliveries: total,
       webhooks,
       concurrency,
-      per_webhook: DEFAULT_PER_WEBHOOK,
+      per_webhook: perWebhook,
       seconds: Math.round(seconds * 100) / 100,
       deliveries_per_second: Math.round(total / seconds),
     }),

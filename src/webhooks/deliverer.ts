@@ -22,7 +22,7 @@ import {
 } from './webhooks.repo.js';
 import type { DeliveryStatus } from '../db/schema.js';
 
-/** Waits after attempts 1 to 10 (decisions.md section 7): 11 attempts over about 3.5 days. */
+/** Waits after attempts 1 to 10 (decisions.md section 7): 11 attempts over about 3.9 days. */
 export const RETRY_DELAYS_MS: readonly number[] = [MINUTE, 5 * MINUTE, 15 * MINUTE, HOUR, 3 * HOUR, 6 * HOUR, 12 * HOUR, DAY, DAY, DAY];
 export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
 /** Retry times vary by up to ±20% so receivers coming back from an outage are not hit all at once. */
@@ -30,15 +30,10 @@ export const DEFAULT_JITTER = 0.2;
 
 const MAX_ERROR_LENGTH = 500;
 
-export interface DelivererOptions {
-  jitter?: number;
-  random?: () => number;
-}
-
 export interface Deliverer {
   readonly policy: UrlPolicy;
-  /** Claims a delivery for an attempt (pending, or pending/failed for a manual retry); false if someone else has it. */
-  claim(id: string, from: readonly DeliveryStatus[], dueOnly: boolean): Promise<boolean>;
+  /** Claims a delivery for an attempt now, due or not (test event, manual retry); false if it is not in a `from` status. */
+  claim(id: string, from: readonly DeliveryStatus[]): Promise<boolean>;
   /** The network part of the attempt of a claimed (`sending`) delivery; undefined if it is no longer claimed. */
   perform(id: string): Promise<Performed | undefined>;
   /** Records finished attempts inside the caller's transaction, with the retry schedule; undefined where the delivery was reset meanwhile. */
@@ -61,16 +56,14 @@ export interface Performed {
   outcome: AttemptOutcome;
 }
 
-export function createDeliverer(deps: AppDeps, options: DelivererOptions = {}): Deliverer {
+export function createDeliverer(deps: AppDeps): Deliverer {
   const policy = createUrlPolicy(deps.config, deps.dnsLookup);
   const sender: Sender = createSender(deps.config);
-  const jitter = options.jitter ?? DEFAULT_JITTER;
-  const random = options.random ?? Math.random;
 
   const retryDelay = (attemptsMade: number): number | undefined => {
     const base = RETRY_DELAYS_MS[attemptsMade - 1];
     if (base === undefined) return undefined;
-    return Math.round(base * (1 + jitter * (2 * random() - 1)));
+    return Math.round(base * (1 + DEFAULT_JITTER * (2 * Math.random() - 1)));
   };
 
   const perform = async (id: string): Promise<Performed | undefined> => {
@@ -145,7 +138,7 @@ export function createDeliverer(deps: AppDeps, options: DelivererOptions = {}): 
 
   return {
     policy,
-    claim: (id, from, dueOnly) => claimDelivery(deps.db, id, from, deps.clock.now(), dueOnly),
+    claim: (id, from) => claimDelivery(deps.db, id, from, deps.clock.now(), false),
     perform,
     recordIn,
     logRecorded,

@@ -41,8 +41,7 @@ type Cidr = [ipaddr.IPv4 | ipaddr.IPv6, number];
 
 /** The compiled policy: config parsed once, so a bad CIDR or override fails at start, naming the key. */
 export interface UrlPolicy {
-  parse(raw: string): ParsedTarget;
-  resolve(target: ParsedTarget): Promise<CheckedTarget>;
+  /** Every rule, DNS included; throws UrlRejected naming the first that fails. */
   check(raw: string): Promise<CheckedTarget>;
 }
 
@@ -62,8 +61,6 @@ export function createUrlPolicy(config: Config, lookup: HostLookup = systemLooku
   }
   const timeoutMs = config.webhooks.timeout_seconds * 1000;
 
-  const parse = (raw: string): ParsedTarget => parseWebhookUrl(raw, allowedPorts);
-
   const resolve = async (target: ParsedTarget): Promise<CheckedTarget> => {
     const override = overrides.get(target.hostname);
     let addresses: string[];
@@ -82,7 +79,7 @@ export function createUrlPolicy(config: Config, lookup: HostLookup = systemLooku
     return { ...target, address, family: isIP(address) === 6 ? 6 : 4 };
   };
 
-  return { parse, resolve, check: (raw) => resolve(parse(raw)) };
+  return { check: (raw) => resolve(parseWebhookUrl(raw, allowedPorts)) };
 }
 
 async function lookupWithTimeout(lookup: HostLookup, hostname: string, timeoutMs: number): Promise<string[]> {

@@ -74,7 +74,7 @@ export async function sendTestEvent(deps: AppDeps, deliverer: Deliverer, merchan
     return insertEvent(trx, { merchantId, type: 'webhook.test', data: { webhook_id: webhook.id }, webhookId: webhook.id }, deps.clock.now());
   });
   let delivery = await findDeliveryFor(deps.db, webhookId, event.id);
-  if (delivery && (await deliverer.claim(delivery.id, ['pending'], false))) {
+  if (delivery && (await deliverer.claim(delivery.id, ['pending']))) {
     delivery = await deliverer.attempt(delivery.id);
   } else {
     // The worker took it first: it is being sent; let the worker know in any case.
@@ -93,7 +93,7 @@ export async function retryDelivery(deps: AppDeps, deliverer: Deliverer, merchan
   }
   const webhook = await findWebhook(deps.db, merchantId, delivery.webhookId);
   if (!webhook?.active) throw new AppError('webhook_inactive', 'The webhook of this delivery was deleted');
-  if (!(await deliverer.claim(delivery.id, ['failed', 'pending'], false))) {
+  if (!(await deliverer.claim(delivery.id, ['failed', 'pending']))) {
     throw new AppError('delivery_not_retryable', 'This delivery is being sent right now or has changed; reload it');
   }
   const after = await deliverer.attempt(delivery.id);

@@ -8,10 +8,10 @@
  */
 import { writeTransaction } from '../db/database.js';
 import type { AppDeps } from '../http/context.js';
-import { createDeliverer, type Deliverer, type DelivererOptions, type Performed } from './deliverer.js';
+import { createDeliverer, type Deliverer, type Performed } from './deliverer.js';
 import { claimDelivery, findDueDeliveries } from './webhooks.repo.js';
 
-export interface DeliveryWorkerOptions extends DelivererOptions {
+export interface DeliveryWorkerOptions {
   /** Attempts in flight at once, over all webhooks. */
   concurrency?: number;
   /** Attempts in flight at once to one webhook. */
@@ -41,7 +41,7 @@ export interface DeliveryWorker {
 export function createDeliveryWorker(deps: AppDeps, options: DeliveryWorkerOptions = {}): DeliveryWorker {
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
   const perWebhook = options.perWebhook ?? DEFAULT_PER_WEBHOOK;
-  const deliverer = createDeliverer(deps, options);
+  const deliverer = createDeliverer(deps);
   const running = new Map<string, Promise<void>>();
   const perWebhookCount = new Map<string, number>();
   /** Attempts that have run and wait for the next pass to record them (still `sending` in the database). */
