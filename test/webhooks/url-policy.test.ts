@@ -41,7 +41,7 @@ const RESOLVE: Record<string, string> = {
 before(async () => {
   rx = await startHttpsReceiver();
   t = await startTestApp({
-    config: { webhooks: rx.webhookConfig({ resolve: { 'hooks.example.test': '127.0.0.1', ...RESOLVE } }) },
+    config: { webhooks: rx.webhookConfig({ allow_private_cidrs: ['127.0.0.0/8'], resolve: { 'hooks.example.test': '127.0.0.1', ...RESOLVE } }) },
     beforeCreate: (deps) => {
       deps.dnsLookup = async (hostname) => {
         lookups.push(hostname);
