@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { signedInMerchant, type SignedIn } from '../helpers/fixtures.js';
 import { startHttpsReceiver, type HttpsReceiver } from '../helpers/https-receiver.js';
-import { blockedReason } from '../../src/webhooks/url-policy.js';
+import fc from 'fast-check';
+import { blockedReason, parseWebhookUrl, UrlRejected } from '../../src/webhooks/url-policy.js';
 import ipaddr from 'ipaddr.js';
 
 let rx: HttpsReceiver;
@@ -191,6 +192,21 @@ test('address classification: public addresses pass, every special range is bloc
   assert.equal(blockedReason('10.1.2.3', exempt), undefined);
   assert.equal(blockedReason('::ffff:10.1.2.3', exempt), undefined, 'the mapped form of an exempt address is exempt too');
   assert.notEqual(blockedReason('192.168.1.1', exempt), undefined);
+});
+
+test('property: every IPv4 address in any notation (decimal, hex, octal, short forms) is refused as an IP literal', () => {
+  const ports = new Set([443]);
+  const part = (n: number, style: number): string => (style === 0 ? String(n) : style === 1 ? `0x${n.toString(16)}` : `0${n.toString(8)}`);
+  fc.assert(
+    fc.property(fc.integer({ min: 0, max: 0xffffffff }), fc.integer({ min: 1, max: 4 }), fc.array(fc.integer({ min: 0, max: 2 }), { minLength: 4, maxLength: 4 }), (ip, parts, styles) => {
+      const b = [ip >>> 24, (ip >>> 16) & 0xff, (ip >>> 8) & 0xff, ip & 0xff];
+      // a.b.c.d, a.b.(16 bits), a.(24 bits), (32 bits): the forms inet_aton accepts.
+      const fields = parts === 4 ? b : parts === 3 ? [b[0]!, b[1]!, b[2]! * 256 + b[3]!] : parts === 2 ? [b[0]!, ip & 0xffffff] : [ip];
+      const host = fields.map((n, i) => part(n, styles[i]!)).join('.');
+      assert.throws(() => parseWebhookUrl(`https://${host}/hook`, ports), (err: unknown) => err instanceof UrlRejected && /IP address/.test(err.message), host);
+    }),
+    { numRuns: 2000 },
+  );
 });
 
 test('an API key cannot manage webhooks; a session without Origin is refused', async () => {
