@@ -14,6 +14,7 @@ import { createRouter } from './http/openapi.js';
 import { systemRoutes } from './system/system.routes.js';
 import { supportRoutes } from './support/support.routes.js';
 import { accountRoutes } from './accounts/accounts.routes.js';
+import { webhookRoutes } from './webhooks/webhooks.routes.js';
 import { API_VERSION, VERSION } from './version.js';
 
 export const API_PREFIX = '/api/v1';
@@ -82,6 +83,7 @@ export function createApp(deps: AppDeps): App {
   app.route(API_PREFIX, systemRoutes(deps, VERSION));
   app.route(API_PREFIX, supportRoutes(deps));
   app.route(API_PREFIX, accountRoutes(deps));
+  app.route(API_PREFIX, webhookRoutes(deps));
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {
     type: 'http',

@@ -9,6 +9,7 @@ import { createMailer, type Mailer } from './email/mailer.js';
 import { createChainRuntime } from './chain/chain.worker.js';
 import { createMetrics, registerCoreGauges } from './ops/metrics.js';
 import { VERSION } from './version.js';
+import { systemLookup } from './webhooks/url-policy.js';
 
 export function createDeps(opts: { config: Config; database: OpenedDatabase; log: Log; clock?: Clock; mailer?: Mailer }): AppDeps {
   const clock = opts.clock ?? systemClock;
@@ -24,6 +25,7 @@ export function createDeps(opts: { config: Config; database: OpenedDatabase; log
     chain: createChainRuntime(opts.config),
     mailer: opts.mailer ?? createMailer(opts.config, opts.log),
     metrics: createMetrics({ version: VERSION, log: opts.log }),
+    dnsLookup: systemLookup,
   };
   registerCoreGauges(deps.metrics, deps);
   return deps;
