@@ -12,6 +12,11 @@ import { newId } from './lib/ids.js';
 import type { AppDeps, AppEnv } from './http/context.js';
 import { createRouter } from './http/openapi.js';
 import { systemRoutes } from './system/system.routes.js';
+import { walletRoutes } from './wallets/wallets.routes.js';
+import { invoiceRoutes } from './invoices/invoices.routes.js';
+import { apiKeyRoutes } from './api-keys/api-keys.routes.js';
+import { checkoutRoutes } from './checkout/checkout.routes.js';
+import { ledgerRoutes } from './ledger/ledger.routes.js';
 import { API_VERSION, VERSION } from './version.js';
 
 export const API_PREFIX = '/api/v1';
@@ -77,6 +82,11 @@ export function createApp(deps: AppDeps): App {
   });
 
   app.route(API_PREFIX, systemRoutes(deps, VERSION));
+  app.route(API_PREFIX, walletRoutes(deps));
+  app.route(API_PREFIX, invoiceRoutes(deps));
+  app.route(API_PREFIX, apiKeyRoutes(deps));
+  app.route(API_PREFIX, checkoutRoutes(deps));
+  app.route(API_PREFIX, ledgerRoutes(deps));
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {
     type: 'http',

@@ -87,6 +87,14 @@ export interface AmountReservationsTable {
   reserved_until: number;
 }
 
+export interface AmountCursorsTable {
+  network: string;
+  token_contract: string;
+  address: string;
+  base_amount: number;
+  next_adjustment: number;
+}
+
 export interface EventsTable {
   id: string;
   merchant_id: string;
@@ -146,6 +154,7 @@ export interface Database {
   wallets: WalletsTable;
   invoices: InvoicesTable;
   amount_reservations: AmountReservationsTable;
+  amount_cursors: AmountCursorsTable;
   events: EventsTable;
   webhooks: WebhooksTable;
   deliveries: DeliveriesTable;
