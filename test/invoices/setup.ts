@@ -1,5 +1,6 @@
 /** Shared set-up for the wallets, invoices, API keys, checkout and ledger tests (over real HTTP). */
 import assert from 'node:assert/strict';
+import { createSession, SESSION_COOKIE } from '../../src/accounts/sessions.repo.js';
 import type { TestApp } from '../helpers/app.js';
 import { signedInMerchant, type SignedIn } from '../helpers/fixtures.js';
 import type { HttpClient, HttpResponse } from '../helpers/http.js';
@@ -54,4 +55,10 @@ export function createInvoice(
 export function micro(text: string): bigint {
   const [whole, frac = ''] = text.split('.');
   return BigInt(whole!) * 1_000_000n + BigInt(frac.padEnd(6, '0'));
+}
+
+/** A fresh owner session for this shop (sessions last 30 days; tests move the clock by months). */
+export async function renewSession(t: TestApp, s: SignedIn): Promise<void> {
+  const { token } = await createSession(t.deps.db, s.merchant.id, t.clock.now());
+  s.client.cookies.set(SESSION_COOKIE, token);
 }
