@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { signedInMerchant } from '../helpers/fixtures.js';
 import { USDT_CONTRACT } from '../../src/lib/tron.js';
+import { writeTransaction } from '../../src/db/database.js';
+import { createInvoiceInTrx } from '../../src/invoices/invoices.service.js';
 import { ADDRESSES, createInvoice, micro, newKey, shop } from './setup.js';
 
 let t: TestApp;
@@ -140,9 +142,15 @@ test("cross-tenant: another merchant's invoice and wallet are 404", async () => 
 test('GET /invoices lists the newest 500, newest first', async () => {
   const s = await shop(t, ADDRESSES[3]);
   const ids: string[] = [];
+  // Seeded through the real creation code (the HTTP path is covered above), 100 per second.
   for (let batch = 0; batch < 6; batch++) {
-    const res = await Promise.all(Array.from({ length: 100 }, () => createInvoice(s.client, { amount: '7', wallet_id: s.walletId })));
-    ids.push(...res.map((r) => r.body.invoice.id as string));
+    await writeTransaction(t.deps.db, async (trx) => {
+      for (let i = 0; i < 100; i++) {
+        const n = `list-${batch}-${i}`;
+        const body = { merchant_order_id: n, amount: '7', wallet_id: s.walletId, expires_in_minutes: 20 };
+        ids.push((await createInvoiceInTrx(trx, t.deps, { merchantId: s.merchant.id, idempotencyKey: n, body })).invoice.id);
+      }
+    });
     t.clock.advance(1000);
   }
   const list = await s.client.get('/invoices');
