@@ -23,6 +23,8 @@ export type Allocation =
   | { kind: 'reuse'; adjustment: bigint }
   | { kind: 'exhausted' };
 
+const PROBE_CHUNK = 512;
+
 /** Picks the adjustment for `base` in [1, maxAdjustment] micro-units and advances the cursor. */
 export async function chooseAmount(trx: Trx, target: AmountTarget, base: bigint, maxAdjustment: bigint, now: number): Promise<Allocation> {
   const key = { network: target.network, token_contract: target.tokenContract, address: target.address, base_amount: toDbAmount(base) };
@@ -36,20 +38,28 @@ export async function chooseAmount(trx: Trx, target: AmountTarget, base: bigint,
     .executeTakeFirst();
   let adjustment = cursor ? BigInt(cursor.next_adjustment) : 1n;
   let found: bigint | undefined;
-  while (adjustment <= maxAdjustment) {
+  // The used amounts from the cursor on, in ascending chunks: the first gap is the answer. Usually
+  // the first chunk is empty at the cursor (one indexed probe); a long run of amounts taken by
+  // other prices is crossed PROBE_CHUNK at a time and never again.
+  while (found === undefined && adjustment <= maxAdjustment) {
     const used = await trx
       .selectFrom('amount_reservations')
       .select('amount')
       .where('network', '=', key.network)
       .where('token_contract', '=', key.token_contract)
       .where('address', '=', key.address)
-      .where('amount', '=', toDbAmount(base + adjustment))
-      .executeTakeFirst();
-    if (!used) {
-      found = adjustment;
-      break;
+      .where('amount', '>=', toDbAmount(base + adjustment))
+      .where('amount', '<=', toDbAmount(base + maxAdjustment))
+      .orderBy('amount')
+      .limit(PROBE_CHUNK)
+      .execute();
+    for (const row of used) {
+      if (BigInt(row.amount) !== base + adjustment) break;
+      adjustment += 1n;
     }
-    adjustment += 1n;
+    if (used.length < PROBE_CHUNK || BigInt(used[used.length - 1]!.amount) !== base + adjustment - 1n) {
+      if (adjustment <= maxAdjustment) found = adjustment;
+    }
   }
   // The cursor moves past the chosen amount (it is about to be reserved) or to the end of the range.
   const next = toDbAmount(found === undefined ? adjustment : found + 1n);

@@ -3,7 +3,9 @@
  * wait in a queue and are then run together in one BEGIN IMMEDIATE transaction, one fsync for the
  * whole batch instead of one per request. Each unit runs in its own savepoint, so a unit that
  * throws (a 409, a constraint) is rolled back alone and the rest of the batch commits. A caller's
- * promise settles only after COMMIT: an answered 201 is on disk.
+ * promise settles only after COMMIT: an answered 201 is on disk. Before each batch the queue waits
+ * `windowMs` (1 ms, small beside one fsync) so concurrent requests still being parsed and
+ * authenticated can join, instead of each starting a transaction of one.
  */
 import { sql } from 'kysely';
 import { writeTransaction, type Db, type Trx } from '../db/database.js';
@@ -25,6 +27,7 @@ export class GroupCommit {
   constructor(
     private readonly db: Db,
     private readonly maxBatch = 200,
+    private readonly windowMs = 1,
   ) {}
 
   run<T>(work: (trx: Trx) => Promise<T>): Promise<T> {
@@ -38,10 +41,15 @@ export class GroupCommit {
     this.draining = true;
     try {
       while (this.queue.length > 0) {
-        const batch = this.queue.splice(0, this.maxBatch);
+        // Let requests that are already in flight (parsing, authenticating) reach the queue: without
+        // this pause the next transaction starts with one unit and blocks them all for its fsync.
+        await new Promise((resolve) => setTimeout(resolve, this.windowMs));
+        let batch: Array<Pending<unknown>> = [];
         const outcomes: Outcome[] = [];
         try {
           await writeTransaction(this.db, async (trx) => {
+            // Taken once the write lock is held: everything that queued while we waited joins.
+            batch = this.queue.splice(0, this.maxBatch);
             for (const unit of batch) {
               await sql`SAVEPOINT unit`.execute(trx);
               try {

@@ -19,8 +19,12 @@ test('group commit: units queued together share one transaction; a failing unit 
     assert.match(String((results[4] as PromiseRejectedResult).reason), /UNIQUE/);
     const rows = await t.deps.db.selectFrom('captcha_tokens').select('token_hash').orderBy('token_hash').execute();
     assert.deepEqual(rows.map((r) => r.token_hash), ['a', 'b', 'd']);
-    // The first unit starts a transaction alone; the four queued meanwhile commit as one batch.
-    assert.deepEqual(gc.stats, { batches: 2, units: 5, largestBatch: 4 });
+    // Queued in the same tick: one transaction, one commit.
+    assert.deepEqual(gc.stats, { batches: 1, units: 5, largestBatch: 5 });
+    // A batch is capped: 5 units with a cap of 2 make 3 commits.
+    const small = new GroupCommit(t.deps.db, 2);
+    await Promise.all(['e', 'f', 'g', 'h', 'i'].map((id) => small.run((trx) => trx.insertInto('captcha_tokens').values({ token_hash: id, used_at: 1 }).execute())));
+    assert.deepEqual(small.stats, { batches: 3, units: 5, largestBatch: 2 });
   } finally {
     await t.close();
   }
