@@ -79,7 +79,7 @@ export const IdempotencyHeaderSchema = z.object({
     .min(1)
     .max(255)
     .regex(/^[\x20-\x7E]+$/, 'expected 1 to 255 printable ASCII characters')
-    .openapi({ param: { name: 'Idempotency-Key', in: 'header' }, description: 'One unique key per invoice attempt, reused on retries' }),
+    .openapi({ param: { name: 'idempotency-key', in: 'header' }, description: 'One unique key per invoice attempt, reused on retries' }),
 });
 
 export const InvoiceIdParamSchema = z.object({ id: z.string().min(1).max(100).openapi({ param: { name: 'id', in: 'path' } }) });
