@@ -1,9 +1,10 @@
 /**
- * `npm run bench:invoices [-- --seconds 5 --concurrency 64 --ledger-rows 200000]`: prints
+ * `npm run bench:invoices [-- --seconds 5 --concurrency 64 --ledger-rows 200000 --only 3]`: prints
  *  1. the cost of one invoice creation (allocation included) with 0, 10 000 and 100 000
  *     reservations already on one address and price (warm cursor, and the one-off cold start);
  *  2. creations per second with and without group commit (service level, same database code);
- *  3. creations per second over HTTP with an API key (the real app on loopback);
+ *  3. creations per second over HTTP with an API key (the real app on loopback), beside GET /health
+ *     as the baseline of what the machine answers at that moment;
  *  4. the ledger export of many invoices over HTTP: rows per second and peak heap growth.
  * Figures, not assertions: never part of npm test.
  */
@@ -33,6 +34,7 @@ const { values: args } = parseArgs({
     seconds: { type: 'string', default: '5' },
     concurrency: { type: 'string', default: '64' },
     'ledger-rows': { type: 'string', default: '200000' },
+    only: { type: 'string', default: '1234' },
   },
 });
 const ADDRESS = 'TL24LCps5FKwp3PoU1MvrYrwhi5LU1tHre';
@@ -149,13 +151,8 @@ async function startHttp(env: Env): Promise<{ baseUrl: string; stop(): Promise<v
   };
 }
 
-async function httpThroughput(): Promise<void> {
-  const seconds = Number(args.seconds);
-  const concurrency = Number(args.concurrency);
-  console.log(`\n3. POST /invoices over HTTP with an API key: ${concurrency} concurrent clients for ${seconds} s`);
-  const env = await setup();
-  const { secret } = await insertKey(env.deps.db, env.merchantId, { name: 'bench', scopes: SCOPES, expiresInDays: null }, Date.now());
-  const http = await startHttp(env);
+/** `concurrency` clients sending `send(i)` for `seconds`; latencies of the answers with `okStatus`. */
+async function load(seconds: number, concurrency: number, okStatus: number, send: (i: number) => Promise<Response>) {
   const latencies: number[] = [];
   let errors = 0;
   let n = 0;
@@ -163,22 +160,36 @@ async function httpThroughput(): Promise<void> {
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
       while (performance.now() < deadline) {
-        const id = `http-${n++}`;
         const t0 = performance.now();
-        const res = await fetch(`${http.baseUrl}/invoices`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json', 'idempotency-key': id },
-          body: JSON.stringify({ merchant_order_id: id, amount: '25', wallet_id: env.walletId }),
-        });
+        const res = await send(n++);
         await res.arrayBuffer();
-        if (res.status === 201) latencies.push(performance.now() - t0);
+        if (res.status === okStatus) latencies.push(performance.now() - t0);
         else errors++;
       }
     }),
   );
   latencies.sort((a, b) => a - b);
-  const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))]!.toFixed(1);
-  console.log(`   ${(latencies.length / seconds).toFixed(0)} creations/s, p50 ${pct(0.5)} ms, p99 ${pct(0.99)} ms, ${errors} errors`);
+  const pct = (p: number) => (latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))]!.toFixed(1) : '-');
+  return `${(latencies.length / seconds).toFixed(0)}/s, p50 ${pct(0.5)} ms, p99 ${pct(0.99)} ms, ${errors} errors`;
+}
+
+async function httpThroughput(): Promise<void> {
+  const seconds = Number(args.seconds);
+  const concurrency = Number(args.concurrency);
+  console.log(`\n3. Over HTTP on loopback, ${concurrency} concurrent clients for ${seconds} s each`);
+  const env = await setup();
+  const { secret } = await insertKey(env.deps.db, env.merchantId, { name: 'bench', scopes: SCOPES, expiresInDays: null }, Date.now());
+  const http = await startHttp(env);
+  const health = await load(seconds, concurrency, 200, () => fetch(`${http.baseUrl}/health`));
+  console.log(`   baseline GET /health:            ${health}`);
+  const created = await load(seconds, concurrency, 201, (i) =>
+    fetch(`${http.baseUrl}/invoices`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json', 'idempotency-key': `http-${i}` },
+      body: JSON.stringify({ merchant_order_id: `http-${i}`, amount: '25', wallet_id: env.walletId }),
+    }),
+  );
+  console.log(`   POST /invoices with an API key:  ${created}`);
   await http.stop();
   await env.close();
 }
@@ -211,13 +222,13 @@ async function ledgerExport(): Promise<void> {
     if (++chunks % 200 === 0) peak = Math.max(peak, liveHeap());
   }
   const secs = (performance.now() - started) / 1000;
-  console.log(`   ${lines - 1} rows, ${(bytes / 1e6).toFixed(1)} MB in ${secs.toFixed(1)} s (${((lines - 1) / secs).toFixed(0)} rows/s); peak live heap growth ${((peak - heapBefore) / 1e6).toFixed(1)} MB (after GC, server and client in this process)`);
+  console.log(`   ${lines - 1} rows, ${(bytes / 1e6).toFixed(1)} MB in ${secs.toFixed(1)} s (${((lines - 1) / secs).toFixed(0)} rows/s); live heap ${(heapBefore / 1e6).toFixed(1)} MB before, at most ${(peak / 1e6).toFixed(1)} MB during (after GC; server and client in this process)`);
   await http.stop();
   await env.close();
 }
 
 console.log(`gatewayd invoices benchmark, Node ${process.version}, database in ${tmpdir()} (WAL, synchronous=FULL)`);
-await allocationCost();
-await groupCommitGain();
-await httpThroughput();
-await ledgerExport();
+if (args.only.includes('1')) await allocationCost();
+if (args.only.includes('2')) await groupCommitGain();
+if (args.only.includes('3')) await httpThroughput();
+if (args.only.includes('4')) await ledgerExport();
