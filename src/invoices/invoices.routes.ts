@@ -9,7 +9,8 @@ import { findMerchantInvoice, listInvoicesForMerchant } from './invoices.repo.js
 import { CreateInvoiceSchema, IdempotencyHeaderSchema, InvoiceEnvelopeSchema, InvoiceIdParamSchema, InvoiceListSchema, ReviewDecisionSchema } from './invoices.schemas.js';
 import { decideReview, InvoiceCreator } from './invoices.service.js';
 
-export function invoiceRoutes(deps: AppDeps, creator = new InvoiceCreator(deps)) {
+export function invoiceRoutes(deps: AppDeps) {
+  const creator = new InvoiceCreator(deps);
   const app = createRouter();
   const publicUrl = deps.config.server.public_url;
 
