@@ -10,5 +10,8 @@ CREATE TABLE amount_cursors (
   address TEXT NOT NULL,
   base_amount INTEGER NOT NULL,        -- micro-units
   next_adjustment INTEGER NOT NULL,    -- micro-units; past invoices.max_adjustment = range used up
+  -- Once the range is used up: no reservation of it ends before this time (ms). A lower bound,
+  -- since reservations are only ever extended, so a 409 needs no scan until then.
+  reusable_from INTEGER NOT NULL DEFAULT 0,
   PRIMARY KEY (network, token_contract, address, base_amount)
 );

@@ -93,6 +93,7 @@ export interface AmountCursorsTable {
   address: string;
   base_amount: number;
   next_adjustment: number;
+  reusable_from: Generated<number>;
 }
 
 export interface EventsTable {

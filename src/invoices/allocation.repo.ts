@@ -30,7 +30,7 @@ export async function chooseAmount(trx: Trx, target: AmountTarget, base: bigint,
   const key = { network: target.network, token_contract: target.tokenContract, address: target.address, base_amount: toDbAmount(base) };
   const cursor = await trx
     .selectFrom('amount_cursors')
-    .select('next_adjustment')
+    .select(['next_adjustment', 'reusable_from'])
     .where('network', '=', key.network)
     .where('token_contract', '=', key.token_contract)
     .where('address', '=', key.address)
@@ -72,23 +72,35 @@ export async function chooseAmount(trx: Trx, target: AmountTarget, base: bigint,
   }
   if (found !== undefined) return { kind: 'fresh', adjustment: found };
 
-  // Range used up: the least recently reserved amount whose 90 days are over, if any. The scan is
-  // bounded by the size of the adjustment range (a primary-key range), not by all reservations.
-  const expired = await trx
+  // Range used up. Known to be fully reserved until `reusable_from`: answer without a scan.
+  if (cursor && now < cursor.reusable_from) return { kind: 'exhausted' };
+  // The reservation of the range that ends first (every reservation lasts the same 90 days, so it
+  // is also the least recently reserved). The scan is bounded by the size of the adjustment range
+  // (a primary-key range), never by all reservations of the address.
+  const oldest = await trx
     .selectFrom('amount_reservations')
-    .select('amount')
+    .select(['amount', 'reserved_until'])
     .where('network', '=', key.network)
     .where('token_contract', '=', key.token_contract)
     .where('address', '=', key.address)
     .where('amount', '>=', toDbAmount(base + 1n))
     .where('amount', '<=', toDbAmount(base + maxAdjustment))
-    .where('reserved_until', '<=', now)
-    .orderBy('reserved_at')
+    .orderBy('reserved_until')
     .orderBy('amount')
     .limit(1)
     .executeTakeFirst();
-  if (!expired) return { kind: 'exhausted' };
-  return { kind: 'reuse', adjustment: BigInt(expired.amount) - base };
+  if (oldest && oldest.reserved_until <= now) return { kind: 'reuse', adjustment: BigInt(oldest.amount) - base };
+  if (oldest) {
+    await trx
+      .updateTable('amount_cursors')
+      .set({ reusable_from: oldest.reserved_until })
+      .where('network', '=', key.network)
+      .where('token_contract', '=', key.token_contract)
+      .where('address', '=', key.address)
+      .where('base_amount', '=', key.base_amount)
+      .execute();
+  }
+  return { kind: 'exhausted' };
 }
 
 /** Records the reservation of a fresh amount; the primary key refuses a double allocation. */

@@ -23,6 +23,10 @@ test('exhaustion, then reuse of the least recently used expired amount as a revi
       assert.equal(full.status, 409);
       assert.equal(full.body.error.code, 'amount_pool_exhausted');
     }
+    // The answer is remembered until the first reservation of the range ends (no scan per 409).
+    const cursor = await t.deps.db.selectFrom('amount_cursors').selectAll().where('base_amount', '=', 5_000_000).executeTakeFirstOrThrow();
+    assert.equal(cursor.reusable_from, Date.parse(first.body.invoice.reserved_until));
+    assert.equal(cursor.next_adjustment, 4);
     // Another price still works.
     assert.equal((await createInvoice(a.client, { amount: '6', wallet_id: a.walletId })).status, 201);
 
