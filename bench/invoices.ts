@@ -26,7 +26,7 @@ import { insertMerchant } from '../src/accounts/merchants.repo.js';
 import { insertKey } from '../src/api-keys/api-keys.repo.js';
 import { registerWallet } from '../src/wallets/wallets.repo.js';
 import { chooseAmount, insertReservation } from '../src/invoices/allocation.repo.js';
-import { createInvoiceInTrx, InvoiceCreator, type CreateInvoiceRequest } from '../src/invoices/invoices.service.js';
+import { createInvoiceOrThrow, InvoiceCreator, type CreateInvoiceRequest } from '../src/invoices/invoices.service.js';
 import { SCOPES } from '../src/http/context.js';
 import { NETWORK, USDT_CONTRACT } from '../src/lib/tron.js';
 
@@ -104,7 +104,7 @@ async function allocationCost(): Promise<void> {
     prefill(env, n, true);
     const runs = 500;
     let started = performance.now();
-    for (let i = 0; i < runs; i++) await writeTransaction(env.deps.db, (trx) => createInvoiceInTrx(trx, env.deps, request(env, i, 'warm')));
+    for (let i = 0; i < runs; i++) await writeTransaction(env.deps.db, (trx) => createInvoiceOrThrow(trx, env.deps, request(env, i, 'warm')));
     const perCreation = (performance.now() - started) / runs;
     // The allocation alone: choose the amount and reserve it, 2 000 times in one transaction
     // (no fsync), rolled back afterwards. The reservations point at an existing invoice.
@@ -132,10 +132,10 @@ async function allocationCost(): Promise<void> {
   const env = await setup();
   prefill(env, 100_000, false);
   let started = performance.now();
-  await writeTransaction(env.deps.db, (trx) => createInvoiceInTrx(trx, env.deps, request(env, 0, 'cold')));
+  await writeTransaction(env.deps.db, (trx) => createInvoiceOrThrow(trx, env.deps, request(env, 0, 'cold')));
   const cold = performance.now() - started;
   started = performance.now();
-  await writeTransaction(env.deps.db, (trx) => createInvoiceInTrx(trx, env.deps, request(env, 1, 'cold')));
+  await writeTransaction(env.deps.db, (trx) => createInvoiceOrThrow(trx, env.deps, request(env, 1, 'cold')));
   console.log(`   cold cursor over 100 000 used amounts (one-off, e.g. amounts taken by other prices): first ${cold.toFixed(1)} ms, next ${(performance.now() - started).toFixed(2)} ms`);
   await env.close();
 }
@@ -148,7 +148,7 @@ async function groupCommitGain(): Promise<void> {
     const started = performance.now();
     await Promise.all(
       Array.from({ length: 2000 }, (_, i) =>
-        mode === 'group commit' ? creator.create(request(env, i, 'gc')) : writeTransaction(env.deps.db, (trx) => createInvoiceInTrx(trx, env.deps, request(env, i, 'tx'))),
+        mode === 'group commit' ? creator.create(request(env, i, 'gc')) : writeTransaction(env.deps.db, (trx) => createInvoiceOrThrow(trx, env.deps, request(env, i, 'tx'))),
       ),
     );
     const secs = (performance.now() - started) / 1000;

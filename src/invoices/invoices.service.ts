@@ -32,6 +32,17 @@ export interface CreateInvoiceResult {
   replay: boolean;
 }
 
+/**
+ * Every amount is reserved. Returned, not thrown, so the transaction still commits what allocation
+ * learnt (the cursor and when the range can next be reused) before the caller answers 409.
+ */
+export interface PoolExhausted {
+  exhausted: true;
+}
+
+export const poolExhaustedError = () =>
+  new AppError('amount_pool_exhausted', 'Every payable amount for this price on this address is reserved (90 days); use another price or wallet');
+
 type InvoiceDeps = Pick<AppDeps, 'db' | 'config' | 'clock' | 'hooks'>;
 
 /** JSON with object keys sorted at every level: equal documents give equal text. */
@@ -55,7 +66,7 @@ export function requestFingerprint(body: CreateInvoiceBody): string {
 }
 
 /** One creation, inside the caller's immediate transaction (or a group-commit savepoint). */
-export async function createInvoiceInTrx(trx: Trx, deps: InvoiceDeps, req: CreateInvoiceRequest): Promise<CreateInvoiceResult> {
+export async function createInvoiceInTrx(trx: Trx, deps: InvoiceDeps, req: CreateInvoiceRequest): Promise<CreateInvoiceResult | PoolExhausted> {
   const now = deps.clock.now();
   const fingerprint = requestFingerprint(req.body);
   const existing = await findByIdempotencyKey(trx, req.merchantId, req.idempotencyKey);
@@ -75,9 +86,7 @@ export async function createInvoiceInTrx(trx: Trx, deps: InvoiceDeps, req: Creat
   const maxAdjustment = parseAmount(deps.config.invoices.max_adjustment)!;
   const target: AmountTarget = { network: NETWORK, tokenContract: USDT_CONTRACT, address: wallet.address };
   const allocation = await chooseAmount(trx, target, base, maxAdjustment, now);
-  if (allocation.kind === 'exhausted') {
-    throw new AppError('amount_pool_exhausted', 'Every payable amount for this price on this address is reserved (90 days); use another price or wallet');
-  }
+  if (allocation.kind === 'exhausted') return { exhausted: true };
   const review = allocation.kind === 'reuse';
   const invoice: Invoice = {
     id: newId('inv'),
@@ -118,6 +127,13 @@ export async function createInvoiceInTrx(trx: Trx, deps: InvoiceDeps, req: Creat
   return { invoice, replay: false };
 }
 
+/** createInvoiceInTrx for callers that run their own transaction: exhaustion throws the 409. */
+export async function createInvoiceOrThrow(trx: Trx, deps: InvoiceDeps, req: CreateInvoiceRequest): Promise<CreateInvoiceResult> {
+  const result = await createInvoiceInTrx(trx, deps, req);
+  if ('exhausted' in result) throw poolExhaustedError();
+  return result;
+}
+
 /** Creates invoices through one group-commit queue (one per app). */
 export class InvoiceCreator {
   readonly committer: GroupCommit;
@@ -128,6 +144,7 @@ export class InvoiceCreator {
 
   async create(req: CreateInvoiceRequest): Promise<CreateInvoiceResult> {
     const result = await this.committer.run((trx) => createInvoiceInTrx(trx, this.deps, req));
+    if ('exhausted' in result) throw poolExhaustedError();
     if (!result.replay) this.deps.hooks.deliveriesQueued();
     return result;
   }

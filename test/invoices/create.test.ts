@@ -4,7 +4,7 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 import { signedInMerchant } from '../helpers/fixtures.js';
 import { USDT_CONTRACT } from '../../src/lib/tron.js';
 import { writeTransaction } from '../../src/db/database.js';
-import { createInvoiceInTrx } from '../../src/invoices/invoices.service.js';
+import { createInvoiceOrThrow } from '../../src/invoices/invoices.service.js';
 import { ADDRESSES, createInvoice, micro, newKey, shop } from './setup.js';
 
 let t: TestApp;
@@ -148,7 +148,7 @@ test('GET /invoices lists the newest 500, newest first', async () => {
       for (let i = 0; i < 100; i++) {
         const n = `list-${batch}-${i}`;
         const body = { merchant_order_id: n, amount: '7', wallet_id: s.walletId, expires_in_minutes: 20 };
-        ids.push((await createInvoiceInTrx(trx, t.deps, { merchantId: s.merchant.id, idempotencyKey: n, body })).invoice.id);
+        ids.push((await createInvoiceOrThrow(trx, t.deps, { merchantId: s.merchant.id, idempotencyKey: n, body })).invoice.id);
       }
     });
     t.clock.advance(1000);

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { signedInMerchant } from '../helpers/fixtures.js';
 import { writeTransaction } from '../../src/db/database.js';
-import { createInvoiceInTrx } from '../../src/invoices/invoices.service.js';
+import { createInvoiceOrThrow } from '../../src/invoices/invoices.service.js';
 import { csvLines, neutralizeCell } from '../../src/ledger/ledger.service.js';
 import { ADDRESSES, createInvoice, newKey, shop } from '../invoices/setup.js';
 
@@ -112,7 +112,7 @@ test('many invoices stream page by page: every row exactly once, in order', asyn
       for (let i = 0; i < 100; i++) {
         const n = batch * 100 + i;
         const body = { merchant_order_id: `S-${n}`, amount: '3', wallet_id: s.walletId, expires_in_minutes: 20 };
-        ids.add((await createInvoiceInTrx(trx, t.deps, { merchantId: s.merchant.id, idempotencyKey: `S-${n}`, body })).invoice.id);
+        ids.add((await createInvoiceOrThrow(trx, t.deps, { merchantId: s.merchant.id, idempotencyKey: `S-${n}`, body })).invoice.id);
       }
     });
     if (batch % 3 === 0) t.clock.advance(1000);
