@@ -89,7 +89,7 @@ function prefill(env: Env, n: number, withCursor: boolean): void {
       inv.run(id, env.merchantId, env.walletId, NETWORK, USDT_CONTRACT, ADDRESS, `pre-${i}`, `pre-${i}`, BASE, i, BASE + i, `tok-${i}`, now, now, now + 90 * 86_400_000);
       res.run(NETWORK, USDT_CONTRACT, ADDRESS, BASE + i, id, now, now + 90 * 86_400_000);
     }
-    if (withCursor && n > 0) sqlite.prepare('INSERT INTO amount_cursors VALUES (?, ?, ?, ?, ?)').run(NETWORK, USDT_CONTRACT, ADDRESS, BASE, n + 1);
+    if (withCursor && n > 0) sqlite.prepare('INSERT INTO amount_cursors (network, token_contract, address, base_amount, next_adjustment) VALUES (?, ?, ?, ?, ?)').run(NETWORK, USDT_CONTRACT, ADDRESS, BASE, n + 1);
   })();
 }
 
