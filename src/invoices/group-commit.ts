@@ -26,7 +26,8 @@ export class GroupCommit {
 
   constructor(
     private readonly db: Db,
-    private readonly maxBatch = 200,
+    /** Caps how long one transaction holds the single connection (reads wait meanwhile). */
+    private readonly maxBatch = 64,
     private readonly windowMs = 1,
   ) {}
 
@@ -43,7 +44,7 @@ export class GroupCommit {
       while (this.queue.length > 0) {
         // Let requests that are already in flight (parsing, authenticating) reach the queue: without
         // this pause the next transaction starts with one unit and blocks them all for its fsync.
-        await new Promise((resolve) => setTimeout(resolve, this.windowMs));
+        if (this.queue.length < this.maxBatch) await new Promise((resolve) => setTimeout(resolve, this.windowMs));
         let batch: Array<Pending<unknown>> = [];
         const outcomes: Outcome[] = [];
         try {
