@@ -3,6 +3,7 @@ import { createRoute } from '@hono/zod-openapi';
 import type { AppDeps } from '../http/context.js';
 import { requireKeyOrSession, requireSession } from '../http/auth.js';
 import { createRouter, errorResponses, jsonBody, jsonResponse, KEY_OR_SESSION, SESSION_ONLY } from '../http/openapi.js';
+import { formatAmount } from '../lib/amounts.js';
 import { AppError } from '../lib/errors.js';
 import { toInvoiceResponse } from './invoice.model.js';
 import { findMerchantInvoice, listInvoicesForMerchant } from './invoices.repo.js';
@@ -53,6 +54,9 @@ export function invoiceRoutes(deps: AppDeps) {
         idempotencyKey: c.req.valid('header')['idempotency-key'],
         body: c.req.valid('json'),
       });
+      if (!replay) {
+        deps.log.info({ invoice_id: invoice.id, merchant_id: invoice.merchantId, wallet_id: invoice.walletId, payable: formatAmount(invoice.payableAmount), status: invoice.status }, 'invoice created');
+      }
       const envelope = { invoice: toInvoiceResponse(invoice, publicUrl), idempotent_replay: replay };
       return replay ? c.json(envelope, 200) : c.json(envelope, 201);
     },
@@ -91,7 +95,9 @@ export function invoiceRoutes(deps: AppDeps) {
       responses: { 200: jsonResponse(InvoiceEnvelopeSchema.omit({ idempotent_replay: true }), 'The decided invoice'), ...errorResponses(400, 401, 403, 404, 409, 413) },
     }),
     async (c) => {
-      const invoice = await decideReview(deps, c.get('auth').merchantId, c.req.valid('param').id, c.req.valid('json').decision);
+      const { decision } = c.req.valid('json');
+      const invoice = await decideReview(deps, c.get('auth').merchantId, c.req.valid('param').id, decision);
+      deps.log.info({ invoice_id: invoice.id, merchant_id: invoice.merchantId, decision, status: invoice.status }, 'review decided');
       return c.json({ invoice: toInvoiceResponse(invoice, publicUrl) }, 200);
     },
   );

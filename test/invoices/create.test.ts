@@ -50,6 +50,10 @@ test('POST /invoices: 201 with every Invoice field, an invoice.created event and
   assert.equal(reservation.amount, 25_000_001);
   assert.equal(reservation.reserved_until, now + 90 * 86_400_000);
 
+  const logged = t.logs.find((l) => l.msg === 'invoice created' && l.invoice_id === inv.id);
+  assert.equal(logged?.payable, '25.000001');
+  assert.ok(!t.logText().includes(inv.checkout_token), 'the checkout capability never reaches a log');
+
   const got = await s.client.get(`/invoices/${inv.id}`);
   assert.equal(got.status, 200);
   assert.deepEqual(got.body.invoice, inv);
