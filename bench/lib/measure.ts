@@ -1,0 +1,88 @@
+/** Measuring tools for the benchmark run: autocannon as its own process, RSS of a process, load. */
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
+
+const DRIVER = join(import.meta.dirname, '../load-driver.js');
+
+export interface LoadResult {
+  rps: number;
+  p50: number;
+  p99: number;
+  ok: number;
+  non2xx: number;
+  errors: number;
+  seconds: number;
+}
+
+export interface LoadOptions {
+  url: string;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  /** `[<id>]` in the body or the headers becomes a fresh id per request. */
+  body?: string;
+  connections: number;
+  seconds: number;
+}
+
+/** Runs autocannon in a separate process (so the load generator never shares the server's event loop). */
+export function autocannon(o: LoadOptions): Promise<LoadResult> {
+  const ids = (o.body ?? '').includes('[<id>]') || Object.values(o.headers ?? {}).some((v) => v.includes('[<id>]'));
+  const opts = { url: o.url, method: o.method ?? 'GET', headers: o.headers ?? {}, body: o.body, connections: o.connections, duration: o.seconds, idReplacement: ids };
+  const args = [DRIVER, JSON.stringify(opts)];
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    child.once('close', (code) => {
+      if (code !== 0) return reject(new Error(`autocannon exited ${code}: ${err}`));
+      const r = JSON.parse(out) as {
+        requests: { total: number; average: number };
+        latency: { p50: number; p99: number };
+        non2xx: number;
+        errors: number;
+        timeouts: number;
+        duration: number;
+        '2xx': number;
+      };
+      resolve({ rps: r['2xx'] / r.duration, p50: r.latency.p50, p99: r.latency.p99, ok: r['2xx'], non2xx: r.non2xx, errors: r.errors + r.timeouts, seconds: r.duration });
+    });
+  });
+}
+
+/** Resident set size of a process in MB (Linux /proc). */
+export function rssMb(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+/** Samples a process's RSS every `everyMs` until stopped; returns the peak in MB. */
+export function rssSampler(pid: number, everyMs = 50): { stop(): number } {
+  let peak = rssMb(pid);
+  const timer = setInterval(() => {
+    try {
+      peak = Math.max(peak, rssMb(pid));
+    } catch {
+      /* the process ended */
+    }
+  }, everyMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      return peak;
+    },
+  };
+}
+
+export const load1 = (): number => Math.round(loadavg()[0]! * 100) / 100;
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export function percentiles(samples: number[]): { p50: number; p99: number; max: number } {
+  const s = [...samples].sort((a, b) => a - b);
+  const pick = (q: number) => s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? NaN;
+  return { p50: pick(0.5), p99: pick(0.99), max: s.at(-1) ?? NaN };
+}

@@ -1,0 +1,277 @@
+/**
+ * `npm run bench [-- --quick] [-- --only 1237]`: the issue-10 figures against the machine's own
+ * ceiling, measured in one run. The real `gatewayd serve` runs on loopback on a fresh database;
+ * autocannon drives it from its own process. Prints one table and writes bench/results/*.json.
+ * Figures, not assertions: never part of npm test.
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { openSqlite } from '../src/db/database.js';
+import { startHttpsReceiver } from '../test/helpers/https-receiver.js';
+import { startTronGrid, type FakeTronGrid } from '../test/helpers/trongrid.js';
+import { startBenchGateway, type BenchGateway } from './lib/gateway.js';
+import { allocationCost, sqliteCeiling } from './lib/inproc.js';
+import { autocannon, load1, percentiles, rssMb, rssSampler, sleep, type LoadResult } from './lib/measure.js';
+import { seedDatabase, type Seeded } from './lib/seed.js';
+
+const { values: args } = parseArgs({
+  options: { quick: { type: 'boolean', default: false }, only: { type: 'string', default: '1234567' } },
+});
+const quick = args.quick;
+const SECONDS = quick ? 4 : 10;
+const CONNECTIONS = 64;
+const BIG = quick ? 100_000 : 1_000_000;
+const ALLOC_SIZES = quick ? [0, 10_000, 100_000] : [0, 10_000, 100_000, 1_000_000];
+const only = (f: number) => args.only.includes(String(f));
+
+interface Row {
+  figure: string;
+  measure: string;
+  value: string;
+  ceiling: string;
+  ratio: string;
+  load: number;
+}
+const rows: Row[] = [];
+const raw: Record<string, unknown> = {};
+function row(figure: string, measure: string, value: string, ceiling = '', ratio = ''): void {
+  const r = { figure, measure, value, ceiling, ratio, load: load1() };
+  rows.push(r);
+  console.error(`  [${figure}] ${measure}: ${value}${ceiling ? ` (ceiling ${ceiling}${ratio ? `, ${ratio}` : ''})` : ''} load ${r.load}`);
+}
+const fmt = (n: number, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
+const lat = (r: LoadResult) => `p50 ${r.p50} ms / p99 ${r.p99} ms`;
+const pct = (a: number, b: number) => `${fmt((a / b) * 100)} %`;
+
+function freshDir(name: string): string {
+  return mkdtempSync(join(tmpdir(), `gatewayd-bench-${name}-`));
+}
+
+/** The TronGrid stand-in, so the chain worker of every gateway in this run stays on loopback. */
+const tg: FakeTronGrid = await startTronGrid();
+const tronConfig = (poll = 5) => ({ tron: { api_url: tg.url, poll_interval_seconds: poll } });
+
+function createBody(seeded: Seeded): string {
+  return JSON.stringify({ merchant_order_id: 'bench-[<id>]', amount: '25', wallet_id: seeded.walletId });
+}
+function createLoad(gw: BenchGateway, seeded: Seeded): Promise<LoadResult> {
+  return autocannon({
+    url: `${gw.api}/invoices`,
+    method: 'POST',
+    headers: { authorization: `Bearer ${seeded.apiKey}`, 'content-type': 'application/json', 'idempotency-key': 'k-[<id>]' },
+    body: createBody(seeded),
+    connections: CONNECTIONS,
+    seconds: SECONDS,
+  });
+}
+
+async function bareHonoCeiling(responseBytes: number): Promise<LoadResult> {
+  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  const child = spawn(process.execPath, [join(import.meta.dirname, 'ceiling-hono.js'), String(port), String(responseBytes)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise<void>((resolve) => child.stdout!.once('data', () => resolve()));
+  try {
+    return await autocannon({
+      url: `http://127.0.0.1:${port}/api/v1/invoices`,
+      method: 'POST',
+      headers: { authorization: 'Bearer gw_live_0123456789abcdef0123456789abcdef01234567', 'content-type': 'application/json', 'idempotency-key': 'k-[<id>]' },
+      body: JSON.stringify({ merchant_order_id: 'bench-[<id>]', amount: '25', wallet_id: 'wal_0123456789abcdef01234567' }),
+      connections: CONNECTIONS,
+      seconds: SECONDS,
+    });
+  } finally {
+    child.kill('SIGTERM');
+  }
+}
+
+let emptyCreateRps = 0;
+
+async function figures1and7(): Promise<void> {
+  console.error('figure 1 and 7: empty database');
+  const dir = freshDir('empty');
+  const seeded = await seedDatabase(join(dir, 'gateway.db'), { invoices: 0 });
+  const gw = await startBenchGateway(dir, tronConfig());
+  try {
+    row('7', 'start-up to first healthy answer', `${fmt(gw.startupMs)} ms`);
+    await sleep(3000);
+    const idle = rssMb(gw.pid);
+    row('7', 'idle RSS', `${fmt(idle, 1)} MB`, '80 MB (aim)');
+    const probe = await fetch(`${gw.api}/invoices`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${seeded.apiKey}`, 'content-type': 'application/json', 'idempotency-key': 'probe' },
+      body: JSON.stringify({ merchant_order_id: 'probe', amount: '25', wallet_id: seeded.walletId }),
+    });
+    const responseBytes = (await probe.arrayBuffer()).byteLength;
+    if (probe.status !== 201) throw new Error(`probe creation answered ${probe.status}`);
+    const sampler = rssSampler(gw.pid);
+    const created = await createLoad(gw, seeded);
+    const peak = sampler.stop();
+    emptyCreateRps = created.rps;
+    const hono = await bareHonoCeiling(responseBytes);
+    const sq = await sqliteCeiling(freshDir('sqlite'), SECONDS);
+    raw.figure1 = { created, hono, sqlitePerSecond: sq.perSecond, responseBytes };
+    row('1', `POST /invoices, API key, ${CONNECTIONS} connections`, `${fmt(created.rps)} req/s, ${lat(created)}${created.non2xx + created.errors ? `, ${created.non2xx} non-2xx, ${created.errors} errors` : ''}`, `bare hono ${fmt(hono.rps)} req/s (${lat(hono)})`, pct(created.rps, hono.rps));
+    row('1', 'same, against bare better-sqlite3 (same rows, one commit each)', `${fmt(created.rps)} req/s`, `${fmt(sq.perSecond)} inserts/s`, pct(created.rps, sq.perSecond));
+    row('7', 'RSS at saturation (peak during POST load)', `${fmt(peak, 1)} MB`);
+  } finally {
+    await gw.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function figure2(): Promise<void> {
+  console.error('figure 2: allocation cost');
+  const out = [];
+  for (const n of ALLOC_SIZES) {
+    const dir = freshDir('alloc');
+    const f = await allocationCost(dir, n);
+    out.push(f);
+    row('2', `allocation with ${fmt(n)} reservations (one price, one address)`, `${fmt(f.allocationUs)} µs; whole creation + commit ${fmt(f.creationUs)} µs`, '', out.length > 1 ? `${fmt(f.allocationUs / out[0]!.allocationUs, 2)}x the empty cost` : '');
+    rmSync(dir, { recursive: true, force: true });
+  }
+  raw.figure2 = out;
+}
+
+async function figures3and4(): Promise<void> {
+  console.error(`figure 3 and 4: ${fmt(BIG)} invoices`);
+  const dir = freshDir('big');
+  let t0 = performance.now();
+  const seeded = await seedDatabase(join(dir, 'gateway.db'), { invoices: BIG, prices: 1000 });
+  console.error(`  seeded ${fmt(BIG)} invoices in ${fmt((performance.now() - t0) / 1000, 1)} s`);
+  let gw = await startBenchGateway(dir, tronConfig());
+  try {
+    const created = await createLoad(gw, seeded);
+    row('3', `POST /invoices with ${fmt(BIG)} invoices`, `${fmt(created.rps)} req/s, ${lat(created)}`, emptyCreateRps ? `empty database ${fmt(emptyCreateRps)} req/s` : '', emptyCreateRps ? pct(created.rps, emptyCreateRps) : '');
+    const auth = { authorization: `Bearer ${seeded.apiKey}` };
+    const list = await autocannon({ url: `${gw.api}/invoices`, headers: auth, connections: 16, seconds: SECONDS });
+    row('3', 'GET /invoices (newest 500)', `${fmt(list.rps)} req/s, ${lat(list)}`);
+    const checkout = await autocannon({ url: `${gw.api}/checkout/${seeded.sampleCheckoutToken}`, connections: 16, seconds: SECONDS });
+    row('3', 'GET /checkout/{token}', `${fmt(checkout.rps)} req/s, ${lat(checkout)}`);
+    raw.figure3 = { created, list, checkout };
+    await gw.stop();
+
+    // A fresh process for the export, so "idle" is not inflated by the load above.
+    gw = await startBenchGateway(dir, tronConfig());
+    await sleep(2000);
+    const idle = rssMb(gw.pid);
+    const sampler = rssSampler(gw.pid, 25);
+    t0 = performance.now();
+    const res = await fetch(`${gw.api}/ledger.csv`, { headers: auth });
+    let lines = 0;
+    let bytes = 0;
+    for await (const chunk of res.body!) {
+      const c = chunk as Uint8Array;
+      bytes += c.byteLength;
+      for (let i = c.indexOf(10); i !== -1; i = c.indexOf(10, i + 1)) lines++;
+    }
+    const secs = (performance.now() - t0) / 1000;
+    const peak = sampler.stop();
+    const exported = lines - 1;
+    if (exported < BIG) throw new Error(`ledger export gave ${exported} rows, expected at least ${BIG}`);
+    raw.figure4 = { rows: exported, bytes, seconds: secs, idleRss: idle, peakRss: peak };
+    row('4', `ledger.csv of ${fmt(exported)} invoices`, `${fmt(exported / secs)} rows/s (${fmt(bytes / 1e6)} MB in ${fmt(secs, 1)} s)`);
+    row('4', 'peak RSS above idle during the export', `${fmt(peak - idle, 1)} MB (idle ${fmt(idle, 1)} MB, peak ${fmt(peak, 1)} MB)`);
+  } finally {
+    await gw.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Block time of a transfer that has just solidified: the stand-in's head is now - 57 s. */
+const justSolidified = (): number => Math.floor((Date.now() - 57_000) / 3000) * 3000;
+
+async function figure5(): Promise<void> {
+  const poll = 5;
+  const samplesWanted = quick ? 4 : 10;
+  console.error(`figure 5: chain, poll every ${poll} s`);
+  const rx = await startHttpsReceiver();
+  const dir = freshDir('chain');
+  const seeded = await seedDatabase(join(dir, 'gateway.db'), { invoices: 0 });
+  const sqlite = openSqlite(join(dir, 'gateway.db'));
+  sqlite.prepare('INSERT INTO webhooks (id, merchant_id, url, secret, created_at) VALUES (?, ?, ?, ?, ?)').run('whk_bench', seeded.merchantId, rx.url('/chain'), 'whsec_bench', Date.now());
+  sqlite.close();
+  const gw = await startBenchGateway(dir, { ...tronConfig(poll), webhooks: rx.webhookConfig() });
+  try {
+    const samples: number[] = [];
+    for (let i = 0; i < samplesWanted; i++) {
+      const res = await fetch(`${gw.api}/invoices`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${seeded.apiKey}`, 'content-type': 'application/json', 'idempotency-key': `chain-${i}` },
+        body: JSON.stringify({ merchant_order_id: `chain-${i}`, amount: '10', wallet_id: seeded.walletId }),
+      });
+      const { invoice } = (await res.json()) as { invoice: { id: string; payable_amount: string } };
+      // Pay at a random point of the poll cycle, as a real payer would.
+      await sleep(Math.random() * poll * 1000);
+      const [whole, frac = ''] = invoice.payable_amount.split('.');
+      tg.pay({ to: seeded.address, amount: BigInt(whole!) * 1_000_000n + BigInt(frac.padEnd(6, '0')), blockTimestamp: justSolidified() });
+      const t0 = performance.now();
+      const deadline = t0 + 4 * poll * 1000;
+      const confirmedHere = () => rx.requests.some((r) => r.rawBody.includes('invoice.confirmed') && r.rawBody.includes(invoice.id));
+      while (!confirmedHere()) {
+        if (performance.now() > deadline) throw new Error(`no invoice.confirmed webhook for ${invoice.id}: ${gw.output()}`);
+        await sleep(2);
+      }
+      samples.push(performance.now() - t0);
+    }
+    const p = percentiles(samples);
+    raw.figure5 = { pollSeconds: poll, samples };
+    row('5', `transfer visible -> confirmed + webhook received (${samples.length} payments)`, `median ${fmt(p.p50)} ms, max ${fmt(p.max)} ms`, `${poll + 1} s (poll + 1 s)`, p.max <= (poll + 1) * 1000 ? 'within' : 'over');
+  } finally {
+    await gw.stop();
+    await rx.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const out = await runChild('chain.bench.js', ['requests']);
+  for (const line of out.split('\n')) {
+    const m = /^\s*(\d+) addresses \| quiet poll: (\d+) requests .* in (\d+) ms \| all paid: (\d+) requests .* in (\d+) ms/.exec(line);
+    if (m) row('5', `TronGrid requests per poll, ${m[1]} watched addresses`, `${m[2]} quiet (${m[3]} ms), ${m[4]} when all paid (${m[5]} ms)`);
+  }
+}
+
+async function figure6(): Promise<void> {
+  console.error('figure 6: webhooks');
+  for (const hang of [false, true]) {
+    const out = await runChild('webhooks.bench.js', ['--events', quick ? '250' : '1000', '--webhooks', '4', ...(hang ? ['--hang'] : [])]);
+    const r = JSON.parse(out.trim().split('\n').at(-1)!) as { deliveries_per_second: number; deliveries: number };
+    raw[hang ? 'figure6_hang' : 'figure6'] = r;
+    row('6', hang ? 'deliveries/s to 4 fast receivers while a 5th hangs' : 'deliveries/s to 4 loopback HTTPS receivers', `${fmt(r.deliveries_per_second)} /s (${fmt(r.deliveries)} deliveries)`);
+  }
+}
+
+function runChild(script: string, childArgs: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(import.meta.dirname, script), ...childArgs], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.once('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`${script} exited ${code}`))));
+  });
+}
+
+const startedAt = new Date();
+const machine = `${cpus()[0]?.model ?? 'unknown CPU'}, ${cpus().length} cores, ${fmt(totalmem() / 2 ** 30, 1)} GiB RAM, Node ${process.version}, ${process.platform}`;
+console.error(`gatewayd benchmark${quick ? ' (quick)' : ''}: ${machine}`);
+try {
+  if (only(1) || only(7)) await figures1and7();
+  if (only(2)) await figure2();
+  if (only(3) || only(4)) await figures3and4();
+  if (only(5)) await figure5();
+  if (only(6)) await figure6();
+  row('7', 'checkout page: total bytes and request count', 'pending (the /pay page is not in main yet)');
+} finally {
+  await tg.close();
+}
+
+const widths = ['figure', 'measure', 'value', 'ceiling', 'ratio', 'load'].map((k) => Math.max(k.length, ...rows.map((r) => String(r[k as keyof Row]).length)));
+const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
+console.log(`\ngatewayd benchmark${quick ? ' (quick)' : ''}, ${startedAt.toISOString()}: ${machine}`);
+console.log(line(['figure', 'measure', 'value', 'ceiling', 'ratio', 'load']));
+console.log(line(widths.map((w) => '-'.repeat(w))));
+for (const r of rows) console.log(line([r.figure, r.measure, r.value, r.ceiling, r.ratio, String(r.load)]));
+const resultsDir = join(import.meta.dirname, '../../bench/results');
+mkdirSync(resultsDir, { recursive: true });
+const file = join(resultsDir, `bench-${startedAt.toISOString().replace(/[:.]/g, '-')}${quick ? '-quick' : ''}.json`);
+writeFileSync(file, JSON.stringify({ startedAt, machine, quick, rows, raw }, null, 2));
+console.log(`\nJSON: ${file}`);
