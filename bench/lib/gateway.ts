@@ -17,7 +17,8 @@ export interface BenchGateway {
 }
 
 /** Runs gatewayd on `dir/gateway.db` (already seeded) with rate limits off and warn-level logs. */
-export async function startBenchGateway(dir: string, config: ConfigOverrides = {}, nodeArgs: string[] = []): Promise<BenchGateway> {
+/** BENCH_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") is passed to node for profiling. */
+export async function startBenchGateway(dir: string, config: ConfigOverrides = {}, nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)): Promise<BenchGateway> {
   const port = await freePort();
   const full: ConfigOverrides = {
     ...config,

@@ -5,7 +5,7 @@
 import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, SqliteDialect, sql, type Transaction } from 'kysely';
+import { Kysely, SqliteDialect, sql, type SqliteDatabase as KyselySqlite, type Transaction } from 'kysely';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
@@ -38,10 +38,43 @@ export function openSqlite(path: string, options: { readonly?: boolean } = {}): 
   return sqlite;
 }
 
+/** Distinct SQL texts kept prepared; the product issues a few hundred, so the cap only bounds misuse. */
+export const STATEMENT_CACHE_SIZE = 1000;
+
+/**
+ * The handle Kysely sees: prepare() returns a statement kept by its SQL text. Kysely prepares every
+ * query anew, and SQLite's parse and plan cost more than running our short indexed statements (the
+ * profile of invoice creation showed prepare as the largest single cost). Values are always bound
+ * parameters, so the texts repeat; the least recently used statement is dropped past the cap.
+ * Reusing a statement is safe here: Kysely runs one query at a time on the single connection, and
+ * SQLite re-prepares a cached statement by itself after a schema change.
+ */
+export function cachingStatements(sqlite: Sqlite, max = STATEMENT_CACHE_SIZE): KyselySqlite & { readonly cached: number } {
+  const cache = new Map<string, SqliteDatabase.Statement>();
+  return {
+    get cached() {
+      return cache.size;
+    },
+    close: () => sqlite.close(),
+    prepare(text: string) {
+      let stmt = cache.get(text);
+      if (stmt) {
+        // Map order is insertion order: re-inserting marks the entry most recently used.
+        cache.delete(text);
+      } else {
+        stmt = sqlite.prepare(text);
+        if (cache.size >= max) cache.delete(cache.keys().next().value!);
+      }
+      cache.set(text, stmt);
+      return stmt;
+    },
+  };
+}
+
 export function openDatabase(path: string): OpenedDatabase {
   ensureDatabaseFile(path);
   const sqlite = openSqlite(path);
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachingStatements(sqlite) }) });
   return {
     db,
     sqlite,
