@@ -69,8 +69,10 @@ export interface AllocationFigure {
  */
 export async function allocationCost(dir: string, n: number): Promise<AllocationFigure> {
   const path = join(dir, 'gateway.db');
-  const seeded = await seedDatabase(path, { invoices: n, prices: 1 });
-  const config = buildConfig({ database: { path }, invoices: { max_adjustment: '2.000000' }, log: { level: 'silent' } });
+  // One price holds at most 999 999 amounts (max_adjustment <= 0.999999): past 900 000 the
+  // reservations are split evenly over the target price and further ones on the same address.
+  const seeded = await seedDatabase(path, { invoices: n, prices: Math.max(1, Math.ceil(n / 900_000)) });
+  const config = buildConfig({ database: { path }, invoices: { max_adjustment: '0.999999' }, log: { level: 'silent' } });
   const database = openDatabase(path);
   const deps = createDeps({ config, database, log: createLogger('silent') });
   const target = { network: NETWORK, tokenContract: USDT_CONTRACT, address: seeded.address };
@@ -89,7 +91,7 @@ export async function allocationCost(dir: string, n: number): Promise<Allocation
   await writeTransaction(deps.db, async (trx) => {
     for (let i = 0; i < allocRuns; i++) {
       const s = performance.now();
-      const a = await chooseAmount(trx, target, base, 2_000_000n, Date.now());
+      const a = await chooseAmount(trx, target, base, 999_999n, Date.now());
       allocMs += performance.now() - s;
       if (a.kind !== 'fresh') throw new Error(`unexpected ${a.kind}`);
       await insertReservation(trx, target, base + a.adjustment, holder, Date.now(), Date.now() + 1);

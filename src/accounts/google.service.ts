@@ -5,7 +5,7 @@
  * email is linked; an unconfirmed one is claimed (its password stops working and its sessions and
  * links are revoked, since whoever set that password never proved the address); else a new account.
  */
-import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload } from 'jose';
+import type { createRemoteJWKSet, JWTPayload } from 'jose';
 import { writeTransaction } from '../db/database.js';
 import type { AppDeps } from '../http/context.js';
 import { AppError } from '../lib/errors.js';
@@ -22,8 +22,16 @@ export interface GoogleIdentity {
 
 export type GoogleVerifier = (credential: string) => Promise<GoogleIdentity>;
 
+type Jose = typeof import('jose');
+/**
+ * jose is loaded on the first Google sign-in, not at start: it is several MB of resident memory
+ * that a server without Google sign-in (or before anyone uses it) never needs.
+ */
+let jose: Promise<Jose> | undefined;
+const loadJose = (): Promise<Jose> => (jose ??= import('jose'));
+
 /** Errors that mean "this credential is not acceptable" (401); anything else is the key fetch failing (503). */
-const CREDENTIAL_ERRORS = [
+const credentialErrors = ({ errors }: Jose) => [
   errors.JWSInvalid,
   errors.JWTInvalid,
   errors.JWTClaimValidationFailed,
@@ -44,10 +52,11 @@ export function createGoogleVerifier(deps: AppDeps): GoogleVerifier {
   let keys: ReturnType<typeof createRemoteJWKSet> | undefined;
   return async (credential) => {
     if (!client_id) throw new AppError('identity_provider_unavailable', 'Sign-in with Google is not configured on this server');
-    keys ??= createRemoteJWKSet(new URL(jwks_url), { timeoutDuration: 5000 });
+    const lib = await loadJose();
+    keys ??= lib.createRemoteJWKSet(new URL(jwks_url), { timeoutDuration: 5000 });
     let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(credential, keys, {
+      ({ payload } = await lib.jwtVerify(credential, keys, {
         algorithms: ['RS256'],
         issuer: issuers,
         audience: client_id,
@@ -55,7 +64,7 @@ export function createGoogleVerifier(deps: AppDeps): GoogleVerifier {
         requiredClaims: ['exp', 'sub'],
       }));
     } catch (err) {
-      if (CREDENTIAL_ERRORS.some((cls) => err instanceof cls)) {
+      if (credentialErrors(lib).some((cls) => err instanceof cls)) {
         deps.log.info({ reason: (err as { code?: string }).code ?? 'invalid' }, 'google credential refused');
         throw new AppError('invalid_credential', 'The Google credential is not valid');
       }

@@ -1,5 +1,4 @@
 /** The network checks of `gatewayd doctor`: TRON API, clock, SMTP. Each has a short timeout. */
-import nodemailer from 'nodemailer';
 import type { Config } from '../config.js';
 import type { Finding } from './doctor.js';
 
@@ -113,6 +112,8 @@ export async function checkSmtp(config: Config, timeoutMs: number): Promise<Find
   const port = url.port ? Number(url.port) : url.protocol === 'smtps:' ? 465 : 587;
   // Host and port only: the URL may hold the password.
   const where = `${url.protocol}//${url.hostname}:${port}`;
+  // Loaded here, not at start: `gatewayd serve` imports this module too and never needs it.
+  const { default: nodemailer } = await import('nodemailer');
   const transport = nodemailer.createTransport({
     host: url.hostname.replace(/^\[|\]$/g, ''),
     port,

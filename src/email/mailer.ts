@@ -2,7 +2,7 @@
  * Outgoing mail over SMTP (email.smtp_url) through nodemailer. With no SMTP URL the mailer is
  * unavailable and the operations that need mail answer 503 email_unavailable.
  */
-import nodemailer, { type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { Config } from '../config.js';
 import type { Log } from '../lib/log.js';
 
@@ -38,7 +38,10 @@ export function createMailer(config: Config, log: Log): Mailer {
     };
   }
   const parsed = new URL(url);
-  const transport: Transporter = nodemailer.createTransport({
+  // nodemailer is loaded with the first message, not at start: resident memory a server that is
+  // not sending mail right now does not need.
+  let transport: Promise<Transporter> | undefined;
+  const connect = async (): Promise<Transporter> => (await import('nodemailer')).default.createTransport({
     host: parsed.hostname.replace(/^\[|\]$/g, ''),
     port: parsed.port ? Number(parsed.port) : parsed.protocol === 'smtps:' ? 465 : 587,
     secure: parsed.protocol === 'smtps:',
@@ -54,7 +57,8 @@ export function createMailer(config: Config, log: Log): Mailer {
     async send(message) {
       try {
         const { kind: _kind, ...mail } = message;
-        const info = await transport.sendMail({ from: config.email.from, ...mail });
+        transport ??= connect();
+        const info = await (await transport).sendMail({ from: config.email.from, ...mail });
         const accepted = Array.isArray(info.accepted) && info.accepted.length > 0;
         if (!accepted) log.warn({ mail_kind: message.kind ?? 'mail' }, 'mail not accepted by the SMTP server');
         return accepted ? { accepted } : { accepted, error: 'rejected by the SMTP server' };
@@ -64,6 +68,6 @@ export function createMailer(config: Config, log: Log): Mailer {
         return { accepted: false, error: `SMTP error ${code ?? ''}`.trim() };
       }
     },
-    close: () => transport.close(),
+    close: () => void transport?.then((t) => t.close(), () => undefined),
   };
 }
