@@ -5,7 +5,7 @@
  * Figures, not assertions: never part of npm test.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -24,7 +24,7 @@ const { values: args } = parseArgs({
 const quick = args.quick;
 const SECONDS = quick ? 4 : 10;
 const CONNECTIONS = 64;
-const BIG = quick ? 100_000 : 1_000_000;
+const BIG = Number(process.env.BENCH_BIG ?? (quick ? 100_000 : 1_000_000));
 const ALLOC_SIZES = quick ? [0, 10_000, 100_000] : [0, 10_000, 100_000, 1_000_000];
 const only = (f: number) => args.only.includes(String(f));
 
@@ -99,10 +99,10 @@ async function figures1and7(): Promise<void> {
   const seeded = await seedDatabase(join(dir, 'gateway.db'), { invoices: 0 });
   const gw = await startBenchGateway(dir, tronConfig());
   try {
-    row('7', 'start-up to first healthy answer', `${fmt(gw.startupMs)} ms`);
+    row('7', 'start-up to first healthy answer (node bin/gatewayd serve)', `${fmt(gw.startupMs)} ms`);
     await sleep(3000);
     const idle = rssMb(gw.pid);
-    row('7', 'idle RSS', `${fmt(idle, 1)} MB`, '80 MB (aim)');
+    row('7', 'idle RSS (node bin/gatewayd serve)', `${fmt(idle, 1)} MB`, '80 MB (aim)');
     const probe = await fetch(`${gw.api}/invoices`, {
       method: 'POST',
       headers: { authorization: `Bearer ${seeded.apiKey}`, 'content-type': 'application/json', 'idempotency-key': 'probe' },
@@ -124,6 +124,22 @@ async function figures1and7(): Promise<void> {
     await gw.stop();
     rmSync(dir, { recursive: true, force: true });
   }
+  // The release artifact: one bundled file, far fewer modules to load than dist/.
+  const binary = join(import.meta.dirname, '../gatewayd');
+  if (existsSync(binary)) {
+    const binDir = freshDir('binary');
+    await seedDatabase(join(binDir, 'gateway.db'), { invoices: 0 });
+    const bin = await startBenchGateway(binDir, tronConfig(), binary);
+    try {
+      await sleep(3000);
+      row('7', 'single executable (dist/gatewayd): start-up, idle RSS', `${fmt(bin.startupMs)} ms, ${fmt(rssMb(bin.pid), 1)} MB`, '80 MB (aim)');
+    } finally {
+      await bin.stop();
+      rmSync(binDir, { recursive: true, force: true });
+    }
+  } else {
+    row('7', 'single executable: start-up, idle RSS', 'not built (npm run build:binary)');
+  }
 }
 
 async function figure2(): Promise<void> {
@@ -142,28 +158,46 @@ async function figure2(): Promise<void> {
 async function figures3and4(): Promise<void> {
   console.error(`figure 3 and 4: ${fmt(BIG)} invoices`);
   const dir = freshDir('big');
-  let t0 = performance.now();
+  const t0 = performance.now();
   const seeded = await seedDatabase(join(dir, 'gateway.db'), { invoices: BIG, prices: 1000 });
   console.error(`  seeded ${fmt(BIG)} invoices in ${fmt((performance.now() - t0) / 1000, 1)} s`);
-  let gw = await startBenchGateway(dir, tronConfig());
+  const gw = await startBenchGateway(dir, tronConfig());
   try {
-    const created = await createLoad(gw, seeded);
-    row('3', `POST /invoices with ${fmt(BIG)} invoices`, `${fmt(created.rps)} req/s, ${lat(created)}`, emptyCreateRps ? `empty database ${fmt(emptyCreateRps)} req/s` : '', emptyCreateRps ? pct(created.rps, emptyCreateRps) : '');
     const auth = { authorization: `Bearer ${seeded.apiKey}` };
-    const list = await autocannon({ url: `${gw.api}/invoices`, headers: auth, connections: 16, seconds: SECONDS });
-    row('3', 'GET /invoices (newest 500)', `${fmt(list.rps)} req/s, ${lat(list)}`);
-    const checkout = await autocannon({ url: `${gw.api}/checkout/${seeded.sampleCheckoutToken}`, connections: 16, seconds: SECONDS });
-    row('3', 'GET /checkout/{token}', `${fmt(checkout.rps)} req/s, ${lat(checkout)}`);
-    raw.figure3 = { created, list, checkout };
+    if (only(3)) {
+      const created = await createLoad(gw, seeded);
+      row('3', `POST /invoices with ${fmt(BIG)} invoices`, `${fmt(created.rps)} req/s, ${lat(created)}`, emptyCreateRps ? `empty database ${fmt(emptyCreateRps)} req/s` : '', emptyCreateRps ? pct(created.rps, emptyCreateRps) : '');
+      const list = await autocannon({ url: `${gw.api}/invoices`, headers: auth, connections: 16, seconds: SECONDS });
+      row('3', 'GET /invoices (newest 500)', `${fmt(list.rps)} req/s, ${lat(list)}`);
+      const checkout = await autocannon({ url: `${gw.api}/checkout/${seeded.sampleCheckoutToken}`, connections: 16, seconds: SECONDS });
+      row('3', 'GET /checkout/{token}', `${fmt(checkout.rps)} req/s, ${lat(checkout)}`);
+      raw.figure3 = { created, list, checkout };
+    }
     await gw.stop();
 
-    // A fresh process for the export, so "idle" is not inflated by the load above.
-    gw = await startBenchGateway(dir, tronConfig());
+    if (only(4)) {
+      // Two sizes: flat memory means the same peak above idle for ten times the rows.
+      const smallDir = freshDir('export');
+      const small = await seedDatabase(join(smallDir, 'gateway.db'), { invoices: BIG / 10, prices: 1000 });
+      const figures = [await exportFigure(smallDir, small, BIG / 10), await exportFigure(dir, seeded, BIG)];
+      rmSync(smallDir, { recursive: true, force: true });
+      raw.figure4 = figures;
+    }
+  } finally {
+    await gw.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** GET /ledger.csv from a fresh process (so "idle" is not inflated by earlier load): rows/s and RSS. */
+async function exportFigure(dir: string, seeded: Seeded, invoices: number) {
+  const gw = await startBenchGateway(dir, tronConfig());
+  try {
     await sleep(2000);
     const idle = rssMb(gw.pid);
     const sampler = rssSampler(gw.pid, 25);
-    t0 = performance.now();
-    const res = await fetch(`${gw.api}/ledger.csv`, { headers: auth });
+    const t0 = performance.now();
+    const res = await fetch(`${gw.api}/ledger.csv`, { headers: { authorization: `Bearer ${seeded.apiKey}` } });
     let lines = 0;
     let bytes = 0;
     for await (const chunk of res.body!) {
@@ -174,13 +208,12 @@ async function figures3and4(): Promise<void> {
     const secs = (performance.now() - t0) / 1000;
     const peak = sampler.stop();
     const exported = lines - 1;
-    if (exported < BIG) throw new Error(`ledger export gave ${exported} rows, expected at least ${BIG}`);
-    raw.figure4 = { rows: exported, bytes, seconds: secs, idleRss: idle, peakRss: peak };
+    if (exported < invoices) throw new Error(`ledger export gave ${exported} rows, expected at least ${invoices}`);
     row('4', `ledger.csv of ${fmt(exported)} invoices`, `${fmt(exported / secs)} rows/s (${fmt(bytes / 1e6)} MB in ${fmt(secs, 1)} s)`);
-    row('4', 'peak RSS above idle during the export', `${fmt(peak - idle, 1)} MB (idle ${fmt(idle, 1)} MB, peak ${fmt(peak, 1)} MB)`);
+    row('4', `peak RSS above idle, ${fmt(exported)} rows`, `${fmt(peak - idle, 1)} MB (idle ${fmt(idle, 1)} MB, peak ${fmt(peak, 1)} MB)`);
+    return { rows: exported, bytes, seconds: secs, idleRss: idle, peakRss: peak };
   } finally {
     await gw.stop();
-    rmSync(dir, { recursive: true, force: true });
   }
 }
 

@@ -17,8 +17,12 @@ export interface BenchGateway {
 }
 
 /** Runs gatewayd on `dir/gateway.db` (already seeded) with rate limits off and warn-level logs. */
-/** BENCH_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") is passed to node for profiling. */
-export async function startBenchGateway(dir: string, config: ConfigOverrides = {}, nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)): Promise<BenchGateway> {
+/**
+ * BENCH_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") is passed to node for profiling.
+ * `binary`: run that single executable (npm run build:binary) instead of node bin/gatewayd.
+ */
+export async function startBenchGateway(dir: string, config: ConfigOverrides = {}, binary?: string): Promise<BenchGateway> {
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const port = await freePort();
   const full: ConfigOverrides = {
     ...config,
@@ -29,7 +33,8 @@ export async function startBenchGateway(dir: string, config: ConfigOverrides = {
   };
   const configPath = writeConfig(dir, full);
   const started = performance.now();
-  const child = spawn(process.execPath, [...nodeArgs, GATEWAYD_BIN, 'serve', '--config', configPath], { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  const [command, args] = binary ? [binary, ['serve', '--config', configPath]] : [process.execPath, [...nodeArgs, GATEWAYD_BIN, 'serve', '--config', configPath]];
+  const child = spawn(command, args, { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
