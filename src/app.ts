@@ -12,6 +12,7 @@ import { newId } from './lib/ids.js';
 import type { AppDeps, AppEnv } from './http/context.js';
 import { createRouter } from './http/openapi.js';
 import { systemRoutes } from './system/system.routes.js';
+import { pagesRoutes } from './pages/pages.routes.js';
 import { API_VERSION, VERSION } from './version.js';
 
 export const API_PREFIX = '/api/v1';
@@ -77,6 +78,7 @@ export function createApp(deps: AppDeps): App {
   });
 
   app.route(API_PREFIX, systemRoutes(deps, VERSION));
+  app.route('/', pagesRoutes(deps));
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {
     type: 'http',
