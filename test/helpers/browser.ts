@@ -34,7 +34,7 @@ export async function startBrowserApp(options: TestAppOptions = {}): Promise<Tes
 export interface BrowserSession {
   context: BrowserContext;
   page: Page;
-  /** Console errors and uncaught page errors (CSP violations show up here). */
+  /** Console errors, uncaught page errors (CSP violations show up here) and failed responses. */
   errors: string[];
   close(): Promise<void>;
 }
@@ -55,6 +55,9 @@ export async function openBrowser(options: { locale?: string; viewport?: { width
     if (msg.type() === 'error') errors.push(msg.text());
   });
   page.on('pageerror', (err) => errors.push(err.message));
+  page.on('response', (res) => {
+    if (res.status() >= 400) errors.push(`${res.status()} ${res.url()}`);
+  });
   return {
     context,
     page,
