@@ -70,6 +70,12 @@ export interface Renderer {
   page(c: Context, ctx: PageContext, name: string, view: PageView, data?: Record<string, unknown>, status?: number): Response;
 }
 
+/** "2026-05-12 09:30 UTC": one unambiguous format in every language (the time zone is stated). */
+export function formatDate(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined) return '—';
+  return `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
 /** JSON that is safe inside a <script type="application/json"> block. */
 function jsonForScript(value: unknown): string {
   return JSON.stringify(value).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026');
@@ -132,6 +138,7 @@ export function createRenderer(deps: AppDeps): Renderer {
       const common = {
         ...ctx,
         static: staticUrl,
+        date: formatDate,
         captcha: view.captcha && provider !== '' ? { provider, siteKey: deps.config.captcha.site_key } : null,
         google: view.google && deps.config.google.client_id !== '' ? { clientId: deps.config.google.client_id } : null,
       };

@@ -1,5 +1,6 @@
-// Sign-in, registration, password and contact forms: plain JavaScript that posts JSON to the API
-// (a same-origin fetch sends Origin itself) and shows the outcome in the page's language.
+// Every form of the pages (sign-in, registration, contact, console actions): plain JavaScript that
+// sends JSON to the API (a same-origin fetch sends Origin itself, so the API's Origin rule protects
+// every console action) and shows the outcome in the page's language.
 (function () {
   'use strict';
   var page = JSON.parse(document.getElementById('page-data').textContent);
@@ -25,19 +26,43 @@
     return typeof value === 'string' && /^\/console(\/[A-Za-z0-9_\/-]*)?(\?[A-Za-z0-9_=&%-]*)?$/.test(value) ? value : fallback;
   }
 
+  function fieldValue(f) {
+    var type = f.getAttribute('data-type');
+    var raw = f.name === 'password' || f.type === 'hidden' || f.tagName === 'TEXTAREA' ? f.value : f.value.trim();
+    if (raw.trim() === '' && f.hasAttribute('data-null-if-empty')) return null;
+    if (type === 'int') return /^-?[0-9]+$/.test(raw.trim()) ? Number(raw.trim()) : raw;
+    if (type === 'json') { try { return JSON.parse(raw); } catch (e) { return raw; } }
+    return raw;
+  }
+
   function body(form) {
     var out = {};
     var fields = form.querySelectorAll('input[name], select[name], textarea[name]');
     for (var i = 0; i < fields.length; i++) {
       var f = fields[i];
       if (f.name === 'cf-turnstile-response' || f.name === 'h-captcha-response' || f.name === 'g-recaptcha-response') continue;
+      if (f.type === 'checkbox') {
+        if (!out[f.name]) out[f.name] = [];
+        if (f.checked) out[f.name].push(f.value);
+        continue;
+      }
       if (f.hasAttribute('data-optional') && f.value.trim() === '') continue;
-      out[f.name] = f.name === 'password' || f.type === 'hidden' ? f.value : f.value.trim();
+      out[f.name] = fieldValue(f);
     }
     if (form.hasAttribute('data-locale')) out.locale = page.locale;
     var token = captchaToken(form);
     if (token) out.captcha_token = token;
     return out;
+  }
+
+  function pick(obj, path) {
+    return path.split('.').reduce(function (o, k) { return o == null ? undefined : o[k]; }, obj);
+  }
+
+  function idempotencyKey(form) {
+    // One key per attempt to create, reused when the same submission is retried.
+    if (!form.__idem) form.__idem = (window.crypto && crypto.randomUUID) ? crypto.randomUUID() : String(Date.now()) + Math.random().toString(36).slice(2);
+    return form.__idem;
   }
 
   function showError(form, text) {
@@ -49,16 +74,29 @@
 
   function done(form, result) {
     var then = form.getAttribute('data-then');
+    form.__idem = null;
     if (then === 'login' || then === 'console') {
       window.location.assign(safeNext(form.getAttribute('data-next'), '/console'));
       return;
     }
-    var panel = form.parentNode.querySelector('[data-done]');
-    if (then === 'contact' && result && result.ticket) {
-      var ref = panel.querySelector('[data-field="reference"]');
-      if (ref) ref.textContent = result.ticket.reference;
+    if (then === 'reload') { window.location.reload(); return; }
+    if (then === 'goto') {
+      var target = form.getAttribute('data-goto').replace(/\{([a-z_.]+)\}/g, function (w, path) { return encodeURIComponent(pick(result, path)); });
+      window.location.assign(target);
+      return;
     }
-    form.hidden = true;
+    var panel = form.parentNode.querySelector('[data-done]');
+    var fields = panel.querySelectorAll('[data-field]');
+    for (var i = 0; i < fields.length; i++) {
+      var value = pick(result, fields[i].getAttribute('data-field'));
+      if (value !== undefined) fields[i].textContent = String(value);
+      if (fields[i].hasAttribute('data-copy-field')) {
+        var button = panel.querySelector('button[data-copy]');
+        if (button) button.setAttribute('data-copy', String(value));
+      }
+    }
+    if (then !== 'secret') form.hidden = true;
+    else form.reset();
     panel.hidden = false;
     panel.focus();
   }
@@ -66,22 +104,31 @@
   function submit(form, event) {
     event.preventDefault();
     if (!form.reportValidity()) return;
+    var confirmText = form.getAttribute('data-confirm');
+    if (confirmText && !window.confirm(confirmText)) return;
     var button = form.querySelector('button[type="submit"]');
     var errorBox = form.querySelector('[data-error]');
     errorBox.hidden = true;
     button.disabled = true;
-    fetch(form.getAttribute('data-api'), {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json' },
-      credentials: 'same-origin',
-      body: JSON.stringify(body(form)),
-    })
+    var method = form.getAttribute('data-method') || 'POST';
+    var headers = { accept: 'application/json' };
+    var payload;
+    if (method !== 'DELETE') {
+      headers['content-type'] = 'application/json';
+      payload = JSON.stringify(body(form));
+    }
+    if (form.hasAttribute('data-idempotency')) headers['idempotency-key'] = idempotencyKey(form);
+    fetch(form.getAttribute('data-api'), { method: method, headers: headers, credentials: 'same-origin', body: payload })
       .then(function (res) {
         return res.json().catch(function () { return {}; }).then(function (json) {
           if (res.ok) return done(form, json);
           var code = json && json.error ? json.error.code : 'generic';
           resetCaptcha();
-          showError(form, message(code));
+          var text = message(code);
+          if (code === 'validation_error' && json.error.details && json.error.details.length) {
+            text += ' (' + json.error.details.map(function (d) { return d.path; }).join(', ') + ')';
+          }
+          showError(form, text);
         });
       })
       .catch(function () { showError(form, message('network')); })
