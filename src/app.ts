@@ -13,6 +13,7 @@ import type { AppDeps, AppEnv } from './http/context.js';
 import { createRouter } from './http/openapi.js';
 import { systemRoutes } from './system/system.routes.js';
 import { pagesRoutes } from './pages/pages.routes.js';
+import { supportRoutes } from './support/support.routes.js';
 import { API_VERSION, VERSION } from './version.js';
 
 export const API_PREFIX = '/api/v1';
@@ -78,6 +79,7 @@ export function createApp(deps: AppDeps): App {
   });
 
   app.route(API_PREFIX, systemRoutes(deps, VERSION));
+  app.route(API_PREFIX, supportRoutes(deps));
   app.route('/', pagesRoutes(deps));
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {

@@ -128,6 +128,35 @@ export interface CaptchaTokensTable {
   used_at: number;
 }
 
+export type SupportTicketSource = 'dashboard' | 'contact' | 'chat';
+export type SupportTicketCategory = 'general' | 'payments' | 'technical' | 'account' | 'other';
+export type SupportTicketStatus = 'open' | 'answered' | 'closed';
+
+export interface SupportTicketsTable {
+  id: string;
+  reference: string;
+  source: SupportTicketSource;
+  category: SupportTicketCategory;
+  status: SupportTicketStatus;
+  subject: string;
+  merchant_id: string | null;
+  name: string | null;
+  email: string | null;
+  chat_token_hash: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface SupportMessagesTable {
+  id: string;
+  ticket_id: string;
+  position: number;
+  author: 'customer' | 'staff';
+  author_merchant_id: string | null;
+  body: string;
+  created_at: number;
+}
+
 export interface SchemaMigrationsTable {
   version: number;
   name: string;
@@ -150,5 +179,7 @@ export interface Database {
   webhooks: WebhooksTable;
   deliveries: DeliveriesTable;
   captcha_tokens: CaptchaTokensTable;
+  support_tickets: SupportTicketsTable;
+  support_messages: SupportMessagesTable;
   schema_migrations: SchemaMigrationsTable;
 }
