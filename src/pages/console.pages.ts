@@ -10,6 +10,7 @@ import type { InvoiceStatus } from '../db/schema.js';
 import { optionalSession } from '../http/auth.js';
 import type { AppDeps, AppEnv } from '../http/context.js';
 import { toInvoiceResponse } from '../invoices/invoice.model.js';
+import { isSupportStaff } from '../support/support.service.js';
 import { formMessages } from './auth.pages.js';
 import { dashboardStats, findInvoice, listApiKeys, listDeliveries, listInvoiceEvents, listInvoices, listWallets, listWebhooks } from './console.repo.js';
 import { pageContext, type PageContext, type Renderer } from './render.js';
@@ -28,7 +29,7 @@ export async function consoleRequest(c: Context, deps: AppDeps): Promise<Console
   const auth = await optionalSession(c, deps);
   const merchant = auth ? await findMerchantById(deps.db, auth.merchantId) : undefined;
   if (!merchant) return c.redirect(`/login?next=${encodeURIComponent(c.req.path)}`, 303);
-  const staff = deps.config.support.staff_emails.some((e) => e.trim().toLowerCase() === merchant.email);
+  const staff = isSupportStaff(deps.config, merchant.email);
   return { ctx, merchant, staff };
 }
 

@@ -8,6 +8,7 @@ import type { AppDeps, AppEnv } from '../http/context.js';
 import { authPages } from './auth.pages.js';
 import { checkoutPages } from './checkout.pages.js';
 import { consolePages } from './console.pages.js';
+import { consoleSupportPages } from './console-support.pages.js';
 import { createRenderer, pageContext } from './render.js';
 import { serveStatic } from './static.js';
 import { supportPages } from './support.pages.js';
@@ -28,6 +29,7 @@ export function pagesRoutes(deps: AppDeps) {
   authPages(app, deps, renderer);
   supportPages(app, deps, renderer);
   consolePages(app, deps, renderer);
+  consoleSupportPages(app, deps, renderer);
 
   // The HTML 404 of the page area (the API keeps its JSON 404).
   app.get('/console/*', (c) => {
