@@ -80,6 +80,16 @@ test('support in Chromium: owner opens a ticket, staff answers it from the inbox
   await page.locator('#chat-reply').fill('Thanks!');
   await page.getByRole('button', { name: 'Send', exact: true }).click();
   await page.locator('#chat .thread li').nth(2).waitFor();
+  await page.getByRole('button', { name: 'Close' }).click();
+
+  // The contact form answers with the ticket reference only.
+  await page.locator('#c-name').fill('Vera');
+  await page.locator('#c-email').fill('vera@example.test');
+  await page.locator('#c-subject').fill(`Question ${XSS}`);
+  await page.locator('#c-message').fill('Do you invoice in EUR?');
+  await page.getByRole('button', { name: 'Send message' }).click();
+  await page.locator('[data-done]').first().waitFor();
+  assert.match(await page.locator('[data-field="ticket.reference"]').innerText(), /^SUP-[A-Z0-9]{10}$/);
 
   assert.deepEqual(dialogs, [], 'no typed script ran');
   assert.deepEqual(browser.errors, [], 'no console errors');
