@@ -14,6 +14,7 @@ import { createRouter } from './http/openapi.js';
 import { systemRoutes } from './system/system.routes.js';
 import { pagesRoutes } from './pages/pages.routes.js';
 import { supportRoutes } from './support/support.routes.js';
+import { accountRoutes } from './accounts/accounts.routes.js';
 import { API_VERSION, VERSION } from './version.js';
 
 export const API_PREFIX = '/api/v1';
@@ -80,6 +81,7 @@ export function createApp(deps: AppDeps): App {
 
   app.route(API_PREFIX, systemRoutes(deps, VERSION));
   app.route(API_PREFIX, supportRoutes(deps));
+  app.route(API_PREFIX, accountRoutes(deps));
   app.route('/', pagesRoutes(deps));
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {

@@ -4,6 +4,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { MigrationError } from './db/migrator.js';
 import { runInit } from './cli/init.js';
 import { runMigrate } from './cli/migrate.js';
+import { checkMerchantArgs, MerchantCommandError, readPassword, runMerchantCreate } from './cli/merchant.js';
 import { HELP, UsageError } from './cli/usage.js';
 import { runServe, ServeError } from './serve.js';
 import { VERSION } from './version.js';
@@ -44,6 +45,15 @@ export async function main(argv: string[]): Promise<number> {
         const { values } = parse(rest, { config: { type: 'string' } });
         return await runServe(loadConfig({ path: values.config as string | undefined }));
       }
+      case 'merchant': {
+        const [sub, ...more] = rest;
+        if (sub !== 'create') throw new UsageError(`unknown merchant command ${sub === undefined ? '(none)' : `"${sub}"`}; expected "merchant create"`);
+        const { values } = parse(more, { config: { type: 'string' }, email: { type: 'string' }, name: { type: 'string' } });
+        const config = loadConfig({ path: values.config as string | undefined });
+        const input = { email: values.email as string | undefined, name: values.name as string | undefined };
+        checkMerchantArgs(input);
+        return await runMerchantCreate(config, input, await readPassword(), out);
+      }
       default:
         throw new UsageError(`unknown command "${command}"; see gatewayd --help`);
     }
@@ -52,7 +62,7 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`gatewayd: ${err.message}\n`);
       return 2;
     }
-    if (err instanceof MigrationError || err instanceof ServeError) {
+    if (err instanceof MigrationError || err instanceof ServeError || err instanceof MerchantCommandError) {
       process.stderr.write(`gatewayd: ${err.message}\n`);
       return 1;
     }

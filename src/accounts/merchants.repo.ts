@@ -1,5 +1,7 @@
 /** Merchant accounts. Emails are stored normalised (trimmed, lower case). */
+import type { Selectable } from 'kysely';
 import type { Db, Trx } from '../db/database.js';
+import type { MerchantsTable } from '../db/schema.js';
 import { newId } from '../lib/ids.js';
 
 export interface Merchant {
@@ -10,6 +12,7 @@ export interface Merchant {
   emailVerifiedAt: number | null;
   googleSub: string | null;
   verificationSentAt: number | null;
+  existsNoticeSentAt: number | null;
   createdAt: number;
   updatedAt: number;
 }
@@ -18,19 +21,7 @@ export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
-type MerchantRow = {
-  id: string;
-  email: string;
-  name: string;
-  password_hash: string | null;
-  email_verified_at: number | null;
-  google_sub: string | null;
-  verification_sent_at: number | null;
-  created_at: number;
-  updated_at: number;
-};
-
-function toMerchant(row: MerchantRow): Merchant {
+function toMerchant(row: Selectable<MerchantsTable>): Merchant {
   return {
     id: row.id,
     email: row.email,
@@ -39,6 +30,7 @@ function toMerchant(row: MerchantRow): Merchant {
     emailVerifiedAt: row.email_verified_at,
     googleSub: row.google_sub,
     verificationSentAt: row.verification_sent_at,
+    existsNoticeSentAt: row.exists_notice_sent_at,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -54,6 +46,11 @@ export async function findMerchantByEmail(db: Db | Trx, email: string): Promise<
   return row ? toMerchant(row) : undefined;
 }
 
+export async function findMerchantByGoogleSub(db: Db | Trx, sub: string): Promise<Merchant | undefined> {
+  const row = await db.selectFrom('merchants').selectAll().where('google_sub', '=', sub).executeTakeFirst();
+  return row ? toMerchant(row) : undefined;
+}
+
 export interface NewMerchant {
   email: string;
   name: string;
@@ -63,7 +60,7 @@ export interface NewMerchant {
 }
 
 export async function insertMerchant(db: Db | Trx, input: NewMerchant, now: number): Promise<Merchant> {
-  const row: MerchantRow = {
+  const row: Selectable<MerchantsTable> = {
     id: newId('mch'),
     email: normalizeEmail(input.email),
     name: input.name,
@@ -71,9 +68,53 @@ export async function insertMerchant(db: Db | Trx, input: NewMerchant, now: numb
     email_verified_at: input.emailVerifiedAt,
     google_sub: input.googleSub ?? null,
     verification_sent_at: null,
+    exists_notice_sent_at: null,
     created_at: now,
     updated_at: now,
   };
   await db.insertInto('merchants').values(row).execute();
   return toMerchant(row);
+}
+
+/** The columns a service may change; `updated_at` follows. */
+export interface MerchantChanges {
+  name?: string;
+  passwordHash?: string | null;
+  emailVerifiedAt?: number;
+  googleSub?: string;
+}
+
+export async function updateMerchant(db: Db | Trx, id: string, changes: MerchantChanges, now: number): Promise<void> {
+  await db
+    .updateTable('merchants')
+    .set({
+      ...(changes.name !== undefined ? { name: changes.name } : {}),
+      ...(changes.passwordHash !== undefined ? { password_hash: changes.passwordHash } : {}),
+      ...(changes.emailVerifiedAt !== undefined ? { email_verified_at: changes.emailVerifiedAt } : {}),
+      ...(changes.googleSub !== undefined ? { google_sub: changes.googleSub } : {}),
+      updated_at: now,
+    })
+    .where('id', '=', id)
+    .execute();
+}
+
+export type MailSlot = 'verification_sent_at' | 'exists_notice_sent_at';
+
+/**
+ * Takes the right to mail an account now when its previous mail of this kind is at least `gapMs`
+ * old (a guarded update: of two racing requests only one wins). Returns true when taken.
+ */
+export async function claimMailSlot(trx: Trx, id: string, slot: MailSlot, now: number, gapMs: number): Promise<boolean> {
+  const result = await trx
+    .updateTable('merchants')
+    .set({ [slot]: now })
+    .where('id', '=', id)
+    .where((eb) => eb.or([eb(slot, 'is', null), eb(slot, '<=', now - gapMs)]))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Gives the slot back after the mail server refused the message, so the next try may mail at once. */
+export async function releaseMailSlot(db: Db, id: string, slot: MailSlot, takenAt: number): Promise<void> {
+  await db.updateTable('merchants').set({ [slot]: null }).where('id', '=', id).where(slot, '=', takenAt).execute();
 }

@@ -12,6 +12,9 @@ Usage:
   gatewayd serve [--config FILE]             run the API, console, checkout and workers
   gatewayd migrate [--config FILE] [--status] apply pending database migrations (or list them)
   gatewayd init [--dir DIR]                  write a commented gatewayd.toml and the data folder
+  gatewayd merchant create --email E [--name N] [--config FILE]
+                                             create a confirmed account; the password is read
+                                             from stdin (first line), e.g. < password-file
   gatewayd version                           print the version
   gatewayd --help                            this text
 

@@ -15,6 +15,8 @@ export interface MerchantsTable {
   verification_sent_at: number | null;
   created_at: number;
   updated_at: number;
+  /** 0002_accounts: last "this address already has an account" mail. */
+  exists_notice_sent_at: number | null;
 }
 
 export interface SessionsTable {
@@ -157,6 +159,15 @@ export interface SupportMessagesTable {
   created_at: number;
 }
 
+/** 0002_accounts: single-use email links; only the token's SHA-256 is stored. */
+export interface EmailTokensTable {
+  token_hash: string;
+  merchant_id: string;
+  purpose: 'verify' | 'reset';
+  created_at: number;
+  expires_at: number;
+}
+
 export interface SchemaMigrationsTable {
   version: number;
   name: string;
@@ -181,5 +192,6 @@ export interface Database {
   captcha_tokens: CaptchaTokensTable;
   support_tickets: SupportTicketsTable;
   support_messages: SupportMessagesTable;
+  email_tokens: EmailTokensTable;
   schema_migrations: SchemaMigrationsTable;
 }

@@ -11,6 +11,8 @@ export interface MailMessage {
   subject: string;
   text: string;
   html?: string;
+  /** What kind of mail this is, for logs (e.g. "verify", "reset", "support.staff"); never user text. */
+  kind?: string;
 }
 
 export interface SendResult {
@@ -51,13 +53,14 @@ export function createMailer(config: Config, log: Log): Mailer {
     available: true,
     async send(message) {
       try {
-        const info = await transport.sendMail({ from: config.email.from, ...message });
+        const { kind: _kind, ...mail } = message;
+        const info = await transport.sendMail({ from: config.email.from, ...mail });
         const accepted = Array.isArray(info.accepted) && info.accepted.length > 0;
-        if (!accepted) log.warn({ mail_subject: message.subject }, 'mail not accepted by the SMTP server');
+        if (!accepted) log.warn({ mail_kind: message.kind ?? 'mail' }, 'mail not accepted by the SMTP server');
         return accepted ? { accepted } : { accepted, error: 'rejected by the SMTP server' };
       } catch (err) {
         const code = (err as { responseCode?: number; code?: string }).responseCode ?? (err as { code?: string }).code;
-        log.warn({ mail_subject: message.subject, smtp_error: code ?? 'error' }, 'mail not sent');
+        log.warn({ mail_kind: message.kind ?? 'mail', smtp_error: code ?? 'error' }, 'mail not sent');
         return { accepted: false, error: `SMTP error ${code ?? ''}`.trim() };
       }
     },

@@ -1,15 +1,12 @@
 /**
- * Page catalogues: locales/<lang>.json, flat objects of dotted keys ("page.checkout.title") to
- * strings with `{name}` placeholders, read once through the asset reader (so the packaged
- * executable finds them). Same shape and rules as the email catalogues (src/lib/i18n.ts on the
- * accounts branch): a key missing from a catalogue falls back to English; a key missing from
- * English is a programming error and throws. Also: which language a page request gets.
+ * Pages on top of the shared catalogues (src/lib/i18n.ts, locales/<lang>.json; page keys live
+ * under "page." and "console."): which language a page request gets, the switcher's names, and
+ * the messages handed to page scripts.
  */
 import { readAssetText } from '../lib/assets.js';
+import { DEFAULT_LOCALE, isRtl, LOCALES, translate as translateShared, type Locale } from '../lib/i18n.js';
 
-export const LOCALES = ['en', 'fa', 'ar', 'zh', 'es', 'fr', 'ru'] as const;
-export type Locale = (typeof LOCALES)[number];
-export const DEFAULT_LOCALE: Locale = 'en';
+export { DEFAULT_LOCALE, isRtl, LOCALES, type Locale };
 
 /** Each language named in itself, for the switcher. */
 export const LOCALE_NAMES: Readonly<Record<Locale, string>> = {
@@ -21,23 +18,6 @@ export const LOCALE_NAMES: Readonly<Record<Locale, string>> = {
   fr: 'Français',
   ru: 'Русский',
 };
-
-const RTL: ReadonlySet<Locale> = new Set(['fa', 'ar']);
-const catalogues = new Map<Locale, Readonly<Record<string, string>>>();
-
-export function catalogue(locale: Locale): Readonly<Record<string, string>> {
-  let cat = catalogues.get(locale);
-  if (!cat) {
-    const parsed = JSON.parse(readAssetText(`locales/${locale}.json`)) as unknown;
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error(`locales/${locale}.json: expected an object`);
-    for (const [key, value] of Object.entries(parsed)) {
-      if (typeof value !== 'string') throw new Error(`locales/${locale}.json: "${key}" is not a string`);
-    }
-    cat = Object.freeze(parsed as Record<string, string>);
-    catalogues.set(locale, cat);
-  }
-  return cat;
-}
 
 export function isLocale(value: string | undefined | null): value is Locale {
   return (LOCALES as readonly string[]).includes(value ?? '');
@@ -75,25 +55,18 @@ export function negotiateLocale(query: string | undefined, cookie: string | unde
   return matchLocale(query) ?? matchLocale(cookie) ?? fromAcceptLanguage(acceptLanguage) ?? DEFAULT_LOCALE;
 }
 
-export function isRtl(locale: Locale): boolean {
-  return RTL.has(locale);
-}
-
 export type Translate = (key: string, params?: Record<string, string | number>) => string;
 
-export function translate(locale: Locale, key: string, params: Record<string, string | number> = {}): string {
-  const template = catalogue(locale)[key] ?? catalogue(DEFAULT_LOCALE)[key];
-  if (template === undefined) throw new Error(`i18n: no message "${key}" in locales/${DEFAULT_LOCALE}.json`);
-  return template.replace(/\{([A-Za-z0-9_]+)\}/g, (whole, name: string) => (Object.hasOwn(params, name) ? String(params[name]) : whole));
+export function translator(locale: Locale): Translate {
+  return (key, params = {}) => translateShared(locale, key, Object.fromEntries(Object.entries(params).map(([k, v]) => [k, String(v)])));
 }
 
-export function translator(locale: Locale): Translate {
-  return (key, params) => translate(locale, key, params);
-}
+let englishKeys: readonly string[] | undefined;
 
 /** Every key of one namespace prefix, translated: handed to page scripts as a JSON data block. */
 export function messagesWithPrefix(locale: Locale, prefix: string): Record<string, string> {
+  englishKeys ??= Object.keys(JSON.parse(readAssetText(`locales/${DEFAULT_LOCALE}.json`)) as Record<string, string>);
   const out: Record<string, string> = {};
-  for (const key of Object.keys(catalogue(DEFAULT_LOCALE))) if (key.startsWith(prefix)) out[key] = translate(locale, key);
+  for (const key of englishKeys) if (key.startsWith(prefix)) out[key] = translateShared(locale, key);
   return out;
 }

@@ -63,7 +63,7 @@ export function notifyStaff(deps: AppDeps, notice: StaffNotice): Promise<void> {
     // One mail per address, so staff members do not see each other's addresses and one bad
     // address does not hold back the rest.
     for (const to of recipients) {
-      const result = await deps.mailer.send({ to, ...mail });
+      const result = await deps.mailer.send({ to, kind: 'support.staff', ...mail });
       if (result.accepted) sent += 1;
     }
     deps.log.info({ ticket_id: notice.ticket.id, reference: notice.ticket.reference, kind: notice.kind, sent, recipients: recipients.length }, 'support staff notified');

@@ -1,0 +1,76 @@
+/**
+ * The account mails (confirmation link, password reset link, "this address already has an
+ * account"), rendered from templates/email/message.{text,html}.eta in the recipient's locale with
+ * a plain-text and an HTML part. The HTML engine escapes everything it prints (names are typed by
+ * users); the text part is plain text and needs no escaping.
+ */
+import { Eta } from 'eta';
+import type { AppDeps } from '../http/context.js';
+import { readAssetText } from '../lib/assets.js';
+import { isRtl, translator, type Locale } from '../lib/i18n.js';
+import type { MailMessage, SendResult } from '../email/mailer.js';
+
+export type AccountMailKind = 'verify' | 'reset' | 'exists';
+
+const htmlEngine = new Eta({ autoEscape: true, autoTrim: [false, 'nl'] });
+const textEngine = new Eta({ autoEscape: false, autoTrim: [false, 'nl'] });
+
+/** Templates are program assets: read once per process. */
+let templates: { html: string; text: string } | undefined;
+function loadTemplates(): { html: string; text: string } {
+  return (templates ??= {
+    html: readAssetText('templates/email/message.html.eta'),
+    text: readAssetText('templates/email/message.text.eta'),
+  });
+}
+
+/** Where each mail's button leads (decisions.md section 6 for the two token links). */
+export function accountMailUrl(publicUrl: string, kind: AccountMailKind, token?: string): string {
+  const base = publicUrl.replace(/\/+$/, '');
+  if (kind === 'verify') return `${base}/verify#verify=${token}`;
+  if (kind === 'reset') return `${base}/reset#reset=${token}`;
+  return `${base}/`;
+}
+
+export interface AccountMailInput {
+  kind: AccountMailKind;
+  locale: Locale;
+  to: string;
+  name: string;
+  url: string;
+}
+
+export function composeAccountMail(publicUrl: string, input: AccountMailInput): MailMessage {
+  const t = translator(input.locale);
+  const k = `email.${input.kind}`;
+  const paragraphs = input.kind === 'exists' ? [t(`${k}.intro`), t(`${k}.action`)] : [t(`${k}.intro`)];
+  const notes = input.kind === 'exists' ? [t(`${k}.ignore`)] : [t(`${k}.validity`), t(`${k}.ignore`)];
+  const data = {
+    lang: input.locale,
+    dir: isRtl(input.locale) ? 'rtl' : 'ltr',
+    align: isRtl(input.locale) ? 'right' : 'left',
+    subject: t(`${k}.subject`),
+    greeting: t('email.common.greeting', { name: input.name }),
+    paragraphs,
+    button: t(`${k}.button`),
+    url: input.url,
+    linkHint: t('email.common.link_hint'),
+    notes,
+    automated: t('email.common.automated'),
+    sentBy: t('email.common.sent_by', { site: new URL(publicUrl).host }),
+  };
+  const { html, text } = loadTemplates();
+  return {
+    to: input.to,
+    subject: data.subject,
+    text: textEngine.renderString(text, data).replace(/\n{3,}/g, '\n\n').trim() + '\n',
+    html: htmlEngine.renderString(html, data),
+  };
+}
+
+/** Renders and sends; the result says whether the SMTP server accepted the message. */
+export async function sendAccountMail(deps: AppDeps, input: AccountMailInput): Promise<SendResult> {
+  const result = await deps.mailer.send(composeAccountMail(deps.config.server.public_url, input));
+  deps.log.info({ mail: input.kind, locale: input.locale, accepted: result.accepted }, 'account mail');
+  return result;
+}

@@ -1,0 +1,13 @@
+/** The accounts feature's HTTP surface: /auth/* and /me. */
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { AppDeps, AppEnv } from '../http/context.js';
+import { createRouter } from '../http/openapi.js';
+import { authRoutes } from './auth.routes.js';
+import { meRoutes } from './me.routes.js';
+
+export function accountRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
+  const app = createRouter();
+  app.route('/', authRoutes(deps));
+  app.route('/', meRoutes(deps));
+  return app;
+}

@@ -1,0 +1,121 @@
+/** The accounts part of the API contract: /auth/*, /me, the Merchant and the Dashboard. */
+import { z } from '@hono/zod-openapi';
+import { DateTime, Mode } from '../http/openapi.js';
+import { LOCALES } from '../lib/i18n.js';
+
+const Email = z.email().max(254).openapi({ example: 'owner@shop.example' });
+const CaptchaToken = z.string().max(2048).optional().openapi({ description: 'Required when GET /config shows a captcha; single use' });
+const Locale = z
+  .string()
+  .max(35)
+  .regex(/^[A-Za-z]{2,3}([_-][A-Za-z0-9]{1,8})*$/)
+  .optional()
+  .openapi({
+    description: `Language of the emails sent by this request: ${LOCALES.join(', ')} (matched on the primary subtag, so "fr-CA" is French); anything else, or none, is English`,
+    example: 'en',
+  });
+const EmailToken = z.string().regex(/^[A-Za-z0-9_-]{43}$/);
+
+export const RegisterBody = z
+  .strictObject({
+    email: Email,
+    password: z.string().min(12).max(128),
+    captcha_token: CaptchaToken,
+    name: z.string().max(100).optional().openapi({ description: 'Business display name; empty or absent = the part of the email before "@"' }),
+    locale: Locale,
+  })
+  .openapi('RegisterRequest');
+
+export const LoginBody = z
+  .strictObject({ email: Email, password: z.string().min(10).max(128), captcha_token: CaptchaToken, locale: Locale })
+  .openapi('LoginRequest');
+
+export const VerifyEmailBody = z
+  .strictObject({ token: EmailToken.openapi({ description: 'From the #verify= fragment of the emailed link' }) })
+  .openapi('VerifyEmailRequest');
+
+export const ForgotBody = z.strictObject({ email: Email, captcha_token: CaptchaToken, locale: Locale }).openapi('ForgotPasswordRequest');
+
+export const ResetBody = z
+  .strictObject({ token: EmailToken.openapi({ description: 'From the #reset= fragment of the emailed link' }), password: z.string().min(12).max(128) })
+  .openapi('ResetPasswordRequest');
+
+export const GoogleBody = z
+  .strictObject({ credential: z.string().min(20).max(4096).openapi({ description: 'The ID token (JWT) from Google Identity Services' }) })
+  .openapi('GoogleSignInRequest');
+
+export const EmptyBody = z.strictObject({});
+
+export const PatchMeBody = z.strictObject({ name: z.string().trim().min(1).max(100) }).openapi('UpdateMerchantRequest');
+
+export const MerchantSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    email: z.email(),
+    mode: Mode,
+    support_staff: z.boolean().optional().openapi({ description: 'True when the account is on support.staff_emails and may use the support inbox' }),
+  })
+  .openapi('Merchant');
+
+export const MerchantEnvelope = z.object({ merchant: MerchantSchema }).openapi('MerchantEnvelope');
+
+export const RegisterResponse = z
+  .object({
+    verification_required: z.literal(true),
+    email: z.email(),
+    email_sent: z.boolean().openapi({ description: 'False when the mail server refused the message; signing in later sends a new link' }),
+  })
+  .openapi('Registration');
+
+export const SessionStatus = z.object({ signed_in: z.boolean() }).openapi('SessionStatus');
+
+const EventSchema = z.object({
+  id: z.string(),
+  type: z.enum(['invoice.created', 'invoice.confirmed', 'invoice.expired', 'invoice.review', 'webhook.test']),
+  created_at: DateTime,
+  mode: Mode,
+  data: z.record(z.string(), z.unknown()),
+});
+
+const Amount = z.string().regex(/^[0-9]+\.[0-9]{6}$/).openapi({ example: '125.000000' });
+
+export const DashboardStatsSchema = z
+  .object({
+    invoice_counts: z
+      .object({
+        total: z.number().int(),
+        pending: z.number().int(),
+        confirmed: z.number().int(),
+        expired: z.number().int(),
+        review: z.number().int(),
+      })
+      .openapi({ description: 'Number of invoices of the merchant, all time, by status' }),
+    confirmed_totals: z
+      .object({ base_amount: Amount, adjustment: Amount, payable_amount: Amount })
+      .openapi({ description: 'Sums over confirmed invoices, all time, in USDT with six fractional digits' }),
+  })
+  .openapi('DashboardStats');
+
+/*
+ * LEAD, ON MERGE: the five lists below belong to other features (wallets, invoices, API keys,
+ * webhooks, deliveries). Replace each placeholder item schema with that feature's resource schema,
+ * and fill the lists in composeDashboard (src/accounts/dashboard.ts).
+ */
+const OtherFeatureItem = z.looseObject({});
+
+export const DashboardSchema = z
+  .object({
+    merchant: MerchantSchema,
+    wallets: z.array(OtherFeatureItem),
+    invoices: z.array(OtherFeatureItem),
+    events: z.array(EventSchema).openapi({ description: 'The 100 most recent events, newest first' }),
+    api_keys: z.array(OtherFeatureItem),
+    webhooks: z.array(OtherFeatureItem),
+    deliveries: z.array(OtherFeatureItem),
+    stats: DashboardStatsSchema,
+  })
+  .openapi('Dashboard');
+
+export type MerchantResponse = z.infer<typeof MerchantSchema>;
+export type DashboardResponse = z.infer<typeof DashboardSchema>;

@@ -1,0 +1,66 @@
+/**
+ * The Dashboard (GET and PATCH /me): the merchant, its recent resources and the invoice stats.
+ * Other features fill their lists here.
+ */
+import { sql } from 'kysely';
+import type { Db } from '../db/database.js';
+import type { InvoiceStatus } from '../db/schema.js';
+import type { AppDeps } from '../http/context.js';
+import { formatAmount } from '../lib/amounts.js';
+import { listMerchantEvents, toEventResponse } from '../events/events.repo.js';
+import type { DashboardResponse } from './accounts.schemas.js';
+import type { Merchant } from './merchants.repo.js';
+import { toMerchantResponse } from './merchant.view.js';
+
+const DASHBOARD_EVENTS = 100;
+
+type Stats = DashboardResponse['stats'];
+
+/** Counts by status and confirmed totals, summed by SQLite (exact 64-bit integers, read as text). */
+export async function invoiceStats(db: Db, merchantId: string): Promise<Stats> {
+  const counts = await db
+    .selectFrom('invoices')
+    .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('merchant_id', '=', merchantId)
+    .groupBy('status')
+    .execute();
+  const totals = await db
+    .selectFrom('invoices')
+    .select([
+      sql<string>`CAST(COALESCE(SUM(base_amount), 0) AS TEXT)`.as('base'),
+      sql<string>`CAST(COALESCE(SUM(adjustment), 0) AS TEXT)`.as('adjustment'),
+      sql<string>`CAST(COALESCE(SUM(payable_amount), 0) AS TEXT)`.as('payable'),
+    ])
+    .where('merchant_id', '=', merchantId)
+    .where('status', '=', 'confirmed')
+    .executeTakeFirstOrThrow();
+  const byStatus: Record<InvoiceStatus, number> = { pending: 0, confirmed: 0, expired: 0, review: 0 };
+  for (const row of counts) byStatus[row.status] = Number(row.n);
+  return {
+    invoice_counts: { total: byStatus.pending + byStatus.confirmed + byStatus.expired + byStatus.review, ...byStatus },
+    confirmed_totals: {
+      base_amount: formatAmount(BigInt(totals.base)),
+      adjustment: formatAmount(BigInt(totals.adjustment)),
+      payable_amount: formatAmount(BigInt(totals.payable)),
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// COMPOSITION POINT FOR THE LEAD: wallets, invoices, api_keys, webhooks and deliveries are built
+// by other features in parallel and are empty lists here until merged. Fill each from its
+// feature's repository and response mapper (same merchant, most recent first).
+// ---------------------------------------------------------------------------------------------
+export async function composeDashboard(deps: AppDeps, merchant: Merchant): Promise<DashboardResponse> {
+  const [events, stats] = await Promise.all([listMerchantEvents(deps.db, merchant.id, DASHBOARD_EVENTS), invoiceStats(deps.db, merchant.id)]);
+  return {
+    merchant: toMerchantResponse(merchant, deps.config),
+    wallets: [],
+    invoices: [],
+    events: events.map(toEventResponse),
+    api_keys: [],
+    webhooks: [],
+    deliveries: [],
+    stats,
+  };
+}

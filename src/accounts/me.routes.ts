@@ -1,0 +1,56 @@
+/** GET and PATCH /me: the owner's Dashboard (owner session only; an API key is refused). */
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { requireSession } from '../http/auth.js';
+import type { AppDeps, AppEnv } from '../http/context.js';
+import { createRouter, errorResponses, jsonBody, jsonResponse } from '../http/openapi.js';
+import { AppError } from '../lib/errors.js';
+import { DashboardSchema, PatchMeBody } from './accounts.schemas.js';
+import { renameMerchant } from './auth.service.js';
+import { composeDashboard } from './dashboard.js';
+import { findMerchantById } from './merchants.repo.js';
+
+const tags = ['Account'];
+const security = [{ sessionCookie: [] }];
+
+export function meRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
+  const app = createRouter();
+  // Per route, so a wrong method on /me answers 405 before any credential check.
+  const middleware = [requireSession(deps)];
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/me',
+      tags,
+      security,
+      middleware,
+      summary: 'The dashboard: the merchant, its recent resources and invoice stats',
+      responses: { 200: jsonResponse(DashboardSchema, 'Dashboard'), ...errorResponses(401, 403) },
+    }),
+    async (c) => {
+      const merchant = await findMerchantById(deps.db, c.get('auth').merchantId);
+      if (!merchant) throw new AppError('unauthorized', 'Sign in first: the account no longer exists');
+      return c.json(await composeDashboard(deps, merchant), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'patch',
+      path: '/me',
+      tags,
+      security,
+      middleware,
+      summary: 'Change the business display name',
+      request: { body: jsonBody(PatchMeBody) },
+      responses: { 200: jsonResponse(DashboardSchema, 'Dashboard'), ...errorResponses(400, 401, 403) },
+    }),
+    async (c) => {
+      const { name } = c.req.valid('json');
+      const merchant = await renameMerchant(deps, c.get('auth').merchantId, name);
+      return c.json(await composeDashboard(deps, merchant), 200);
+    },
+  );
+
+  return app;
+}

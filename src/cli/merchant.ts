@@ -1,0 +1,92 @@
+/**
+ * `gatewayd merchant create --email E [--name N] [--config FILE]`: creates a confirmed account so an
+ * operator can start without mail. The password is read from stdin (first line), never from argv,
+ * where it would show in the process list and the shell history; on a terminal it is not echoed.
+ */
+import { z } from 'zod';
+import type { Config } from '../config.js';
+import { defaultName } from '../accounts/auth.service.js';
+import { findMerchantByEmail, insertMerchant, normalizeEmail } from '../accounts/merchants.repo.js';
+import { hashPassword } from '../accounts/passwords.js';
+import { ensureDatabaseFile, openDatabase, writeTransaction } from '../db/database.js';
+import { isEmptyDatabase, migrate, migrationStatus } from '../db/migrator.js';
+import { UsageError } from './usage.js';
+
+export class MerchantCommandError extends Error {}
+
+const emailSchema = z.email().max(254);
+
+/** The first line of stdin; on a terminal, typed without echo after a prompt on stderr. */
+export async function readPassword(stdin: NodeJS.ReadStream = process.stdin): Promise<string> {
+  if (stdin.isTTY) {
+    process.stderr.write('Password (12 to 128 characters): ');
+    stdin.setRawMode(true);
+    try {
+      return await new Promise<string>((resolve, reject) => {
+        let typed = '';
+        const onData = (chunk: Buffer) => {
+          for (const ch of chunk.toString('utf8')) {
+            if (ch === '\r' || ch === '\n' || ch === '\u0004') {
+              stdin.off('data', onData);
+              process.stderr.write('\n');
+              return resolve(typed);
+            }
+            if (ch === '\u0003') {
+              stdin.off('data', onData);
+              return reject(new UsageError('interrupted'));
+            }
+            typed = ch === '\u007f' || ch === '\b' ? [...typed].slice(0, -1).join('') : typed + ch;
+          }
+        };
+        stdin.on('data', onData);
+      });
+    } finally {
+      stdin.setRawMode(false);
+      stdin.pause();
+    }
+  }
+  const chunks: Buffer[] = [];
+  for await (const chunk of stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0] ?? '';
+}
+
+/** Argument checks, done before waiting on stdin so a typo fails at once. */
+export function checkMerchantArgs(input: { email: string | undefined; name: string | undefined }): asserts input is { email: string; name: string | undefined } {
+  if (!input.email) throw new UsageError('merchant create: --email is required');
+  if (!emailSchema.safeParse(input.email.trim()).success) throw new UsageError(`merchant create: --email ${JSON.stringify(input.email)} is not an email address`);
+  if (input.name !== undefined && (input.name.trim() === '' || input.name.length > 100)) throw new UsageError('merchant create: --name must be 1 to 100 characters');
+}
+
+export async function runMerchantCreate(
+  config: Config,
+  input: { email: string | undefined; name: string | undefined },
+  password: string,
+  out: (line: string) => void,
+): Promise<number> {
+  checkMerchantArgs(input);
+  const length = password.length;
+  if (length < 12 || length > 128) throw new UsageError(`merchant create: the password read from stdin must be 12 to 128 characters (got ${length})`);
+
+  const created = ensureDatabaseFile(config.database.path);
+  const database = openDatabase(config.database.path);
+  try {
+    if (created || isEmptyDatabase(database.sqlite)) migrate(database.sqlite, Date.now());
+    const { pending } = migrationStatus(database.sqlite);
+    if (pending.length > 0) {
+      throw new MerchantCommandError(`${config.database.path}: ${pending.length} pending migration(s); run \`gatewayd migrate\` first`);
+    }
+    const email = normalizeEmail(input.email);
+    const passwordHash = await hashPassword(password);
+    const now = Date.now();
+    const merchant = await writeTransaction(database.db, async (trx) => {
+      if (await findMerchantByEmail(trx, email)) return undefined;
+      return insertMerchant(trx, { email, name: defaultName(email, input.name), passwordHash, emailVerifiedAt: now }, now);
+    });
+    if (!merchant) throw new MerchantCommandError(`an account with the email ${email} already exists (use "forgot password" to set a new password)`);
+    out(`created merchant ${merchant.id} <${merchant.email}> "${merchant.name}", email confirmed`);
+    out(`sign in at ${config.server.public_url}`);
+    return 0;
+  } finally {
+    await database.close();
+  }
+}

@@ -1,0 +1,32 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { runOnce } from '../../src/accounts/accounts.worker.js';
+import { createSession } from '../../src/accounts/sessions.repo.js';
+import { writeTransaction } from '../../src/db/database.js';
+import { issueEmailToken } from '../../src/accounts/email-tokens.repo.js';
+import { DAY, HOUR } from '../../src/lib/clock.js';
+import { startTestApp } from '../helpers/app.js';
+import { signedInMerchant } from '../helpers/fixtures.js';
+
+test('the cleanup worker deletes expired sessions and links, and keeps live ones', async () => {
+  const t = await startTestApp();
+  try {
+    const { merchant } = await signedInMerchant(t);
+    const count = async (table: 'sessions' | 'email_tokens') => Number((await t.deps.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+    await writeTransaction(t.deps.db, async (trx) => {
+      await issueEmailToken(trx, merchant.id, 'reset', t.clock.now());
+      await issueEmailToken(trx, merchant.id, 'verify', t.clock.now());
+    });
+    t.clock.advance(2 * HOUR);
+    await createSession(t.deps.db, merchant.id, t.clock.now());
+    await runOnce(t.deps);
+    assert.equal(await count('email_tokens'), 1, 'the 1-hour reset link is gone, the 24-hour link stays');
+    assert.equal(await count('sessions'), 2);
+    t.clock.advance(30 * DAY - HOUR);
+    await runOnce(t.deps);
+    assert.equal(await count('email_tokens'), 0);
+    assert.equal(await count('sessions'), 1, 'the first session (30 days) expired; the later one lives');
+  } finally {
+    await t.close();
+  }
+});
