@@ -1,14 +1,11 @@
 /**
  * Sign-in pages: /login, /register, /forgot, /reset (token in #reset=), /verify (token in
- * #verify=), /logout. The forms post JSON to the auth API with plain JavaScript; tokens from mail
+ * #verify=), /logout. The forms (sign-out included) post JSON to the auth API with plain JavaScript; tokens from mail
  * links stay in the URL fragment, which browsers never send to a server or a Referer.
  */
-import type { Context, Hono } from 'hono';
-import { getCookie } from 'hono/cookie';
-import { deleteSession, SESSION_COOKIE } from '../accounts/sessions.repo.js';
-import { clearSessionCookie, optionalSession } from '../http/auth.js';
+import type { Hono } from 'hono';
+import { optionalSession } from '../http/auth.js';
 import type { AppDeps, AppEnv } from '../http/context.js';
-import { sha256Hex } from '../lib/crypto.js';
 import { messagesWithPrefix } from './i18n.js';
 import { pageContext, type PageContext, type Renderer } from './render.js';
 
@@ -20,11 +17,6 @@ export function safeNext(value: string | undefined): string {
 /** Messages the form scripts show, in the page's language. */
 export function formMessages(ctx: PageContext): Record<string, string> {
   return { ...messagesWithPrefix(ctx.locale, 'page.error.'), ...messagesWithPrefix(ctx.locale, 'page.support.status.'), ...messagesWithPrefix(ctx.locale, 'page.chat.') };
-}
-
-/** The Origin rule of the API, for page forms: a POST must come from one of our own pages. */
-export function sameOrigin(c: Context, deps: AppDeps): boolean {
-  return c.req.header('origin') === deps.config.publicOrigin;
 }
 
 export function authPages(app: Hono<AppEnv>, deps: AppDeps, renderer: Renderer): void {
@@ -49,17 +41,6 @@ export function authPages(app: Hono<AppEnv>, deps: AppDeps, renderer: Renderer):
 
   app.get('/logout', (c) => {
     const ctx = pageContext(c, deps);
-    return renderer.page(c, ctx, 'logout', { title: ctx.t('page.logout.title') });
-  });
-
-  app.post('/logout', async (c) => {
-    if (!sameOrigin(c, deps)) {
-      const ctx = pageContext(c, deps);
-      return renderer.page(c, ctx, 'message', { title: ctx.t('page.error.title') }, { message: ctx.t('page.error.invalid_origin') }, 403);
-    }
-    const token = getCookie(c, SESSION_COOKIE);
-    if (token) await deleteSession(deps.db, sha256Hex(token));
-    clearSessionCookie(c, deps);
-    return c.redirect('/login', 303);
+    return renderer.page(c, ctx, 'logout', { title: ctx.t('page.logout.title'), scripts: ['forms.js'], data: { messages: formMessages(ctx) } });
   });
 }

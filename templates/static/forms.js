@@ -80,6 +80,7 @@
       return;
     }
     if (then === 'reload') { window.location.reload(); return; }
+    if (then === 'signout') { window.location.assign('/login'); return; }
     if (then === 'goto') {
       var target = form.getAttribute('data-goto').replace(/\{([a-z_.]+)\}/g, function (w, path) { return encodeURIComponent(pick(result, path)); });
       window.location.assign(target);
