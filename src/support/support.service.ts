@@ -7,7 +7,7 @@
  * - another merchant's ticket is 404, never 403.
  * Mails are started only once the transaction has committed, and no request waits for them.
  */
-import type { Config } from '../config.js';
+import { isSupportStaff } from '../accounts/merchant.view.js';
 import { findMerchantById } from '../accounts/merchants.repo.js';
 import { writeTransaction, type Trx } from '../db/database.js';
 import type { SupportTicketCategory, SupportTicketStatus } from '../db/schema.js';
@@ -47,11 +47,6 @@ export interface ChatThread extends Thread {
 }
 
 /** Whether the account may use the support inbox (support.staff_emails, compared case-insensitively). */
-export function isSupportStaff(config: Config, email: string): boolean {
-  const wanted = email.trim().toLowerCase();
-  return config.support.staff_emails.some((e) => e.trim().toLowerCase() === wanted);
-}
-
 async function newTicket(
   trx: Trx,
   deps: AppDeps,
