@@ -10,7 +10,7 @@ import type { InvoiceStatus } from '../db/schema.js';
 import { optionalSession } from '../http/auth.js';
 import type { AppDeps, AppEnv } from '../http/context.js';
 import { toInvoiceResponse } from '../invoices/invoice.model.js';
-import { isSupportStaff } from '../support/support.service.js';
+import { isSupportStaff } from '../accounts/merchant.view.js';
 import { formMessages } from './auth.pages.js';
 import { dashboardStats, findInvoice, listApiKeys, listDeliveries, listInvoiceEvents, listInvoices, listWallets, listWebhooks } from './console.repo.js';
 import { pageContext, type PageContext, type Renderer } from './render.js';
