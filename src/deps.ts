@@ -6,6 +6,7 @@ import { RateLimiter } from './http/rate-limit.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import type { Log } from './lib/log.js';
 import { createMailer, type Mailer } from './email/mailer.js';
+import { createChainRuntime } from './chain/chain.worker.js';
 
 export function createDeps(opts: { config: Config; database: OpenedDatabase; log: Log; clock?: Clock; mailer?: Mailer }): AppDeps {
   const clock = opts.clock ?? systemClock;
@@ -18,6 +19,7 @@ export function createDeps(opts: { config: Config; database: OpenedDatabase; log
     rateLimiter: new RateLimiter(clock),
     hooks: { deliveriesQueued: () => undefined },
     watcherStatus: { state: 'stopped', lagSeconds: null },
+    chain: createChainRuntime(opts.config),
     mailer: opts.mailer ?? createMailer(opts.config, opts.log),
   };
 }

@@ -168,6 +168,32 @@ export interface EmailTokensTable {
   expires_at: number;
 }
 
+export type ChainTransferKind = 'confirmed' | 'review_paid' | 'late' | 'unmatched';
+
+export interface ChainTransfersTable {
+  id: string;
+  network: string;
+  token_contract: string;
+  tx_hash: string;
+  log_index: number;
+  from_address: string;
+  to_address: string;
+  amount: number;
+  kind: ChainTransferKind;
+  invoice_id: string | null;
+  block_number: number;
+  block_timestamp: number;
+  recorded_at: number;
+}
+
+export interface ChainCursorsTable {
+  network: string;
+  token_contract: string;
+  address: string;
+  covered_until: number;
+  updated_at: number;
+}
+
 export interface SchemaMigrationsTable {
   version: number;
   name: string;
@@ -193,5 +219,7 @@ export interface Database {
   support_tickets: SupportTicketsTable;
   support_messages: SupportMessagesTable;
   email_tokens: EmailTokensTable;
+  chain_transfers: ChainTransfersTable;
+  chain_cursors: ChainCursorsTable;
   schema_migrations: SchemaMigrationsTable;
 }

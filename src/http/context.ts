@@ -4,6 +4,7 @@ import type { Clock } from '../lib/clock.js';
 import type { Log } from '../lib/log.js';
 import type { Mailer } from '../email/mailer.js';
 import type { RateLimiter } from './rate-limit.js';
+import type { ChainRuntime } from '../chain/chain.worker.js';
 
 /** Who is calling: an owner session or an API key. Set by the auth middleware. */
 export type Auth =
@@ -39,6 +40,8 @@ export interface AppDeps {
   rateLimiter: RateLimiter;
   hooks: Hooks;
   watcherStatus: WatcherStatus;
+  /** The chain watcher's TRON client and retry state. */
+  chain: ChainRuntime;
   mailer: Mailer;
 }
 
