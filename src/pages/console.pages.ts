@@ -11,6 +11,7 @@ import { optionalSession } from '../http/auth.js';
 import type { AppDeps, AppEnv } from '../http/context.js';
 import { toInvoiceResponse } from '../invoices/invoice.model.js';
 import { isSupportStaff } from '../accounts/merchant.view.js';
+import { listLatePayments, listMerchantLatePayments, listUnmatchedTransfers } from '../chain/chain.repo.js';
 import { formMessages } from './auth.pages.js';
 import { dashboardStats, findInvoice, listApiKeys, listDeliveries, listInvoiceEvents, listInvoices, listWallets, listWebhooks } from './console.repo.js';
 import { pageContext, type PageContext, type Renderer } from './render.js';
@@ -91,12 +92,20 @@ export function consolePages(app: Hono<AppEnv>, deps: AppDeps, renderer: Rendere
     }
     const events = await listInvoiceEvents(deps.db, req.merchant.id, invoice.id);
     const deliveries = await listDeliveries(deps.db, req.merchant.id, { invoiceId: invoice.id });
+    const late = await listLatePayments(deps.db, invoice.id);
     return render(c, req, 'console-invoice', 'invoices', req.ctx.t('console.invoice.title', { order: invoice.merchantOrderId }), {
       inv: toInvoiceResponse(invoice, publicUrl),
+      late,
       metadata: JSON.stringify(invoice.metadata, null, 2),
       events,
       deliveries,
     });
+  });
+
+  consoleGet(app, deps, '/console/transfers', async (c, req) => {
+    const unmatched = await listUnmatchedTransfers(deps.db, req.merchant.id);
+    const late = await listMerchantLatePayments(deps.db, req.merchant.id);
+    return render(c, req, 'console-transfers', 'transfers', req.ctx.t('console.transfers.title'), { unmatched, late });
   });
 
   consoleGet(app, deps, '/console/api-keys', async (c, req) => {

@@ -7,6 +7,7 @@ import type { Context } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import { Eta } from 'eta/core';
 import type { AppDeps } from '../http/context.js';
+import { formatAmount } from '../lib/amounts.js';
 import { listAssets, readAssetText } from '../lib/assets.js';
 import { isRtl, LOCALE_NAMES, LOCALES, negotiateLocale, translator, type Locale, type Translate } from './i18n.js';
 import { staticUrl } from './static.js';
@@ -139,6 +140,7 @@ export function createRenderer(deps: AppDeps): Renderer {
         ...ctx,
         static: staticUrl,
         date: formatDate,
+        amount: formatAmount,
         captcha: view.captcha && provider !== '' ? { provider, siteKey: deps.config.captcha.site_key } : null,
         google: view.google && deps.config.google.client_id !== '' ? { clientId: deps.config.google.client_id } : null,
       };

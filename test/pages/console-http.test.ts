@@ -31,11 +31,17 @@ test('console pages render the owner data escaped, never another merchant\'s, an
     .values({ id: 'key_test1', merchant_id: owner.merchant.id, name: `Key ${XSS}`, prefix: 'gw_live_abcd', secret_hash: 'h'.repeat(64), scopes: 'invoices:read', expires_in_days: null, created_at: now, last_used_at: null, revoked_at: null, expires_at: null, replaced_key_id: null })
     .execute();
 
+  const transfer = (id: string, kind: 'late' | 'unmatched', invoiceId: string | null, amount: number) => ({
+    id, network: 'tron-mainnet', token_contract: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t', tx_hash: id.padEnd(64, '0'), log_index: 0,
+    from_address: 'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf', to_address: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7', amount, kind,
+    invoice_id: invoiceId, block_number: 70_000_000, block_timestamp: now, recorded_at: now,
+  });
+  await app.deps.db.insertInto('chain_transfers').values([transfer('aaaa1111', 'unmatched', null, 4_990_000), transfer('bbbb2222', 'late', inv.id, 25_000_009)]).execute();
   const get = async (path: string, client = owner.client) => {
     const res = await fetch(`${app.baseUrl}${path}`, { headers: { cookie: `gw_session=${client.cookies.get('gw_session')}` }, redirect: 'manual' });
     return { status: res.status, text: await res.text(), headers: res.headers };
   };
-  for (const path of ['/console', '/console/wallets', '/console/invoices', `/console/invoices/${inv.id}`, '/console/invoices/new', '/console/api-keys', '/console/webhooks', '/console/account']) {
+  for (const path of ['/console', '/console/wallets', '/console/invoices', `/console/invoices/${inv.id}`, '/console/invoices/new', '/console/transfers', '/console/api-keys', '/console/webhooks', '/console/account']) {
     const page = await get(path);
     assert.equal(page.status, 200, path);
     assert.equal(page.headers.get('cache-control'), 'no-store', path);
@@ -50,6 +56,10 @@ test('console pages render the owner data escaped, never another merchant\'s, an
   assert.ok(detail.text.includes(`/pay/${inv.checkoutToken}`), 'checkout link for the owner');
   assert.match(detail.text, /data-api="\/api\/v1\/invoices\/[^"]+\/review"/, 'review actions on a review invoice');
   assert.ok((await get('/console/wallets')).text.includes(`Wallet ${ESCAPED}`));
+  const transfers = (await get('/console/transfers')).text;
+  assert.ok(transfers.includes('4.990000') && transfers.includes('aaaa1111'), 'unmatched transfer listed');
+  assert.ok(transfers.includes('25.000009') && transfers.includes(`/console/invoices/${inv.id}`), 'late payment linked to its invoice');
+  assert.ok(detail.text.includes('bbbb2222'), 'late payment on the invoice page');
   assert.ok((await get('/console/api-keys')).text.includes(`Key ${ESCAPED}`));
   const filtered = await get('/console/invoices?status=confirmed');
   assert.ok(!filtered.text.includes(inv.id), 'status filter');
