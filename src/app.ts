@@ -15,6 +15,7 @@ import { systemRoutes } from './system/system.routes.js';
 import { pagesRoutes } from './pages/pages.routes.js';
 import { supportRoutes } from './support/support.routes.js';
 import { accountRoutes } from './accounts/accounts.routes.js';
+import { webhookRoutes } from './webhooks/webhooks.routes.js';
 import { API_VERSION, VERSION } from './version.js';
 
 export const API_PREFIX = '/api/v1';
@@ -35,6 +36,7 @@ export function createApp(deps: AppDeps): App {
     c.set('requestId', requestId);
     const started = performance.now();
     await next();
+    deps.metrics.observeRequest(c.req.method, c.req.routePath, c.res.status, (performance.now() - started) / 1000);
     c.header('X-Request-Id', requestId);
     c.header('X-Content-Type-Options', 'nosniff');
     c.header('Referrer-Policy', 'no-referrer');
@@ -82,6 +84,7 @@ export function createApp(deps: AppDeps): App {
   app.route(API_PREFIX, systemRoutes(deps, VERSION));
   app.route(API_PREFIX, supportRoutes(deps));
   app.route(API_PREFIX, accountRoutes(deps));
+  app.route(API_PREFIX, webhookRoutes(deps));
   app.route('/', pagesRoutes(deps));
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {
@@ -140,7 +143,8 @@ export function buildOpenApiDocument(app: App, deps: AppDeps): Record<string, un
         'Noncustodial USDT (TRC20) invoicing. Money amounts are decimal strings with six fractional digits. ' +
         'Every error has the envelope {error: {code, message, details?}, mode: "live"}.',
     },
-    servers: [{ url: `${deps.config.server.public_url.replace(/\/$/, '')}${API_PREFIX}` }],
+    // Paths carry the /api/v1 prefix themselves, so the server is the bare public origin.
+    servers: [{ url: deps.config.server.public_url.replace(/\/+$/, '') }],
   }) as unknown as Record<string, unknown>;
 }
 

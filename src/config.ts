@@ -89,6 +89,10 @@ export const configSchema = z.strictObject({
   log: z.strictObject({
     level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   }).prefault({}),
+  metrics: z.strictObject({
+    enabled: z.boolean().default(false),
+    listen: listenSchema.default('127.0.0.1:9464'),
+  }).prefault({}),
   rate_limits: z.strictObject({
     auth_per_ip: perMinute.default(20),
     auth_per_email: perMinute.default(10),

@@ -7,10 +7,13 @@ import { systemClock, type Clock } from './lib/clock.js';
 import type { Log } from './lib/log.js';
 import { createMailer, type Mailer } from './email/mailer.js';
 import { createChainRuntime } from './chain/chain.worker.js';
+import { createMetrics, registerCoreGauges } from './ops/metrics.js';
+import { VERSION } from './version.js';
+import { systemLookup } from './webhooks/url-policy.js';
 
 export function createDeps(opts: { config: Config; database: OpenedDatabase; log: Log; clock?: Clock; mailer?: Mailer }): AppDeps {
   const clock = opts.clock ?? systemClock;
-  return {
+  const deps: AppDeps = {
     db: opts.database.db,
     sqlite: opts.database.sqlite,
     config: opts.config,
@@ -21,5 +24,9 @@ export function createDeps(opts: { config: Config; database: OpenedDatabase; log
     watcherStatus: { state: 'stopped', lagSeconds: null },
     chain: createChainRuntime(opts.config),
     mailer: opts.mailer ?? createMailer(opts.config, opts.log),
+    metrics: createMetrics({ version: VERSION, log: opts.log }),
+    dnsLookup: systemLookup,
   };
+  registerCoreGauges(deps.metrics, deps);
+  return deps;
 }

@@ -2,6 +2,8 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config.js';
 import { MigrationError } from './db/migrator.js';
+import { BackupError, runBackup } from './cli/backup.js';
+import { runDoctor } from './cli/doctor.js';
 import { runInit } from './cli/init.js';
 import { runMigrate } from './cli/migrate.js';
 import { checkMerchantArgs, MerchantCommandError, readPassword, runMerchantCreate } from './cli/merchant.js';
@@ -11,9 +13,9 @@ import { VERSION } from './version.js';
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
 
-function parse(args: string[], options: NonNullable<NonNullable<Parameters<typeof parseArgs>[0]>['options']>) {
+function parse(args: string[], options: NonNullable<NonNullable<Parameters<typeof parseArgs>[0]>['options']>, allowPositionals = false) {
   try {
-    return parseArgs({ args, options, allowPositionals: false, strict: true });
+    return parseArgs({ args, options, allowPositionals, strict: true });
   } catch (err) {
     throw new UsageError((err as Error).message.split('\n')[0]!);
   }
@@ -54,6 +56,16 @@ export async function main(argv: string[]): Promise<number> {
         checkMerchantArgs(input);
         return await runMerchantCreate(config, input, await readPassword(), out);
       }
+      case 'backup': {
+        const { values, positionals } = parse(rest, { config: { type: 'string' }, force: { type: 'boolean' } }, true);
+        if (positionals.length !== 1) throw new UsageError('backup needs exactly one FILE: gatewayd backup FILE [--config FILE] [--force]');
+        const config = loadConfig({ path: values.config as string | undefined });
+        return await runBackup(config, { file: positionals[0]!, force: values.force === true, progress: process.stderr }, out);
+      }
+      case 'doctor': {
+        const { values } = parse(rest, { config: { type: 'string' } });
+        return await runDoctor(() => loadConfig({ path: values.config as string | undefined }), out);
+      }
       default:
         throw new UsageError(`unknown command "${command}"; see gatewayd --help`);
     }
@@ -62,7 +74,7 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`gatewayd: ${err.message}\n`);
       return 2;
     }
-    if (err instanceof MigrationError || err instanceof ServeError || err instanceof MerchantCommandError) {
+    if (err instanceof MigrationError || err instanceof ServeError || err instanceof MerchantCommandError || err instanceof BackupError) {
       process.stderr.write(`gatewayd: ${err.message}\n`);
       return 1;
     }

@@ -13,6 +13,7 @@ import { isEmptyDatabase, migrate, migrationStatus } from './db/migrator.js';
 import { createDeps } from './deps.js';
 import { createLogger, type Log } from './lib/log.js';
 import { startLoop, type LoopHandle } from './lib/loop.js';
+import { startMetricsServer, type MetricsServer } from './ops/metrics.js';
 import { createWorkers, recoverAfterCrash } from './workers.js';
 import { VERSION } from './version.js';
 
@@ -61,6 +62,17 @@ export async function startServer(config: Config, log: Log = createLogger(config
     await database.close();
     throw err;
   });
+  let metricsServer: MetricsServer | undefined;
+  if (config.metrics.enabled) {
+    try {
+      metricsServer = await startMetricsServer(deps.metrics, config.metrics.listen, log);
+    } catch (err) {
+      server.close();
+      await database.close();
+      throw new ServeError((err as Error).message);
+    }
+    log.info({ url: metricsServer.url }, 'metrics listening');
+  }
   server.keepAliveTimeout = 5000;
   server.headersTimeout = 15_000;
   server.requestTimeout = 30_000;
@@ -80,6 +92,7 @@ export async function startServer(config: Config, log: Log = createLogger(config
       const force = setTimeout(() => server.closeAllConnections(), 10_000);
       await closed;
       clearTimeout(force);
+      await metricsServer?.close();
       await Promise.all(loops.map((l) => l.stop()));
       deps.mailer.close();
       await database.close();

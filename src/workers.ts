@@ -3,12 +3,31 @@ import type { AppDeps } from './http/context.js';
 import type { Worker } from './lib/loop.js';
 import { accountsWorker } from './accounts/accounts.worker.js';
 import { chainWorker } from './chain/chain.worker.js';
+import { resetSendingDeliveries } from './webhooks/webhooks.repo.js';
+import { createDeliveryWorker } from './webhooks/webhooks.worker.js';
 
 export function createWorkers(deps: AppDeps): Worker[] {
-  return [accountsWorker(deps), chainWorker(deps)];
+  const deliveries = createDeliveryWorker(deps);
+  return [
+    accountsWorker(deps),
+    chainWorker(deps),
+    {
+      name: 'webhooks',
+      // Due retries are found within a second; new deliveries wake the loop at once.
+      intervalMs: 1000,
+      runOnce: deliveries.runOnce,
+      onStart: (loop) => {
+        deps.hooks.deliveriesQueued = () => loop.wake();
+      },
+      drain: deliveries.idle,
+    },
+  ];
 }
 
 /** Repairs left by a crash, run once before the workers start (e.g. deliveries stuck in `sending`). */
 export async function recoverAfterCrash(deps: AppDeps): Promise<void> {
-  void deps;
+  // Nothing is in flight before the workers start: an attempt cut off by the crash may or may not
+  // have reached the receiver, so it is sent again (at least once; receivers dedupe by event id).
+  const reset = await resetSendingDeliveries(deps.db, deps.clock.now());
+  if (reset > 0) deps.log.warn({ deliveries: reset }, 'crash recovery: deliveries left in sending are pending again');
 }

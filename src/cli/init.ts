@@ -74,6 +74,12 @@ timeout_seconds = 10
 # fatal, error, warn, info, debug, trace or silent. JSON lines on stdout.
 level = "info"
 
+[metrics]
+# Prometheus text format at http://<listen>/metrics, on its own listener (never the public one).
+# Keep it on loopback unless your scraper needs it elsewhere; off by default.
+enabled = false
+listen = "127.0.0.1:9464"
+
 [rate_limits]
 # Requests per minute; 0 turns a limit off.
 auth_per_ip = 20

@@ -15,6 +15,11 @@ Usage:
   gatewayd merchant create --email E [--name N] [--config FILE]
                                              create a confirmed account; the password is read
                                              from stdin (first line), e.g. < password-file
+  gatewayd backup FILE [--config FILE] [--force]
+                                             consistent copy of the database while serving (0600);
+                                             refuses to replace FILE without --force
+  gatewayd doctor [--config FILE]            check configuration, permissions, database, TRON API,
+                                             clock and SMTP; exit 1 when a problem is found
   gatewayd version                           print the version
   gatewayd --help                            this text
 

@@ -5,6 +5,8 @@ import type { Log } from '../lib/log.js';
 import type { Mailer } from '../email/mailer.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { ChainRuntime } from '../chain/chain.worker.js';
+import type { Metrics } from '../ops/metrics.js';
+import type { HostLookup } from '../webhooks/url-policy.js';
 
 /** Who is calling: an owner session or an API key. Set by the auth middleware. */
 export type Auth =
@@ -43,6 +45,10 @@ export interface AppDeps {
   /** The chain watcher's TRON client and retry state. */
   chain: ChainRuntime;
   mailer: Mailer;
+  /** Prometheus registry and helpers (src/ops/metrics.ts); features may add their own metrics. */
+  metrics: Metrics;
+  /** Name resolution for webhook targets (the system resolver; tests inject their own DNS). */
+  dnsLookup: HostLookup;
 }
 
 export interface AppEnv {

@@ -8,6 +8,10 @@ export interface Worker {
   /** Pause between passes when the last pass found nothing to do. */
   intervalMs: number;
   runOnce: RunOnce;
+  /** Called once with the loop's handle, e.g. to let other code wake it. */
+  onStart?(loop: LoopHandle): void;
+  /** Work the worker started in the background that stop() should wait for (e.g. requests in flight). */
+  drain?(): Promise<void>;
 }
 
 export interface LoopHandle {
@@ -51,11 +55,12 @@ export function startLoop(worker: Worker, log: Log): LoopHandle {
 
   schedule(0);
 
-  return {
+  const handle: LoopHandle = {
     async stop() {
       stopped = true;
       if (timer) clearTimeout(timer);
       if (running) await running;
+      await worker.drain?.();
     },
     wake() {
       if (stopped) return;
@@ -67,4 +72,6 @@ export function startLoop(worker: Worker, log: Log): LoopHandle {
       }
     },
   };
+  worker.onStart?.(handle);
+  return handle;
 }

@@ -17,7 +17,8 @@ test('GET /api/v1/openapi.json is OpenAPI 3.1, version 0.2.0, and matches the ch
     const doc = res.body;
     assert.equal(doc.openapi, '3.1.0');
     assert.equal(doc.info.version, '0.2.0');
-    assert.equal(doc.servers[0].url, 'https://pay.example.com/api/v1');
+    assert.equal(doc.servers[0].url, 'https://pay.example.com');
+    assert.ok(Object.keys(doc.paths).every((p) => p.startsWith('/api/v1/')), 'paths carry the version prefix');
     for (const [path, ops] of Object.entries<any>(doc.paths)) {
       for (const [method, op] of Object.entries<any>(ops)) {
         assert.ok(op.responses['500'], `${method.toUpperCase()} ${path} documents 500`);

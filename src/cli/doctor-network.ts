@@ -1,0 +1,135 @@
+/** The network checks of `gatewayd doctor`: TRON API, clock, SMTP. Each has a short timeout. */
+import nodemailer from 'nodemailer';
+import type { Config } from '../config.js';
+import type { Finding } from './doctor.js';
+
+/** Solidified blocks trail the head by about a minute; older than this means a stuck node. */
+const STALE_BLOCK_MS = 5 * 60_000;
+const CLOCK_WARN_MS = 10_000;
+const CLOCK_FAIL_MS = 60_000;
+/** How far the solidified head usually trails real time (19 blocks of 3 s). */
+const SOLIDITY_LAG_MS = 57_000;
+
+export interface TronCheck {
+  findings: Finding[];
+  /** The server's Date header (ms), for the clock check. */
+  dateHeader: number | undefined;
+  blockTime: number | undefined;
+}
+
+function describeFetchError(err: unknown): string {
+  const e = err as Error & { cause?: { code?: string; message?: string } };
+  if (e.name === 'TimeoutError' || e.name === 'AbortError') return 'timed out';
+  return e.cause?.code ?? e.cause?.message ?? e.message;
+}
+
+/** GET {api_url}/walletsolidity/getnowblock with the API key, as the watcher would. */
+export async function checkTron(config: Config, timeoutMs: number): Promise<TronCheck> {
+  const base = config.tron.api_url.replace(/\/+$/, '');
+  const url = `${base}/walletsolidity/getnowblock`;
+  const findings: Finding[] = [];
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (config.tron.api_key) headers['TRON-PRO-API-KEY'] = config.tron.api_key;
+  let res: Response;
+  try {
+    res = await fetch(url, { headers, signal: AbortSignal.timeout(timeoutMs) });
+  } catch (err) {
+    findings.push({ level: 'fail', check: 'tron', detail: `${base}: unreachable (${describeFetchError(err)})` });
+    return { findings, dateHeader: undefined, blockTime: undefined };
+  }
+  const date = res.headers.get('date');
+  const dateHeader = date && Number.isFinite(Date.parse(date)) ? Date.parse(date) : undefined;
+  const body = await res.text().catch(() => '');
+  if (res.status === 401 || res.status === 403) {
+    findings.push({
+      level: 'fail',
+      check: 'tron',
+      detail: `${base} answered ${res.status}: ${config.tron.api_key ? 'tron.api_key is rejected (or rate-limited)' : 'access refused; set tron.api_key'}`,
+    });
+    return { findings, dateHeader, blockTime: undefined };
+  }
+  if (!res.ok) {
+    findings.push({ level: 'fail', check: 'tron', detail: `${base} answered HTTP ${res.status}` });
+    return { findings, dateHeader, blockTime: undefined };
+  }
+  let number: unknown;
+  let timestamp: unknown;
+  try {
+    const raw = (JSON.parse(body) as { block_header?: { raw_data?: { number?: unknown; timestamp?: unknown } } }).block_header?.raw_data;
+    number = raw?.number;
+    timestamp = raw?.timestamp;
+  } catch {
+    /* reported below */
+  }
+  if (typeof number !== 'number' || typeof timestamp !== 'number') {
+    findings.push({ level: 'fail', check: 'tron', detail: `${url} did not return a block (is tron.api_url a TronGrid-compatible API?)` });
+    return { findings, dateHeader, blockTime: undefined };
+  }
+  findings.push({ level: 'ok', check: 'tron', detail: `${base}: solidified block ${number} at ${new Date(timestamp).toISOString()}` });
+  findings.push(
+    config.tron.api_key
+      ? { level: 'ok', check: 'tron key', detail: 'tron.api_key accepted' }
+      : { level: 'warn', check: 'tron key', detail: 'tron.api_key is empty: TronGrid throttles anonymous use; get a free key' },
+  );
+  const age = Date.now() - timestamp;
+  if (age > STALE_BLOCK_MS) {
+    findings.push({ level: 'warn', check: 'tron', detail: `the solidified block is ${Math.round(age / 1000)} s old: the API's node lags (or this clock is ahead)` });
+  }
+  return { findings, dateHeader, blockTime: timestamp };
+}
+
+/**
+ * This machine's clock against the TRON API's Date header (1 s resolution), else against the
+ * solidified block's time (which trails real time by about a minute, so only a gross error shows).
+ */
+export function checkClock(dateHeader: number | undefined, blockTime: number | undefined): Finding {
+  let skew: number;
+  let against: string;
+  let tolerance = 0;
+  if (dateHeader !== undefined) {
+    skew = Date.now() - dateHeader;
+    against = "the TRON API's clock";
+  } else if (blockTime !== undefined) {
+    skew = Date.now() - blockTime - SOLIDITY_LAG_MS;
+    against = 'the solidified block time';
+    tolerance = SOLIDITY_LAG_MS;
+  } else {
+    return { level: 'warn', check: 'clock', detail: 'not checked: the TRON API gave neither a Date header nor a block' };
+  }
+  const text = `${Math.abs(Math.round(skew / 1000))} s ${skew >= 0 ? 'ahead of' : 'behind'} ${against}`;
+  if (Math.abs(skew) > CLOCK_FAIL_MS + tolerance) {
+    return { level: 'fail', check: 'clock', detail: `${text}: invoice windows are compared with block times; enable NTP (timedatectl set-ntp true)` };
+  }
+  if (Math.abs(skew) > CLOCK_WARN_MS + tolerance) return { level: 'warn', check: 'clock', detail: `${text}; enable NTP` };
+  return { level: 'ok', check: 'clock', detail: `within ${(CLOCK_WARN_MS + tolerance) / 1000} s of ${against}` };
+}
+
+/** Connect, EHLO, STARTTLS and AUTH as the mailer would (nodemailer's verify); no mail is sent. */
+export async function checkSmtp(config: Config, timeoutMs: number): Promise<Finding> {
+  if (!config.email.smtp_url) {
+    return { level: 'warn', check: 'smtp', detail: 'email.smtp_url is empty: registration and password reset answer 503 (use `gatewayd merchant create`)' };
+  }
+  const url = new URL(config.email.smtp_url);
+  const port = url.port ? Number(url.port) : url.protocol === 'smtps:' ? 465 : 587;
+  // Host and port only: the URL may hold the password.
+  const where = `${url.protocol}//${url.hostname}:${port}`;
+  const transport = nodemailer.createTransport({
+    host: url.hostname.replace(/^\[|\]$/g, ''),
+    port,
+    secure: url.protocol === 'smtps:',
+    auth: url.username ? { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) } : undefined,
+    tls: { servername: url.hostname },
+    connectionTimeout: timeoutMs,
+    greetingTimeout: timeoutMs,
+    socketTimeout: timeoutMs,
+  });
+  try {
+    await transport.verify();
+    return { level: 'ok', check: 'smtp', detail: `${where} answers EHLO${url.username ? ' and accepts the credentials' : ''}` };
+  } catch (err) {
+    const e = err as Error & { code?: string };
+    return { level: 'fail', check: 'smtp', detail: `${where}: ${e.code ? `${e.code}: ` : ''}${e.message.split('\n')[0]}` };
+  } finally {
+    transport.close();
+  }
+}

@@ -1,0 +1,147 @@
+/**
+ * One delivery attempt from start to finish, shared by the worker, the test endpoint and manual
+ * retry: check the URL again (DNS included), sign afresh, send to the checked address, and record
+ * the outcome with the retry schedule. The network part runs outside any transaction; only the
+ * claim before it and the record after it write, each guarded on the status.
+ */
+import { writeTransaction, type Trx } from '../db/database.js';
+import { toEventResponse } from '../events/events.repo.js';
+import type { AppDeps } from '../http/context.js';
+import { DAY, HOUR, MINUTE } from '../lib/clock.js';
+import { createSender, type AttemptOutcome, type Sender } from './sender.js';
+import { deliveryHeaders } from './signer.js';
+import { createUrlPolicy, UrlRejected, type UrlPolicy } from './url-policy.js';
+import {
+  claimDelivery,
+  completeAttempt,
+  findDeliveryById,
+  isWebhookActive,
+  loadAttemptContext,
+  type AttemptResult,
+  type Delivery,
+} from './webhooks.repo.js';
+import type { DeliveryStatus } from '../db/schema.js';
+
+/** Waits after attempts 1 to 10 (decisions.md section 7): 11 attempts over about 3.9 days. */
+export const RETRY_DELAYS_MS: readonly number[] = [MINUTE, 5 * MINUTE, 15 * MINUTE, HOUR, 3 * HOUR, 6 * HOUR, 12 * HOUR, DAY, DAY, DAY];
+export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
+/** Retry times vary by up to ±20% so receivers coming back from an outage are not hit all at once. */
+export const DEFAULT_JITTER = 0.2;
+
+const MAX_ERROR_LENGTH = 500;
+
+export interface Deliverer {
+  readonly policy: UrlPolicy;
+  /** Claims a delivery for an attempt now, due or not (test event, manual retry); false if it is not in a `from` status. */
+  claim(id: string, from: readonly DeliveryStatus[]): Promise<boolean>;
+  /** The network part of the attempt of a claimed (`sending`) delivery; undefined if it is no longer claimed. */
+  perform(id: string): Promise<Performed | undefined>;
+  /** Records finished attempts inside the caller's transaction, with the retry schedule; undefined where the delivery was reset meanwhile. */
+  recordIn(trx: Trx, batch: readonly Performed[], now: number): Promise<Array<AttemptResult | undefined>>;
+  /** Logs what recordIn recorded, once its transaction has committed. */
+  logRecorded(batch: readonly Performed[], results: ReadonlyArray<AttemptResult | undefined>): void;
+  /** perform + record for one delivery; returns the delivery as recorded. */
+  attempt(id: string): Promise<Delivery | undefined>;
+}
+
+/** An attempt that has run and awaits recording. */
+export interface Performed {
+  id: string;
+  webhookId: string;
+  eventId: string;
+  eventType: string;
+  host: string;
+  /** The attempt count including this one. */
+  attempts: number;
+  outcome: AttemptOutcome;
+}
+
+export function createDeliverer(deps: AppDeps): Deliverer {
+  const policy = createUrlPolicy(deps.config, deps.dnsLookup);
+  const sender: Sender = createSender(deps.config);
+
+  const retryDelay = (attemptsMade: number): number | undefined => {
+    const base = RETRY_DELAYS_MS[attemptsMade - 1];
+    if (base === undefined) return undefined;
+    return Math.round(base * (1 + DEFAULT_JITTER * (2 * Math.random() - 1)));
+  };
+
+  const perform = async (id: string): Promise<Performed | undefined> => {
+    const ctx = await loadAttemptContext(deps.db, id);
+    if (!ctx || ctx.delivery.status !== 'sending') return undefined;
+    const { delivery, webhook, event } = ctx;
+    let outcome: AttemptOutcome;
+    let host = '';
+    try {
+      const target = await policy.check(webhook.url);
+      host = target.hostname;
+      const rawBody = JSON.stringify(toEventResponse(event));
+      const headers = deliveryHeaders({ secret: webhook.secret, eventId: event.id, nowMs: deps.clock.now(), rawBody });
+      outcome = await sender.send(target, rawBody, headers);
+    } catch (err) {
+      if (err instanceof UrlRejected) {
+        // The name now points somewhere it may not (or nowhere): a failed attempt, nothing sent.
+        outcome = { ok: false, responseStatus: null, error: `not sent: ${err.message}` };
+      } else {
+        // Still recorded as an attempt, so the delivery cannot stay `sending` until the next start.
+        deps.log.error({ err, delivery_id: id }, 'webhook attempt crashed');
+        outcome = { ok: false, responseStatus: null, error: 'internal error while sending; see the server log' };
+      }
+    }
+    return { id, webhookId: webhook.id, eventId: event.id, eventType: event.type, host, attempts: delivery.attempts + 1, outcome };
+  };
+
+  const resultOf = async (trx: Trx, done: Performed, now: number): Promise<AttemptResult> => {
+    const { outcome, attempts } = done;
+    if (outcome.ok) {
+      return { status: 'delivered', attempts, nextAttemptAt: null, deliveredAt: now, lastError: null, responseStatus: outcome.responseStatus };
+    }
+    const base = { attempts, deliveredAt: null, lastError: (outcome.error ?? 'failed').slice(0, MAX_ERROR_LENGTH), responseStatus: outcome.responseStatus };
+    // Deleted while this attempt was in flight: it gets nothing more.
+    if (!(await isWebhookActive(trx, done.webhookId))) return { status: 'cancelled', nextAttemptAt: null, ...base };
+    const delay = attempts < MAX_ATTEMPTS ? retryDelay(attempts) : undefined;
+    if (delay === undefined) return { status: 'failed', nextAttemptAt: null, ...base };
+    return { status: 'pending', nextAttemptAt: now + delay, ...base };
+  };
+
+  const recordIn = async (trx: Trx, batch: readonly Performed[], now: number): Promise<Array<AttemptResult | undefined>> => {
+    const out: Array<AttemptResult | undefined> = [];
+    for (const done of batch) {
+      const result = await resultOf(trx, done, now);
+      out.push((await completeAttempt(trx, done.id, result, now)) ? result : undefined);
+    }
+    return out;
+  };
+
+  const logRecorded = (batch: readonly Performed[], results: ReadonlyArray<AttemptResult | undefined>): void => {
+    batch.forEach((done, i) => {
+      const recorded = results[i];
+      const log = { delivery_id: done.id, webhook_id: done.webhookId, event_id: done.eventId, event_type: done.eventType, host: done.host, attempt: done.attempts, response_status: done.outcome.responseStatus };
+      if (!recorded) {
+        deps.log.warn(log, 'webhook attempt finished after its delivery was reset; the outcome is not recorded and it will be sent again');
+      } else if (done.outcome.ok) {
+        deps.log.info(log, 'webhook delivered');
+      } else {
+        deps.log.warn({ ...log, error: done.outcome.error, status: recorded.status, next_attempt_at: recorded.nextAttemptAt }, 'webhook attempt failed');
+      }
+    });
+  };
+
+  const attempt = async (id: string): Promise<Delivery | undefined> => {
+    const done = await perform(id);
+    if (done) {
+      const results = await writeTransaction(deps.db, (trx) => recordIn(trx, [done], deps.clock.now()));
+      logRecorded([done], results);
+    }
+    return findDeliveryById(deps.db, id);
+  };
+
+  return {
+    policy,
+    claim: (id, from) => claimDelivery(deps.db, id, from, deps.clock.now(), false),
+    perform,
+    recordIn,
+    logRecorded,
+    attempt,
+  };
+}

@@ -1,0 +1,29 @@
+/**
+ * Webhook signatures (interface-spec Events 4, decisions.md section 7): `X-Gateway-Signature` is
+ * `sha256=` + lowercase hex HMAC-SHA256, keyed by the whole `whsec_...` secret as UTF-8, over
+ * `timestamp + "." + raw body`, where timestamp is `X-Gateway-Timestamp` (Unix seconds).
+ */
+import { hmacSha256Hex, randomToken } from '../lib/crypto.js';
+import { VERSION } from '../version.js';
+
+export const SECRET_PREFIX = 'whsec_';
+
+export function newWebhookSecret(): string {
+  return `${SECRET_PREFIX}${randomToken(32)}`;
+}
+
+export function signatureFor(secret: string, timestamp: string, rawBody: string): string {
+  return `sha256=${hmacSha256Hex(Buffer.from(secret, 'utf8'), `${timestamp}.${rawBody}`)}`;
+}
+
+/** The headers of one attempt; called afresh for every attempt so each carries its own timestamp. */
+export function deliveryHeaders(input: { secret: string; eventId: string; nowMs: number; rawBody: string }): Record<string, string> {
+  const timestamp = String(Math.floor(input.nowMs / 1000));
+  return {
+    'content-type': 'application/json',
+    'user-agent': `gatewayd/${VERSION}`,
+    'x-gateway-event-id': input.eventId,
+    'x-gateway-timestamp': timestamp,
+    'x-gateway-signature': signatureFor(input.secret, timestamp, input.rawBody),
+  };
+}

@@ -1,0 +1,231 @@
+/** All SQL of webhooks and their deliveries (the outbox rows written by insertEvent). */
+import type { Db, Trx } from '../db/database.js';
+import type { DeliveriesTable, DeliveryStatus, WebhooksTable } from '../db/schema.js';
+import type { Selectable } from 'kysely';
+import { newId } from '../lib/ids.js';
+import { rowToEvent, type StoredEvent } from '../events/events.repo.js';
+
+export interface Webhook {
+  id: string;
+  merchantId: string;
+  url: string;
+  /** Needed in clear to sign every attempt; never leaves through a response mapper. */
+  secret: string;
+  active: boolean;
+  createdAt: number;
+  deactivatedAt: number | null;
+}
+
+export interface Delivery {
+  id: string;
+  webhookId: string;
+  eventId: string;
+  merchantId: string;
+  status: DeliveryStatus;
+  attempts: number;
+  nextAttemptAt: number | null;
+  deliveredAt: number | null;
+  lastError: string | null;
+  responseStatus: number | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** Most webhooks and deliveries a list shows (the Dashboard). */
+export const LIST_LIMIT = 100;
+
+function toWebhook(row: Selectable<WebhooksTable>): Webhook {
+  return {
+    id: row.id,
+    merchantId: row.merchant_id,
+    url: row.url,
+    secret: row.secret,
+    active: row.active === 1,
+    createdAt: row.created_at,
+    deactivatedAt: row.deactivated_at,
+  };
+}
+
+function toDelivery(row: Selectable<DeliveriesTable>): Delivery {
+  return {
+    id: row.id,
+    webhookId: row.webhook_id,
+    eventId: row.event_id,
+    merchantId: row.merchant_id,
+    status: row.status,
+    attempts: row.attempts,
+    nextAttemptAt: row.next_attempt_at,
+    deliveredAt: row.delivered_at,
+    lastError: row.last_error,
+    responseStatus: row.response_status,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export async function countActiveWebhooks(db: Db | Trx, merchantId: string): Promise<number> {
+  const row = await db
+    .selectFrom('webhooks')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('merchant_id', '=', merchantId)
+    .where('active', '=', 1)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function insertWebhook(trx: Db | Trx, input: { merchantId: string; url: string; secret: string }, now: number): Promise<Webhook> {
+  const row = { id: newId('whk'), merchant_id: input.merchantId, url: input.url, secret: input.secret, active: 1, created_at: now, deactivated_at: null };
+  await trx.insertInto('webhooks').values(row).execute();
+  return toWebhook(row);
+}
+
+/** A webhook of this merchant (active or not); another merchant's is absent. */
+export async function findWebhook(db: Db | Trx, merchantId: string, id: string): Promise<Webhook | undefined> {
+  const row = await db.selectFrom('webhooks').selectAll().where('id', '=', id).where('merchant_id', '=', merchantId).executeTakeFirst();
+  return row ? toWebhook(row) : undefined;
+}
+
+/** Active webhooks first, then newest first. */
+export async function listWebhooks(db: Db, merchantId: string, limit = LIST_LIMIT): Promise<Webhook[]> {
+  const rows = await db
+    .selectFrom('webhooks')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .orderBy('active', 'desc')
+    .orderBy('created_at', 'desc')
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  return rows.map(toWebhook);
+}
+
+/** Guarded: true only for the call that turned an active webhook off. */
+export async function deactivateWebhook(trx: Trx, webhookId: string, now: number): Promise<boolean> {
+  const r = await trx.updateTable('webhooks').set({ active: 0, deactivated_at: now }).where('id', '=', webhookId).where('active', '=', 1).executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+export async function cancelPendingDeliveries(trx: Trx, webhookId: string, now: number): Promise<number> {
+  const r = await trx
+    .updateTable('deliveries')
+    .set({ status: 'cancelled', next_attempt_at: null, updated_at: now })
+    .where('webhook_id', '=', webhookId)
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows);
+}
+
+export async function findDelivery(db: Db | Trx, merchantId: string, id: string): Promise<Delivery | undefined> {
+  const row = await db.selectFrom('deliveries').selectAll().where('id', '=', id).where('merchant_id', '=', merchantId).executeTakeFirst();
+  return row ? toDelivery(row) : undefined;
+}
+
+export async function findDeliveryById(db: Db | Trx, id: string): Promise<Delivery | undefined> {
+  const row = await db.selectFrom('deliveries').selectAll().where('id', '=', id).executeTakeFirst();
+  return row ? toDelivery(row) : undefined;
+}
+
+/** Newest first. */
+export async function listDeliveries(db: Db, merchantId: string, limit = LIST_LIMIT): Promise<Delivery[]> {
+  const rows = await db
+    .selectFrom('deliveries')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  return rows.map(toDelivery);
+}
+
+export async function findDeliveryFor(db: Db, webhookId: string, eventId: string): Promise<Delivery | undefined> {
+  const row = await db.selectFrom('deliveries').selectAll().where('webhook_id', '=', webhookId).where('event_id', '=', eventId).executeTakeFirst();
+  return row ? toDelivery(row) : undefined;
+}
+
+/**
+ * Pending deliveries whose time has come, oldest due first, skipping webhooks that already have as
+ * many attempts in flight as they may (so one slow receiver cannot fill every slot).
+ */
+export async function findDueDeliveries(db: Db | Trx, now: number, limit: number, skipWebhooks: readonly string[]): Promise<Array<{ id: string; webhookId: string }>> {
+  let q = db
+    .selectFrom('deliveries')
+    .select(['id', 'webhook_id'])
+    .where('status', '=', 'pending')
+    .where('next_attempt_at', '<=', now)
+    .orderBy('next_attempt_at')
+    .orderBy('id')
+    .limit(limit);
+  if (skipWebhooks.length > 0) q = q.where('webhook_id', 'not in', [...skipWebhooks]);
+  const rows = await q.execute();
+  return rows.map((r) => ({ id: r.id, webhookId: r.webhook_id }));
+}
+
+/**
+ * Marks a delivery as in flight. Guarded on its current status (and, for the scheduler, on being
+ * due), so two claimers never send the same attempt.
+ */
+export async function claimDelivery(trx: Trx | Db, id: string, from: readonly DeliveryStatus[], now: number, dueOnly: boolean): Promise<boolean> {
+  let q = trx.updateTable('deliveries').set({ status: 'sending', updated_at: now }).where('id', '=', id).where('status', 'in', [...from]);
+  if (dueOnly) q = q.where('next_attempt_at', '<=', now);
+  const r = await q.executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+export interface AttemptContext {
+  delivery: Delivery;
+  webhook: Webhook;
+  event: StoredEvent;
+}
+
+export async function loadAttemptContext(db: Db, deliveryId: string): Promise<AttemptContext | undefined> {
+  const delivery = await findDeliveryById(db, deliveryId);
+  if (!delivery) return undefined;
+  const webhook = await db.selectFrom('webhooks').selectAll().where('id', '=', delivery.webhookId).executeTakeFirst();
+  const event = await db.selectFrom('events').selectAll().where('id', '=', delivery.eventId).executeTakeFirst();
+  if (!webhook || !event) return undefined;
+  return { delivery, webhook: toWebhook(webhook), event: rowToEvent(event) };
+}
+
+export interface AttemptResult {
+  status: Exclude<DeliveryStatus, 'sending'>;
+  attempts: number;
+  nextAttemptAt: number | null;
+  deliveredAt: number | null;
+  lastError: string | null;
+  responseStatus: number | null;
+}
+
+/** Records the end of an attempt. Guarded on `sending`: a delivery reset by crash recovery is left alone. */
+export async function completeAttempt(trx: Trx, id: string, result: AttemptResult, now: number): Promise<boolean> {
+  const r = await trx
+    .updateTable('deliveries')
+    .set({
+      status: result.status,
+      attempts: result.attempts,
+      next_attempt_at: result.nextAttemptAt,
+      delivered_at: result.deliveredAt,
+      last_error: result.lastError,
+      response_status: result.responseStatus,
+      updated_at: now,
+    })
+    .where('id', '=', id)
+    .where('status', '=', 'sending')
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+export async function isWebhookActive(trx: Trx | Db, webhookId: string): Promise<boolean> {
+  const row = await trx.selectFrom('webhooks').select('active').where('id', '=', webhookId).executeTakeFirst();
+  return row?.active === 1;
+}
+
+/** Crash recovery: nothing is in flight at start, so every `sending` row goes back to `pending`, due now. */
+export async function resetSendingDeliveries(db: Db, now: number): Promise<number> {
+  const r = await db
+    .updateTable('deliveries')
+    .set({ status: 'pending', next_attempt_at: now, updated_at: now })
+    .where('status', '=', 'sending')
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows);
+}

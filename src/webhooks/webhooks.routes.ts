@@ -1,0 +1,101 @@
+import { createRoute } from '@hono/zod-openapi';
+import { toEventResponse } from '../events/events.repo.js';
+import { requireSession } from '../http/auth.js';
+import type { AppDeps } from '../http/context.js';
+import { createRouter, errorResponses, jsonBody, jsonResponse, SuccessSchema } from '../http/openapi.js';
+import { createDeliverer } from './deliverer.js';
+import {
+  CreatedWebhookSchema,
+  CreateWebhookBody,
+  DeliveryEnvelopeSchema,
+  DeliveryIdParam,
+  EmptyBody,
+  TestWebhookResultSchema,
+  toDeliveryResponse,
+  toWebhookResponse,
+  WebhookIdParam,
+} from './webhooks.schemas.js';
+import { deleteWebhook, registerWebhook, retryDelivery, sendTestEvent } from './webhooks.service.js';
+
+const security = [{ sessionCookie: [] }];
+
+export function webhookRoutes(deps: AppDeps) {
+  const app = createRouter();
+  const deliverer = createDeliverer(deps);
+  app.use('/webhooks', requireSession(deps));
+  app.use('/webhooks/*', requireSession(deps));
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/webhooks',
+      tags: ['Webhooks'],
+      summary: 'Register a webhook endpoint; the signing secret is shown once',
+      description:
+        'The URL is checked now and again before every delivery: https, an allowed port, no credentials or fragment, a DNS name ' +
+        '(no IP literal, no localhost) whose every address is public. At most 16 active webhooks per account.',
+      security,
+      request: { body: jsonBody(CreateWebhookBody) },
+      responses: { 201: jsonResponse(CreatedWebhookSchema, 'Registered'), ...errorResponses(400, 401, 403, 409, 413) },
+    }),
+    async (c) => {
+      const { url } = c.req.valid('json');
+      const { webhook, secret } = await registerWebhook(deps, deliverer, c.get('auth').merchantId, url);
+      return c.json({ webhook: toWebhookResponse(webhook), secret }, 201);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'delete',
+      path: '/webhooks/{id}',
+      tags: ['Webhooks'],
+      summary: 'Deactivate a webhook and cancel its pending deliveries',
+      security,
+      request: { params: WebhookIdParam },
+      responses: { 200: jsonResponse(SuccessSchema, 'Deactivated (also when it already was)'), ...errorResponses(401, 403, 404) },
+    }),
+    async (c) => {
+      await deleteWebhook(deps, c.get('auth').merchantId, c.req.valid('param').id);
+      return c.json({ success: true as const }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/webhooks/{id}/test',
+      tags: ['Webhooks'],
+      summary: 'Send a signed webhook.test event to this webhook only',
+      description:
+        'The first attempt is made before the answer, so the delivery shows its outcome (bounded by webhooks.timeout_seconds); ' +
+        'a failed attempt is retried on the usual schedule. Test events and manual retries: at most 30 a minute per account.',
+      security,
+      request: { params: WebhookIdParam, body: jsonBody(EmptyBody) },
+      responses: { 200: jsonResponse(TestWebhookResultSchema, 'The stored event and its delivery'), ...errorResponses(400, 401, 403, 404, 409, 413, 429) },
+    }),
+    async (c) => {
+      const { event, deliveries } = await sendTestEvent(deps, deliverer, c.get('auth').merchantId, c.req.valid('param').id);
+      return c.json({ event: toEventResponse(event), deliveries: deliveries.map(toDeliveryResponse) }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/webhooks/deliveries/{id}/retry',
+      tags: ['Webhooks'],
+      summary: 'Make one attempt now for a failed or pending delivery',
+      description: 'Delivered, cancelled and in-flight deliveries answer 409 delivery_not_retryable; a delivery of a deleted webhook 409 webhook_inactive.',
+      security,
+      request: { params: DeliveryIdParam, body: jsonBody(EmptyBody) },
+      responses: { 200: jsonResponse(DeliveryEnvelopeSchema, 'The delivery after the attempt'), ...errorResponses(400, 401, 403, 404, 409, 413, 429) },
+    }),
+    async (c) => {
+      const delivery = await retryDelivery(deps, deliverer, c.get('auth').merchantId, c.req.valid('param').id);
+      return c.json({ delivery: toDeliveryResponse(delivery) }, 200);
+    },
+  );
+
+  return app;
+}

@@ -1,0 +1,102 @@
+/**
+ * The rules of webhooks: registration (URL policy, 16 active at most, secret shown once),
+ * deletion (deactivate and cancel what is pending), the test event and manual retry.
+ */
+import { writeTransaction } from '../db/database.js';
+import { insertEvent, type StoredEvent } from '../events/events.repo.js';
+import type { AppDeps } from '../http/context.js';
+import { AppError, notFound } from '../lib/errors.js';
+import type { Deliverer } from './deliverer.js';
+import { newWebhookSecret } from './signer.js';
+import { UrlRejected } from './url-policy.js';
+import {
+  cancelPendingDeliveries,
+  countActiveWebhooks,
+  deactivateWebhook,
+  findDelivery,
+  findDeliveryFor,
+  findWebhook,
+  insertWebhook,
+  type Delivery,
+  type Webhook,
+} from './webhooks.repo.js';
+
+export const MAX_ACTIVE_WEBHOOKS = 16;
+/**
+ * Test events and manual retries make this server send a request on demand; a per-account limit
+ * keeps a stolen session from turning it into a traffic source against someone's endpoint.
+ */
+export const MANUAL_SENDS_PER_MINUTE = 30;
+
+export async function registerWebhook(deps: AppDeps, deliverer: Deliverer, merchantId: string, rawUrl: string): Promise<{ webhook: Webhook; secret: string }> {
+  let url: string;
+  try {
+    // DNS is part of the check, so it runs before (never inside) the transaction.
+    const target = await deliverer.policy.check(rawUrl);
+    url = target.url.href;
+  } catch (err) {
+    if (err instanceof UrlRejected) throw new AppError('invalid_webhook_url', `Webhook URL refused: ${err.message}`);
+    throw err;
+  }
+  const secret = newWebhookSecret();
+  const webhook = await writeTransaction(deps.db, async (trx) => {
+    if ((await countActiveWebhooks(trx, merchantId)) >= MAX_ACTIVE_WEBHOOKS) {
+      throw new AppError('webhook_limit_reached', `At most ${MAX_ACTIVE_WEBHOOKS} active webhooks per account; delete one first`);
+    }
+    return insertWebhook(trx, { merchantId, url, secret }, deps.clock.now());
+  });
+  deps.log.info({ merchant_id: merchantId, webhook_id: webhook.id, host: new URL(url).hostname }, 'webhook registered');
+  return { webhook, secret };
+}
+
+/** Deactivates the webhook and cancels its pending deliveries. Deleting an inactive one again is a no-op. */
+export async function deleteWebhook(deps: AppDeps, merchantId: string, webhookId: string): Promise<void> {
+  const cancelled = await writeTransaction(deps.db, async (trx) => {
+    const webhook = await findWebhook(trx, merchantId, webhookId);
+    if (!webhook) throw notFound('Webhook');
+    const now = deps.clock.now();
+    if (!(await deactivateWebhook(trx, webhook.id, now))) return 0;
+    return cancelPendingDeliveries(trx, webhook.id, now);
+  });
+  deps.log.info({ merchant_id: merchantId, webhook_id: webhookId, cancelled }, 'webhook deleted');
+}
+
+/**
+ * Stores a `webhook.test` event for this webhook only and makes its first attempt right away, so
+ * the answer shows the outcome. A failed first attempt is retried on the usual schedule.
+ */
+export async function sendTestEvent(deps: AppDeps, deliverer: Deliverer, merchantId: string, webhookId: string): Promise<{ event: StoredEvent; deliveries: Delivery[] }> {
+  deps.rateLimiter.consume('webhook_send', merchantId, MANUAL_SENDS_PER_MINUTE);
+  const event = await writeTransaction(deps.db, async (trx) => {
+    const webhook = await findWebhook(trx, merchantId, webhookId);
+    if (!webhook) throw notFound('Webhook');
+    if (!webhook.active) throw new AppError('webhook_inactive', 'This webhook was deleted; register the URL again to receive events');
+    return insertEvent(trx, { merchantId, type: 'webhook.test', data: { webhook_id: webhook.id }, webhookId: webhook.id }, deps.clock.now());
+  });
+  let delivery = await findDeliveryFor(deps.db, webhookId, event.id);
+  if (delivery && (await deliverer.claim(delivery.id, ['pending']))) {
+    delivery = await deliverer.attempt(delivery.id);
+  } else {
+    // The worker took it first: it is being sent; let the worker know in any case.
+    deps.hooks.deliveriesQueued();
+  }
+  return { event, deliveries: delivery ? [delivery] : [] };
+}
+
+/** One attempt now for a `failed` or `pending` delivery; `delivered`, `cancelled` and in-flight ones are refused. */
+export async function retryDelivery(deps: AppDeps, deliverer: Deliverer, merchantId: string, deliveryId: string): Promise<Delivery> {
+  deps.rateLimiter.consume('webhook_send', merchantId, MANUAL_SENDS_PER_MINUTE);
+  const delivery = await findDelivery(deps.db, merchantId, deliveryId);
+  if (!delivery) throw notFound('Delivery');
+  if (delivery.status !== 'failed' && delivery.status !== 'pending') {
+    throw new AppError('delivery_not_retryable', `A ${delivery.status} delivery cannot be retried; only failed or pending ones can`);
+  }
+  const webhook = await findWebhook(deps.db, merchantId, delivery.webhookId);
+  if (!webhook?.active) throw new AppError('webhook_inactive', 'The webhook of this delivery was deleted');
+  if (!(await deliverer.claim(delivery.id, ['failed', 'pending']))) {
+    throw new AppError('delivery_not_retryable', 'This delivery is being sent right now or has changed; reload it');
+  }
+  const after = await deliverer.attempt(delivery.id);
+  if (!after) throw notFound('Delivery');
+  return after;
+}

@@ -1,0 +1,203 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { chmodSync, chownSync, closeSync, existsSync, openSync, writeSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { SMTPServer } from 'smtp-server';
+import { loadConfig } from '../../src/config.js';
+import { openSqlite } from '../../src/db/database.js';
+import { runDoctor } from '../../src/cli/doctor.js';
+import { tempDir } from '../helpers/app.js';
+import { freePort, runCli } from '../helpers/process.js';
+
+interface TronStandIn {
+  url: string;
+  requests: IncomingHttpHeaders[];
+  /** What the next answers look like. */
+  mode: { status: number; dateOffsetMs: number; blockAgeMs: number };
+  close(): Promise<void>;
+}
+
+/** A loopback stand-in for TronGrid's /walletsolidity/getnowblock. */
+async function tronStandIn(): Promise<TronStandIn> {
+  const requests: IncomingHttpHeaders[] = [];
+  const mode = { status: 200, dateOffsetMs: 0, blockAgeMs: 57_000 };
+  const server: Server = createServer((req, res) => {
+    requests.push(req.headers);
+    res.sendDate = false;
+    const date = new Date(Date.now() + mode.dateOffsetMs).toUTCString();
+    if (req.url !== '/walletsolidity/getnowblock') {
+      res.writeHead(404, { date }).end();
+      return;
+    }
+    if (mode.status !== 200) {
+      res.writeHead(mode.status, { date, 'content-type': 'application/json' }).end('{"Error":"ApiKey not exists"}');
+      return;
+    }
+    const block = { blockID: '00', block_header: { raw_data: { number: 69316581, timestamp: Date.now() - mode.blockAgeMs } } };
+    res.writeHead(200, { date, 'content-type': 'application/json' }).end(JSON.stringify(block));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests,
+    mode,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}
+
+async function smtpStandIn(): Promise<{ port: number; logins: string[]; close(): Promise<void> }> {
+  const logins: string[] = [];
+  const server = new SMTPServer({
+    disabledCommands: ['STARTTLS'],
+    allowInsecureAuth: true,
+    onAuth(auth, _session, cb) {
+      logins.push(auth.username ?? '');
+      if (auth.username === 'ops' && auth.password === 'smtp-pass-S3cret') cb(null, { user: auth.username });
+      else cb(new Error('Invalid username or password'));
+    },
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  return {
+    port: (server.server.address() as AddressInfo).port,
+    logins,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}
+
+/** An installation laid out as install.sh does: config 0640, data folder 0700, database 0600. */
+function installation(settings: string): { dir: string; config: string; db: string } {
+  const dir = tempDir('gatewayd-doctor-');
+  const data = join(dir, 'data');
+  const db = join(data, 'gateway.db');
+  const config = join(dir, 'gatewayd.toml');
+  writeFileSync(config, `${settings}\n[database]\npath = "${db}"\n`, { mode: 0o640 });
+  chmodSync(config, 0o640);
+  const r = runCli(['migrate', '--config', config]);
+  assert.equal(r.status, 0, r.stderr);
+  chmodSync(data, 0o700);
+  return { dir, config, db };
+}
+
+async function doctor(config: string): Promise<{ code: number; lines: string[]; text: string }> {
+  const lines: string[] = [];
+  const code = await runDoctor(() => loadConfig({ path: config, env: {} }), (l) => lines.push(l), { timeoutMs: 2000 });
+  return { code, lines, text: lines.join('\n') };
+}
+
+const line = (lines: string[], level: string, check: string) => lines.find((l) => l.startsWith(level) && l.slice(6).startsWith(check));
+
+test('doctor: a healthy installation passes every check and never prints a secret', async (t) => {
+  const tron = await tronStandIn();
+  const smtp = await smtpStandIn();
+  t.after(async () => {
+    await tron.close();
+    await smtp.close();
+  });
+  const { config, db } = installation(`[server]
+public_url = "https://pay.example.com"
+secret = "0123456789abcdef0123456789abcdef-long-enough"
+[tron]
+api_url = "${tron.url}"
+api_key = "tron-key-S3cret"
+[email]
+smtp_url = "smtp://ops:smtp-pass-S3cret@127.0.0.1:${smtp.port}"`);
+  const r = await doctor(config);
+  assert.equal(r.code, 0, r.text);
+  assert.doesNotMatch(r.text, /^(WARN|FAIL)/m, r.text);
+  for (const check of ['config', 'secret', 'public_url', 'permissions', 'database', 'migrations', 'runtime', 'tron', 'tron key', 'clock', 'smtp']) {
+    assert.ok(line(r.lines, 'ok', check), `ok ${check}\n${r.text}`);
+  }
+  assert.match(r.text, /solidified block 69316581/);
+  assert.match(r.text, /integrity ok, journal wal/);
+  assert.equal(tron.requests[0]!['tron-pro-api-key'], 'tron-key-S3cret');
+  assert.deepEqual(smtp.logins, ['ops']);
+  assert.doesNotMatch(r.text, /S3cret|0123456789abcdef/);
+  assert.match(r.lines.at(-1)!, /^no problems found/);
+  // Nothing is left behind that the service user could not open (doctor often runs as root).
+  assert.ok(!existsSync(`${db}-wal`) && !existsSync(`${db}-shm`), 'no -wal/-shm left beside a stopped database');
+});
+
+test('doctor: names each problem and exits 1', async (t) => {
+  const tron = await tronStandIn();
+  t.after(() => tron.close());
+  const closedPort = await freePort();
+  const { config, db, dir } = installation(`[server]
+public_url = "http://pay.example.com"
+[tron]
+api_url = "${tron.url}"
+api_key = "wrong-key"
+[email]
+smtp_url = "smtp://127.0.0.1:${closedPort}"`);
+  chmodSync(config, 0o644);
+  chmodSync(join(dir, 'data'), 0o755);
+  chmodSync(db, 0o644);
+  const sqlite = openSqlite(db);
+  sqlite.prepare('DELETE FROM schema_migrations WHERE version = (SELECT max(version) FROM schema_migrations)').run();
+  sqlite.close();
+  tron.mode.status = 401;
+  tron.mode.dateOffsetMs = -10 * 60_000;
+
+  const r = await doctor(config);
+  assert.equal(r.code, 1, r.text);
+  assert.match(line(r.lines, 'FAIL', 'secret') ?? '', /server\.secret is empty/);
+  assert.match(line(r.lines, 'WARN', 'public_url') ?? '', /plain http/);
+  assert.match(r.text, /FAIL  permissions +\S+gatewayd\.toml is 0644/);
+  assert.match(r.text, /FAIL  permissions +\S+data is 0755/);
+  assert.match(r.text, /FAIL  permissions +\S+gateway\.db is 0644/);
+  assert.match(line(r.lines, 'FAIL', 'migrations') ?? '', /1 pending .*gatewayd migrate/);
+  assert.match(line(r.lines, 'FAIL', 'tron') ?? '', /answered 401: tron\.api_key is rejected/);
+  assert.match(line(r.lines, 'FAIL', 'clock') ?? '', /60[01] s ahead of the TRON API's clock/);
+  assert.match(line(r.lines, 'FAIL', 'smtp') ?? '', /ECONNREFUSED|ECONNECTION/);
+  assert.match(r.lines.at(-1)!, /^\d+ problem\(s\) found/);
+  if (process.getuid?.() === 0) {
+    // A database file created by root in the service user's folder.
+    chownSync(join(dir, 'data'), 65534, 65534);
+    const owned = await doctor(config);
+    assert.match(owned.text, /FAIL  permissions +\S+gateway\.db is owned by uid 0, its folder by uid 65534/);
+    chownSync(join(dir, 'data'), 0, 0);
+  }
+
+  // A small skew is only a warning; a stale solidified block too.
+  tron.mode.status = 200;
+  tron.mode.dateOffsetMs = -20_000;
+  tron.mode.blockAgeMs = 30 * 60_000;
+  const r2 = await doctor(config);
+  assert.match(line(r2.lines, 'WARN', 'clock') ?? '', /2[01] s ahead/);
+  assert.match(r2.text, /WARN  tron +the solidified block is \d+ s old/);
+});
+
+test('doctor: a damaged database, a missing one, and a configuration error are problems, not crashes', async () => {
+  const { config, db } = installation(`[server]\nsecret = "0123456789abcdef0123456789abcdef"\n[tron]\napi_url = "http://127.0.0.1:${await freePort()}"`);
+  // Overwrite the middle of the file: page headers and cells become garbage.
+  const fd = openSync(db, 'r+');
+  writeSync(fd, Buffer.alloc(4096 * 3, 0x5a), 0, 4096 * 3, 4096 * 2);
+  closeSync(fd);
+  const damaged = await doctor(config);
+  assert.equal(damaged.code, 1);
+  assert.match(line(damaged.lines, 'FAIL', 'database') ?? '', /restore the latest backup/);
+  assert.match(line(damaged.lines, 'FAIL', 'tron') ?? '', /unreachable \(ECONNREFUSED\)/);
+
+  const missing = installation('[server]\nsecret = "0123456789abcdef0123456789abcdef"');
+  const moved = join(missing.dir, 'elsewhere.toml');
+  writeFileSync(moved, `[server]\nsecret = "0123456789abcdef0123456789abcdef"\n[database]\npath = "${join(missing.dir, 'none', 'x.db')}"\n`, { mode: 0o600 });
+  const r = await doctor(moved);
+  assert.match(line(r.lines, 'FAIL', 'database') ?? '', /does not exist: run `gatewayd migrate`/);
+
+  writeFileSync(moved, '[server]\nlisten = "nowhere"\n', { mode: 0o600 });
+  const bad = await doctor(moved);
+  assert.equal(bad.code, 1);
+  assert.match(bad.lines[0]!, /^FAIL  config +.*server\.listen/);
+});
+
+test('gatewayd doctor from the command line exits 1 on a problem', async () => {
+  const dir = tempDir('gatewayd-doctor-');
+  const config = join(dir, 'gatewayd.toml');
+  const tronUrl = `http://127.0.0.1:${await freePort()}`;
+  writeFileSync(config, `[tron]\napi_url = "${tronUrl}"\n[database]\npath = "${join(dir, 'gateway.db')}"\n`, { mode: 0o600 });
+  const r = runCli(['doctor', '--config', config]);
+  assert.equal(r.status, 1);
+  assert.match(r.stdout, /FAIL  database/);
+  assert.match(r.stdout, /problem\(s\) found/);
+});
