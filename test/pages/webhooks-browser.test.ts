@@ -24,8 +24,7 @@ test('webhooks in Chromium: add one (secret shown once), send a test, retry a fa
   await main.getByRole('button', { name: 'Add a webhook' }).click();
   const secret = await main.locator('[data-done] [data-field="secret"]').first().innerText();
   assert.match(secret, /^whsec_[A-Za-z0-9_-]{43}$/);
-  await main.getByRole('link', { name: 'I have saved it' }).first().click();
-  await page.waitForLoadState('load');
+  await Promise.all([page.waitForEvent('load'), main.getByRole('link', { name: 'I have saved it' }).first().click()]);
   assert.ok(!(await page.content()).includes(secret), 'the signing secret is never shown again');
 
   // A test event, delivered on the spot and listed with its status.
@@ -40,8 +39,7 @@ test('webhooks in Chromium: add one (secret shown once), send a test, retry a fa
   await main.getByRole('button', { name: 'Retry now' }).waitFor();
   assert.match(await main.locator('table').last().innerText(), /HTTP 503/);
   rx.answer(200);
-  await main.getByRole('button', { name: 'Retry now' }).click();
-  await page.waitForLoadState('load');
+  await Promise.all([page.waitForEvent('load'), main.getByRole('button', { name: 'Retry now' }).click()]);
   await page.waitForFunction('document.querySelectorAll("main table .badge.delivered").length === 2');
 
   // Delete: the endpoint is shown as deleted and offers no more actions.
