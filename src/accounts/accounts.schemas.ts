@@ -1,6 +1,8 @@
 /** The accounts part of the API contract: /auth/*, /me, the Merchant and the Dashboard. */
+import { EventSchema } from '../events/events.schemas.js';
+import { DeliverySchema, WebhookSchema } from '../webhooks/webhooks.schemas.js';
 import { z } from '@hono/zod-openapi';
-import { DateTime, Mode } from '../http/openapi.js';
+import { Mode } from '../http/openapi.js';
 import { LOCALES } from '../lib/i18n.js';
 
 const Email = z.email().max(254).openapi({ example: 'owner@shop.example' });
@@ -70,14 +72,6 @@ export const RegisterResponse = z
 
 export const SessionStatus = z.object({ signed_in: z.boolean() }).openapi('SessionStatus');
 
-const EventSchema = z.object({
-  id: z.string(),
-  type: z.enum(['invoice.created', 'invoice.confirmed', 'invoice.expired', 'invoice.review', 'webhook.test']),
-  created_at: DateTime,
-  mode: Mode,
-  data: z.record(z.string(), z.unknown()),
-});
-
 const Amount = z.string().regex(/^[0-9]+\.[0-9]{6}$/).openapi({ example: '125.000000' });
 
 export const DashboardStatsSchema = z
@@ -111,8 +105,8 @@ export const DashboardSchema = z
     invoices: z.array(OtherFeatureItem),
     events: z.array(EventSchema).openapi({ description: 'The 100 most recent events, newest first' }),
     api_keys: z.array(OtherFeatureItem),
-    webhooks: z.array(OtherFeatureItem),
-    deliveries: z.array(OtherFeatureItem),
+    webhooks: z.array(WebhookSchema),
+    deliveries: z.array(DeliverySchema),
     stats: DashboardStatsSchema,
   })
   .openapi('Dashboard');

@@ -11,6 +11,8 @@ import { listMerchantEvents, toEventResponse } from '../events/events.repo.js';
 import type { DashboardResponse } from './accounts.schemas.js';
 import type { Merchant } from './merchants.repo.js';
 import { toMerchantResponse } from './merchant.view.js';
+import { listDeliveries, listWebhooks } from '../webhooks/webhooks.repo.js';
+import { toDeliveryResponse, toWebhookResponse } from '../webhooks/webhooks.schemas.js';
 
 const DASHBOARD_EVENTS = 100;
 
@@ -52,15 +54,20 @@ export async function invoiceStats(db: Db, merchantId: string): Promise<Stats> {
 // feature's repository and response mapper (same merchant, most recent first).
 // ---------------------------------------------------------------------------------------------
 export async function composeDashboard(deps: AppDeps, merchant: Merchant): Promise<DashboardResponse> {
-  const [events, stats] = await Promise.all([listMerchantEvents(deps.db, merchant.id, DASHBOARD_EVENTS), invoiceStats(deps.db, merchant.id)]);
+  const [events, stats, webhooks, deliveries] = await Promise.all([
+    listMerchantEvents(deps.db, merchant.id, DASHBOARD_EVENTS),
+    invoiceStats(deps.db, merchant.id),
+    listWebhooks(deps.db, merchant.id),
+    listDeliveries(deps.db, merchant.id),
+  ]);
   return {
     merchant: toMerchantResponse(merchant, deps.config),
     wallets: [],
     invoices: [],
     events: events.map(toEventResponse),
     api_keys: [],
-    webhooks: [],
-    deliveries: [],
+    webhooks: webhooks.map(toWebhookResponse),
+    deliveries: deliveries.map(toDeliveryResponse),
     stats,
   };
 }

@@ -54,7 +54,7 @@ function classify(candidates: Invoice[], t: VerifiedTransfer): { kind: ChainTran
 export async function recordTransfers(deps: AppDeps, transfers: VerifiedTransfer[]): Promise<RecordedTransfer[]> {
   const now = deps.clock.now();
   const publicUrl = deps.config.server.public_url;
-  return writeTransaction(deps.db, async (trx) => {
+  const result = await writeTransaction(deps.db, async (trx) => {
     const recorded: RecordedTransfer[] = [];
     for (const t of transfers) {
       if (await isLogRecorded(trx, t.txHash, t.logIndex)) continue;
@@ -86,6 +86,9 @@ export async function recordTransfers(deps: AppDeps, transfers: VerifiedTransfer
     }
     return recorded;
   });
+  // Events were committed with their deliveries: wake the delivery worker now, not at its next poll.
+  if (result.some((r) => r.kind === 'confirmed' || r.kind === 'review_paid')) deps.hooks.deliveriesQueued();
+  return result;
 }
 
 export interface Coverage {
@@ -103,7 +106,7 @@ export async function advanceCoverage(deps: AppDeps, coverage: Coverage[]): Prom
   if (coverage.length === 0) return [];
   const now = deps.clock.now();
   const publicUrl = deps.config.server.public_url;
-  return writeTransaction(deps.db, async (trx) => {
+  const result = await writeTransaction(deps.db, async (trx) => {
     const expired: Invoice[] = [];
     for (const { address, coveredUntil } of coverage) {
       await saveCursor(trx, address, coveredUntil, now);
@@ -116,4 +119,6 @@ export async function advanceCoverage(deps: AppDeps, coverage: Coverage[]): Prom
     }
     return expired;
   });
+  if (result.length > 0) deps.hooks.deliveriesQueued();
+  return result;
 }

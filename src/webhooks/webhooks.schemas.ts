@@ -1,9 +1,11 @@
 /** The API contract of webhooks, deliveries and events, and the mappers that build those resources. */
 import { z } from '@hono/zod-openapi';
-import { EVENT_TYPES } from '../events/events.repo.js';
-import { DateTime, Mode } from '../http/openapi.js';
+import { EventSchema } from '../events/events.schemas.js';
+import { DateTime } from '../http/openapi.js';
 import { iso, isoOrNull } from '../lib/clock.js';
 import type { Delivery, Webhook } from './webhooks.repo.js';
+
+export { EventSchema };
 
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
 
@@ -50,18 +52,6 @@ export const DeliverySchema = z
     created_at: DateTime.optional(),
   })
   .openapi('Delivery');
-
-export const EventSchema = z
-  .object({
-    id: z.string(),
-    type: z.enum(EVENT_TYPES),
-    created_at: DateTime,
-    mode: Mode,
-    data: z.record(z.string(), z.unknown()).openapi({
-      description: 'invoice events: {invoice}; invoice.confirmed and a paid invoice.review add {transaction}; webhook.test: {webhook_id}',
-    }),
-  })
-  .openapi('Event');
 
 export const CreatedWebhookSchema = z
   .object({
