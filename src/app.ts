@@ -16,6 +16,11 @@ import { pagesRoutes } from './pages/pages.routes.js';
 import { supportRoutes } from './support/support.routes.js';
 import { accountRoutes } from './accounts/accounts.routes.js';
 import { webhookRoutes } from './webhooks/webhooks.routes.js';
+import { walletRoutes } from './wallets/wallets.routes.js';
+import { invoiceRoutes } from './invoices/invoices.routes.js';
+import { apiKeyRoutes } from './api-keys/api-keys.routes.js';
+import { checkoutRoutes } from './checkout/checkout.routes.js';
+import { ledgerRoutes } from './ledger/ledger.routes.js';
 import { API_VERSION, VERSION } from './version.js';
 
 export const API_PREFIX = '/api/v1';
@@ -85,6 +90,11 @@ export function createApp(deps: AppDeps): App {
   app.route(API_PREFIX, supportRoutes(deps));
   app.route(API_PREFIX, accountRoutes(deps));
   app.route(API_PREFIX, webhookRoutes(deps));
+  app.route(API_PREFIX, walletRoutes(deps));
+  app.route(API_PREFIX, invoiceRoutes(deps));
+  app.route(API_PREFIX, apiKeyRoutes(deps));
+  app.route(API_PREFIX, checkoutRoutes(deps));
+  app.route(API_PREFIX, ledgerRoutes(deps));
   app.route('/', pagesRoutes(deps));
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {

@@ -1,5 +1,9 @@
 /** The accounts part of the API contract: /auth/*, /me, the Merchant and the Dashboard. */
 import { EventSchema } from '../events/events.schemas.js';
+import { WalletSchema } from '../wallets/wallets.schemas.js';
+import { InvoiceSchema } from '../invoices/invoices.schemas.js';
+import { ApiKeySchema } from '../api-keys/api-keys.schemas.js';
+import { ChainTransferSchema } from '../chain/chain.schemas.js';
 import { DeliverySchema, WebhookSchema } from '../webhooks/webhooks.schemas.js';
 import { z } from '@hono/zod-openapi';
 import { Mode } from '../http/openapi.js';
@@ -91,22 +95,19 @@ export const DashboardStatsSchema = z
   })
   .openapi('DashboardStats');
 
-/*
- * LEAD, ON MERGE: the five lists below belong to other features (wallets, invoices, API keys,
- * webhooks, deliveries). Replace each placeholder item schema with that feature's resource schema,
- * and fill the lists in composeDashboard (src/accounts/dashboard.ts).
- */
-const OtherFeatureItem = z.looseObject({});
-
 export const DashboardSchema = z
   .object({
     merchant: MerchantSchema,
-    wallets: z.array(OtherFeatureItem),
-    invoices: z.array(OtherFeatureItem),
+    wallets: z.array(WalletSchema),
+    invoices: z.array(InvoiceSchema).openapi({ description: 'The 100 most recent invoices, newest first' }),
     events: z.array(EventSchema).openapi({ description: 'The 100 most recent events, newest first' }),
-    api_keys: z.array(OtherFeatureItem),
+    api_keys: z.array(ApiKeySchema),
     webhooks: z.array(WebhookSchema),
     deliveries: z.array(DeliverySchema),
+    late_payments: z.array(ChainTransferSchema).openapi({ description: 'Transfers of a reserved amount that arrived after their invoice window (newest 100)' }),
+    unmatched_transfers: z
+      .array(ChainTransferSchema)
+      .openapi({ description: 'USDT transfers to your watched addresses that match no invoice amount (newest 100)' }),
     stats: DashboardStatsSchema,
   })
   .openapi('Dashboard');

@@ -13,8 +13,14 @@ import type { Merchant } from './merchants.repo.js';
 import { toMerchantResponse } from './merchant.view.js';
 import { listDeliveries, listWebhooks } from '../webhooks/webhooks.repo.js';
 import { toDeliveryResponse, toWebhookResponse } from '../webhooks/webhooks.schemas.js';
+import { listWalletsForMerchant } from '../wallets/wallets.repo.js';
+import { listInvoicesForMerchant } from '../invoices/invoices.repo.js';
+import { listApiKeysForMerchant } from '../api-keys/api-keys.repo.js';
+import { listMerchantLatePayments, listUnmatchedTransfers } from '../chain/chain.repo.js';
+import { toChainTransferResponse } from '../chain/chain.model.js';
 
 const DASHBOARD_EVENTS = 100;
+const DASHBOARD_INVOICES = 100;
 
 type Stats = DashboardResponse['stats'];
 
@@ -48,26 +54,29 @@ export async function invoiceStats(db: Db, merchantId: string): Promise<Stats> {
   };
 }
 
-// ---------------------------------------------------------------------------------------------
-// COMPOSITION POINT FOR THE LEAD: wallets, invoices, api_keys, webhooks and deliveries are built
-// by other features in parallel and are empty lists here until merged. Fill each from its
-// feature's repository and response mapper (same merchant, most recent first).
-// ---------------------------------------------------------------------------------------------
+/** Every list of the Dashboard, newest first, each through its feature's response mapper. */
 export async function composeDashboard(deps: AppDeps, merchant: Merchant): Promise<DashboardResponse> {
-  const [events, stats, webhooks, deliveries] = await Promise.all([
+  const [events, stats, webhooks, deliveries, wallets, invoices, apiKeys, late, unmatched] = await Promise.all([
     listMerchantEvents(deps.db, merchant.id, DASHBOARD_EVENTS),
     invoiceStats(deps.db, merchant.id),
     listWebhooks(deps.db, merchant.id),
     listDeliveries(deps.db, merchant.id),
+    listWalletsForMerchant(deps.db, merchant.id),
+    listInvoicesForMerchant(deps.db, merchant.id, deps.config.server.public_url, DASHBOARD_INVOICES),
+    listApiKeysForMerchant(deps.db, merchant.id, deps.clock.now()),
+    listMerchantLatePayments(deps.db, merchant.id),
+    listUnmatchedTransfers(deps.db, merchant.id),
   ]);
   return {
     merchant: toMerchantResponse(merchant, deps.config),
-    wallets: [],
-    invoices: [],
+    wallets,
+    invoices,
     events: events.map(toEventResponse),
-    api_keys: [],
+    api_keys: apiKeys,
     webhooks: webhooks.map(toWebhookResponse),
     deliveries: deliveries.map(toDeliveryResponse),
+    late_payments: late.map(toChainTransferResponse),
+    unmatched_transfers: unmatched.map(toChainTransferResponse),
     stats,
   };
 }

@@ -1,6 +1,10 @@
 /** API keys: the secret is `gw_live_` + 32 random bytes base64url; only its SHA-256 is stored. */
-import type { Db } from '../db/database.js';
-import { sha256Hex } from '../lib/crypto.js';
+import type { Selectable } from 'kysely';
+import type { Db, Trx } from '../db/database.js';
+import type { ApiKeysTable } from '../db/schema.js';
+import { DAY, iso, isoOrNull } from '../lib/clock.js';
+import { randomToken, sha256Hex } from '../lib/crypto.js';
+import { newId } from '../lib/ids.js';
 import { SCOPES, type Scope } from '../http/context.js';
 
 export interface ApiKeyRecord {
@@ -23,7 +27,66 @@ export function parseScopes(text: string): Scope[] {
 /** Looks a presented secret up by its hash (an indexed equality on a hash: no timing oracle on the secret). */
 export async function findKeyBySecret(db: Db, secret: string): Promise<ApiKeyRecord | undefined> {
   const row = await db.selectFrom('api_keys').selectAll().where('secret_hash', '=', sha256Hex(secret)).executeTakeFirst();
-  if (!row) return undefined;
+  return row ? rowToKey(row) : undefined;
+}
+
+/** last_used_at is precise to a minute: the write happens only when the stored value is older. */
+export const KEY_LAST_USED_PRECISION_MS = 60_000;
+
+export async function touchKey(db: Db, key: ApiKeyRecord, now: number): Promise<void> {
+  if (key.lastUsedAt !== null && now - key.lastUsedAt < KEY_LAST_USED_PRECISION_MS) return;
+  await db.updateTable('api_keys').set({ last_used_at: now }).where('id', '=', key.id).execute();
+}
+
+export const KEY_SECRET_PREFIX = 'gw_live_';
+/** Characters of the secret kept in clear for identification (decisions.md section 6). */
+export const KEY_PREFIX_LENGTH = 12;
+
+export interface NewKeyInput {
+  name: string;
+  scopes: readonly Scope[];
+  expiresInDays: number | null;
+  replacedKeyId?: string;
+}
+
+/** A new secret and the record stored for it (only the SHA-256 of the secret is kept). */
+export async function insertKey(db: Db | Trx, merchantId: string, input: NewKeyInput, now: number): Promise<{ key: ApiKeyRecord; secret: string }> {
+  const secret = `${KEY_SECRET_PREFIX}${randomToken(32)}`;
+  // Scopes are stored in the canonical order so two equal sets read back equal.
+  const scopes = SCOPES.filter((s) => input.scopes.includes(s));
+  const key: ApiKeyRecord = {
+    id: newId('key'),
+    merchantId,
+    name: input.name,
+    prefix: secret.slice(0, KEY_PREFIX_LENGTH),
+    scopes,
+    expiresInDays: input.expiresInDays,
+    createdAt: now,
+    lastUsedAt: null,
+    revokedAt: null,
+    expiresAt: input.expiresInDays === null ? null : now + input.expiresInDays * DAY,
+  };
+  await db
+    .insertInto('api_keys')
+    .values({
+      id: key.id,
+      merchant_id: merchantId,
+      name: key.name,
+      prefix: key.prefix,
+      secret_hash: sha256Hex(secret),
+      scopes: scopes.join(' '),
+      expires_in_days: key.expiresInDays,
+      created_at: now,
+      last_used_at: null,
+      revoked_at: null,
+      expires_at: key.expiresAt,
+      replaced_key_id: input.replacedKeyId ?? null,
+    })
+    .execute();
+  return { key, secret };
+}
+
+function rowToKey(row: Selectable<ApiKeysTable>): ApiKeyRecord {
   return {
     id: row.id,
     merchantId: row.merchant_id,
@@ -38,10 +101,45 @@ export async function findKeyBySecret(db: Db, secret: string): Promise<ApiKeyRec
   };
 }
 
-/** last_used_at is precise to a minute: the write happens only when the stored value is older. */
-export const KEY_LAST_USED_PRECISION_MS = 60_000;
+export async function findMerchantKey(db: Db | Trx, merchantId: string, keyId: string): Promise<ApiKeyRecord | undefined> {
+  const row = await db.selectFrom('api_keys').selectAll().where('id', '=', keyId).where('merchant_id', '=', merchantId).executeTakeFirst();
+  return row ? rowToKey(row) : undefined;
+}
 
-export async function touchKey(db: Db, key: ApiKeyRecord, now: number): Promise<void> {
-  if (key.lastUsedAt !== null && now - key.lastUsedAt < KEY_LAST_USED_PRECISION_MS) return;
-  await db.updateTable('api_keys').set({ last_used_at: now }).where('id', '=', key.id).execute();
+/** Revokes a key if it is still active; returns whether this call revoked it. */
+export async function revokeKey(db: Db | Trx, merchantId: string, keyId: string, now: number): Promise<boolean> {
+  const result = await db
+    .updateTable('api_keys')
+    .set({ revoked_at: now })
+    .where('id', '=', keyId)
+    .where('merchant_id', '=', merchantId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export async function listMerchantKeys(db: Db, merchantId: string): Promise<ApiKeyRecord[]> {
+  const rows = await db.selectFrom('api_keys').selectAll().where('merchant_id', '=', merchantId).orderBy('created_at', 'desc').orderBy('id').execute();
+  return rows.map(rowToKey);
+}
+
+/** The ApiKey resource: never the secret nor its hash. */
+export function toApiKeyResponse(key: ApiKeyRecord, now: number) {
+  return {
+    id: key.id,
+    name: key.name,
+    prefix: key.prefix,
+    mode: 'live' as const,
+    scopes: key.scopes,
+    created_at: iso(key.createdAt),
+    last_used_at: isoOrNull(key.lastUsedAt),
+    revoked_at: isoOrNull(key.revokedAt),
+    expires_at: isoOrNull(key.expiresAt),
+    expired: key.expiresAt !== null && key.expiresAt <= now,
+  };
+}
+
+/** For the Dashboard (GET /me): every key of the merchant, revoked ones included, without secrets. */
+export async function listApiKeysForMerchant(db: Db, merchantId: string, now: number) {
+  return (await listMerchantKeys(db, merchantId)).map((k) => toApiKeyResponse(k, now));
 }

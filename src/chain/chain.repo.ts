@@ -265,3 +265,16 @@ export async function listUnmatchedTransfers(db: Db, merchantId: string, limit =
     .execute();
   return rows.map(rowToTransfer);
 }
+
+/** The transfer that paid a review invoice (kind review_paid), for the owner's accept decision. */
+export async function findReviewPayment(db: Db | Trx, invoiceId: string): Promise<ChainTransfer | undefined> {
+  const row = await db
+    .selectFrom('chain_transfers')
+    .selectAll()
+    .where('invoice_id', '=', invoiceId)
+    .where('kind', '=', 'review_paid')
+    .orderBy('block_timestamp')
+    .orderBy('log_index')
+    .executeTakeFirst();
+  return row ? rowToTransfer(row) : undefined;
+}

@@ -89,6 +89,15 @@ export interface AmountReservationsTable {
   reserved_until: number;
 }
 
+export interface AmountCursorsTable {
+  network: string;
+  token_contract: string;
+  address: string;
+  base_amount: number;
+  next_adjustment: number;
+  reusable_from: Generated<number>;
+}
+
 export interface EventsTable {
   id: string;
   merchant_id: string;
@@ -212,6 +221,7 @@ export interface Database {
   wallets: WalletsTable;
   invoices: InvoicesTable;
   amount_reservations: AmountReservationsTable;
+  amount_cursors: AmountCursorsTable;
   events: EventsTable;
   webhooks: WebhooksTable;
   deliveries: DeliveriesTable;

@@ -72,3 +72,10 @@ export function createRouter(): OpenAPIHono<AppEnv> {
 export const DateTime = z.string().openapi({ format: 'date-time', example: '2026-01-01T00:00:00.000Z' });
 export const Mode = z.literal('live');
 export const SuccessSchema = z.object({ success: z.literal(true) }).openapi('Success');
+
+/**
+ * `security` of an operation. Typed as a plain array: an inline literal with two differently keyed
+ * objects makes @hono/zod-openapi infer `never` for the validated request.
+ */
+export const KEY_OR_SESSION: Array<Record<string, string[]>> = [{ bearerAuth: [] }, { sessionCookie: [] }];
+export const SESSION_ONLY: Array<Record<string, string[]>> = [{ sessionCookie: [] }];

@@ -24,6 +24,7 @@ export const ERROR_STATUS = {
   delivery_not_retryable: 409,
   webhook_inactive: 409,
   webhook_limit_reached: 409,
+  invoice_not_reviewable: 409,
   payload_too_large: 413,
   rate_limited: 429,
   internal_error: 500,

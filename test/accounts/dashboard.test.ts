@@ -53,6 +53,8 @@ test('GET /me: the full Dashboard shape for a new merchant', async () => {
     api_keys: [],
     webhooks: [],
     deliveries: [],
+    late_payments: [],
+    unmatched_transfers: [],
     stats: {
       invoice_counts: { total: 0, pending: 0, confirmed: 0, expired: 0, review: 0 },
       confirmed_totals: { base_amount: '0.000000', adjustment: '0.000000', payable_amount: '0.000000' },
@@ -119,4 +121,26 @@ test('a wrong method on /me is 405 with Allow, even without a session', async ()
   assert.equal(res.status, 405);
   assert.equal(res.body.error.code, 'method_not_allowed');
   assert.match(res.headers.get('allow') ?? '', /GET.*PATCH/);
+});
+
+test('GET /me lists the merchant\'s wallets, invoices and API keys (never a secret), and nobody else\'s', async () => {
+  const { client } = await signedInMerchant(t);
+  const other = await signedInMerchant(t);
+  const wallet = await client.post('/wallets', { label: 'Main', address: 'TXVj38D1XR3TPgSHTCZGC8wkLDAGqF1oqx' });
+  assert.equal(wallet.status, 201);
+  const key = await client.post('/api-keys', { name: 'shop' });
+  assert.equal(key.status, 201);
+  const invoice = await client.post('/invoices', { merchant_order_id: 'o-1', amount: '10', wallet_id: wallet.body.wallet.id }, { headers: { 'idempotency-key': 'k-1' } });
+  assert.equal(invoice.status, 201);
+  await other.client.post('/wallets', { label: 'Other', address: 'TV6MuMXfmLbBqPZvBHdwFsDnQeVfnmiuSi' });
+
+  const res = await client.get('/me');
+  assert.equal(res.status, 200);
+  assert.deepEqual(res.body.wallets.map((w: any) => w.id), [wallet.body.wallet.id]);
+  assert.deepEqual(res.body.invoices.map((i: any) => i.id), [invoice.body.invoice.id]);
+  assert.equal(res.body.invoices[0].payable_amount, invoice.body.invoice.payable_amount);
+  assert.deepEqual(res.body.api_keys.map((k: any) => k.id), [key.body.api_key.id]);
+  assert.ok(!res.text.includes(key.body.secret), 'the key secret is never listed');
+  assert.deepEqual(res.body.events.map((e: any) => e.type), ['invoice.created']);
+  assert.equal(res.body.stats.invoice_counts.pending, 1);
 });

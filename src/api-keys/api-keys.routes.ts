@@ -1,0 +1,75 @@
+/** POST /api-keys, POST /api-keys/{id}/roll, DELETE /api-keys/{id}: owner session only. */
+import { createRoute } from '@hono/zod-openapi';
+import type { AppDeps } from '../http/context.js';
+import { SCOPES } from '../http/context.js';
+import { requireSession } from '../http/auth.js';
+import { createRouter, errorResponses, jsonBody, jsonResponse, SuccessSchema, SESSION_ONLY } from '../http/openapi.js';
+import { toApiKeyResponse } from './api-keys.repo.js';
+import { createKey, deleteKey, rollKey } from './api-keys.service.js';
+import { ApiKeyCreatedSchema, ApiKeyRolledSchema, CreateApiKeySchema, EmptyBodySchema, KEY_WARNING, KeyIdParamSchema } from './api-keys.schemas.js';
+
+export function apiKeyRoutes(deps: AppDeps) {
+  const app = createRouter();
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/api-keys',
+      tags: ['API keys'],
+      summary: 'Create an API key; the secret is shown once',
+      description: 'A new key gets the scopes invoices:read, invoices:write and ledger:read unless `scopes` names a non-empty subset.',
+      security: SESSION_ONLY,
+      middleware: [requireSession(deps)] as const,
+      request: { body: jsonBody(CreateApiKeySchema) },
+      responses: { 201: jsonResponse(ApiKeyCreatedSchema, 'Created'), ...errorResponses(400, 401, 403, 413) },
+    }),
+    async (c) => {
+      const body = c.req.valid('json');
+      const now = deps.clock.now();
+      const { key, secret } = await createKey(deps.db, c.get('auth').merchantId, { name: body.name, scopes: body.scopes ?? SCOPES, expiresInDays: body.expires_in_days ?? null }, now);
+      deps.log.info({ key_id: key.id, prefix: key.prefix }, 'api key created');
+      return c.json({ api_key: toApiKeyResponse(key, now), secret, warning: KEY_WARNING }, 201);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/api-keys/{id}/roll',
+      tags: ['API keys'],
+      summary: 'Replace a key with a new secret; the old key is revoked at once',
+      description: 'The new key keeps the name and scopes; its expiry is the roll time plus the original lifetime. A revoked key cannot be rolled (404).',
+      security: SESSION_ONLY,
+      middleware: [requireSession(deps)] as const,
+      request: { params: KeyIdParamSchema, body: jsonBody(EmptyBodySchema) },
+      responses: { 201: jsonResponse(ApiKeyRolledSchema, 'Rolled'), ...errorResponses(400, 401, 403, 404, 413) },
+    }),
+    async (c) => {
+      const now = deps.clock.now();
+      const { key, secret, replacedKeyId } = await rollKey(deps.db, c.get('auth').merchantId, c.req.valid('param').id, now);
+      deps.log.info({ key_id: key.id, prefix: key.prefix, replaced_key_id: replacedKeyId }, 'api key rolled');
+      return c.json({ api_key: toApiKeyResponse(key, now), secret, warning: KEY_WARNING, replaced_key_id: replacedKeyId }, 201);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'delete',
+      path: '/api-keys/{id}',
+      tags: ['API keys'],
+      summary: 'Revoke a key immediately',
+      security: SESSION_ONLY,
+      middleware: [requireSession(deps)] as const,
+      request: { params: KeyIdParamSchema },
+      responses: { 200: jsonResponse(SuccessSchema, 'Revoked (also when it already was)'), ...errorResponses(401, 403, 404) },
+    }),
+    async (c) => {
+      const id = c.req.valid('param').id;
+      await deleteKey(deps.db, c.get('auth').merchantId, id, deps.clock.now());
+      deps.log.info({ key_id: id }, 'api key revoked');
+      return c.json({ success: true as const }, 200);
+    },
+  );
+
+  return app;
+}

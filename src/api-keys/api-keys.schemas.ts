@@ -1,0 +1,48 @@
+/** The ApiKey resource and its requests (interface-spec.md, API keys; decisions.md section 6). */
+import { z } from '@hono/zod-openapi';
+import { DateTime } from '../http/openapi.js';
+import { SCOPES } from '../http/context.js';
+
+export const ScopeSchema = z.enum(SCOPES);
+
+export const ApiKeySchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    prefix: z.string().openapi({ description: 'The first 12 characters of the secret, for identification only' }),
+    mode: z.literal('live'),
+    scopes: z.array(ScopeSchema),
+    created_at: DateTime.optional(),
+    last_used_at: DateTime.nullable().optional().openapi({ description: 'Precise to one minute' }),
+    revoked_at: DateTime.nullable().optional(),
+    expires_at: DateTime.nullable().optional().openapi({ description: 'null: the key never expires' }),
+    expired: z.boolean().optional(),
+  })
+  .openapi('ApiKey');
+
+export const CreateApiKeySchema = z
+  .strictObject({
+    name: z.string().min(1).max(80),
+    expires_in_days: z.number().int().min(1).max(3650).nullable().optional().openapi({ description: 'Omitted or null: the key never expires' }),
+    scopes: z
+      .array(ScopeSchema)
+      .min(1)
+      .refine((s) => new Set(s).size === s.length, 'scopes must not repeat')
+      .optional()
+      .openapi({ description: 'A non-empty subset; omitted = all three scopes' }),
+  })
+  .openapi('CreateApiKey');
+
+export const EmptyBodySchema = z.strictObject({}).openapi('EmptyBody');
+
+export const KEY_WARNING = 'Store this secret now: it is shown only once and cannot be recovered. Anyone holding it can act for your account within its scopes.';
+
+export const ApiKeyCreatedSchema = z
+  .object({ api_key: ApiKeySchema, secret: z.string().openapi({ description: 'gw_live_...; shown only in this response' }), warning: z.string() })
+  .openapi('ApiKeyCreated');
+
+export const ApiKeyRolledSchema = z
+  .object({ api_key: ApiKeySchema, secret: z.string(), warning: z.string(), replaced_key_id: z.string() })
+  .openapi('ApiKeyRolled');
+
+export const KeyIdParamSchema = z.object({ id: z.string().min(1).max(100).openapi({ param: { name: 'id', in: 'path' } }) });

@@ -1,0 +1,98 @@
+/** Invoice rows: all Kysely code of the invoices feature except allocation (allocation.repo.ts). */
+import type { Db, Trx } from '../db/database.js';
+import type { InvoiceStatus } from '../db/schema.js';
+import { toDbAmount } from '../lib/amounts.js';
+import { rowToInvoice, toInvoiceResponse, type Invoice } from './invoice.model.js';
+
+export const INVOICE_LIST_LIMIT = 500;
+
+export async function insertInvoice(trx: Trx, inv: Invoice): Promise<void> {
+  await trx
+    .insertInto('invoices')
+    .values({
+      id: inv.id,
+      merchant_id: inv.merchantId,
+      wallet_id: inv.walletId,
+      network: inv.network,
+      token: inv.token,
+      token_contract: inv.tokenContract,
+      wallet_address: inv.walletAddress,
+      merchant_order_id: inv.merchantOrderId,
+      idempotency_key: inv.idempotencyKey,
+      request_fingerprint: inv.requestFingerprint,
+      base_amount: toDbAmount(inv.baseAmount),
+      adjustment: toDbAmount(inv.adjustment),
+      payable_amount: toDbAmount(inv.payableAmount),
+      status: inv.status,
+      amount_reuse_review: inv.amountReuseReview ? 1 : 0,
+      description: inv.description,
+      metadata: JSON.stringify(inv.metadata),
+      checkout_token: inv.checkoutToken,
+      tx_hash: inv.txHash,
+      confirmed_at: inv.confirmedAt,
+      created_at: inv.createdAt,
+      expires_at: inv.expiresAt,
+      reserved_until: inv.reservedUntil,
+    })
+    .execute();
+}
+
+export async function findByIdempotencyKey(db: Db | Trx, merchantId: string, key: string): Promise<Invoice | undefined> {
+  const row = await db.selectFrom('invoices').selectAll().where('merchant_id', '=', merchantId).where('idempotency_key', '=', key).executeTakeFirst();
+  return row ? rowToInvoice(row) : undefined;
+}
+
+export async function orderIdExists(db: Db | Trx, merchantId: string, merchantOrderId: string): Promise<boolean> {
+  const row = await db.selectFrom('invoices').select('id').where('merchant_id', '=', merchantId).where('merchant_order_id', '=', merchantOrderId).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** An invoice of this merchant; another merchant's invoice is absent. */
+export async function findMerchantInvoice(db: Db | Trx, merchantId: string, id: string): Promise<Invoice | undefined> {
+  const row = await db.selectFrom('invoices').selectAll().where('id', '=', id).where('merchant_id', '=', merchantId).executeTakeFirst();
+  return row ? rowToInvoice(row) : undefined;
+}
+
+/** The newest invoices of a merchant (GET /invoices shows 500). */
+export async function listMerchantInvoices(db: Db, merchantId: string, limit = INVOICE_LIST_LIMIT): Promise<Invoice[]> {
+  const rows = await db
+    .selectFrom('invoices')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  return rows.map(rowToInvoice);
+}
+
+/** For the Dashboard (GET /me): the newest invoices as API resources. */
+export async function listInvoicesForMerchant(db: Db, merchantId: string, publicUrl: string, limit = INVOICE_LIST_LIMIT) {
+  return (await listMerchantInvoices(db, merchantId, limit)).map((inv) => toInvoiceResponse(inv, publicUrl));
+}
+
+/** The invoice behind a checkout link and its merchant's display name. */
+export async function findByCheckoutToken(db: Db, token: string): Promise<{ invoice: Invoice; merchantName: string } | undefined> {
+  const row = await db
+    .selectFrom('invoices')
+    .innerJoin('merchants', 'merchants.id', 'invoices.merchant_id')
+    .selectAll('invoices')
+    .select('merchants.name as merchant_name')
+    .where('invoices.checkout_token', '=', token)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const { merchant_name, ...invoice } = row;
+  return { invoice: rowToInvoice(invoice), merchantName: merchant_name };
+}
+
+/** Guarded status change: only from `from`, and (for review decisions) only once paid. */
+export async function moveReviewedInvoice(trx: Trx, id: string, to: InvoiceStatus, confirmedAt: number | null): Promise<boolean> {
+  const result = await trx
+    .updateTable('invoices')
+    .set({ status: to, confirmed_at: confirmedAt })
+    .where('id', '=', id)
+    .where('status', '=', 'review')
+    .where('tx_hash', 'is not', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}

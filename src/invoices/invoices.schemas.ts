@@ -1,0 +1,87 @@
+/** The Invoice resources and their requests (interface-spec.md, Invoices; decisions.md section 4). */
+import { z } from '@hono/zod-openapi';
+import { DateTime } from '../http/openapi.js';
+import { parseAmount } from '../lib/amounts.js';
+
+export const AMOUNT_PATTERN = '^(0|[1-9][0-9]{0,9})(\\.[0-9]{1,6})?$';
+export const MAX_INVOICE_AMOUNT = 1_000_000_000_000_000n; // 1 000 000 000 USDT in micro-units
+export const METADATA_MAX_BYTES = 16 * 1024;
+const MONEY = z.string().regex(/^[0-9]+\.[0-9]{6}$/).openapi({ example: '12.500001' });
+
+const invoiceCommon = {
+  id: z.string(),
+  base_amount: MONEY,
+  adjustment: MONEY.openapi({ description: 'Identification adjustment, paid to the merchant' }),
+  payable_amount: MONEY.openapi({ description: 'The exact amount the payer must send' }),
+  wallet_address: z.string(),
+  status: z.enum(['pending', 'confirmed', 'expired', 'review']),
+  created_at: DateTime.optional(),
+  expires_at: DateTime.optional(),
+  reserved_until: DateTime.optional().openapi({ description: 'End of the 90-day amount reservation' }),
+  description: z.string().optional(),
+  tx_hash: z.string().nullable().optional().openapi({ description: 'Hash of the matched USDT transfer, 64 hex characters' }),
+  mode: z.literal('live'),
+  network: z.literal('tron-mainnet').optional(),
+  token: z.literal('USDT').optional(),
+  token_contract: z.string().optional().openapi({ description: 'The USDT TRC20 contract of the network' }),
+  amount_reuse_review: z.boolean().optional(),
+};
+
+export const InvoiceSchema = z
+  .object({
+    ...invoiceCommon,
+    confirmed_at: DateTime.nullable().optional(),
+    checkout_url: z.string().openapi({ format: 'uri', description: 'Confidential payment link' }).optional(),
+    checkout_token: z.string().optional().openapi({ description: 'Capability token of the checkout link' }),
+    merchant_order_id: z.string(),
+    wallet_id: z.string(),
+    metadata: z.record(z.string(), z.unknown()),
+  })
+  .openapi('Invoice');
+
+export const CheckoutInvoiceSchema = z
+  .object({ ...invoiceCommon, merchant_name: z.string() })
+  .openapi('CheckoutInvoice');
+
+export const InvoiceEnvelopeSchema = z
+  .object({ invoice: InvoiceSchema, idempotent_replay: z.boolean().optional() })
+  .openapi('InvoiceEnvelope');
+
+export const InvoiceListSchema = z.object({ invoices: z.array(InvoiceSchema) }).openapi('InvoiceList');
+
+export const CreateInvoiceSchema = z
+  .strictObject({
+    merchant_order_id: z.string().min(1).max(120),
+    amount: z
+      .string()
+      .regex(new RegExp(AMOUNT_PATTERN), 'expected a decimal string with at most 6 fractional digits, e.g. "12.5"')
+      .refine((v) => {
+        const micro = parseAmount(v);
+        return micro === undefined || (micro >= 1n && micro <= MAX_INVOICE_AMOUNT);
+      }, 'the amount must be between 0.000001 and 1000000000')
+      .openapi({ pattern: AMOUNT_PATTERN, example: '25.00', description: 'Base price in USDT, 0.000001 to 1000000000' }),
+    wallet_id: z.string().min(1).max(100),
+    description: z.string().min(1).max(1000).optional(),
+    metadata: z
+      .record(z.string(), z.unknown())
+      .refine((m) => Buffer.byteLength(JSON.stringify(m), 'utf8') <= METADATA_MAX_BYTES, `metadata must be at most ${METADATA_MAX_BYTES} bytes serialized`)
+      .optional()
+      .openapi({ description: 'At most 16 KiB serialized (UTF-8 JSON); never customer secrets' }),
+    expires_in_minutes: z.number().int().min(1).max(1440).default(20),
+  })
+  .openapi('CreateInvoice');
+
+export type CreateInvoiceBody = z.infer<typeof CreateInvoiceSchema>;
+
+export const IdempotencyHeaderSchema = z.object({
+  'idempotency-key': z
+    .string()
+    .min(1)
+    .max(255)
+    .regex(/^[\x20-\x7E]+$/, 'expected 1 to 255 printable ASCII characters')
+    .openapi({ param: { name: 'idempotency-key', in: 'header' }, description: 'One unique key per invoice attempt, reused on retries' }),
+});
+
+export const InvoiceIdParamSchema = z.object({ id: z.string().min(1).max(100).openapi({ param: { name: 'id', in: 'path' } }) });
+
+export const ReviewDecisionSchema = z.strictObject({ decision: z.enum(['accept', 'reject']) }).openapi('ReviewDecision');

@@ -1,0 +1,184 @@
+/**
+ * Invoice rules: creation with idempotency and exact-amount allocation (decisions.md sections 3
+ * and 4), and the owner's decision on a paid review invoice. No HTTP here, no SQL strings.
+ */
+import { writeTransaction, type Trx } from '../db/database.js';
+import { insertEvent } from '../events/events.repo.js';
+import type { AppDeps } from '../http/context.js';
+import { parseAmount } from '../lib/amounts.js';
+import { DAY, MINUTE } from '../lib/clock.js';
+import { randomToken, sha256Hex } from '../lib/crypto.js';
+import { AppError } from '../lib/errors.js';
+import { newId } from '../lib/ids.js';
+import { NETWORK, TOKEN, USDT_CONTRACT } from '../lib/tron.js';
+import { findMerchantWallet } from '../wallets/wallets.repo.js';
+import { chooseAmount, insertReservation, takeOverReservation, type AmountTarget } from './allocation.repo.js';
+import { matchedTransaction } from './chain-link.js';
+import { GroupCommit } from './group-commit.js';
+import { toInvoiceResponse, type Invoice } from './invoice.model.js';
+import type { CreateInvoiceBody } from './invoices.schemas.js';
+import { findByIdempotencyKey, findMerchantInvoice, insertInvoice, moveReviewedInvoice, orderIdExists } from './invoices.repo.js';
+
+export const RESERVATION_MS = 90 * DAY;
+
+export interface CreateInvoiceRequest {
+  merchantId: string;
+  idempotencyKey: string;
+  body: CreateInvoiceBody;
+}
+
+export interface CreateInvoiceResult {
+  invoice: Invoice;
+  replay: boolean;
+}
+
+/**
+ * Every amount is reserved. Returned, not thrown, so the transaction still commits what allocation
+ * learnt (the cursor and when the range can next be reused) before the caller answers 409.
+ */
+export interface PoolExhausted {
+  exhausted: true;
+}
+
+export const poolExhaustedError = () =>
+  new AppError('amount_pool_exhausted', 'Every payable amount for this price on this address is reserved (90 days); use another price or wallet');
+
+type InvoiceDeps = Pick<AppDeps, 'db' | 'config' | 'clock' | 'hooks'>;
+
+/** JSON with object keys sorted at every level: equal documents give equal text. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/**
+ * Fingerprint of the validated body (defaults applied), so key order, white space and an explicit
+ * default (`expires_in_minutes: 20`) do not make a retry look different.
+ */
+export function requestFingerprint(body: CreateInvoiceBody): string {
+  return sha256Hex(canonicalJson(body));
+}
+
+/** One creation, inside the caller's immediate transaction (or a group-commit savepoint). */
+export async function createInvoiceInTrx(trx: Trx, deps: InvoiceDeps, req: CreateInvoiceRequest): Promise<CreateInvoiceResult | PoolExhausted> {
+  const now = deps.clock.now();
+  const fingerprint = requestFingerprint(req.body);
+  const existing = await findByIdempotencyKey(trx, req.merchantId, req.idempotencyKey);
+  if (existing) {
+    if (existing.requestFingerprint !== fingerprint) {
+      throw new AppError('idempotency_key_reused', 'This Idempotency-Key was used with a different request body; use a new key for a new invoice');
+    }
+    return { invoice: existing, replay: true };
+  }
+  if (await orderIdExists(trx, req.merchantId, req.body.merchant_order_id)) {
+    throw new AppError('duplicate_order_id', 'An invoice with this merchant_order_id exists; retry with its original Idempotency-Key');
+  }
+  const wallet = await findMerchantWallet(trx, req.merchantId, req.body.wallet_id);
+  if (!wallet) throw new AppError('not_found', 'Wallet not found');
+
+  const base = parseAmount(req.body.amount)!;
+  const maxAdjustment = parseAmount(deps.config.invoices.max_adjustment)!;
+  const target: AmountTarget = { network: NETWORK, tokenContract: USDT_CONTRACT, address: wallet.address };
+  const allocation = await chooseAmount(trx, target, base, maxAdjustment, now);
+  if (allocation.kind === 'exhausted') return { exhausted: true };
+  const review = allocation.kind === 'reuse';
+  const invoice: Invoice = {
+    id: newId('inv'),
+    merchantId: req.merchantId,
+    walletId: wallet.id,
+    network: NETWORK,
+    token: TOKEN,
+    tokenContract: USDT_CONTRACT,
+    walletAddress: wallet.address,
+    merchantOrderId: req.body.merchant_order_id,
+    idempotencyKey: req.idempotencyKey,
+    requestFingerprint: fingerprint,
+    baseAmount: base,
+    adjustment: allocation.adjustment,
+    payableAmount: base + allocation.adjustment,
+    status: review ? 'review' : 'pending',
+    amountReuseReview: review,
+    description: req.body.description ?? null,
+    metadata: req.body.metadata ?? {},
+    checkoutToken: randomToken(32),
+    txHash: null,
+    confirmedAt: null,
+    createdAt: now,
+    expiresAt: now + req.body.expires_in_minutes * MINUTE,
+    reservedUntil: now + RESERVATION_MS,
+  };
+  await insertInvoice(trx, invoice);
+  if (review) {
+    if (!(await takeOverReservation(trx, target, invoice.payableAmount, invoice.id, now, invoice.reservedUntil))) {
+      throw new Error('reservation to reuse is no longer expired');
+    }
+  } else {
+    await insertReservation(trx, target, invoice.payableAmount, invoice.id, now, invoice.reservedUntil);
+  }
+  const data = { invoice: toInvoiceResponse(invoice, deps.config.server.public_url) };
+  await insertEvent(trx, { merchantId: invoice.merchantId, type: 'invoice.created', invoiceId: invoice.id, data }, now);
+  if (review) await insertEvent(trx, { merchantId: invoice.merchantId, type: 'invoice.review', invoiceId: invoice.id, data }, now);
+  return { invoice, replay: false };
+}
+
+/** createInvoiceInTrx for callers that run their own transaction: exhaustion throws the 409. */
+export async function createInvoiceOrThrow(trx: Trx, deps: InvoiceDeps, req: CreateInvoiceRequest): Promise<CreateInvoiceResult> {
+  const result = await createInvoiceInTrx(trx, deps, req);
+  if ('exhausted' in result) throw poolExhaustedError();
+  return result;
+}
+
+/** Creates invoices through one group-commit queue (one per app). */
+export class InvoiceCreator {
+  readonly committer: GroupCommit;
+
+  constructor(private readonly deps: InvoiceDeps) {
+    this.committer = new GroupCommit(deps.db);
+  }
+
+  async create(req: CreateInvoiceRequest): Promise<CreateInvoiceResult> {
+    const result = await this.committer.run((trx) => createInvoiceInTrx(trx, this.deps, req));
+    if ('exhausted' in result) throw poolExhaustedError();
+    if (!result.replay) this.deps.hooks.deliveriesQueued();
+    return result;
+  }
+}
+
+/**
+ * The owner's decision on a paid review invoice (decisions.md section 3): accept = confirmed +
+ * invoice.confirmed, reject = expired + invoice.expired. Anything but a review invoice with a
+ * recorded payment is 409 invoice_not_reviewable.
+ */
+export async function decideReview(deps: InvoiceDeps, merchantId: string, invoiceId: string, decision: 'accept' | 'reject'): Promise<Invoice> {
+  const updated = await writeTransaction(deps.db, async (trx) => {
+    const now = deps.clock.now();
+    const invoice = await findMerchantInvoice(trx, merchantId, invoiceId);
+    if (!invoice) throw new AppError('not_found', 'Invoice not found');
+    if (invoice.status !== 'review' || invoice.txHash === null) {
+      throw new AppError(
+        'invoice_not_reviewable',
+        invoice.status !== 'review' ? `This invoice is ${invoice.status}, not awaiting review` : 'No payment has been recorded for this review invoice yet',
+      );
+    }
+    const accept = decision === 'accept';
+    if (!(await moveReviewedInvoice(trx, invoice.id, accept ? 'confirmed' : 'expired', accept ? now : null))) {
+      throw new AppError('invoice_not_reviewable', 'This invoice changed meanwhile; reload it');
+    }
+    const after: Invoice = { ...invoice, status: accept ? 'confirmed' : 'expired', confirmedAt: accept ? now : null };
+    const data: Record<string, unknown> = { invoice: toInvoiceResponse(after, deps.config.server.public_url) };
+    if (accept) {
+      const transaction = await matchedTransaction(trx, after);
+      if (transaction) data.transaction = transaction;
+    }
+    await insertEvent(trx, { merchantId, type: accept ? 'invoice.confirmed' : 'invoice.expired', invoiceId: invoice.id, data }, now);
+    return after;
+  });
+  deps.hooks.deliveriesQueued();
+  return updated;
+}

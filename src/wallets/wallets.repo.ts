@@ -1,0 +1,69 @@
+/** Receiving wallets. Several merchants may register one address; each gets its own wallet row. */
+import type { Selectable } from 'kysely';
+import type { Db, Trx } from '../db/database.js';
+import type { WalletsTable } from '../db/schema.js';
+import { iso } from '../lib/clock.js';
+import { newId } from '../lib/ids.js';
+import { NETWORK } from '../lib/tron.js';
+
+export interface Wallet {
+  id: string;
+  merchantId: string;
+  label: string;
+  address: string;
+  network: string;
+  createdAt: number;
+}
+
+function rowToWallet(row: Selectable<WalletsTable>): Wallet {
+  return { id: row.id, merchantId: row.merchant_id, label: row.label, address: row.address, network: row.network, createdAt: row.created_at };
+}
+
+export function toWalletResponse(w: Wallet) {
+  return {
+    id: w.id,
+    label: w.label,
+    address: w.address,
+    network: w.network as 'tron-mainnet',
+    verified: false as const,
+    verification_status: 'unverified' as const,
+    created_at: iso(w.createdAt),
+  };
+}
+
+/**
+ * Registers an address for a merchant. `created` is false when this merchant already had it (the
+ * existing wallet, label unchanged, is returned); the unique index settles concurrent registrations.
+ */
+export async function registerWallet(db: Db, merchantId: string, label: string, address: string, now: number): Promise<{ wallet: Wallet; created: boolean }> {
+  const id = newId('wal');
+  await db
+    .insertInto('wallets')
+    .values({ id, merchant_id: merchantId, label, address, network: NETWORK, created_at: now })
+    .onConflict((oc) => oc.columns(['merchant_id', 'network', 'address']).doNothing())
+    .executeTakeFirst();
+  const row = await db
+    .selectFrom('wallets')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('network', '=', NETWORK)
+    .where('address', '=', address)
+    .executeTakeFirstOrThrow();
+  return { wallet: rowToWallet(row), created: row.id === id };
+}
+
+/** A wallet of this merchant; another merchant's wallet is absent. */
+export async function findMerchantWallet(db: Db | Trx, merchantId: string, walletId: string): Promise<Wallet | undefined> {
+  const row = await db.selectFrom('wallets').selectAll().where('id', '=', walletId).where('merchant_id', '=', merchantId).executeTakeFirst();
+  return row ? rowToWallet(row) : undefined;
+}
+
+export async function listMerchantWallets(db: Db, merchantId: string): Promise<Wallet[]> {
+  const rows = await db.selectFrom('wallets').selectAll().where('merchant_id', '=', merchantId).orderBy('created_at', 'desc').orderBy('id').execute();
+  return rows.map(rowToWallet);
+}
+
+/** For the Dashboard (GET /me): the merchant's wallets as API resources. */
+export async function listWalletsForMerchant(db: Db, merchantId: string) {
+  return (await listMerchantWallets(db, merchantId)).map(toWalletResponse);
+}
