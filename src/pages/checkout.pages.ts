@@ -7,7 +7,7 @@ import type { Hono } from 'hono';
 import QRCode from 'qrcode';
 import type { AppDeps, AppEnv } from '../http/context.js';
 import { toCheckoutInvoiceResponse, type Invoice } from '../invoices/invoice.model.js';
-import { findCheckout } from './pages.repo.js';
+import { findByCheckoutToken } from '../invoices/invoices.repo.js';
 import { pageContext, type Renderer } from './render.js';
 
 /** How often the page asks for the status, and how often it reloads without JavaScript. */
@@ -33,7 +33,7 @@ export function checkoutPages(app: Hono<AppEnv>, deps: AppDeps, renderer: Render
   app.get('/pay/:token', async (c) => {
     const ctx = pageContext(c, deps);
     const token = c.req.param('token');
-    const found = TOKEN_RE.test(token) ? await findCheckout(deps.db, token) : undefined;
+    const found = TOKEN_RE.test(token) ? await findByCheckoutToken(deps.db, token) : undefined;
     if (!found) {
       return renderer.page(c, ctx, 'checkout-not-found', { title: ctx.t('page.checkout.not_found_title') }, {}, 404);
     }

@@ -10,10 +10,11 @@ import type { InvoiceStatus } from '../db/schema.js';
 import { optionalSession } from '../http/auth.js';
 import type { AppDeps, AppEnv } from '../http/context.js';
 import { toInvoiceResponse } from '../invoices/invoice.model.js';
+import { findMerchantInvoice } from '../invoices/invoices.repo.js';
 import { isSupportStaff } from '../accounts/merchant.view.js';
 import { listLatePayments, listMerchantLatePayments, listUnmatchedTransfers } from '../chain/chain.repo.js';
 import { formMessages } from './auth.pages.js';
-import { dashboardStats, findInvoice, listApiKeys, listDeliveries, listInvoiceEvents, listInvoices, listWallets, listWebhooks } from './console.repo.js';
+import { dashboardStats, listApiKeys, listDeliveries, listInvoiceEvents, listInvoices, listWallets, listWebhooks } from './console.repo.js';
 import { pageContext, type PageContext, type Renderer } from './render.js';
 
 const STATUSES: readonly InvoiceStatus[] = ['pending', 'review', 'confirmed', 'expired'];
@@ -86,7 +87,7 @@ export function consolePages(app: Hono<AppEnv>, deps: AppDeps, renderer: Rendere
   });
 
   consoleGet(app, deps, '/console/invoices/:id', async (c, req) => {
-    const invoice = await findInvoice(deps.db, req.merchant.id, c.req.param('id') ?? '');
+    const invoice = await findMerchantInvoice(deps.db, req.merchant.id, c.req.param('id') ?? '');
     if (!invoice) {
       return renderer.page(c, req.ctx, 'message', { title: req.ctx.t('page.error.not_found_title') }, { message: req.ctx.t('page.error.not_found'), back: '/console/invoices' }, 404);
     }

@@ -37,11 +37,6 @@ export async function listInvoices(db: Db, merchantId: string, status: InvoiceSt
   return rows.map(rowToInvoice);
 }
 
-export async function findInvoice(db: Db, merchantId: string, id: string): Promise<Invoice | undefined> {
-  const row = await db.selectFrom('invoices').selectAll().where('merchant_id', '=', merchantId).where('id', '=', id).executeTakeFirst();
-  return row ? rowToInvoice(row) : undefined;
-}
-
 export interface EventView {
   id: string;
   type: string;

@@ -22,6 +22,7 @@ test('console pages render the owner data escaped, never another merchant\'s, an
     description: `desc ${XSS}`,
     metadata: { note: XSS },
     status: 'review',
+    txHash: 'cd'.repeat(32),
     adjustment: 9n,
   });
   const otherWallet = await insertWallet(app.deps.db, other.merchant.id, now, 'Other wallet');
@@ -54,7 +55,7 @@ test('console pages render the owner data escaped, never another merchant\'s, an
   assert.ok(detail.text.includes(`desc ${ESCAPED}`));
   assert.ok(detail.text.includes('&lt;script&gt;alert(1)&lt;/script&gt;'), 'metadata escaped');
   assert.ok(detail.text.includes(`/pay/${inv.checkoutToken}`), 'checkout link for the owner');
-  assert.match(detail.text, /data-api="\/api\/v1\/invoices\/[^"]+\/review"/, 'review actions on a review invoice');
+  assert.match(detail.text, /data-api="\/api\/v1\/invoices\/[^"]+\/review"/, 'review actions on a paid review invoice');
   assert.ok((await get('/console/wallets')).text.includes(`Wallet ${ESCAPED}`));
   const transfers = (await get('/console/transfers')).text;
   assert.ok(transfers.includes('4.990000') && transfers.includes('aaaa1111'), 'unmatched transfer listed');
