@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { InvoiceStatus } from '../db/schema.js';
 import { rowToInvoice, type Invoice } from '../invoices/invoice.model.js';
-import { formatAmount, fromDbAmount } from '../lib/amounts.js';
+import { invoiceStats } from '../accounts/dashboard.js';
 
 export const CONSOLE_INVOICE_LIMIT = 500;
 
@@ -150,6 +150,7 @@ export async function listWebhooks(db: Db, merchantId: string): Promise<WebhookV
 
 export interface DashboardStats {
   byStatus: Record<InvoiceStatus, number>;
+  /** Sum of the confirmed invoices' payable amounts (the Dashboard's confirmed_totals). */
   received: string;
   wallets: number;
   activeKeys: number;
@@ -159,24 +160,13 @@ export interface DashboardStats {
 
 const n = sql<number>`count(*)`.as('n');
 
+/** The Dashboard's invoice stats (GET /me), plus the counts the overview page shows beside them. */
 export async function dashboardStats(db: Db, merchantId: string, now: number): Promise<DashboardStats> {
-  const counts = await db
-    .selectFrom('invoices')
-    .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
-    .where('merchant_id', '=', merchantId)
-    .groupBy('status')
-    .execute();
-  const paid = await db
-    .selectFrom('invoices')
-    .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('payable_amount'), eb.lit(0)).as('total'))
-    .where('merchant_id', '=', merchantId)
-    .where('status', '=', 'confirmed')
-    .executeTakeFirstOrThrow();
-  const byStatus = { pending: 0, confirmed: 0, review: 0, expired: 0 };
-  for (const r of counts) byStatus[r.status] = Number(r.n);
+  const stats = await invoiceStats(db, merchantId);
+  const { total: _total, ...byStatus } = stats.invoice_counts;
   return {
     byStatus,
-    received: formatAmount(fromDbAmount(paid.total)),
+    received: stats.confirmed_totals.payable_amount,
     wallets: Number((await db.selectFrom('wallets').select(n).where('merchant_id', '=', merchantId).executeTakeFirstOrThrow()).n),
     activeKeys: Number(
       (

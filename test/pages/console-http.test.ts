@@ -25,6 +25,7 @@ test('console pages render the owner data escaped, never another merchant\'s, an
     txHash: 'cd'.repeat(32),
     adjustment: 9n,
   });
+  await insertInvoice(app.deps.db, { merchantId: owner.merchant.id, walletId, now, status: 'confirmed', txHash: 'ef'.repeat(32), adjustment: 11n, base: 25_000_000n, orderId: 'paid-1' });
   const otherWallet = await insertWallet(app.deps.db, other.merchant.id, now, 'Other wallet');
   const otherInv = await insertInvoice(app.deps.db, { merchantId: other.merchant.id, walletId: otherWallet, now, orderId: 'other-secret-order', adjustment: 10n });
   await app.deps.db
@@ -50,6 +51,8 @@ test('console pages render the owner data escaped, never another merchant\'s, an
     assert.ok(!page.text.includes('other-secret-order'), `${path} shows another merchant's invoice`);
     assert.ok(page.text.includes(`Owner ${ESCAPED}`), `${path} escaped merchant name`);
   }
+  const overview = (await get('/console')).text;
+  assert.match(overview, /<strong>25\.000011 USDT<\/strong>/, 'received = confirmed payable total');
   const detail = await get(`/console/invoices/${inv.id}`);
   assert.ok(detail.text.includes(`order ${ESCAPED}`));
   assert.ok(detail.text.includes(`desc ${ESCAPED}`));
