@@ -41,8 +41,7 @@ export function checkoutPages(app: Hono<AppEnv>, deps: AppDeps, renderer: Render
     const view = toCheckoutInvoiceResponse(invoice, merchantName);
     const now = deps.clock.now();
     const remainingMs = Math.max(0, invoice.expiresAt - now);
-    // The address alone: every TRON wallet scans it; the amount is typed (and copied) separately.
-    const qrSvg = await QRCode.toString(invoice.walletAddress, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
+    const qrSvg = await addressQr(invoice.walletAddress);
     return renderer.page(
       c,
       ctx,
@@ -69,6 +68,23 @@ export function checkoutPages(app: Hono<AppEnv>, deps: AppDeps, renderer: Render
       },
     );
   });
+}
+
+const QR_CACHE_MAX = 1000;
+const qrCache = new Map<string, string>();
+
+/**
+ * The QR code of a receiving address, as SVG. The address alone: every TRON wallet scans it; the
+ * amount is typed (and copied) separately. Addresses are few and their codes never change, so the
+ * rendered SVGs are kept (drawing one costs more than the rest of the page).
+ */
+async function addressQr(address: string): Promise<string> {
+  const cached = qrCache.get(address);
+  if (cached !== undefined) return cached;
+  const svg = await QRCode.toString(address, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
+  if (qrCache.size >= QR_CACHE_MAX) qrCache.delete(qrCache.keys().next().value!);
+  qrCache.set(address, svg);
+  return svg;
 }
 
 /** mm:ss (or h:mm:ss), the same format checkout.js counts down in. */
