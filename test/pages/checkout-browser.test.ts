@@ -53,6 +53,10 @@ test('checkout in Chromium: amount, copy buttons, server-clock countdown, escape
   assert.equal(await page.getAttribute('html', 'dir'), 'rtl');
   assert.equal(await page.getAttribute('html', 'lang'), 'fa');
   assert.equal(await page.locator('#amount').innerText(), '49.990012 USDT');
+  assert.equal(await page.locator('#amount-label').innerText(), 'دقیقاً این مبلغ را بفرستید');
+  // The choice is remembered: the next page without ?lang= stays Persian.
+  await page.goto(`${app.baseUrl}/login`);
+  assert.equal(await page.getAttribute('html', 'lang'), 'fa');
 
   assert.deepEqual(dialogs, [], 'no script typed by anyone ran');
   assert.deepEqual(browser.errors, [], 'no console errors (CSP violations included)');

@@ -93,6 +93,12 @@ test('console in Chromium: add a wallet, create an invoice, pay its checkout thr
   assert.equal(old.status, 401, 'the rolled key is revoked');
   const fresh = await fetch(`${app.baseUrl}/api/v1/invoices`, { headers: { authorization: `Bearer ${secondSecret}` } });
   assert.equal(fresh.status, 200);
+  // Revoke (confirmed in a dialog): the key stops working at once.
+  await page.goto(`${app.baseUrl}/console/api-keys`);
+  await main.getByRole('button', { name: 'Revoke' }).click();
+  await main.locator('table .badge.cancelled').nth(1).waitFor();
+  const revoked = await fetch(`${app.baseUrl}/api/v1/invoices`, { headers: { authorization: `Bearer ${secondSecret}` } });
+  assert.equal(revoked.status, 401);
 
   assert.deepEqual(alerts, [], 'no typed script ran');
   assert.deepEqual(browser.errors, []);
