@@ -2,7 +2,7 @@
  * Everything a browser opens outside /api/v1: the checkout page, the sign-in pages, the public
  * support pages, the console and the static files. Mounted at the root by createApp.
  */
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import { optionalSession } from '../http/auth.js';
 import type { AppDeps, AppEnv } from '../http/context.js';
 import { authPages } from './auth.pages.js';
@@ -31,11 +31,16 @@ export function pagesRoutes(deps: AppDeps) {
   consolePages(app, deps, renderer);
   consoleSupportPages(app, deps, renderer);
 
-  // The HTML 404 of the page area (the API keeps its JSON 404).
-  app.get('/console/*', (c) => {
+  const notFound = (c: Context) => {
     const ctx = pageContext(c, deps);
-    return renderer.page(c, ctx, 'message', { title: ctx.t('page.error.not_found_title') }, { message: ctx.t('page.error.not_found'), back: '/console' }, 404);
-  });
+    const back = c.req.path.startsWith('/console') ? '/console' : '/';
+    return renderer.page(c, ctx, 'message', { title: ctx.t('page.error.not_found_title') }, { message: ctx.t('page.error.not_found'), back }, 404);
+  };
 
-  return app;
+  return { routes: app, notFound };
+}
+
+/** A browser asking for a page that does not exist gets the HTML 404; API clients keep the JSON envelope. */
+export function wantsPage(c: Context, apiPrefix: string): boolean {
+  return (c.req.method === 'GET' || c.req.method === 'HEAD') && !c.req.path.startsWith(`${apiPrefix}/`) && (c.req.header('accept') ?? '').includes('text/html');
 }

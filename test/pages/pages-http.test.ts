@@ -175,3 +175,21 @@ test('console needs a session (redirect to sign-in and back); sign-out goes thro
   assert.equal(out.status, 200);
   assert.equal((await html(app.baseUrl, '/console', { cookie })).status, 303);
 });
+
+test('unknown paths: browsers get the HTML 404 page, API clients the JSON envelope', async (t) => {
+  const app = await startTestApp();
+  t.after(() => app.close());
+  const browser = await html(app.baseUrl, '/no-such-page', { accept: 'text/html,application/xhtml+xml' });
+  assert.equal(browser.status, 404);
+  assert.match(browser.headers.get('content-type') ?? '', /text\/html/);
+  assert.match(browser.text, /Page not found/);
+  const consolePath = await html(app.baseUrl, '/console/no-such-page', { accept: 'text/html' });
+  assert.equal(consolePath.status, 404);
+  assert.match(consolePath.text, /href="\/console"/);
+  const api = await html(app.baseUrl, '/api/v1/no-such-thing', { accept: 'text/html' });
+  assert.equal(api.status, 404);
+  assert.match(api.headers.get('content-type') ?? '', /json/);
+  const plain = await html(app.baseUrl, '/no-such-page');
+  assert.equal(plain.status, 404);
+  assert.match(plain.headers.get('content-type') ?? '', /json/);
+});
