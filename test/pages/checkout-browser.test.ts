@@ -61,3 +61,22 @@ test('checkout in Chromium: amount, copy buttons, server-clock countdown, escape
   assert.deepEqual(dialogs, [], 'no script typed by anyone ran');
   assert.deepEqual(browser.errors, [], 'no console errors (CSP violations included)');
 });
+
+test('checkout without JavaScript: everything is shown, copy buttons stay hidden, the page refreshes itself', async (t) => {
+  const app = await startBrowserApp();
+  t.after(() => app.close());
+  const { merchant } = await signedInMerchant(app);
+  const walletId = await insertWallet(app.deps.db, merchant.id, app.clock.now());
+  const inv = await insertInvoice(app.deps.db, { merchantId: merchant.id, walletId, now: app.clock.now(), base: 5_000_000n, adjustment: 3n });
+  const browser = await openBrowser({ javaScript: false });
+  t.after(() => browser.close());
+  const { page } = browser;
+  await page.goto(`${app.baseUrl}/pay/${inv.checkoutToken}`);
+  assert.equal(await page.locator('#amount').innerText(), '5.000003 USDT');
+  assert.equal(await page.locator('#address').innerText(), WALLET_ADDRESS);
+  assert.ok(await page.locator('.qr svg').isVisible());
+  assert.ok(await page.locator('.warnings').isVisible());
+  assert.equal(await page.getByRole('button', { name: 'Copy amount' }).count(), 0, 'no dead buttons without JavaScript');
+  assert.equal(await page.locator('meta[http-equiv="refresh"]').getAttribute('content'), '15');
+  assert.equal(await page.locator('#countdown').innerText(), '20:00');
+});
