@@ -321,8 +321,19 @@ await step('create an invoice', async () => {
 
 await step('open the checkout page', async () => {
   if (!ctx.checkoutUrl) return TODO;
-  // TODO(pages): GET ctx.checkoutUrl: 200 text/html with the amount and the address.
-  return TODO;
+  const res = await fetch(ctx.checkoutUrl, { headers: { 'accept-language': 'ar' } });
+  const html = await res.text();
+  check(res.status === 200, `checkout page: ${res.status}`);
+  check((res.headers.get('content-type') ?? '').startsWith('text/html'), `content-type ${res.headers.get('content-type')}`);
+  check(html.includes(ctx.payable) && html.includes(ctx.address), 'the page shows the exact amount and the address');
+  check(/dir="rtl"/.test(html), 'Arabic from Accept-Language is right-to-left');
+  check(html.includes('<svg'), 'the QR code is rendered on the server');
+  const missing = await fetch(`${baseUrl}/pay/${'x'.repeat(43)}`);
+  check(missing.status === 404 && (missing.headers.get('content-type') ?? '').startsWith('text/html'), 'an unknown checkout is a friendly 404 page');
+  const css = /href="(\/static\/app\.css[^"]*)"/.exec(html)?.[1]?.replace(/&amp;/g, "&");
+  check(css, 'the page links its stylesheet');
+  const sheet = await fetch(`${baseUrl}${css}`);
+  check(sheet.status === 200, `stylesheet ${css}: ${sheet.status} (static files are inside the binary)`);
 });
 
 await step('metrics on their own loopback listener', async () => {
