@@ -14,7 +14,8 @@ import { findMerchantInvoice } from '../invoices/invoices.repo.js';
 import { isSupportStaff } from '../accounts/merchant.view.js';
 import { listLatePayments, listMerchantLatePayments, listUnmatchedTransfers } from '../chain/chain.repo.js';
 import { formMessages } from './auth.pages.js';
-import { dashboardStats, listApiKeys, listDeliveries, listInvoiceEvents, listInvoices, listWallets, listWebhooks } from './console.repo.js';
+import { dashboardStats, listDeliveries, listInvoiceEvents, listInvoices, listWallets, listWebhookViews } from './console.repo.js';
+import { listMerchantKeys } from '../api-keys/api-keys.repo.js';
 import { pageContext, type PageContext, type Renderer } from './render.js';
 
 const STATUSES: readonly InvoiceStatus[] = ['pending', 'review', 'confirmed', 'expired'];
@@ -110,12 +111,12 @@ export function consolePages(app: Hono<AppEnv>, deps: AppDeps, renderer: Rendere
   });
 
   consoleGet(app, deps, '/console/api-keys', async (c, req) => {
-    const keys = await listApiKeys(deps.db, req.merchant.id);
+    const keys = await listMerchantKeys(deps.db, req.merchant.id);
     return render(c, req, 'console-api-keys', 'api_keys', req.ctx.t('console.keys.title'), { keys, now: deps.clock.now() });
   });
 
   consoleGet(app, deps, '/console/webhooks', async (c, req) => {
-    const webhooks = await listWebhooks(deps.db, req.merchant.id);
+    const webhooks = await listWebhookViews(deps.db, req.merchant.id);
     const deliveries = await listDeliveries(deps.db, req.merchant.id, { limit: 100 });
     return render(c, req, 'console-webhooks', 'webhooks', req.ctx.t('console.webhooks.title'), { webhooks, deliveries });
   });

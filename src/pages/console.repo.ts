@@ -7,6 +7,7 @@ import type { Db } from '../db/database.js';
 import type { InvoiceStatus } from '../db/schema.js';
 import { rowToInvoice, type Invoice } from '../invoices/invoice.model.js';
 import { invoiceStats } from '../accounts/dashboard.js';
+import { listWebhooks } from '../webhooks/webhooks.repo.js';
 
 export const CONSOLE_INVOICE_LIMIT = 500;
 
@@ -106,36 +107,6 @@ export async function listDeliveries(db: Db, merchantId: string, opts: { invoice
   }));
 }
 
-export interface ApiKeyView {
-  id: string;
-  name: string;
-  prefix: string;
-  scopes: string[];
-  createdAt: number;
-  lastUsedAt: number | null;
-  revokedAt: number | null;
-  expiresAt: number | null;
-}
-
-export async function listApiKeys(db: Db, merchantId: string): Promise<ApiKeyView[]> {
-  const rows = await db
-    .selectFrom('api_keys')
-    .select(['id', 'name', 'prefix', 'scopes', 'created_at', 'last_used_at', 'revoked_at', 'expires_at'])
-    .where('merchant_id', '=', merchantId)
-    .orderBy('created_at', 'desc')
-    .execute();
-  return rows.map((r) => ({
-    id: r.id,
-    name: r.name,
-    prefix: r.prefix,
-    scopes: r.scopes.split(' ').filter(Boolean),
-    createdAt: r.created_at,
-    lastUsedAt: r.last_used_at,
-    revokedAt: r.revoked_at,
-    expiresAt: r.expires_at,
-  }));
-}
-
 export interface WebhookView {
   id: string;
   url: string;
@@ -143,9 +114,9 @@ export interface WebhookView {
   createdAt: number;
 }
 
-export async function listWebhooks(db: Db, merchantId: string): Promise<WebhookView[]> {
-  const rows = await db.selectFrom('webhooks').select(['id', 'url', 'active', 'created_at']).where('merchant_id', '=', merchantId).orderBy('created_at', 'desc').execute();
-  return rows.map((r) => ({ id: r.id, url: r.url, active: r.active === 1, createdAt: r.created_at }));
+/** The webhooks as the console shows them: the feature's list without the signing secret. */
+export async function listWebhookViews(db: Db, merchantId: string): Promise<WebhookView[]> {
+  return (await listWebhooks(db, merchantId)).map((w) => ({ id: w.id, url: w.url, active: w.active, createdAt: w.createdAt }));
 }
 
 export interface DashboardStats {
