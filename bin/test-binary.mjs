@@ -301,15 +301,39 @@ await step('merchant create from the command line, then sign in', async () => {
 
 await step('create an invoice', async () => {
   if (!has('/api/v1/invoices') || !ctx.cookie) return TODO;
-  // TODO(invoices): add a wallet (POST /api/v1/wallets), then POST /api/v1/invoices with the
-  // session; check the payable amount and keep checkout_url in ctx.checkoutUrl.
-  return TODO;
+  const session = { cookie: ctx.cookie };
+  const w = await post('/api/v1/wallets', { label: 'Main', address: 'TXVj38D1XR3TPgSHTCZGC8wkLDAGqF1oqx' }, session);
+  check(w.status === 201, `wallet: ${w.status} ${JSON.stringify(w.body)}`);
+  const body = { merchant_order_id: 'order-1', amount: '41.5', wallet_id: w.body.wallet.id, description: 'Binary test' };
+  const inv = await post('/api/v1/invoices', body, { ...session, 'idempotency-key': 'binary-test-1' });
+  check(inv.status === 201, `invoice: ${inv.status} ${JSON.stringify(inv.body)}`);
+  const i = inv.body.invoice;
+  check(i.base_amount === '41.500000' && i.adjustment === '0.000001' && i.payable_amount === '41.500001', `amounts: ${JSON.stringify(i)}`);
+  check(i.status === 'pending' && i.checkout_url.startsWith(`${baseUrl}/pay/`), `invoice: ${JSON.stringify(i)}`);
+  const replay = await post('/api/v1/invoices', body, { ...session, 'idempotency-key': 'binary-test-1' });
+  check(replay.status === 200 && replay.body.idempotent_replay === true && replay.body.invoice.id === i.id, 'idempotent replay');
+  const view = await json(`/api/v1/checkout/${i.checkout_token}`);
+  check(view.status === 200 && view.body.invoice.payable_amount === '41.500001' && view.body.invoice.metadata === undefined, 'checkout view');
+  ctx.checkoutUrl = i.checkout_url;
+  ctx.payable = i.payable_amount;
+  ctx.address = i.wallet_address;
 });
 
 await step('open the checkout page', async () => {
   if (!ctx.checkoutUrl) return TODO;
-  // TODO(pages): GET ctx.checkoutUrl: 200 text/html with the amount and the address.
-  return TODO;
+  const res = await fetch(ctx.checkoutUrl, { headers: { 'accept-language': 'ar' } });
+  const html = await res.text();
+  check(res.status === 200, `checkout page: ${res.status}`);
+  check((res.headers.get('content-type') ?? '').startsWith('text/html'), `content-type ${res.headers.get('content-type')}`);
+  check(html.includes(ctx.payable) && html.includes(ctx.address), 'the page shows the exact amount and the address');
+  check(/dir="rtl"/.test(html), 'Arabic from Accept-Language is right-to-left');
+  check(html.includes('<svg'), 'the QR code is rendered on the server');
+  const missing = await fetch(`${baseUrl}/pay/${'x'.repeat(43)}`);
+  check(missing.status === 404 && (missing.headers.get('content-type') ?? '').startsWith('text/html'), 'an unknown checkout is a friendly 404 page');
+  const css = /href="(\/static\/app\.css[^"]*)"/.exec(html)?.[1]?.replace(/&amp;/g, "&");
+  check(css, 'the page links its stylesheet');
+  const sheet = await fetch(`${baseUrl}${css}`);
+  check(sheet.status === 200, `stylesheet ${css}: ${sheet.status} (static files are inside the binary)`);
 });
 
 await step('metrics on their own loopback listener', async () => {

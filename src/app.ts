@@ -12,6 +12,7 @@ import { newId } from './lib/ids.js';
 import type { AppDeps, AppEnv } from './http/context.js';
 import { createRouter } from './http/openapi.js';
 import { systemRoutes } from './system/system.routes.js';
+import { pagesRoutes, wantsPage } from './pages/pages.routes.js';
 import { supportRoutes } from './support/support.routes.js';
 import { accountRoutes } from './accounts/accounts.routes.js';
 import { webhookRoutes } from './webhooks/webhooks.routes.js';
@@ -94,6 +95,8 @@ export function createApp(deps: AppDeps): App {
   app.route(API_PREFIX, apiKeyRoutes(deps));
   app.route(API_PREFIX, checkoutRoutes(deps));
   app.route(API_PREFIX, ledgerRoutes(deps));
+  const pages = pagesRoutes(deps);
+  app.route('/', pages.routes);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {
     type: 'http',
@@ -119,6 +122,7 @@ export function createApp(deps: AppDeps): App {
       const err = new AppError('method_not_allowed', `Method ${c.req.method} is not allowed here; use ${allowed.join(', ')}`);
       return respondError(c, err.withHeader('Allow', allowed.join(', ')));
     }
+    if (wantsPage(c, API_PREFIX)) return pages.notFound(c);
     return respondError(c, new AppError('not_found', 'No such resource'));
   });
 

@@ -46,6 +46,8 @@ export interface TestAppOptions {
   beforeCreate?: (deps: AppDeps) => void | Promise<void>;
   /** Lets a test add routes of its own before the server starts (before the first request). */
   beforeServe?: (app: App) => void;
+  /** Listen on this port instead of a random one (browser tests set server.public_url to match). */
+  port?: number;
 }
 
 export function tempDir(prefix = 'gatewayd-test-'): string {
@@ -74,7 +76,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const app = createApp(deps);
   options.beforeServe?.(app);
   const server = await new Promise<Server>((resolve) => {
-    const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }) as Server;
+    const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: options.port ?? 0 }) as Server;
     s.once('listening', () => resolve(s));
   });
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -1,0 +1,127 @@
+/**
+ * The merchant console (owner session). Pages are rendered on the server from the merchant's own
+ * rows; every action is a form that plain JavaScript sends to the JSON API, so the console obeys
+ * exactly the API's rules: the SameSite=Lax session cookie plus the Origin check on every unsafe
+ * request (a same-origin fetch always carries Origin), and the same validation and errors.
+ */
+import type { Context, Hono } from 'hono';
+import { findMerchantById, type Merchant } from '../accounts/merchants.repo.js';
+import type { InvoiceStatus } from '../db/schema.js';
+import { optionalSession } from '../http/auth.js';
+import type { AppDeps, AppEnv } from '../http/context.js';
+import { toInvoiceResponse } from '../invoices/invoice.model.js';
+import { findMerchantInvoice } from '../invoices/invoices.repo.js';
+import { isSupportStaff } from '../accounts/merchant.view.js';
+import { listLatePayments, listMerchantLatePayments, listUnmatchedTransfers } from '../chain/chain.repo.js';
+import { formMessages } from './auth.pages.js';
+import { dashboardStats, listDeliveries, listInvoiceEvents, listInvoices, listWallets, listWebhookViews } from './console.repo.js';
+import { listMerchantKeys } from '../api-keys/api-keys.repo.js';
+import { pageContext, type PageContext, type Renderer } from './render.js';
+
+const STATUSES: readonly InvoiceStatus[] = ['pending', 'review', 'confirmed', 'expired'];
+
+export interface ConsoleRequest {
+  ctx: PageContext;
+  merchant: Merchant;
+  staff: boolean;
+}
+
+/** The signed-in owner, or a redirect to /login that comes back here afterwards. */
+export async function consoleRequest(c: Context, deps: AppDeps): Promise<ConsoleRequest | Response> {
+  const ctx = pageContext(c, deps);
+  const auth = await optionalSession(c, deps);
+  const merchant = auth ? await findMerchantById(deps.db, auth.merchantId) : undefined;
+  if (!merchant) return c.redirect(`/login?next=${encodeURIComponent(c.req.path)}`, 303);
+  const staff = isSupportStaff(deps.config, merchant.email);
+  return { ctx, merchant, staff };
+}
+
+export type ConsoleRender = (c: Context, req: ConsoleRequest, name: string, active: string, title: string, data: Record<string, unknown>, status?: number) => Response;
+
+export function consoleRenderer(renderer: Renderer): ConsoleRender {
+  return (c, req, name, active, title, data, status = 200) =>
+    renderer.page(
+      c,
+      req.ctx,
+      name,
+      { title, scripts: ['copy.js', 'forms.js'], data: { messages: formMessages(req.ctx) }, nav: { merchantName: req.merchant.name, staff: req.staff, active } },
+      { merchant: req.merchant, ...data },
+      status,
+    );
+}
+
+/** GET handlers that need the signed-in owner. */
+export function consoleGet(app: Hono<AppEnv>, deps: AppDeps, path: string, handler: (c: Context, req: ConsoleRequest) => Promise<Response>): void {
+  app.get(path, async (c) => {
+    const req = await consoleRequest(c, deps);
+    return req instanceof Response ? req : handler(c, req);
+  });
+}
+
+export function consolePages(app: Hono<AppEnv>, deps: AppDeps, renderer: Renderer): void {
+  const render = consoleRenderer(renderer);
+  const publicUrl = deps.config.server.public_url;
+
+  consoleGet(app, deps, '/console', async (c, req) => {
+    const now = deps.clock.now();
+    const stats = await dashboardStats(deps.db, req.merchant.id, now);
+    const recent = (await listInvoices(deps.db, req.merchant.id, undefined)).slice(0, 10).map((inv) => toInvoiceResponse(inv, publicUrl));
+    const wallets = await listWallets(deps.db, req.merchant.id);
+    return render(c, req, 'console-overview', 'overview', req.ctx.t('console.overview.title'), { stats, recent, hasWallet: wallets.length > 0 });
+  });
+
+  consoleGet(app, deps, '/console/wallets', async (c, req) => {
+    const wallets = await listWallets(deps.db, req.merchant.id);
+    return render(c, req, 'console-wallets', 'wallets', req.ctx.t('console.wallets.title'), { wallets });
+  });
+
+  consoleGet(app, deps, '/console/invoices', async (c, req) => {
+    const q = c.req.query('status');
+    const status = STATUSES.find((s) => s === q);
+    const invoices = (await listInvoices(deps.db, req.merchant.id, status)).map((inv) => toInvoiceResponse(inv, publicUrl));
+    return render(c, req, 'console-invoices', 'invoices', req.ctx.t('console.invoices.title'), { invoices, status: status ?? '', statuses: STATUSES });
+  });
+
+  consoleGet(app, deps, '/console/invoices/new', async (c, req) => {
+    const wallets = await listWallets(deps.db, req.merchant.id);
+    return render(c, req, 'console-invoice-new', 'invoices', req.ctx.t('console.invoice_new.title'), { wallets });
+  });
+
+  consoleGet(app, deps, '/console/invoices/:id', async (c, req) => {
+    const invoice = await findMerchantInvoice(deps.db, req.merchant.id, c.req.param('id') ?? '');
+    if (!invoice) {
+      return renderer.page(c, req.ctx, 'message', { title: req.ctx.t('page.error.not_found_title') }, { message: req.ctx.t('page.error.not_found'), back: '/console/invoices' }, 404);
+    }
+    const events = await listInvoiceEvents(deps.db, req.merchant.id, invoice.id);
+    const deliveries = await listDeliveries(deps.db, req.merchant.id, { invoiceId: invoice.id });
+    const late = await listLatePayments(deps.db, invoice.id);
+    return render(c, req, 'console-invoice', 'invoices', req.ctx.t('console.invoice.title', { order: invoice.merchantOrderId }), {
+      inv: toInvoiceResponse(invoice, publicUrl),
+      late,
+      metadata: JSON.stringify(invoice.metadata, null, 2),
+      events,
+      deliveries,
+    });
+  });
+
+  consoleGet(app, deps, '/console/transfers', async (c, req) => {
+    const unmatched = await listUnmatchedTransfers(deps.db, req.merchant.id);
+    const late = await listMerchantLatePayments(deps.db, req.merchant.id);
+    return render(c, req, 'console-transfers', 'transfers', req.ctx.t('console.transfers.title'), { unmatched, late });
+  });
+
+  consoleGet(app, deps, '/console/api-keys', async (c, req) => {
+    const keys = await listMerchantKeys(deps.db, req.merchant.id);
+    return render(c, req, 'console-api-keys', 'api_keys', req.ctx.t('console.keys.title'), { keys, now: deps.clock.now() });
+  });
+
+  consoleGet(app, deps, '/console/webhooks', async (c, req) => {
+    const webhooks = await listWebhookViews(deps.db, req.merchant.id);
+    const deliveries = await listDeliveries(deps.db, req.merchant.id, { limit: 100 });
+    return render(c, req, 'console-webhooks', 'webhooks', req.ctx.t('console.webhooks.title'), { webhooks, deliveries });
+  });
+
+  consoleGet(app, deps, '/console/account', async (c, req) => {
+    return render(c, req, 'console-account', 'account', req.ctx.t('console.account.title'), {});
+  });
+}

@@ -1,0 +1,172 @@
+/**
+ * Server-rendered pages: eta templates from templates/pages (auto-escaped: `<%= %>` escapes,
+ * `<%~ %>` is kept for our own markup such as the QR SVG and the rendered body), one layout with
+ * the language switcher, the Content-Security-Policy and the page headers.
+ */
+import type { Context } from 'hono';
+import { getCookie, setCookie } from 'hono/cookie';
+import { Eta } from 'eta/core';
+import type { AppDeps } from '../http/context.js';
+import { formatAmount } from '../lib/amounts.js';
+import { listAssets, readAssetText } from '../lib/assets.js';
+import { isRtl, LOCALE_NAMES, LOCALES, negotiateLocale, translator, type Locale, type Translate } from './i18n.js';
+import { staticUrl } from './static.js';
+
+export const LANG_COOKIE = 'gw_lang';
+const LANG_COOKIE_MAX_AGE = 365 * 24 * 3600;
+
+const CAPTCHA_ORIGINS = {
+  turnstile: ['https://challenges.cloudflare.com'],
+  hcaptcha: ['https://hcaptcha.com', 'https://*.hcaptcha.com'],
+} as const;
+const CAPTCHA_SCRIPTS = {
+  turnstile: 'https://challenges.cloudflare.com/turnstile/v0/api.js',
+  hcaptcha: 'https://js.hcaptcha.com/1/api.js',
+} as const;
+const GOOGLE_ORIGIN = 'https://accounts.google.com';
+export const GOOGLE_SCRIPT = 'https://accounts.google.com/gsi/client';
+
+export interface PageView {
+  /** Already translated. */
+  title: string;
+  /** Static script file names (templates/static), loaded deferred in this order. */
+  scripts?: string[];
+  /** Load the configured captcha provider's script (forms that need a captcha token). */
+  captcha?: boolean;
+  /** Load Google's sign-in script (sign-in and registration, when configured). */
+  google?: boolean;
+  /** Messages and settings handed to the page scripts as a JSON data block (never executed). */
+  data?: Record<string, unknown>;
+  /** Without JavaScript, reload the page every N seconds (checkout). */
+  noscriptRefresh?: number;
+  /** The website chat widget (public pages). */
+  chat?: boolean;
+  /** Console pages show the console navigation and the sign-out button. */
+  nav?: { merchantName: string; staff: boolean; active: string };
+}
+
+export interface PageContext {
+  locale: Locale;
+  dir: 'rtl' | 'ltr';
+  t: Translate;
+}
+
+/** The request's language; a `?lang=` choice is remembered in a cookie. */
+export function pageContext(c: Context, deps: AppDeps): PageContext {
+  const query = c.req.query('lang');
+  const locale = negotiateLocale(query, getCookie(c, LANG_COOKIE), c.req.header('accept-language'));
+  if (query !== undefined && query === locale) {
+    setCookie(c, LANG_COOKIE, locale, {
+      path: '/',
+      sameSite: 'Lax',
+      maxAge: LANG_COOKIE_MAX_AGE,
+      secure: deps.config.server.public_url.startsWith('https:'),
+    });
+  }
+  return { locale, dir: isRtl(locale) ? 'rtl' : 'ltr', t: translator(locale) };
+}
+
+export interface Renderer {
+  /** Renders `templates/pages/<name>.eta` inside the layout and answers with it. */
+  page(c: Context, ctx: PageContext, name: string, view: PageView, data?: Record<string, unknown>, status?: number): Response;
+}
+
+/** "2026-05-12 09:30 UTC": one unambiguous format in every language (the time zone is stated). */
+export function formatDate(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined) return '—';
+  return `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+/** JSON that is safe inside a <script type="application/json"> block. */
+function jsonForScript(value: unknown): string {
+  return JSON.stringify(value).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026');
+}
+
+function contentSecurityPolicy(deps: AppDeps, view: PageView): string {
+  const scripts = ["'self'"];
+  const frames: string[] = [];
+  const connect = ["'self'"];
+  const styles = ["'self'"];
+  const provider = deps.config.captcha.provider;
+  if (view.captcha && provider !== '') {
+    scripts.push(...CAPTCHA_ORIGINS[provider]);
+    frames.push(...CAPTCHA_ORIGINS[provider]);
+    connect.push(...CAPTCHA_ORIGINS[provider]);
+    // Both widgets inject their own styles.
+    styles.push(...CAPTCHA_ORIGINS[provider], "'unsafe-inline'");
+  }
+  if (view.google && deps.config.google.client_id !== '') {
+    scripts.push(GOOGLE_ORIGIN);
+    frames.push(GOOGLE_ORIGIN);
+    connect.push(GOOGLE_ORIGIN);
+    if (!styles.includes("'unsafe-inline'")) styles.push("'unsafe-inline'");
+    styles.push(`${GOOGLE_ORIGIN}/gsi/style`);
+  }
+  return [
+    "default-src 'self'",
+    `script-src ${scripts.join(' ')}`,
+    `style-src ${styles.join(' ')}`,
+    "img-src 'self' data:",
+    `connect-src ${connect.join(' ')}`,
+    `frame-src ${frames.length ? frames.join(' ') : "'none'"}`,
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "object-src 'none'",
+  ].join('; ');
+}
+
+/** The current path with `lang` replaced, for the switcher (the rest of the query is kept). */
+function languageLinks(c: Context, current: Locale) {
+  const url = new URL(c.req.url);
+  return LOCALES.map((locale) => {
+    const params = new URLSearchParams(url.search);
+    params.set('lang', locale);
+    return { locale, name: LOCALE_NAMES[locale], href: `${url.pathname}?${params.toString()}`, current: locale === current };
+  });
+}
+
+export function createRenderer(deps: AppDeps): Renderer {
+  const eta = new Eta({ autoEscape: true, autoTrim: false, cache: true, varName: 'it' });
+  for (const file of listAssets('templates/pages')) {
+    if (!file.endsWith('.eta')) continue;
+    eta.loadTemplate(`@${file.slice(0, -4)}`, readAssetText(`templates/pages/${file}`));
+  }
+  const provider = deps.config.captcha.provider;
+
+  return {
+    page(c, ctx, name, view, data = {}, status = 200) {
+      const common = {
+        ...ctx,
+        static: staticUrl,
+        date: formatDate,
+        amount: formatAmount,
+        captcha: view.captcha && provider !== '' ? { provider, siteKey: deps.config.captcha.site_key } : null,
+        google: view.google && deps.config.google.client_id !== '' ? { clientId: deps.config.google.client_id } : null,
+      };
+      const body = eta.render(`@${name}`, { ...common, ...data });
+      const scripts = (view.scripts ?? []).map(staticUrl);
+      if (view.chat) scripts.push(staticUrl('chat.js'));
+      const external: string[] = [];
+      if (common.captcha) external.push(CAPTCHA_SCRIPTS[common.captcha.provider]);
+      if (common.google) external.push(GOOGLE_SCRIPT);
+      const html = eta.render('@layout', {
+        ...common,
+        title: view.title,
+        body,
+        scripts,
+        external,
+        nav: view.nav ?? null,
+        chat: view.chat === true,
+        noscriptRefresh: view.noscriptRefresh ?? null,
+        languages: languageLinks(c, ctx.locale),
+        pageData: jsonForScript({ locale: ctx.locale, ...(view.data ?? {}) }),
+      });
+      c.header('Content-Security-Policy', contentSecurityPolicy(deps, view));
+      // Pages can hold capability links (checkout) or account data (console): never cached.
+      c.header('Cache-Control', 'no-store');
+      c.header('Vary', 'Cookie, Accept-Language');
+      return c.html(html, status as 200);
+    },
+  };
+}

@@ -1,0 +1,78 @@
+// Checkout: counts down from the server's remaining time (never the phone's clock), polls the
+// public status API and switches to the paid, in-review or expired screen without a reload.
+(function () {
+  'use strict';
+  var data = JSON.parse(document.getElementById('page-data').textContent).checkout;
+  var screen = data.screen;
+  // Remaining time is anchored to a monotonic clock: a wrong phone clock cannot shorten it.
+  var deadline = performance.now() + data.remaining_ms;
+  var countdown = document.getElementById('countdown');
+  var overdue = document.getElementById('overdue');
+
+  function format(ms) {
+    var total = Math.ceil(Math.max(0, ms) / 1000);
+    var h = Math.floor(total / 3600), m = Math.floor((total % 3600) / 60), s = total % 60;
+    var mmss = (m < 10 ? '0' : '') + m + ':' + (s < 10 ? '0' : '') + s;
+    return h > 0 ? h + ':' + mmss : mmss;
+  }
+
+  function tick() {
+    var left = deadline - performance.now();
+    if (countdown) countdown.textContent = format(left);
+    if (overdue) overdue.hidden = left > 0;
+  }
+
+  function screenOf(inv) {
+    if (inv.status === 'confirmed') return 'confirmed';
+    if (inv.status === 'expired') return 'expired';
+    if (inv.status === 'review' && inv.tx_hash) return 'review';
+    return 'pay';
+  }
+
+  function show(next, inv) {
+    var fields = document.querySelectorAll('[data-field="tx_hash"]');
+    for (var i = 0; i < fields.length; i++) fields[i].textContent = inv.tx_hash || '';
+    if (next === screen) return;
+    screen = next;
+    ['pay', 'confirmed', 'review', 'expired'].forEach(function (name) {
+      var el = document.getElementById('screen-' + name);
+      if (el) el.hidden = name !== next;
+    });
+    var shown = document.getElementById('screen-' + next);
+    var heading = shown && shown.querySelector('h2');
+    if (heading) { heading.setAttribute('tabindex', '-1'); heading.focus(); }
+  }
+
+  var timer = null;
+  function schedule() {
+    if (screen === 'confirmed' || screen === 'expired') return;
+    timer = setTimeout(poll, data.poll_seconds * 1000);
+  }
+
+  function poll() {
+    timer = null;
+    fetch(data.api, { cache: 'no-store', credentials: 'omit', headers: { accept: 'application/json' } })
+      .then(function (res) {
+        if (!res.ok) throw new Error('status ' + res.status);
+        var serverNow = Date.parse(res.headers.get('date') || '');
+        return res.json().then(function (body) {
+          var inv = body.invoice;
+          if (!isNaN(serverNow)) {
+            // Re-anchor on the server's clock when the two drift apart by more than the header's resolution.
+            var left = Date.parse(inv.expires_at) - serverNow;
+            if (Math.abs(deadline - performance.now() - left) > 2000) deadline = performance.now() + left;
+          }
+          show(screenOf(inv), inv);
+        });
+      })
+      .catch(function () { /* offline or server busy: the next poll tries again */ })
+      .then(schedule);
+  }
+
+  tick();
+  setInterval(tick, 1000);
+  schedule();
+  document.addEventListener('visibilitychange', function () {
+    if (document.visibilityState === 'visible' && timer !== null) { clearTimeout(timer); poll(); }
+  });
+})();

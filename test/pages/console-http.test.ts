@@ -1,0 +1,76 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestApp } from '../helpers/app.js';
+import { signedInMerchant } from '../helpers/fixtures.js';
+import { insertInvoice, insertWallet } from './rows.js';
+
+const XSS = '<script>alert(1)</script>"\'><img src=x onerror=alert(2)>';
+const ESCAPED = '&lt;script&gt;alert(1)&lt;/script&gt;&quot;&#39;&gt;&lt;img src=x onerror=alert(2)&gt;';
+
+test('console pages render the owner data escaped, never another merchant\'s, and are never cached', async (t) => {
+  const app = await startTestApp();
+  t.after(() => app.close());
+  const owner = await signedInMerchant(app, { name: `Owner ${XSS}` });
+  const other = await signedInMerchant(app, { name: 'Other shop' });
+  const now = app.clock.now();
+  const walletId = await insertWallet(app.deps.db, owner.merchant.id, now, `Wallet ${XSS}`);
+  const inv = await insertInvoice(app.deps.db, {
+    merchantId: owner.merchant.id,
+    walletId,
+    now,
+    orderId: `order ${XSS}`,
+    description: `desc ${XSS}`,
+    metadata: { note: XSS },
+    status: 'review',
+    txHash: 'cd'.repeat(32),
+    adjustment: 9n,
+  });
+  await insertInvoice(app.deps.db, { merchantId: owner.merchant.id, walletId, now, status: 'confirmed', txHash: 'ef'.repeat(32), adjustment: 11n, base: 25_000_000n, orderId: 'paid-1' });
+  const otherWallet = await insertWallet(app.deps.db, other.merchant.id, now, 'Other wallet');
+  const otherInv = await insertInvoice(app.deps.db, { merchantId: other.merchant.id, walletId: otherWallet, now, orderId: 'other-secret-order', adjustment: 10n });
+  await app.deps.db
+    .insertInto('api_keys')
+    .values({ id: 'key_test1', merchant_id: owner.merchant.id, name: `Key ${XSS}`, prefix: 'gw_live_abcd', secret_hash: 'h'.repeat(64), scopes: 'invoices:read', expires_in_days: null, created_at: now, last_used_at: null, revoked_at: null, expires_at: null, replaced_key_id: null })
+    .execute();
+
+  const transfer = (id: string, kind: 'late' | 'unmatched', invoiceId: string | null, amount: number) => ({
+    id, network: 'tron-mainnet', token_contract: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t', tx_hash: id.padEnd(64, '0'), log_index: 0,
+    from_address: 'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf', to_address: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7', amount, kind,
+    invoice_id: invoiceId, block_number: 70_000_000, block_timestamp: now, recorded_at: now,
+  });
+  await app.deps.db.insertInto('chain_transfers').values([transfer('aaaa1111', 'unmatched', null, 4_990_000), transfer('bbbb2222', 'late', inv.id, 25_000_009)]).execute();
+  const get = async (path: string, client = owner.client) => {
+    const res = await fetch(`${app.baseUrl}${path}`, { headers: { cookie: `gw_session=${client.cookies.get('gw_session')}` }, redirect: 'manual' });
+    return { status: res.status, text: await res.text(), headers: res.headers };
+  };
+  for (const path of ['/console', '/console/wallets', '/console/invoices', `/console/invoices/${inv.id}`, '/console/invoices/new', '/console/transfers', '/console/api-keys', '/console/webhooks', '/console/account']) {
+    const page = await get(path);
+    assert.equal(page.status, 200, path);
+    assert.equal(page.headers.get('cache-control'), 'no-store', path);
+    assert.ok(!page.text.includes('<script>alert(1)'), `${path} leaks raw script`);
+    assert.ok(!page.text.includes('other-secret-order'), `${path} shows another merchant's invoice`);
+    assert.ok(page.text.includes(`Owner ${ESCAPED}`), `${path} escaped merchant name`);
+  }
+  const overview = (await get('/console')).text;
+  assert.match(overview, /<strong>25\.000011 USDT<\/strong>/, 'received = confirmed payable total');
+  const detail = await get(`/console/invoices/${inv.id}`);
+  assert.ok(detail.text.includes(`order ${ESCAPED}`));
+  assert.ok(detail.text.includes(`desc ${ESCAPED}`));
+  assert.ok(detail.text.includes('&lt;script&gt;alert(1)&lt;/script&gt;'), 'metadata escaped');
+  assert.ok(detail.text.includes(`/pay/${inv.checkoutToken}`), 'checkout link for the owner');
+  assert.match(detail.text, /data-api="\/api\/v1\/invoices\/[^"]+\/review"/, 'review actions on a paid review invoice');
+  assert.ok((await get('/console/wallets')).text.includes(`Wallet ${ESCAPED}`));
+  const transfers = (await get('/console/transfers')).text;
+  assert.ok(transfers.includes('4.990000') && transfers.includes('aaaa1111'), 'unmatched transfer listed');
+  assert.ok(transfers.includes('25.000009') && transfers.includes(`/console/invoices/${inv.id}`), 'late payment linked to its invoice');
+  assert.ok(detail.text.includes('bbbb2222'), 'late payment on the invoice page');
+  assert.ok((await get('/console/api-keys')).text.includes(`Key ${ESCAPED}`));
+  const filtered = await get('/console/invoices?status=confirmed');
+  assert.ok(!filtered.text.includes(inv.id), 'status filter');
+  assert.ok((await get('/console/invoices?status=review')).text.includes(inv.id));
+  // Another tenant's invoice is a 404, exactly like an unknown one.
+  assert.equal((await get(`/console/invoices/${otherInv.id}`)).status, 404);
+  assert.equal((await get('/console/invoices/inv_nope')).status, 404);
+  // Every console page states the form rule: each action posts JSON to the API (Origin-checked).
+  assert.match((await get('/console/wallets')).text, /<form data-api="\/api\/v1\/wallets"/);
+});
