@@ -108,8 +108,10 @@ async function figures1and7(): Promise<void> {
       headers: { authorization: `Bearer ${seeded.apiKey}`, 'content-type': 'application/json', 'idempotency-key': 'probe' },
       body: JSON.stringify({ merchant_order_id: 'probe', amount: '25', wallet_id: seeded.walletId }),
     });
-    const responseBytes = (await probe.arrayBuffer()).byteLength;
+    const probeText = await probe.text();
+    const responseBytes = Buffer.byteLength(probeText);
     if (probe.status !== 201) throw new Error(`probe creation answered ${probe.status}`);
+    await checkoutPageFigure(gw, (JSON.parse(probeText) as { invoice: { checkout_token: string } }).invoice.checkout_token);
     const sampler = rssSampler(gw.pid);
     const created = await createLoad(gw, seeded);
     const peak = sampler.stop();
@@ -140,6 +142,32 @@ async function figures1and7(): Promise<void> {
   } else {
     row('7', 'single executable: start-up, idle RSS', 'not built (npm run build:binary)');
   }
+}
+
+/**
+ * What a payer's browser loads for /pay/{token}: the HTML, then every stylesheet, script, image,
+ * icon and manifest it references (links to other pages are not loaded). Bytes as decoded; the
+ * transferred size is smaller when the server compresses.
+ */
+async function checkoutPageFigure(gw: BenchGateway, token: string): Promise<void> {
+  const pageUrl = `${gw.baseUrl}/pay/${token}`;
+  const page = await fetch(pageUrl);
+  const html = await page.text();
+  if (page.status !== 200) throw new Error(`/pay answered ${page.status}`);
+  const refs = new Set<string>();
+  for (const tag of html.match(/<(?:link|script|img|source)\b[^>]*>/gi) ?? []) {
+    if (/^<link/i.test(tag) && !/rel="?(?:stylesheet|icon|preload|modulepreload|manifest|apple-touch-icon)/i.test(tag)) continue;
+    const ref = /\s(?:src|href)="([^"]+)"/i.exec(tag)?.[1];
+    if (ref && !ref.startsWith('data:')) refs.add(new URL(ref.replaceAll('&amp;', '&'), pageUrl).href);
+  }
+  let bytes = Buffer.byteLength(html);
+  for (const url of refs) {
+    const res = await fetch(url);
+    bytes += (await res.arrayBuffer()).byteLength;
+    if (res.status !== 200) throw new Error(`${url} answered ${res.status}`);
+  }
+  raw.checkoutPage = { requests: 1 + refs.size, bytes, resources: [...refs].map((u) => new URL(u).pathname) };
+  row('7', 'checkout page /pay/{token}: requests and total bytes', `${1 + refs.size} requests, ${fmt(bytes / 1024, 1)} KiB (HTML ${fmt(Buffer.byteLength(html) / 1024, 1)} KiB)`);
 }
 
 async function figure2(): Promise<void> {
@@ -293,7 +321,6 @@ try {
   if (only(3) || only(4)) await figures3and4();
   if (only(5)) await figure5();
   if (only(6)) await figure6();
-  row('7', 'checkout page: total bytes and request count', 'pending (the /pay page is not in main yet)');
 } finally {
   await tg.close();
 }
