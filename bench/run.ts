@@ -117,7 +117,9 @@ async function figures1and7(): Promise<void> {
     const peak = sampler.stop();
     emptyCreateRps = created.rps;
     const hono = await bareHonoCeiling(responseBytes);
-    const sq = await sqliteCeiling(freshDir('sqlite'), SECONDS);
+    const sqliteDir = freshDir('sqlite');
+    const sq = await sqliteCeiling(sqliteDir, SECONDS);
+    rmSync(sqliteDir, { recursive: true, force: true });
     raw.figure1 = { created, hono, sqlitePerSecond: sq.perSecond, responseBytes };
     row('1', `POST /invoices, API key, ${CONNECTIONS} connections`, `${fmt(created.rps)} req/s, ${lat(created)}${created.non2xx + created.errors ? `, ${created.non2xx} non-2xx, ${created.errors} errors` : ''}`, `bare hono ${fmt(hono.rps)} req/s (${lat(hono)})`, pct(created.rps, hono.rps));
     row('1', 'same, against bare better-sqlite3 (same rows, one commit each)', `${fmt(created.rps)} req/s`, `${fmt(sq.perSecond)} inserts/s`, pct(created.rps, sq.perSecond));
