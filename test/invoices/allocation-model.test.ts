@@ -71,7 +71,9 @@ test('allocation matches the reference model for random prices and waits on one 
         const rows = await t.deps.db.selectFrom('amount_reservations').select(['amount', 'reserved_until']).where('address', '=', address).execute();
         assert.deepEqual(new Map(rows.map((r) => [BigInt(r.amount), r.reserved_until])), model);
       }),
-      { numRuns: 60 },
+      // A fixed seed: the same 60 runs every time, which cover the fresh, review and exhausted cases
+      // (asserted below), so the check of that coverage can never flake.
+      { numRuns: 60, seed: 20261121 },
     );
     // The runs reached every branch, so the comparison means something.
     assert.ok(seen.fresh > 0 && seen.review > 0 && seen.exhausted > 0, JSON.stringify(seen));
