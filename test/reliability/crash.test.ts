@@ -11,7 +11,7 @@ import { startGateway, type GatewayProcess } from '../helpers/process.js';
 import { startHttpsReceiver } from '../helpers/https-receiver.js';
 import { startTronGrid } from '../helpers/trongrid.js';
 import { HttpClient } from '../helpers/http.js';
-import { duplicatePayables, integrityOk, prepareDatabase, reader, rng, sessionClient, size, sleep, Tally, type PreparedMerchant } from './harness.js';
+import { duplicatePayables, integrityOk, prepareDatabase, problemLines, reader, rng, sessionClient, size, sleep, Tally, type PreparedMerchant } from './harness.js';
 
 interface Answered {
   id: string;
@@ -89,7 +89,9 @@ test('crash safety: SIGKILL under load of creations, confirmations and deliverie
     };
     const payer = async (): Promise<void> => {
       while (running) {
-        await sleep(pace * 3);
+        // At most about four a second: each payment costs the watcher a receipt read, and it paces
+        // itself under TronGrid's request rate.
+        await sleep(250);
         const open = [...answered.values()].filter((a) => !paid.has(a.id));
         if (open.length === 0) continue;
         const a = open[Math.floor(random() * open.length)]!;
@@ -114,7 +116,8 @@ test('crash safety: SIGKILL under load of creations, confirmations and deliverie
       for (const [key, u] of [...unanswered]) await create(u.merchant, key, u.body);
       if (sendingAtKill.length > 0) {
         const db2 = reader(prepared.dbPath);
-        const stuck = await waitUntil(() => sendingAtKill.filter((id) => (db2.prepare('SELECT status FROM deliveries WHERE id = ?').get(id) as { status: string }).status !== 'delivered'), 15_000);
+        const deliveryStatus = db2.prepare('SELECT status FROM deliveries WHERE id = ?');
+        const stuck = await waitUntil(() => sendingAtKill.filter((id) => (deliveryStatus.get(id) as { status: string }).status !== 'delivered'), 15_000);
         tally.check(stuck.length === 0, `after restart ${k + 1}: deliveries cut by the kill not delivered: ${stuck.join(',')}`);
         db2.close();
       }
@@ -124,7 +127,8 @@ test('crash safety: SIGKILL under load of creations, confirmations and deliverie
 
     // Settle: every payment confirms, every event reaches the receiver.
     const db = reader(prepared.dbPath);
-    const unconfirmed = await waitUntil(() => [...paid.keys()].filter((id) => (db.prepare('SELECT status FROM invoices WHERE id = ?').get(id) as { status: string } | undefined)?.status !== 'confirmed'), 60_000);
+    const statusOf = db.prepare('SELECT status FROM invoices WHERE id = ?');
+    const unconfirmed = await waitUntil(() => [...paid.keys()].filter((id) => (statusOf.get(id) as { status: string } | undefined)?.status !== 'confirmed'), 60_000);
     tally.check(unconfirmed.length === 0, `paid but not confirmed: ${unconfirmed.slice(0, 10).join(',')}`);
     for (const [id, tx] of paid) {
       const row = db.prepare('SELECT tx_hash FROM invoices WHERE id = ?').get(id) as { tx_hash: string | null } | undefined;
@@ -145,6 +149,7 @@ test('crash safety: SIGKILL under load of creations, confirmations and deliverie
     tally.count('events', (db.prepare('SELECT COUNT(*) AS n FROM events').get() as { n: number }).n);
     tally.count('receiver_requests', rx.requests.length);
     db.close();
+    if (tally.violations.length > 0) for (const line of problemLines(gw.output())) console.log(`[reliability:crash] gatewayd: ${line}`);
   } finally {
     await gw.stop();
     await rx.close();

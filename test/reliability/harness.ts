@@ -71,6 +71,15 @@ export class Tally {
   }
 }
 
+/** The warnings and errors a gateway logged (for a report when a check failed). */
+export function problemLines(output: string, max = 30): string[] {
+  return output
+    .split('\n')
+    .filter((l) => /"level":"(warn|error|fatal)"/.test(l) && !/webhook attempt failed/.test(l))
+    .slice(-max)
+    .map((l) => l.slice(0, 600));
+}
+
 export const ADDRESSES = ['TL24LCps5FKwp3PoU1MvrYrwhi5LU1tHre', 'TXVj38D1XR3TPgSHTCZGC8wkLDAGqF1oqx', 'TV6MuMXfmLbBqPZvBHdwFsDnQeVfnmiuSi', 'TJmmqjb1DK9TTZbQXzRQ2AuA94z4gKAPFh'] as const;
 
 export interface PreparedMerchant {
