@@ -14,7 +14,7 @@ import { freePort, startGateway } from '../helpers/process.js';
 import { startHttpsReceiver } from '../helpers/https-receiver.js';
 import { HttpClient } from '../helpers/http.js';
 import { prepareDatabase, reader, sessionClient, SEED, size, Tally, type PreparedMerchant } from './harness.js';
-import { hostileRequestArb, operationsOf, resolver, type HostileRequest, type Schema } from './openapi-fuzz.js';
+import { hostileRequestArb, operationsOf, resolver, systematicRequests, type HostileRequest, type Schema } from './openapi-fuzz.js';
 import type { Sqlite } from '../../src/db/database.js';
 
 /**
@@ -93,7 +93,12 @@ test('hostile input: generated from the served OpenAPI document, against every o
     const resolve = resolver(doc);
     const perOp = size(60, 260);
     const total = Math.max(perOp * ops.length, size(1500, 10_000));
-    const samples = fc.sample(hostileRequestArb(ops, resolve, { ids, foreignIds }), { seed: SEED, numRuns: total });
+    const security = (doc.paths as Record<string, Record<string, { security?: Array<Record<string, unknown>> }>>);
+    const systematic = systematicRequests(ops, resolve, { ids }, SEED, (op) => {
+      const sec = (security[op.path]![op.method.toLowerCase()]!.security ?? []).flatMap((x) => Object.keys(x));
+      return sec.includes('bearerAuth') ? 'bearer' : sec.includes('sessionCookie') ? (op.path.includes('/inbox') ? 'staff' : 'session') : 'none';
+    });
+    const samples = [...systematic, ...fc.sample(hostileRequestArb(ops, resolve, { ids, foreignIds }), { seed: SEED, numRuns: total })];
     const seenOps = new Map<string, number>();
 
     let before = checksum(db);

@@ -190,6 +190,17 @@ export const TWISTS: Twist[] = [
   { name: 'weird_string', apply: (b, r) => json(mutateField(b, r, () => pick(WEIRD_STRINGS, r))) },
   { name: 'oversized_string', apply: (b, r) => json(mutateField(b, r, () => 'x'.repeat(pick([101, 121, 256, 1001, 2049, 5001, 16_385, 40_000], r)))) },
   { name: 'deep_nesting', apply: (b, r) => ({ bytes: enc.encode(JSON.stringify(mutateField(b, r, () => '@@DEEP@@')).replace('"@@DEEP@@"', nested(pick([100, 5_000, 30_000], r)))), contentType: 'application/json' }) },
+  {
+    // Deep nesting inside every free-form object of the body (e.g. invoice metadata), where it passes the type check.
+    name: 'deep_inside_objects',
+    apply: (b, r) => {
+      const depth = pick([33, 1_000, 8_000, 30_000], r);
+      if (!b || typeof b !== 'object' || Array.isArray(b)) return json(b);
+      const marked = Object.fromEntries(Object.entries(b).map(([k, v]) => [k, v && typeof v === 'object' && !Array.isArray(v) ? { deep: '@@DEEP@@' } : v]));
+      if (!Object.values(marked).some((v) => v && typeof v === 'object')) marked.metadata = { deep: '@@DEEP@@' };
+      return { bytes: enc.encode(JSON.stringify(marked).replaceAll('"@@DEEP@@"', nested(depth))), contentType: 'application/json' };
+    },
+  },
   { name: 'not_an_object', apply: (_b, r) => json(pick([[], 'text', 42, null, true, [{}]], r)) },
   { name: 'malformed_json', apply: (b, r) => ({ bytes: enc.encode(pick(['{', '{"a":', '{"a":1,}', "{'a':1}", '{"a":1}{"b":2}', 'undefined', '\uFEFF' + JSON.stringify(b), JSON.stringify(b).slice(0, -1)], r)), contentType: 'application/json' }) },
   {
@@ -260,4 +271,34 @@ export function hostileRequestArb(ops: Operation[], resolve: (s: Schema) => Sche
       if (x.op.body) ({ bytes: body, contentType } = twist.apply(x.body, r));
       return { op: x.op, auth: x.auth, twist: x.op.body ? twist.name : 'no_body', pathParams, headers, body, contentType };
     });
+}
+
+/**
+ * Every twist once against every operation, with the credentials the operation accepts (a key
+ * where keys are allowed, else a session; none for public ones), so no combination is left to chance.
+ */
+export function systematicRequests(ops: Operation[], resolve: (s: Schema) => Schema, known: { ids: string[] }, seed: number, securityOf: (op: Operation) => AuthKind): HostileRequest[] {
+  const out: HostileRequest[] = [];
+  let n = 0;
+  for (const op of ops) {
+    const bodies = op.body ? fc.sample(validish(op.body, resolve), { seed: seed + n, numRuns: TWISTS.length }) : [];
+    TWISTS.forEach((twist, i) => {
+      n += 1;
+      let s = (seed + n) >>> 0;
+      const r = () => {
+        s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+        return s / 4294967296;
+      };
+      const pathParams: Record<string, string> = {};
+      const headers: Record<string, string> = {};
+      for (const p of op.params) {
+        if (p.in === 'path') pathParams[p.name] = known.ids[n % known.ids.length]!;
+        else if (p.in === 'header') headers[p.name] = `systematic-${n}`;
+      }
+      if (!op.body && i > 0) return;
+      const { bytes, contentType } = op.body ? twist.apply(bodies[i], r) : { bytes: undefined, contentType: undefined };
+      out.push({ op, auth: securityOf(op), twist: op.body ? twist.name : 'no_body', pathParams, headers, body: bytes, contentType });
+    });
+  }
+  return out;
 }
