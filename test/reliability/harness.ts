@@ -43,14 +43,19 @@ export class Tally {
   faults = 0;
   requests = 0;
   invariants = 0;
+  /** The first 200 violations in full; `violationCount` counts them all. */
   readonly violations: string[] = [];
+  violationCount = 0;
   readonly extra: Record<string, number> = {};
 
   constructor(readonly name: string) {}
 
   check(ok: boolean, what: string): boolean {
     this.invariants += 1;
-    if (!ok && this.violations.length < 200) this.violations.push(what);
+    if (!ok) {
+      this.violationCount += 1;
+      if (this.violations.length < 200) this.violations.push(what);
+    }
     return ok;
   }
 
@@ -64,7 +69,7 @@ export class Tally {
       .join('');
     const mode = FULL ? 'full' : 'reduced';
     console.log(
-      `[reliability:${this.name}] mode=${mode} seed=${SEED} faults injected=${this.faults} requests sent=${this.requests} invariants checked=${this.invariants}${extra} violations=${this.violations.length}`,
+      `[reliability:${this.name}] mode=${mode} seed=${SEED} faults injected=${this.faults} requests sent=${this.requests} invariants checked=${this.invariants}${extra} violations=${this.violationCount}`,
     );
     for (const v of this.violations) console.log(`[reliability:${this.name}] VIOLATION ${v}`);
     assert.deepEqual(this.violations, [], `${this.name}: invariant violations`);
