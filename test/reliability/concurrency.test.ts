@@ -102,6 +102,14 @@ test('concurrency: simultaneous creations, one key retried in parallel, a key ro
     tally.check(activeKeys.n === 1, `after the roll ${activeKeys.n} keys are active`);
     tally.count('roll_requests', outcomes.length);
 
+    // 3b. Parallel rolls of one key: one new key, the others find the old one revoked (404).
+    const m3 = merchants[3]!;
+    const rolls = await Promise.all(Array.from({ length: 10 }, () => sessionClient(gw.baseUrl, m3).post(`/api-keys/${m3.keyId}/roll`, {})));
+    tally.requests += rolls.length;
+    tally.check(rolls.filter((r) => r.status === 201).length === 1 && rolls.every((r) => r.status === 201 || r.status === 404), `parallel rolls: ${rolls.map((r) => r.status).join(',')}`);
+    const m3Active = db.prepare('SELECT COUNT(*) AS n FROM api_keys WHERE merchant_id = ? AND revoked_at IS NULL').get(m3.id) as { n: number };
+    tally.check(m3Active.n === 1, `parallel rolls left ${m3Active.n} active keys`);
+
     // 4. A webhook deleted while its deliveries are in flight (the receiver hangs).
     const m2 = merchants[2]!;
     const s2 = sessionClient(gw.baseUrl, m2);
