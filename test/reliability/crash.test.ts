@@ -153,6 +153,12 @@ test('crash safety: SIGKILL under load of creations, confirmations and deliverie
     tally.count('receiver_requests', rx.requests.length);
     db.close();
     if (tally.violations.length > 0) for (const line of problemLines(gw.output())) console.log(`[reliability:crash] gatewayd: ${line}`);
+    // A graceful stop with a backlog left for the watcher: it ends promptly and cleanly (a SIGTERM
+    // once waited for a whole pass of paced receipt reads).
+    const stopping = Date.now();
+    const code = await gw.stop();
+    tally.check(code === 0, `SIGTERM: exit code ${code}`);
+    tally.check(Date.now() - stopping < 20_000, `SIGTERM took ${Date.now() - stopping} ms`);
   } finally {
     await gw.stop();
     await rx.close();
