@@ -68,7 +68,7 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
       description:
         'Answers alike whether or not the address already has an account: an unconfirmed one gets a new link (replacing older links, and setting the new password), a confirmed one gets a notice. At most one such mail per address every 5 minutes.',
       request: { body: jsonBody(RegisterBody) },
-      responses: { 201: jsonResponse(RegisterResponse, 'Registered; check your mail'), ...errorResponses(400, 403, 429, 503) },
+      responses: { 201: jsonResponse(RegisterResponse, 'Registered; check your mail'), ...errorResponses(400, 403, 413, 429, 503) },
     }),
     async (c) => {
       const body = c.req.valid('json');
@@ -89,7 +89,7 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
       description:
         'Wrong password or unknown email: 401 invalid_credential. Right password on an unconfirmed account: 403 email_not_verified, and a new confirmation link is emailed at most every 5 minutes.',
       request: { body: jsonBody(LoginBody) },
-      responses: { 200: jsonResponse(MerchantEnvelope, 'Signed in'), ...errorResponses(400, 401, 403, 429, 503) },
+      responses: { 200: jsonResponse(MerchantEnvelope, 'Signed in'), ...errorResponses(400, 401, 403, 413, 429, 503) },
     }),
     async (c) => {
       const body = c.req.valid('json');
@@ -109,7 +109,7 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
       summary: 'Confirm the email address with the token of the emailed link; signs in',
       description: 'The token is single use, valid 24 hours, and replaced by any newer confirmation mail: otherwise 400 invalid_token.',
       request: { body: jsonBody(VerifyEmailBody) },
-      responses: { 200: jsonResponse(MerchantEnvelope, 'Confirmed and signed in'), ...errorResponses(400, 403, 429) },
+      responses: { 200: jsonResponse(MerchantEnvelope, 'Confirmed and signed in'), ...errorResponses(400, 403, 413, 429) },
     }),
     async (c) => {
       const { token } = c.req.valid('json');
@@ -128,7 +128,7 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
       summary: 'Email a password reset link (valid 1 hour, single use)',
       description: 'Always 202, whether or not the address has an account.',
       request: { body: jsonBody(ForgotBody) },
-      responses: { 202: jsonResponse(SuccessSchema, 'Accepted'), ...errorResponses(400, 403, 429, 503) },
+      responses: { 202: jsonResponse(SuccessSchema, 'Accepted'), ...errorResponses(400, 403, 413, 429, 503) },
     }),
     async (c) => {
       const body = c.req.valid('json');
@@ -148,7 +148,7 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
       summary: 'Set a new password with the token of the emailed link; signs in',
       description: 'Revokes every existing session of the account and confirms its email address. A used, replaced, expired or unknown token: 400 invalid_token.',
       request: { body: jsonBody(ResetBody) },
-      responses: { 200: jsonResponse(MerchantEnvelope, 'Password changed and signed in'), ...errorResponses(400, 403, 429) },
+      responses: { 200: jsonResponse(MerchantEnvelope, 'Password changed and signed in'), ...errorResponses(400, 403, 413, 429) },
     }),
     async (c) => {
       const body = c.req.valid('json');
@@ -171,7 +171,7 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
       responses: {
         200: jsonResponse(MerchantEnvelope, 'Signed in to an existing account'),
         201: jsonResponse(MerchantEnvelope, 'Account created and signed in'),
-        ...errorResponses(400, 401, 403, 429, 503),
+        ...errorResponses(400, 401, 403, 413, 429, 503),
       },
     }),
     async (c) => {
@@ -203,7 +203,7 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
       tags,
       summary: 'End the session and clear its cookie',
       request: { body: jsonBody(EmptyBody) },
-      responses: { 200: jsonResponse(SuccessSchema, 'Signed out'), ...errorResponses(400, 403) },
+      responses: { 200: jsonResponse(SuccessSchema, 'Signed out'), ...errorResponses(400, 403, 413) },
     }),
     async (c) => {
       const token = getCookie(c, SESSION_COOKIE);

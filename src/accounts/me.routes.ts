@@ -43,7 +43,7 @@ export function meRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
       middleware,
       summary: 'Change the business display name',
       request: { body: jsonBody(PatchMeBody) },
-      responses: { 200: jsonResponse(DashboardSchema, 'Dashboard'), ...errorResponses(400, 401, 403) },
+      responses: { 200: jsonResponse(DashboardSchema, 'Dashboard'), ...errorResponses(400, 401, 403, 413) },
     }),
     async (c) => {
       const { name } = c.req.valid('json');

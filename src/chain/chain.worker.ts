@@ -54,6 +54,12 @@ export interface ChainRuntime {
    * and repeated log lines. Losing it (restart) only repeats that work.
    */
   rejected: Set<string>;
+  /**
+   * Set when the server shuts down: the running pass stops reading at the next record or address
+   * (one pass can hold thousands of paced receipt reads, which a SIGTERM must not wait for).
+   * Coverage then stays before the first record not judged, so the next start reads it again.
+   */
+  stopping: boolean;
 }
 
 /**
@@ -81,11 +87,19 @@ export function createChainRuntime(config: Config, options: { timeoutMs?: number
     fault: undefined,
     waitingLogged: new Set(),
     rejected: new Set(),
+    stopping: false,
   };
 }
 
 export function chainWorker(deps: AppDeps): Worker {
-  return { name: 'chain', intervalMs: deps.chain.intervalMs, runOnce: () => runOnce(deps) };
+  return {
+    name: 'chain',
+    intervalMs: deps.chain.intervalMs,
+    runOnce: () => runOnce(deps),
+    onStop: () => {
+      deps.chain.stopping = true;
+    },
+  };
 }
 
 /** One watcher pass. Never returns true: each address is polled at most once per interval. */
@@ -120,7 +134,7 @@ export async function runOnce(deps: AppDeps): Promise<boolean> {
     // rethrown, so no lane outlives the pass.
     let crash: { err: unknown } | undefined;
     const lane = async (): Promise<void> => {
-      for (let w = queue.shift(); w && !globalFault && !crash; w = queue.shift()) {
+      for (let w = queue.shift(); w && !globalFault && !crash && !rt.stopping; w = queue.shift()) {
         rt.lastPollAt.set(w.address, now);
         try {
           const covered = await pollAddress(deps, head, w);
@@ -193,7 +207,12 @@ async function pollAddress(deps: AppDeps, head: Head, w: WatchedAddress): Promis
 
   let heldBackTo: number | undefined;
   const seen = new Set<string>();
-  for (const record of records) {
+  for (const [i, record] of records.entries()) {
+    if (rt.stopping) {
+      // Shutting down: what is not judged yet is read again at the next start.
+      for (const rest of records.slice(i)) heldBackTo = Math.min(heldBackTo ?? Infinity, rest.block_timestamp - 1);
+      break;
+    }
     const reason = rejectRecord(record, w.address);
     if (reason) {
       deps.log.debug({ address: w.address, tx_hash: record.transaction_id, reason }, 'chain: record ignored');

@@ -6,6 +6,24 @@ import { parseAmount } from '../lib/amounts.js';
 export const AMOUNT_PATTERN = '^(0|[1-9][0-9]{0,9})(\\.[0-9]{1,6})?$';
 export const MAX_INVOICE_AMOUNT = 1_000_000_000_000_000n; // 1 000 000 000 USDT in micro-units
 export const METADATA_MAX_BYTES = 16 * 1024;
+/**
+ * Nesting levels metadata may use (the object itself is level 1). 16 KiB of brackets nest thousands
+ * deep, and every JSON.stringify that later handles it (this size check, storage, responses,
+ * webhooks) would overflow the stack: such a body was a 500.
+ */
+export const METADATA_MAX_DEPTH = 32;
+
+/** Iterative, so the check itself cannot overflow the stack. */
+function nestsAtMost(value: unknown, max: number): boolean {
+  const pending: Array<[unknown, number]> = [[value, 1]];
+  while (pending.length > 0) {
+    const [v, depth] = pending.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth > max) return false;
+    for (const child of Object.values(v)) pending.push([child, depth + 1]);
+  }
+  return true;
+}
 const MONEY = z.string().regex(/^[0-9]+\.[0-9]{6}$/).openapi({ example: '12.500001' });
 
 const invoiceCommon = {
@@ -64,9 +82,12 @@ export const CreateInvoiceSchema = z
     description: z.string().min(1).max(1000).optional(),
     metadata: z
       .record(z.string(), z.unknown())
-      .refine((m) => Buffer.byteLength(JSON.stringify(m), 'utf8') <= METADATA_MAX_BYTES, `metadata must be at most ${METADATA_MAX_BYTES} bytes serialized`)
+      .superRefine((m, ctx) => {
+        if (!nestsAtMost(m, METADATA_MAX_DEPTH)) ctx.addIssue({ code: 'custom', message: `metadata must nest at most ${METADATA_MAX_DEPTH} levels deep` });
+        else if (Buffer.byteLength(JSON.stringify(m), 'utf8') > METADATA_MAX_BYTES) ctx.addIssue({ code: 'custom', message: `metadata must be at most ${METADATA_MAX_BYTES} bytes serialized` });
+      })
       .optional()
-      .openapi({ description: 'At most 16 KiB serialized (UTF-8 JSON); never customer secrets' }),
+      .openapi({ description: `At most 16 KiB serialized (UTF-8 JSON) and ${METADATA_MAX_DEPTH} levels deep; never customer secrets` }),
     expires_in_minutes: z.number().int().min(1).max(1440).default(20),
   })
   .openapi('CreateInvoice');

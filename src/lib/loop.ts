@@ -12,6 +12,8 @@ export interface Worker {
   onStart?(loop: LoopHandle): void;
   /** Work the worker started in the background that stop() should wait for (e.g. requests in flight). */
   drain?(): Promise<void>;
+  /** Called when stop() begins, so a long pass can end early at a safe point instead of being waited for. */
+  onStop?(): void;
 }
 
 export interface LoopHandle {
@@ -58,6 +60,7 @@ export function startLoop(worker: Worker, log: Log): LoopHandle {
   const handle: LoopHandle = {
     async stop() {
       stopped = true;
+      worker.onStop?.();
       if (timer) clearTimeout(timer);
       if (running) await running;
       await worker.drain?.();

@@ -22,8 +22,9 @@ const security = [{ sessionCookie: [] }];
 export function webhookRoutes(deps: AppDeps) {
   const app = createRouter();
   const deliverer = createDeliverer(deps);
-  app.use('/webhooks', requireSession(deps));
-  app.use('/webhooks/*', requireSession(deps));
+  // Per route, not app.use('/webhooks/*'): a path-wide guard would answer 401 to a wrong method
+  // (405) or an unknown path under /webhooks (404).
+  const session = requireSession(deps);
 
   app.openapi(
     createRoute({
@@ -35,6 +36,7 @@ export function webhookRoutes(deps: AppDeps) {
         'The URL is checked now and again before every delivery: https, an allowed port, no credentials or fragment, a DNS name ' +
         '(no IP literal, no localhost) whose every address is public. At most 16 active webhooks per account.',
       security,
+      middleware: [session] as const,
       request: { body: jsonBody(CreateWebhookBody) },
       responses: { 201: jsonResponse(CreatedWebhookSchema, 'Registered'), ...errorResponses(400, 401, 403, 409, 413) },
     }),
@@ -52,6 +54,7 @@ export function webhookRoutes(deps: AppDeps) {
       tags: ['Webhooks'],
       summary: 'Deactivate a webhook and cancel its pending deliveries',
       security,
+      middleware: [session] as const,
       request: { params: WebhookIdParam },
       responses: { 200: jsonResponse(SuccessSchema, 'Deactivated (also when it already was)'), ...errorResponses(401, 403, 404) },
     }),
@@ -71,6 +74,7 @@ export function webhookRoutes(deps: AppDeps) {
         'The first attempt is made before the answer, so the delivery shows its outcome (bounded by webhooks.timeout_seconds); ' +
         'a failed attempt is retried on the usual schedule. Test events and manual retries: at most 30 a minute per account.',
       security,
+      middleware: [session] as const,
       request: { params: WebhookIdParam, body: jsonBody(EmptyBody) },
       responses: { 200: jsonResponse(TestWebhookResultSchema, 'The stored event and its delivery'), ...errorResponses(400, 401, 403, 404, 409, 413, 429) },
     }),
@@ -88,6 +92,7 @@ export function webhookRoutes(deps: AppDeps) {
       summary: 'Make one attempt now for a failed or pending delivery',
       description: 'Delivered, cancelled and in-flight deliveries answer 409 delivery_not_retryable; a delivery of a deleted webhook 409 webhook_inactive.',
       security,
+      middleware: [session] as const,
       request: { params: DeliveryIdParam, body: jsonBody(EmptyBody) },
       responses: { 200: jsonResponse(DeliveryEnvelopeSchema, 'The delivery after the attempt'), ...errorResponses(400, 401, 403, 404, 409, 413, 429) },
     }),

@@ -22,6 +22,8 @@ test('GET /api/v1/openapi.json is OpenAPI 3.1, version 0.2.0, and matches the ch
     for (const [path, ops] of Object.entries<any>(doc.paths)) {
       for (const [method, op] of Object.entries<any>(ops)) {
         assert.ok(op.responses['500'], `${method.toUpperCase()} ${path} documents 500`);
+        // Every JSON body passes the 64 KiB guard, so every operation with a body can answer 413.
+        if (op.requestBody) assert.ok(op.responses['413'], `${method.toUpperCase()} ${path} documents 413`);
         for (const [status, r] of Object.entries<any>(op.responses)) {
           if (Number(status) >= 400) assert.equal(r.content['application/json'].schema.$ref, '#/components/schemas/Error', `${method} ${path} ${status}`);
         }

@@ -76,3 +76,21 @@ test('unknown fields and missing required fields are 400; a non-JSON body too', 
   assert.equal(notJson.status, 400);
   assert.equal(notJson.body.error.code, 'invalid_json');
 });
+
+test('metadata nests at most 32 levels: deeper is 400, also thousands of levels within 16 KiB (was a 500)', async () => {
+  const nest = (levels: number): Record<string, unknown> => {
+    let v: unknown = 1;
+    for (let i = 0; i < levels; i++) v = { k: v };
+    return v as Record<string, unknown>;
+  };
+  await expect201({ metadata: nest(32) }, '32 levels');
+  await expect400({ metadata: nest(33) }, '33 levels');
+  for (const depth of [5_000, 30_000]) {
+    // Built as text: JSON.stringify itself cannot write this deep.
+    const raw = `{"merchant_order_id":"deep-${depth}","amount":"1","wallet_id":"${s.walletId}","metadata":{"a":${'['.repeat(depth)}${']'.repeat(depth)}}}`;
+    const res = await s.client.post('/invoices', undefined, { raw, headers: { 'idempotency-key': `deep-${depth}`, 'content-type': 'application/json' } });
+    assert.equal(res.status, 400, `${depth} levels: ${res.status} ${res.text}`);
+    assert.equal(res.body.error.code, 'validation_error');
+    assert.match(JSON.stringify(res.body.error.details), /32 levels/);
+  }
+});

@@ -169,3 +169,16 @@ test('webhook routes are in the OpenAPI document with their error responses', as
   assert.ok(doc.paths['/api/v1/webhooks/deliveries/{id}/retry'].post.responses['409']);
   for (const name of ['Webhook', 'Delivery', 'Event', 'CreatedWebhook']) assert.ok(doc.components.schemas[name], name);
 });
+
+test('a wrong method under /webhooks is 405 and an unknown path 404, signed in or not (the session guard is per route)', async () => {
+  for (const client of [owner.client, t.client()]) {
+    const put = await client.request('PUT', '/webhooks/whk_x', {});
+    assert.equal(put.status, 405, put.text);
+    assert.equal(put.body.error.code, 'method_not_allowed');
+    const get = await client.get('/webhooks');
+    assert.equal(get.status, 405, get.text);
+    const unknown = await client.get('/webhooks/whk_x/nothing');
+    assert.equal(unknown.status, 404, unknown.text);
+  }
+  assert.equal((await t.client().post('/webhooks', { url: rx.url('/x') })).status, 401, 'the guard still applies to the real routes');
+});

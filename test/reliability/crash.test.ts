@@ -1,0 +1,202 @@
+/**
+ * Crash safety (issue 11): the real `gatewayd serve` runs under a steady load of invoice
+ * creations, payments the chain watcher confirms and webhook deliveries, and is killed with
+ * SIGKILL at random moments, then restarted on the same database. After every kill and restart
+ * the invariants below are checked against the database file; at the end, once the load stops,
+ * every payment is confirmed exactly once and every stored event has reached the receiver.
+ */
+import { test } from 'node:test';
+import { rmSync } from 'node:fs';
+import { startGateway, type GatewayProcess } from '../helpers/process.js';
+import { startHttpsReceiver } from '../helpers/https-receiver.js';
+import { startTronGrid } from '../helpers/trongrid.js';
+import { HttpClient } from '../helpers/http.js';
+import { duplicatePayables, integrityOk, prepareDatabase, problemLines, reader, rng, sessionClient, size, sleep, Tally, type PreparedMerchant } from './harness.js';
+
+interface Answered {
+  id: string;
+  payable: string;
+  address: string;
+  merchant: PreparedMerchant;
+}
+
+function micro(text: string): bigint {
+  const [whole, frac = ''] = text.split('.');
+  return BigInt(whole!) * 1_000_000n + BigInt(frac.padEnd(6, '0'));
+}
+
+test('crash safety: SIGKILL under load of creations, confirmations and deliveries', { timeout: 900_000 }, async () => {
+  const tally = new Tally('crash');
+  const random = rng();
+  const kills = size(3, 24);
+  const pace = size(60, 15);
+  const payEveryMs = Number(process.env.RELIABILITY_PAY_MS ?? 250);
+  // The stand-in's clock runs two minutes ahead of the gateway's, so its solidified head (57 s
+  // behind its now) is 63 s ahead of the gateway's now. A payment is put at gateway
+  // time + 30 s: already final, inside the invoice's window, and above the watcher's coverage
+  // (head - 60 s), as a fresh transfer always is on the real chain.
+  const tg = await startTronGrid({ now: () => Date.now() + 120_000 });
+  const rx = await startHttpsReceiver();
+  const prepared = await prepareDatabase(6, { addresses: ['TL24LCps5FKwp3PoU1MvrYrwhi5LU1tHre', 'TXVj38D1XR3TPgSHTCZGC8wkLDAGqF1oqx'] });
+  const config = {
+    database: { path: prepared.dbPath },
+    tron: { api_url: tg.url, poll_interval_seconds: 1 },
+    webhooks: rx.webhookConfig({ timeout_seconds: 5 }),
+    log: { level: 'warn' },
+  };
+  const answered = new Map<string, Answered>();
+  /** Creations sent but not answered (the process died): retried with the same key after restart. */
+  const unanswered = new Map<string, { merchant: PreparedMerchant; body: Record<string, unknown> }>();
+  const paid = new Map<string, string>(); // invoice id -> tx id
+  const confirmedSeen = new Map<string, string>(); // invoice id -> tx_hash
+  let gw: GatewayProcess = await startGateway({ dir: prepared.dir, config });
+  try {
+    for (const m of prepared.merchants) {
+      const res = await sessionClient(gw.baseUrl, m).post('/webhooks', { url: rx.url(`/m/${m.id}`) });
+      tally.requests += 1;
+      tally.check(res.status === 201, `webhook registration: ${res.status} ${res.text}`);
+    }
+    let seq = 0;
+    let running = true;
+
+    const create = async (m: PreparedMerchant, key: string, body: Record<string, unknown>): Promise<void> => {
+      const client = new HttpClient(gw.baseUrl, null);
+      tally.requests += 1;
+      let res;
+      try {
+        res = await client.post('/invoices', body, { bearer: m.key, headers: { 'idempotency-key': key } });
+      } catch {
+        unanswered.set(key, { merchant: m, body });
+        return;
+      }
+      unanswered.delete(key);
+      tally.check(res.status === 201 || res.status === 200, `create ${key}: ${res.status} ${res.text.slice(0, 200)}`);
+      if (res.status === 201 || res.status === 200) {
+        const inv = res.body.invoice;
+        const prev = answered.get(key);
+        tally.check(!prev || prev.id === inv.id, `key ${key} answered two invoices ${prev?.id} ${inv.id}`);
+        answered.set(key, { id: inv.id, payable: inv.payable_amount, address: inv.wallet_address, merchant: m });
+      }
+    };
+
+    const creator = async (): Promise<void> => {
+      while (running) {
+        const m = prepared.merchants[Math.floor(random() * prepared.merchants.length)]!;
+        seq += 1;
+        const key = `crash-${seq}`;
+        await create(m, key, { merchant_order_id: key, amount: '10', wallet_id: m.walletId, expires_in_minutes: 60 });
+        await sleep(pace);
+      }
+    };
+    const payer = async (): Promise<void> => {
+      while (running) {
+        // At most about four a second (RELIABILITY_PAY_MS overrides): each payment costs the
+        // watcher a receipt read, and it paces itself under TronGrid's request rate.
+        await sleep(payEveryMs);
+        const open = [...answered.values()].filter((a) => !paid.has(a.id));
+        if (open.length === 0) continue;
+        const a = open[Math.floor(random() * open.length)]!;
+        const { txId } = tg.pay({ to: a.address, amount: micro(a.payable), blockTimestamp: Date.now() + 30_000 });
+        paid.set(a.id, txId);
+      }
+    };
+
+    const load = [creator(), creator(), payer()];
+    for (let k = 0; k < kills; k++) {
+      await sleep(400 + Math.floor(random() * 1600));
+      await gw.kill();
+      tally.faults += 1;
+      const db = reader(prepared.dbPath);
+      const sendingAtKill = (db.prepare("SELECT id FROM deliveries WHERE status = 'sending'").all() as Array<{ id: string }>).map((r) => r.id);
+      tally.count('cut_deliveries', sendingAtKill.length);
+      checkAtRest(db, tally, answered, confirmedSeen, `after kill ${k + 1}`);
+      db.close();
+
+      gw = await startGateway({ dir: prepared.dir, config });
+      // Creations whose answer the crash swallowed: the same key makes at most one invoice.
+      for (const [key, u] of [...unanswered]) await create(u.merchant, key, u.body);
+      if (sendingAtKill.length > 0) {
+        const db2 = reader(prepared.dbPath);
+        const deliveryStatus = db2.prepare('SELECT status FROM deliveries WHERE id = ?');
+        const stuck = await waitUntil(() => sendingAtKill.filter((id) => (deliveryStatus.get(id) as { status: string }).status !== 'delivered'), 15_000);
+        tally.check(stuck.length === 0, `after restart ${k + 1}: deliveries cut by the kill not delivered: ${stuck.join(',')}`);
+        db2.close();
+      }
+    }
+    running = false;
+    await Promise.all(load);
+
+    // Settle: every payment confirms, every event reaches the receiver.
+    const db = reader(prepared.dbPath);
+    const statusOf = db.prepare('SELECT status FROM invoices WHERE id = ?');
+    const unconfirmed = await waitUntil(() => [...paid.keys()].filter((id) => (statusOf.get(id) as { status: string } | undefined)?.status !== 'confirmed'), 60_000);
+    tally.check(unconfirmed.length === 0, `paid but not confirmed: ${unconfirmed.slice(0, 10).join(',')}`);
+    const txOf = db.prepare('SELECT tx_hash FROM invoices WHERE id = ?');
+    for (const [id, tx] of paid) {
+      const row = txOf.get(id) as { tx_hash: string | null } | undefined;
+      // Unconfirmed ones are reported above; a confirmation must name the payment's own transaction.
+      if (row?.tx_hash !== null) tally.check(row?.tx_hash === tx, `invoice ${id} confirmed by ${row?.tx_hash}, paid by ${tx}`);
+    }
+    const confirmedCount = (db.prepare("SELECT COUNT(*) AS n FROM invoices WHERE status = 'confirmed'").get() as { n: number }).n;
+    tally.check(confirmedCount === paid.size, `confirmed ${confirmedCount} invoices for ${paid.size} payments`);
+    const undelivered = await waitUntil(() => {
+      const got = new Set(rx.requests.map((r) => String(r.headers['x-gateway-event-id'])));
+      return (db.prepare('SELECT id FROM events').all() as Array<{ id: string }>).map((e) => e.id).filter((id) => !got.has(id));
+    }, 60_000);
+    tally.check(undelivered.length === 0, `events never received: ${undelivered.length} (${undelivered.slice(0, 5).join(',')})`);
+    const sending = await waitUntil(() => db.prepare("SELECT id FROM deliveries WHERE status <> 'delivered'").all(), 30_000);
+    tally.check(sending.length === 0, `deliveries not delivered at the end: ${JSON.stringify(sending.slice(0, 5))}`);
+    checkAtRest(db, tally, answered, confirmedSeen, 'at the end');
+    tally.count('invoices_answered', answered.size);
+    tally.count('payments', paid.size);
+    tally.count('events', (db.prepare('SELECT COUNT(*) AS n FROM events').get() as { n: number }).n);
+    tally.count('receiver_requests', rx.requests.length);
+    db.close();
+    if (tally.violations.length > 0) for (const line of problemLines(gw.output())) console.log(`[reliability:crash] gatewayd: ${line}`);
+    // A graceful stop with a backlog left for the watcher: it ends promptly and cleanly (a SIGTERM
+    // once waited for a whole pass of paced receipt reads).
+    const stopping = Date.now();
+    const code = await gw.stop();
+    tally.check(code === 0, `SIGTERM: exit code ${code}`);
+    tally.check(Date.now() - stopping < 20_000, `SIGTERM took ${Date.now() - stopping} ms`);
+  } finally {
+    await gw.stop();
+    await rx.close();
+    await tg.close();
+    rmSync(prepared.dir, { recursive: true, force: true });
+  }
+  tally.finish();
+});
+
+/** The invariants that hold for the database at rest (after a kill, or at the end). */
+function checkAtRest(db: ReturnType<typeof reader>, tally: Tally, answered: Map<string, Answered>, confirmedSeen: Map<string, string>, when: string): void {
+  tally.check(integrityOk(db), `${when}: PRAGMA integrity_check is not ok`);
+  tally.check(duplicatePayables(db) === 0, `${when}: a payable amount is used twice on one reservation key`);
+  const byId = db.prepare('SELECT payable_amount, wallet_address, status, tx_hash FROM invoices WHERE id = ?');
+  for (const [key, a] of answered) {
+    const row = byId.get(a.id) as { payable_amount: number; wallet_address: string; status: string; tx_hash: string | null } | undefined;
+    tally.check(row !== undefined && BigInt(row.payable_amount) === micro(a.payable) && row.wallet_address === a.address, `${when}: answered invoice ${a.id} (${key}) lost or changed`);
+    if (row?.status === 'confirmed') {
+      const before = confirmedSeen.get(a.id);
+      tally.check(before === undefined || before === row.tx_hash, `${when}: ${a.id} changed its confirmation`);
+      confirmedSeen.set(a.id, row.tx_hash!);
+    }
+  }
+  for (const [id, tx] of confirmedSeen) {
+    const row = byId.get(id) as { status: string; tx_hash: string } | undefined;
+    tally.check(row?.status === 'confirmed' && row.tx_hash === tx, `${when}: ${id} lost its confirmation`);
+  }
+  // Reservation rows point at live invoices with the same amount.
+  const orphan = db.prepare('SELECT COUNT(*) AS n FROM amount_reservations r LEFT JOIN invoices i ON i.id = r.invoice_id WHERE i.id IS NULL OR i.payable_amount <> r.amount OR i.wallet_address <> r.address').get() as { n: number };
+  tally.check(orphan.n === 0, `${when}: ${orphan.n} reservations do not match their invoice`);
+}
+
+/** Polls `pending()` until it returns an empty list or the time is up; returns the last list. */
+async function waitUntil<T>(pending: () => T[], timeoutMs: number): Promise<T[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const left = pending();
+    if (left.length === 0 || Date.now() > deadline) return left;
+    await sleep(100);
+  }
+}

@@ -1,0 +1,153 @@
+/**
+ * Shared pieces of the reliability suite (issue 11): the run size (a reduced, seeded run inside
+ * `npm test`; `RELIABILITY=full` for `npm run test:reliability`), a seeded PRNG, the tally each
+ * scenario prints as its summary line, and the preparation of a database for a real `gatewayd
+ * serve` child process (merchants, sessions, keys, wallets written before the first start).
+ */
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { insertMerchant } from '../../src/accounts/merchants.repo.js';
+import { createSession, SESSION_COOKIE } from '../../src/accounts/sessions.repo.js';
+import { insertKey } from '../../src/api-keys/api-keys.repo.js';
+import { openDatabase, openSqlite, type Sqlite } from '../../src/db/database.js';
+import { migrate } from '../../src/db/migrator.js';
+import { registerWallet } from '../../src/wallets/wallets.repo.js';
+import { tempDir } from '../helpers/app.js';
+import { HttpClient } from '../helpers/http.js';
+
+export const FULL = process.env.RELIABILITY === 'full';
+export const SEED = Number(process.env.RELIABILITY_SEED ?? 20261121);
+
+/** The reduced count inside `npm test`, the full one under RELIABILITY=full. */
+export function size(reduced: number, full: number): number {
+  return FULL ? full : reduced;
+}
+
+/** mulberry32: a small seeded PRNG so a failing run can be replayed with RELIABILITY_SEED. */
+export function rng(seed: number = SEED): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * Counts what a scenario did and every invariant it checked. A violation is recorded, not thrown,
+ * so the summary lists all of them; `finish()` prints the summary line and fails on any.
+ */
+export class Tally {
+  faults = 0;
+  requests = 0;
+  invariants = 0;
+  /** The first 200 violations in full; `violationCount` counts them all. */
+  readonly violations: string[] = [];
+  violationCount = 0;
+  readonly extra: Record<string, number> = {};
+
+  constructor(readonly name: string) {}
+
+  check(ok: boolean, what: string): boolean {
+    this.invariants += 1;
+    if (!ok) {
+      this.violationCount += 1;
+      if (this.violations.length < 200) this.violations.push(what);
+    }
+    return ok;
+  }
+
+  count(key: string, by = 1): void {
+    this.extra[key] = (this.extra[key] ?? 0) + by;
+  }
+
+  finish(): void {
+    const extra = Object.entries(this.extra)
+      .map(([k, v]) => ` ${k}=${v}`)
+      .join('');
+    const mode = FULL ? 'full' : 'reduced';
+    console.log(
+      `[reliability:${this.name}] mode=${mode} seed=${SEED} faults injected=${this.faults} requests sent=${this.requests} invariants checked=${this.invariants}${extra} violations=${this.violationCount}`,
+    );
+    for (const v of this.violations) console.log(`[reliability:${this.name}] VIOLATION ${v}`);
+    assert.deepEqual(this.violations, [], `${this.name}: invariant violations`);
+  }
+}
+
+/** The warnings and errors a gateway logged (for a report when a check failed). */
+export function problemLines(output: string, max = 30): string[] {
+  return output
+    .split('\n')
+    .filter((l) => /"level":"(warn|error|fatal)"/.test(l) && !/webhook attempt failed/.test(l))
+    .slice(-max)
+    .map((l) => l.slice(0, 600));
+}
+
+export const ADDRESSES = ['TL24LCps5FKwp3PoU1MvrYrwhi5LU1tHre', 'TXVj38D1XR3TPgSHTCZGC8wkLDAGqF1oqx', 'TV6MuMXfmLbBqPZvBHdwFsDnQeVfnmiuSi', 'TJmmqjb1DK9TTZbQXzRQ2AuA94z4gKAPFh'] as const;
+
+export interface PreparedMerchant {
+  id: string;
+  email: string;
+  sessionToken: string;
+  /** Full-scope key secret and id. */
+  key: string;
+  keyId: string;
+  walletId: string;
+  address: string;
+}
+
+/** A migrated database in a fresh folder with `count` confirmed merchants, each with a session, a key and a wallet. */
+export async function prepareDatabase(count: number, options: { addresses?: readonly string[]; dir?: string } = {}): Promise<{ dir: string; dbPath: string; merchants: PreparedMerchant[] }> {
+  const dir = options.dir ?? tempDir('gatewayd-rel-');
+  const dbPath = join(dir, 'gateway.db');
+  const db = openDatabase(dbPath);
+  migrate(db.sqlite, Date.now());
+  const addresses = options.addresses ?? ADDRESSES;
+  const merchants: PreparedMerchant[] = [];
+  for (let i = 0; i < count; i++) {
+    const now = Date.now();
+    const email = `rel${i}.${now}@example.test`;
+    const m = await insertMerchant(db.db, { email, name: `Shop ${i}`, passwordHash: null, emailVerifiedAt: now }, now);
+    const { token } = await createSession(db.db, m.id, now);
+    const { key, secret } = await insertKey(db.db, m.id, { name: 'server', scopes: ['invoices:read', 'invoices:write', 'ledger:read'], expiresInDays: null }, now);
+    const address = addresses[i % addresses.length]!;
+    const { wallet } = await registerWallet(db.db, m.id, 'Main', address, now);
+    merchants.push({ id: m.id, email, sessionToken: token, key: secret, keyId: key.id, walletId: wallet.id, address });
+  }
+  await db.close();
+  return { dir, dbPath, merchants };
+}
+
+/** An owner-session client for a prepared merchant against a running gateway. */
+export function sessionClient(baseUrl: string, m: PreparedMerchant, origin: string | null = baseUrl): HttpClient {
+  const c = new HttpClient(baseUrl, origin);
+  c.cookies.set(SESSION_COOKIE, m.sessionToken);
+  return c;
+}
+
+/** A read-only connection for invariant checks while the gateway runs (WAL lets readers in). */
+export function reader(dbPath: string): Sqlite {
+  return openSqlite(dbPath, { readonly: true });
+}
+
+export function integrityOk(sqlite: Sqlite): boolean {
+  const rows = sqlite.prepare('PRAGMA integrity_check').all() as Array<{ integrity_check: string }>;
+  return rows.length === 1 && rows[0]!.integrity_check === 'ok';
+}
+
+/** Live invoices sharing a payable amount on one reservation key (must be none). */
+export function duplicatePayables(sqlite: Sqlite): number {
+  const row = sqlite
+    .prepare(
+      `SELECT COUNT(*) AS n FROM (SELECT network, token_contract, wallet_address, payable_amount FROM invoices
+         GROUP BY network, token_contract, wallet_address, payable_amount HAVING COUNT(*) > 1)`,
+    )
+    .get() as { n: number };
+  return row.n;
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
