@@ -200,17 +200,22 @@ function rowToTransfer(row: Selectable<ChainTransfersTable>): ChainTransfer {
   };
 }
 
-/** Late payments recorded against one invoice, oldest first. */
-export async function listLatePayments(db: Db, invoiceId: string): Promise<ChainTransfer[]> {
+/** Transfers of one kind recorded against one invoice, oldest first. */
+async function listInvoiceTransfers(db: Db | Trx, invoiceId: string, kind: ChainTransferKind): Promise<ChainTransfer[]> {
   const rows = await db
     .selectFrom('chain_transfers')
     .selectAll()
     .where('invoice_id', '=', invoiceId)
-    .where('kind', '=', 'late')
+    .where('kind', '=', kind)
     .orderBy('block_timestamp')
     .orderBy('log_index')
     .execute();
   return rows.map(rowToTransfer);
+}
+
+/** Late payments recorded against one invoice, oldest first. */
+export function listLatePayments(db: Db, invoiceId: string): Promise<ChainTransfer[]> {
+  return listInvoiceTransfers(db, invoiceId, 'late');
 }
 
 /** Late payments against any of the merchant's invoices, newest first (the Dashboard's list). */
@@ -268,13 +273,5 @@ export async function listUnmatchedTransfers(db: Db, merchantId: string, limit =
 
 /** The transfer that paid a review invoice (kind review_paid), for the owner's accept decision. */
 export async function findReviewPayment(db: Db | Trx, invoiceId: string): Promise<ChainTransfer | undefined> {
-  const row = await db
-    .selectFrom('chain_transfers')
-    .selectAll()
-    .where('invoice_id', '=', invoiceId)
-    .where('kind', '=', 'review_paid')
-    .orderBy('block_timestamp')
-    .orderBy('log_index')
-    .executeTakeFirst();
-  return row ? rowToTransfer(row) : undefined;
+  return (await listInvoiceTransfers(db, invoiceId, 'review_paid'))[0];
 }

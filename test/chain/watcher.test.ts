@@ -435,3 +435,38 @@ test("coverage also waits for TronGrid's confirmed index: a payment indexed late
     await h.close();
   }
 });
+
+test('the owner accepts a paid review invoice: invoice.confirmed carries the paying transaction; the ledger lists late payments', async () => {
+  const h = await startChainHarness();
+  try {
+    const { t, tg } = h;
+    const { createSession, SESSION_COOKIE } = await import('../../src/accounts/sessions.repo.js');
+    const address = randomAddress();
+    const start = t.clock.now();
+    const inv = await insertInvoice(t, { address, amount: 4_000_011n, status: 'review', expiresAt: start + 10 * MINUTE });
+    const p = tg.pay({ to: address, amount: 4_000_011n, blockTimestamp: start + 2 * MINUTE });
+    await pass(h, 5 * MINUTE);
+    const late = tg.pay({ to: address, amount: 4_000_011n, blockTimestamp: start + 12 * MINUTE });
+    await pass(h, 20 * MINUTE);
+
+    const owner = t.client();
+    owner.cookies.set(SESSION_COOKIE, (await createSession(t.deps.db, inv.merchantId, t.clock.now())).token);
+    const res = await owner.post(`/api/v1/invoices/${inv.id}/review`, { decision: 'accept' });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.body.invoice.status, 'confirmed');
+    const confirmed = (await eventsOf(t, inv.id)).filter((e) => e.type === 'invoice.confirmed');
+    assert.equal(confirmed.length, 1);
+    const tx = confirmed[0]!.data.transaction as Record<string, unknown>;
+    assert.equal(tx.tx_hash, p.txId);
+    assert.equal(tx.amount, '4.000011');
+    assert.equal(tx.to, address);
+
+    const csv = await owner.get('/api/v1/ledger.csv');
+    assert.equal(csv.status, 200);
+    const row = csv.text.split('\r\n').find((l) => l.startsWith(inv.id));
+    assert.ok(row, 'the invoice is in the ledger');
+    assert.ok(row.includes(late.txId), 'its late payment hash is in the late_payments column');
+  } finally {
+    await h.close();
+  }
+});
