@@ -1,7 +1,7 @@
 /** Support tickets and their messages: all the SQL of the support feature. */
 import { randomBytes } from 'node:crypto';
 import type { Db, Trx } from '../db/database.js';
-import type { SupportTicketCategory, SupportTicketSource, SupportTicketStatus } from '../db/schema.js';
+import type { SupportTicketCategory, SupportTicketSource, SupportTicketStatus, SupportTicketsTable } from '../db/schema.js';
 import { newId } from '../lib/ids.js';
 
 export interface Ticket {
@@ -44,17 +44,8 @@ const TICKET_COLUMNS = [
   'support_tickets.updated_at',
 ] as const;
 
-interface TicketRow {
-  id: string;
-  reference: string;
-  source: SupportTicketSource;
-  category: SupportTicketCategory;
-  status: SupportTicketStatus;
-  subject: string;
-  merchant_id: string | null;
-  created_at: number;
-  updated_at: number;
-}
+/** The columns of TICKET_COLUMNS: the table row without contact details and the chat token hash. */
+type TicketRow = Omit<SupportTicketsTable, 'name' | 'email' | 'chat_token_hash'>;
 
 interface InboxRow extends TicketRow {
   name: string | null;
