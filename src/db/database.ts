@@ -5,7 +5,7 @@
 import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, SqliteDialect, sql, type SqliteDatabase as KyselySqlite, type Transaction } from 'kysely';
+import { Kysely, SqliteDialect, sql, type Transaction } from 'kysely';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
@@ -29,52 +29,69 @@ export function ensureDatabaseFile(path: string): boolean {
   return true;
 }
 
-export function openSqlite(path: string, options: { readonly?: boolean } = {}): Sqlite {
-  const sqlite = new SqliteDatabase(path, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false });
-  sqlite.pragma('busy_timeout = 5000');
-  if (!options.readonly) sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('synchronous = FULL');
-  sqlite.pragma('foreign_keys = ON');
-  return sqlite;
+/**
+ * better-sqlite3 12 builds Database and Statement on node::ObjectWrap. Since Node 24.19, destroying
+ * such an object from a garbage collection that runs outside JavaScript (an idle or background GC)
+ * aborts the whole process: `Assertion failed: (env) != nullptr` in RemoveEnvironmentCleanupHook,
+ * from Statement::~Statement (WiseLibs/better-sqlite3#1515, closed upstream; better-sqlite3 13 fixes
+ * it but needs Node 22, and we support Node 20 too). So none of ours ever becomes garbage:
+ * - each handle keeps its statements by SQL text for its whole life. Values are always bound
+ *   parameters, so the product prepares a few hundred texts in all; reusing them is also the fastest
+ *   path (SQLite's parse and plan cost more than running our short indexed statements), and SQLite
+ *   re-prepares a kept statement by itself after a schema change;
+ * - pragma() goes through those kept statements (better-sqlite3's own pragma() prepares anew);
+ * - every handle stays reachable until the process ends (a server opens one; a CLI command a few).
+ * Backup objects (`gatewayd backup`) are the one exception: better-sqlite3 creates them internally.
+ */
+const keptHandles: Sqlite[] = [];
+
+export interface StatementKeeping {
+  /** How many statements this handle keeps. */
+  readonly keptStatements: number;
 }
 
-/** Distinct SQL texts kept prepared; the product issues a few hundred, so the cap only bounds misuse. */
-export const STATEMENT_CACHE_SIZE = 1000;
+export function openSqlite(path: string, options: { readonly?: boolean } = {}): Sqlite & StatementKeeping {
+  const sqlite = new SqliteDatabase(path, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false });
+  keptHandles.push(sqlite);
+  const kept = keepStatements(sqlite);
+  sqlite.exec('PRAGMA busy_timeout = 5000');
+  if (!options.readonly) sqlite.exec('PRAGMA journal_mode = WAL');
+  sqlite.exec('PRAGMA synchronous = FULL');
+  sqlite.exec('PRAGMA foreign_keys = ON');
+  return kept;
+}
 
-/**
- * The handle Kysely sees: prepare() returns a statement kept by its SQL text. Kysely prepares every
- * query anew, and SQLite's parse and plan cost more than running our short indexed statements (the
- * profile of invoice creation showed prepare as the largest single cost). Values are always bound
- * parameters, so the texts repeat; the least recently used statement is dropped past the cap.
- * Reusing a statement is safe here: Kysely runs one query at a time on the single connection, and
- * SQLite re-prepares a cached statement by itself after a schema change.
- */
-export function cachingStatements(sqlite: Sqlite, max = STATEMENT_CACHE_SIZE): KyselySqlite & { readonly cached: number } {
-  const cache = new Map<string, SqliteDatabase.Statement>();
-  return {
-    get cached() {
-      return cache.size;
-    },
-    close: () => sqlite.close(),
-    prepare(text: string) {
-      let stmt = cache.get(text);
-      if (stmt) {
-        // Map order is insertion order: re-inserting marks the entry most recently used.
-        cache.delete(text);
-      } else {
-        stmt = sqlite.prepare(text);
-        if (cache.size >= max) cache.delete(cache.keys().next().value!);
-      }
-      cache.set(text, stmt);
-      return stmt;
-    },
+function keepStatements(sqlite: Sqlite): Sqlite & StatementKeeping {
+  const statements = new Map<string, SqliteDatabase.Statement>();
+  const prepareNew = sqlite.prepare.bind(sqlite);
+  const prepare = (text: string): SqliteDatabase.Statement => {
+    let stmt = statements.get(text);
+    if (!stmt) {
+      stmt = prepareNew(text);
+      statements.set(text, stmt);
+    }
+    return stmt;
   };
+  const pragma = (source: string, options: { simple?: boolean } = {}): unknown => {
+    const stmt = prepare(`PRAGMA ${source}`);
+    if (!stmt.reader) {
+      stmt.run();
+      return options.simple ? undefined : [];
+    }
+    // pluck is a setting of the statement, so it is set on every call.
+    return options.simple ? stmt.pluck(true).get() : stmt.pluck(false).all();
+  };
+  return Object.defineProperties(sqlite, {
+    prepare: { value: prepare },
+    pragma: { value: pragma },
+    keptStatements: { get: () => statements.size },
+  }) as Sqlite & StatementKeeping;
 }
 
 export function openDatabase(path: string): OpenedDatabase {
   ensureDatabaseFile(path);
   const sqlite = openSqlite(path);
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachingStatements(sqlite) }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
   return {
     db,
     sqlite,
@@ -102,3 +119,13 @@ export async function writeTransaction<T>(db: Db, fn: (trx: Trx) => Promise<T>):
     }
   });
 }
+
+/**
+ * Runs synchronous better-sqlite3 work (compiled queries, src/db/compiled.ts) while holding the one
+ * connection, as Kysely's own queries do: an open Kysely transaction elsewhere is between two of
+ * its statements, not finished, and work run then would land inside it. fn must be synchronous.
+ */
+export function onConnection<T>(db: Db, fn: () => T): Promise<T> {
+  return db.connection().execute(async () => fn());
+}
+

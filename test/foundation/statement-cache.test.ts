@@ -1,25 +1,57 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { sql } from 'kysely';
-import { cachingStatements, openDatabase, openSqlite, writeTransaction } from '../../src/db/database.js';
+import { openDatabase, openSqlite, writeTransaction } from '../../src/db/database.js';
 import { tempDir } from '../helpers/app.js';
 
-test('a statement is prepared once per SQL text and reused; the least recently used one goes past the cap', () => {
+test('a handle prepares each SQL text once and keeps it; pragma() goes through the kept statements', () => {
   const sqlite = openSqlite(join(tempDir(), 'cache.db'));
-  const handle = cachingStatements(sqlite, 2);
-  const a = handle.prepare('SELECT 1 AS v');
-  assert.equal(handle.prepare('SELECT 1 AS v'), a);
-  const b = handle.prepare('SELECT 2 AS v');
+  const a = sqlite.prepare('SELECT 1 AS v');
+  assert.equal(sqlite.prepare('SELECT 1 AS v'), a);
+  const b = sqlite.prepare('SELECT 2 AS v');
   assert.notEqual(b, a);
-  // Using a again makes b the least recently used.
-  assert.equal(handle.prepare('SELECT 1 AS v'), a);
-  handle.prepare('SELECT 3 AS v');
-  assert.equal(handle.cached, 2);
-  assert.equal(handle.prepare('SELECT 1 AS v'), a, 'the recently used statement stayed');
-  assert.notEqual(handle.prepare('SELECT 2 AS v'), b, 'the least recently used one was dropped and is prepared anew');
-  handle.close();
+  for (let i = 0; i < 50; i++) sqlite.prepare(`SELECT ${i} AS n`);
+  assert.equal(sqlite.keptStatements, 52, 'nothing is dropped');
+  assert.equal(sqlite.prepare('SELECT 2 AS v'), b);
+  // The pragmas openSqlite sets, read back through kept statements, plucked or not.
+  assert.equal(sqlite.pragma('journal_mode', { simple: true }), 'wal');
+  assert.deepEqual(sqlite.pragma('journal_mode'), [{ journal_mode: 'wal' }]);
+  assert.equal(sqlite.pragma('journal_mode', { simple: true }), 'wal', 'pluck is set on every call');
+  assert.equal(sqlite.pragma('synchronous', { simple: true }), 2, 'FULL');
+  assert.equal(sqlite.pragma('foreign_keys', { simple: true }), 1);
+  assert.equal(sqlite.pragma('busy_timeout', { simple: true }), 5000);
+  // A pragma that returns nothing runs and answers like better-sqlite3's own.
+  assert.deepEqual(sqlite.pragma('user_version = 7'), []);
+  assert.equal(sqlite.pragma('user_version = 8', { simple: true }), undefined);
+  assert.equal(sqlite.pragma('user_version', { simple: true }), 8);
+  sqlite.close();
   assert.equal(sqlite.open, false);
+});
+
+test('no Database or Statement ever becomes garbage (Node 24 aborts when better-sqlite3 12 frees one from an idle GC)', async () => {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const refs: Array<WeakRef<object>> = [];
+  (() => {
+    const sqlite = openSqlite(join(tempDir(), 'kept.db'));
+    refs.push(new WeakRef(sqlite));
+    for (let i = 0; i < 20; i++) refs.push(new WeakRef(sqlite.prepare(`SELECT ${i} AS v`)));
+    sqlite.pragma('integrity_check', { simple: true });
+    sqlite.close();
+  })();
+  // Control: an unkept object is collected by the same collections.
+  let control: object | undefined = { big: new Array(1000).fill(0) };
+  const controlRef = new WeakRef(control);
+  control = undefined;
+  for (let i = 0; i < 3; i++) {
+    await new Promise((r) => setImmediate(r));
+    gc();
+  }
+  assert.equal(controlRef.deref(), undefined, 'the collections ran');
+  assert.equal(refs.filter((r) => r.deref() === undefined).length, 0, 'every handle and statement is still reachable');
 });
 
 test('through Kysely, reused statements bind fresh values and see schema changes; a failed statement is not kept', async () => {
