@@ -3,6 +3,7 @@
  * body guard), the single error handler and envelope, the API sub-apps under /api/v1 and the
  * OpenAPI document generated from the same zod schemas that validate requests.
  */
+import type { IncomingMessage } from 'node:http';
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
@@ -42,11 +43,20 @@ export function createApp(deps: AppDeps): App {
     const started = performance.now();
     await next();
     deps.metrics.observeRequest(c.req.method, c.req.routePath, c.res.status, (performance.now() - started) / 1000);
-    c.header('X-Request-Id', requestId);
-    c.header('X-Content-Type-Options', 'nosniff');
-    c.header('Referrer-Policy', 'no-referrer');
-    if (!c.res.headers.has('X-Frame-Options')) c.header('X-Frame-Options', 'DENY');
-    if (c.req.path.startsWith(API_PREFIX) && !c.res.headers.has('Cache-Control')) c.header('Cache-Control', 'no-store');
+    // On the response's own headers: c.header() after the handler copies the whole response each time.
+    const headers: Array<[string, string]> = [
+      ['X-Request-Id', requestId],
+      ['X-Content-Type-Options', 'nosniff'],
+      ['Referrer-Policy', 'no-referrer'],
+    ];
+    if (!c.res.headers.has('X-Frame-Options')) headers.push(['X-Frame-Options', 'DENY']);
+    if (c.req.path.startsWith(API_PREFIX) && !c.res.headers.has('Cache-Control')) headers.push(['Cache-Control', 'no-store']);
+    try {
+      for (const [name, value] of headers) c.res.headers.set(name, value);
+    } catch {
+      // An immutable response (Response.redirect, a fetched one): hono copies it.
+      for (const [name, value] of headers) c.header(name, value);
+    }
     // The route pattern, never the raw path: paths can hold capability tokens (checkout links).
     deps.log.info(
       { req_id: requestId, method: c.req.method, route: c.req.routePath, status: c.res.status, ms: Math.round((performance.now() - started) * 10) / 10 },
@@ -58,32 +68,25 @@ export function createApp(deps: AppDeps): App {
   app.use(`${API_PREFIX}/*`, async (c, next) => {
     // Unknown routes and wrong methods answer 404/405 whatever the body holds.
     if (!BODY_METHODS.has(c.req.method) || !allowedMethods(app, c.req.path).includes(c.req.method)) return next();
-    return bodyLimit({
-      maxSize: MAX_JSON_BODY,
-      onError: () => {
-        throw new AppError('payload_too_large', `The request body exceeds ${MAX_JSON_BODY} bytes`);
-      },
-    })(c, async () => {
-      const text = await c.req.text();
-      if (text.trim() === '') {
-        // No body at all: validate it as {} (operations whose body is `{}` accept an empty POST).
-        const headers = new Headers(c.req.raw.headers);
-        headers.set('content-type', 'application/json');
-        c.req.raw = new Request(c.req.raw.url, { method: c.req.method, headers, body: '{}' });
-        c.req.bodyCache = { json: Promise.resolve({}) };
-        return next();
-      }
-      const type = c.req.header('content-type') ?? '';
-      if (!JSON_TYPE_RE.test(type)) throw new AppError('invalid_json', 'The request body must be JSON with Content-Type: application/json');
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        throw new AppError('invalid_json', 'The request body is not valid JSON');
-      }
-      c.req.bodyCache.json = Promise.resolve(parsed);
+    const text = await readJsonBodyText(c);
+    if (text.trim() === '') {
+      // No body at all: validate it as {} (operations whose body is `{}` accept an empty POST).
+      const headers = new Headers(c.req.raw.headers);
+      headers.set('content-type', 'application/json');
+      c.req.raw = new Request(c.req.raw.url, { method: c.req.method, headers, body: '{}' });
+      cacheBody(c, '{}', {});
       return next();
-    });
+    }
+    const type = c.req.header('content-type') ?? '';
+    if (!JSON_TYPE_RE.test(type)) throw new AppError('invalid_json', 'The request body must be JSON with Content-Type: application/json');
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw new AppError('invalid_json', 'The request body is not valid JSON');
+    }
+    cacheBody(c, text, parsed);
+    return next();
   });
 
   app.route(API_PREFIX, systemRoutes(deps, VERSION));
@@ -166,6 +169,71 @@ interface RoutePattern {
 }
 
 const patternCache = new WeakMap<App, RoutePattern[]>();
+
+/**
+ * What the validators read. hono keeps promises in bodyCache (its type says values) and its json()
+ * reads the cached text: a cached `json` alone would be re-serialized through a Response first.
+ */
+function cacheBody(c: Context<AppEnv>, text: string, parsed: unknown): void {
+  c.req.bodyCache = { text: Promise.resolve(text), json: Promise.resolve(parsed) } as unknown as typeof c.req.bodyCache;
+}
+
+const tooLarge = () => new AppError('payload_too_large', `The request body exceeds ${MAX_JSON_BODY} bytes`);
+
+/**
+ * The body as UTF-8 text, at most MAX_JSON_BODY bytes (413 beyond, whatever Content-Length says).
+ * Under @hono/node-server it is read straight from Node's IncomingMessage: asking hono for the body
+ * builds a full fetch Request with a web stream around it, which cost more than the rest of an
+ * invoice creation's HTTP handling. Elsewhere (app.request() in tools) hono's bodyLimit reads it.
+ */
+async function readJsonBodyText(c: Context<AppEnv>): Promise<string> {
+  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  if (!incoming) {
+    let text = '';
+    await bodyLimit({ maxSize: MAX_JSON_BODY, onError: () => { throw tooLarge(); } })(c, async () => {
+      text = await c.req.text();
+    });
+    return text;
+  }
+  const declared = Number(c.req.header('content-length'));
+  if (declared > MAX_JSON_BODY) throw tooLarge();
+  const body = await new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_JSON_BODY) {
+        cleanup();
+        reject(tooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    };
+    const onError = (err: Error) => {
+      cleanup();
+      reject(err);
+    };
+    const cleanup = () => {
+      incoming.off('data', onData);
+      incoming.off('end', onEnd);
+      incoming.off('error', onError);
+    };
+    if (incoming.readableEnded) {
+      resolve(Buffer.alloc(0));
+      return;
+    }
+    incoming.on('data', onData);
+    incoming.on('end', onEnd);
+    incoming.on('error', onError);
+  });
+  // As fetch's text(): UTF-8, a leading byte order mark dropped, bad sequences replaced.
+  const text = body.toString('utf8');
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
 
 function allowedMethods(app: App, path: string): string[] {
   let patterns = patternCache.get(app);

@@ -1,6 +1,7 @@
 /** API keys: the secret is `gw_live_` + 32 random bytes base64url; only its SHA-256 is stored. */
 import type { Selectable } from 'kysely';
-import type { Db, Trx } from '../db/database.js';
+import { compileQuery, type Param } from '../db/compiled.js';
+import type { Db, Sqlite, Trx } from '../db/database.js';
 import type { ApiKeysTable } from '../db/schema.js';
 import { DAY, iso, isoOrNull } from '../lib/clock.js';
 import { randomToken, sha256Hex } from '../lib/crypto.js';
@@ -24,18 +25,27 @@ export function parseScopes(text: string): Scope[] {
   return text.split(' ').filter((s): s is Scope => (SCOPES as readonly string[]).includes(s));
 }
 
-/** Looks a presented secret up by its hash (an indexed equality on a hash: no timing oracle on the secret). */
-export async function findKeyBySecret(db: Db, secret: string): Promise<ApiKeyRecord | undefined> {
-  const row = await db.selectFrom('api_keys').selectAll().where('secret_hash', '=', sha256Hex(secret)).executeTakeFirst();
+const keyBySecretHash = compileQuery((db, p: Param<{ hash: string }>) => db.selectFrom('api_keys').selectAll().where('secret_hash', '=', p('hash')));
+const touchKeyQuery = compileQuery((db, p: Param<{ id: string; now: number }>) => db.updateTable('api_keys').set({ last_used_at: p('now') }).where('id', '=', p('id')));
+
+/**
+ * Looks a presented secret up by its hash (an indexed equality on a hash: no timing oracle on the
+ * secret). Synchronous (compiled query): it runs on every API request.
+ */
+export function findKeyBySecret(sqlite: Sqlite, secret: string): ApiKeyRecord | undefined {
+  const row = keyBySecretHash.first(sqlite, { hash: sha256Hex(secret) });
   return row ? rowToKey(row) : undefined;
 }
 
 /** last_used_at is precise to a minute: the write happens only when the stored value is older. */
 export const KEY_LAST_USED_PRECISION_MS = 60_000;
 
-export async function touchKey(db: Db, key: ApiKeyRecord, now: number): Promise<void> {
-  if (key.lastUsedAt !== null && now - key.lastUsedAt < KEY_LAST_USED_PRECISION_MS) return;
-  await db.updateTable('api_keys').set({ last_used_at: now }).where('id', '=', key.id).execute();
+export function keyNeedsTouch(key: ApiKeyRecord, now: number): boolean {
+  return key.lastUsedAt === null || now - key.lastUsedAt >= KEY_LAST_USED_PRECISION_MS;
+}
+
+export function touchKey(sqlite: Sqlite, key: ApiKeyRecord, now: number): void {
+  if (keyNeedsTouch(key, now)) touchKeyQuery.run(sqlite, { id: key.id, now });
 }
 
 export const KEY_SECRET_PREFIX = 'gw_live_';

@@ -71,8 +71,8 @@ export async function recordTransfers(deps: AppDeps, transfers: VerifiedTransfer
       await insertTransfer(trx, t, kind, invoice?.id ?? null, now);
       if (invoice && (kind === 'confirmed' || kind === 'review_paid')) {
         const updated = (await findInvoiceById(trx, invoice.id))!;
-        await insertEvent(
-          trx,
+        insertEvent(
+          deps.sqlite,
           {
             merchantId: updated.merchantId,
             type: kind === 'confirmed' ? 'invoice.confirmed' : 'invoice.review',
@@ -113,7 +113,7 @@ export async function advanceCoverage(deps: AppDeps, coverage: Coverage[]): Prom
       for (const inv of await findExpirable(trx, address, coveredUntil, now)) {
         if (!(await expireInvoice(trx, inv.id))) continue;
         const updated = (await findInvoiceById(trx, inv.id))!;
-        await insertEvent(trx, { merchantId: updated.merchantId, type: 'invoice.expired', invoiceId: updated.id, data: { invoice: toInvoiceResponse(updated, publicUrl) } }, now);
+        insertEvent(deps.sqlite, { merchantId: updated.merchantId, type: 'invoice.expired', invoiceId: updated.id, data: { invoice: toInvoiceResponse(updated, publicUrl) } }, now);
         expired.push(updated);
       }
     }

@@ -14,7 +14,7 @@ export type Sqlite = SqliteDatabase.Database;
 
 export interface OpenedDatabase {
   db: Db;
-  sqlite: Sqlite;
+  sqlite: Sqlite & StatementKeeping;
   path: string;
   close(): Promise<void>;
 }

@@ -3,7 +3,8 @@
  * caused it, and fans out there to one pending Delivery per active webhook of its merchant, so an
  * acknowledged change can never lose its notifications.
  */
-import type { Db, Trx } from '../db/database.js';
+import { compileQuery, type Param } from '../db/compiled.js';
+import type { Db, Sqlite } from '../db/database.js';
 import { newId } from '../lib/ids.js';
 import { iso } from '../lib/clock.js';
 
@@ -28,8 +29,35 @@ export interface NewEvent {
   webhookId?: string;
 }
 
-/** Stores an event and its deliveries. Call inside the transaction that made the change. */
-export async function insertEvent(trx: Trx | Db, event: NewEvent, now: number): Promise<StoredEvent> {
+const insertEventQuery = compileQuery((db, p: Param<{ id: string; merchantId: string; type: EventType; invoiceId: string | null; data: string; now: number }>) =>
+  db.insertInto('events').values({ id: p('id'), merchant_id: p('merchantId'), type: p('type'), invoice_id: p('invoiceId'), data: p('data'), created_at: p('now') }),
+);
+const activeWebhooksQuery = compileQuery((db, p: Param<{ merchantId: string }>) =>
+  db.selectFrom('webhooks').select('id').where('merchant_id', '=', p('merchantId')).where('active', '=', 1),
+);
+const activeWebhookQuery = compileQuery((db, p: Param<{ merchantId: string; webhookId: string }>) =>
+  db.selectFrom('webhooks').select('id').where('merchant_id', '=', p('merchantId')).where('active', '=', 1).where('id', '=', p('webhookId')),
+);
+const insertDeliveryQuery = compileQuery((db, p: Param<{ id: string; webhookId: string; eventId: string; merchantId: string; now: number }>) =>
+  db.insertInto('deliveries').values({
+    id: p('id'),
+    webhook_id: p('webhookId'),
+    event_id: p('eventId'),
+    merchant_id: p('merchantId'),
+    status: 'pending',
+    attempts: 0,
+    next_attempt_at: p('now'),
+    created_at: p('now'),
+    updated_at: p('now'),
+  }),
+);
+
+/**
+ * Stores an event and its deliveries. Synchronous (compiled queries) on the connection's handle:
+ * call it inside the transaction that made the change (a writeTransaction or a group commit), so
+ * the three inserts land with that change or not at all.
+ */
+export function insertEvent(sqlite: Sqlite, event: NewEvent, now: number): StoredEvent {
   const stored: StoredEvent = {
     id: newId('evt'),
     merchantId: event.merchantId,
@@ -38,38 +66,11 @@ export async function insertEvent(trx: Trx | Db, event: NewEvent, now: number): 
     data: event.data,
     createdAt: now,
   };
-  await trx
-    .insertInto('events')
-    .values({
-      id: stored.id,
-      merchant_id: stored.merchantId,
-      type: stored.type,
-      invoice_id: stored.invoiceId,
-      data: JSON.stringify(stored.data),
-      created_at: now,
-    })
-    .execute();
-  let targets = trx.selectFrom('webhooks').select('id').where('merchant_id', '=', event.merchantId).where('active', '=', 1);
-  if (event.webhookId) targets = targets.where('id', '=', event.webhookId);
-  const webhooks = await targets.execute();
-  if (webhooks.length > 0) {
-    await trx
-      .insertInto('deliveries')
-      .values(
-        webhooks.map((w) => ({
-          id: newId('dlv'),
-          webhook_id: w.id,
-          event_id: stored.id,
-          merchant_id: event.merchantId,
-          status: 'pending' as const,
-          attempts: 0,
-          next_attempt_at: now,
-          created_at: now,
-          updated_at: now,
-        })),
-      )
-      .execute();
-  }
+  insertEventQuery.run(sqlite, { id: stored.id, merchantId: stored.merchantId, type: stored.type, invoiceId: stored.invoiceId, data: JSON.stringify(stored.data), now });
+  const webhooks = event.webhookId
+    ? activeWebhookQuery.all(sqlite, { merchantId: event.merchantId, webhookId: event.webhookId })
+    : activeWebhooksQuery.all(sqlite, { merchantId: event.merchantId });
+  for (const w of webhooks) insertDeliveryQuery.run(sqlite, { id: newId('dlv'), webhookId: w.id, eventId: stored.id, merchantId: event.merchantId, now });
   return stored;
 }
 

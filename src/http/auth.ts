@@ -5,7 +5,8 @@
  */
 import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
-import { findKeyBySecret, touchKey } from '../api-keys/api-keys.repo.js';
+import { findKeyBySecret, keyNeedsTouch, touchKey } from '../api-keys/api-keys.repo.js';
+import { onConnection } from '../db/database.js';
 import { findSession, renewSession, SESSION_COOKIE, SESSION_LIFETIME_MS } from '../accounts/sessions.repo.js';
 import { AppError } from '../lib/errors.js';
 import type { AppDeps, AppEnv, Auth, Scope } from './context.js';
@@ -66,12 +67,14 @@ async function sessionAuth(c: Context, deps: AppDeps, token: string): Promise<Au
 
 async function keyAuth(deps: AppDeps, secret: string): Promise<Auth> {
   const now = deps.clock.now();
-  const key = await findKeyBySecret(deps.db, secret);
+  // Compiled queries on the one connection, taken as Kysely's own queries take it (never inside
+  // another request's open transaction).
+  const key = await onConnection(deps.db, () => findKeyBySecret(deps.sqlite, secret));
   if (!key || key.revokedAt !== null || (key.expiresAt !== null && key.expiresAt <= now)) {
     throw new AppError('unauthorized', 'Unknown, revoked or expired API key');
   }
   deps.rateLimiter.consume('api_key', key.id, deps.config.rate_limits.api_per_key);
-  await touchKey(deps.db, key, now);
+  if (keyNeedsTouch(key, now)) await onConnection(deps.db, () => touchKey(deps.sqlite, key, now));
   return { kind: 'key', merchantId: key.merchantId, keyId: key.id, scopes: key.scopes };
 }
 

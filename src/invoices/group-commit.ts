@@ -6,17 +6,28 @@
  * promise settles only after COMMIT: an answered 201 is on disk. Before each batch the queue waits
  * `windowMs` (1 ms, small beside one fsync) so concurrent requests still being parsed and
  * authenticated can join, instead of each starting a transaction of one.
+ *
+ * Units are synchronous (compiled queries on the better-sqlite3 handle, src/db/compiled.ts): a whole
+ * batch runs from BEGIN IMMEDIATE to COMMIT without yielding, while holding Kysely's connection, so
+ * no other query can land inside it. maxBatch bounds how long that blocks the event loop.
  */
-import { sql } from 'kysely';
-import { writeTransaction, type Db, type Trx } from '../db/database.js';
+import { onConnection, type Db, type Sqlite } from '../db/database.js';
 
 interface Pending<T> {
-  work: (trx: Trx) => Promise<T>;
+  work: (sqlite: Sqlite) => T;
   resolve: (value: T) => void;
   reject: (err: unknown) => void;
 }
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+export interface GroupCommitOptions {
+  /** Caps how long one transaction holds the single connection and blocks the event loop. */
+  maxBatch?: number;
+  windowMs?: number;
+  /** Called after each committed batch: its size and the milliseconds from BEGIN to COMMIT done. */
+  onBatch?: (units: number, ms: number) => void;
+}
 
 export class GroupCommit {
   private queue: Array<Pending<unknown>> = [];
@@ -24,14 +35,21 @@ export class GroupCommit {
   /** Batches committed and units run, for the benchmark and tests. */
   readonly stats = { batches: 0, units: 0, largestBatch: 0 };
 
+  private readonly maxBatch: number;
+  private readonly windowMs: number;
+  private readonly onBatch: (units: number, ms: number) => void;
+
   constructor(
     private readonly db: Db,
-    /** Caps how long one transaction holds the single connection (reads wait meanwhile). */
-    private readonly maxBatch = 64,
-    private readonly windowMs = 1,
-  ) {}
+    private readonly sqlite: Sqlite,
+    options: GroupCommitOptions = {},
+  ) {
+    this.maxBatch = options.maxBatch ?? 64;
+    this.windowMs = options.windowMs ?? 1;
+    this.onBatch = options.onBatch ?? (() => undefined);
+  }
 
-  run<T>(work: (trx: Trx) => Promise<T>): Promise<T> {
+  run<T>(work: (sqlite: Sqlite) => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ work, resolve, reject } as Pending<unknown>);
       if (!this.draining) void this.drain();
@@ -46,29 +64,20 @@ export class GroupCommit {
         // this pause the next transaction starts with one unit and blocks them all for its fsync.
         if (this.queue.length < this.maxBatch) await new Promise((resolve) => setTimeout(resolve, this.windowMs));
         let batch: Array<Pending<unknown>> = [];
-        const outcomes: Outcome[] = [];
+        let outcomes: Outcome[] = [];
+        const started = performance.now();
         try {
-          await writeTransaction(this.db, async (trx) => {
-            // Taken once the write lock is held: everything that queued while we waited joins.
+          // Taken once the connection is ours: everything that queued while we waited joins.
+          outcomes = await onConnection(this.db, () => {
             batch = this.queue.splice(0, this.maxBatch);
-            for (const unit of batch) {
-              await sql`SAVEPOINT unit`.execute(trx);
-              try {
-                const value = await unit.work(trx);
-                await sql`RELEASE unit`.execute(trx);
-                outcomes.push({ ok: true, value });
-              } catch (error) {
-                await sql`ROLLBACK TO unit`.execute(trx);
-                await sql`RELEASE unit`.execute(trx);
-                outcomes.push({ ok: false, error });
-              }
-            }
+            return this.runBatch(batch);
           });
         } catch (error) {
           // BEGIN or COMMIT failed: nothing of this batch is on disk.
           for (const unit of batch) unit.reject(error);
           continue;
         }
+        this.onBatch(batch.length, performance.now() - started);
         this.stats.batches += 1;
         this.stats.units += batch.length;
         this.stats.largestBatch = Math.max(this.stats.largestBatch, batch.length);
@@ -81,5 +90,31 @@ export class GroupCommit {
     } finally {
       this.draining = false;
     }
+  }
+
+  /** One transaction, one savepoint per unit; throws only when BEGIN or COMMIT fails (then rolled back). */
+  private runBatch(batch: Array<Pending<unknown>>): Outcome[] {
+    const { sqlite } = this;
+    const outcomes: Outcome[] = [];
+    sqlite.prepare('BEGIN IMMEDIATE').run();
+    try {
+      for (const unit of batch) {
+        sqlite.prepare('SAVEPOINT unit').run();
+        try {
+          const value = unit.work(sqlite);
+          sqlite.prepare('RELEASE unit').run();
+          outcomes.push({ ok: true, value });
+        } catch (error) {
+          sqlite.prepare('ROLLBACK TO unit').run();
+          sqlite.prepare('RELEASE unit').run();
+          outcomes.push({ ok: false, error });
+        }
+      }
+      sqlite.prepare('COMMIT').run();
+    } catch (error) {
+      if (sqlite.inTransaction) sqlite.prepare('ROLLBACK').run();
+      throw error;
+    }
+    return outcomes;
   }
 }

@@ -1,50 +1,85 @@
 /** Invoice rows: all Kysely code of the invoices feature except allocation (allocation.repo.ts). */
-import type { Db, Trx } from '../db/database.js';
-import type { InvoiceStatus } from '../db/schema.js';
+import type { Insertable } from 'kysely';
+import { compileQuery, type Param } from '../db/compiled.js';
+import type { Db, Sqlite, Trx } from '../db/database.js';
+import type { InvoicesTable, InvoiceStatus } from '../db/schema.js';
 import { toDbAmount } from '../lib/amounts.js';
 import { rowToInvoice, toInvoiceResponse, type Invoice } from './invoice.model.js';
 
 export const INVOICE_LIST_LIMIT = 500;
 
-export async function insertInvoice(trx: Trx, inv: Invoice): Promise<void> {
-  await trx
-    .insertInto('invoices')
-    .values({
-      id: inv.id,
-      merchant_id: inv.merchantId,
-      wallet_id: inv.walletId,
-      network: inv.network,
-      token: inv.token,
-      token_contract: inv.tokenContract,
-      wallet_address: inv.walletAddress,
-      merchant_order_id: inv.merchantOrderId,
-      idempotency_key: inv.idempotencyKey,
-      request_fingerprint: inv.requestFingerprint,
-      base_amount: toDbAmount(inv.baseAmount),
-      adjustment: toDbAmount(inv.adjustment),
-      payable_amount: toDbAmount(inv.payableAmount),
-      status: inv.status,
-      amount_reuse_review: inv.amountReuseReview ? 1 : 0,
-      description: inv.description,
-      metadata: JSON.stringify(inv.metadata),
-      checkout_token: inv.checkoutToken,
-      tx_hash: inv.txHash,
-      confirmed_at: inv.confirmedAt,
-      created_at: inv.createdAt,
-      expires_at: inv.expiresAt,
-      reserved_until: inv.reservedUntil,
-    })
-    .execute();
+const insertInvoiceQuery = compileQuery((db, p: Param<Required<Insertable<InvoicesTable>>>) =>
+  db.insertInto('invoices').values({
+    id: p('id'),
+    merchant_id: p('merchant_id'),
+    wallet_id: p('wallet_id'),
+    network: p('network'),
+    token: p('token'),
+    token_contract: p('token_contract'),
+    wallet_address: p('wallet_address'),
+    merchant_order_id: p('merchant_order_id'),
+    idempotency_key: p('idempotency_key'),
+    request_fingerprint: p('request_fingerprint'),
+    base_amount: p('base_amount'),
+    adjustment: p('adjustment'),
+    payable_amount: p('payable_amount'),
+    status: p('status'),
+    amount_reuse_review: p('amount_reuse_review'),
+    description: p('description'),
+    metadata: p('metadata'),
+    checkout_token: p('checkout_token'),
+    tx_hash: p('tx_hash'),
+    confirmed_at: p('confirmed_at'),
+    created_at: p('created_at'),
+    expires_at: p('expires_at'),
+    reserved_until: p('reserved_until'),
+  }),
+);
+
+/** Synchronous (compiled query): call inside the caller's transaction on the same connection. */
+export function insertInvoice(sqlite: Sqlite, inv: Invoice): void {
+  insertInvoiceQuery.run(sqlite, {
+    id: inv.id,
+    merchant_id: inv.merchantId,
+    wallet_id: inv.walletId,
+    network: inv.network,
+    token: inv.token,
+    token_contract: inv.tokenContract,
+    wallet_address: inv.walletAddress,
+    merchant_order_id: inv.merchantOrderId,
+    idempotency_key: inv.idempotencyKey,
+    request_fingerprint: inv.requestFingerprint,
+    base_amount: toDbAmount(inv.baseAmount),
+    adjustment: toDbAmount(inv.adjustment),
+    payable_amount: toDbAmount(inv.payableAmount),
+    status: inv.status,
+    amount_reuse_review: inv.amountReuseReview ? 1 : 0,
+    description: inv.description,
+    metadata: JSON.stringify(inv.metadata),
+    checkout_token: inv.checkoutToken,
+    tx_hash: inv.txHash,
+    confirmed_at: inv.confirmedAt,
+    created_at: inv.createdAt,
+    expires_at: inv.expiresAt,
+    reserved_until: inv.reservedUntil,
+  });
 }
 
-export async function findByIdempotencyKey(db: Db | Trx, merchantId: string, key: string): Promise<Invoice | undefined> {
-  const row = await db.selectFrom('invoices').selectAll().where('merchant_id', '=', merchantId).where('idempotency_key', '=', key).executeTakeFirst();
+const byIdempotencyKey = compileQuery((db, p: Param<{ merchantId: string; key: string }>) =>
+  db.selectFrom('invoices').selectAll().where('merchant_id', '=', p('merchantId')).where('idempotency_key', '=', p('key')),
+);
+
+export function findByIdempotencyKey(sqlite: Sqlite, merchantId: string, key: string): Invoice | undefined {
+  const row = byIdempotencyKey.first(sqlite, { merchantId, key });
   return row ? rowToInvoice(row) : undefined;
 }
 
-export async function orderIdExists(db: Db | Trx, merchantId: string, merchantOrderId: string): Promise<boolean> {
-  const row = await db.selectFrom('invoices').select('id').where('merchant_id', '=', merchantId).where('merchant_order_id', '=', merchantOrderId).executeTakeFirst();
-  return row !== undefined;
+const orderIdQuery = compileQuery((db, p: Param<{ merchantId: string; orderId: string }>) =>
+  db.selectFrom('invoices').select('id').where('merchant_id', '=', p('merchantId')).where('merchant_order_id', '=', p('orderId')),
+);
+
+export function orderIdExists(sqlite: Sqlite, merchantId: string, merchantOrderId: string): boolean {
+  return orderIdQuery.first(sqlite, { merchantId, orderId: merchantOrderId }) !== undefined;
 }
 
 /** An invoice of this merchant; another merchant's invoice is absent. */

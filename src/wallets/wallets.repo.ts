@@ -1,6 +1,7 @@
 /** Receiving wallets. Several merchants may register one address; each gets its own wallet row. */
 import type { Selectable } from 'kysely';
-import type { Db, Trx } from '../db/database.js';
+import { compileQuery, type Param } from '../db/compiled.js';
+import type { Db, Sqlite } from '../db/database.js';
 import type { WalletsTable } from '../db/schema.js';
 import { iso } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
@@ -52,9 +53,13 @@ export async function registerWallet(db: Db, merchantId: string, label: string, 
   return { wallet: rowToWallet(row), created: row.id === id };
 }
 
-/** A wallet of this merchant; another merchant's wallet is absent. */
-export async function findMerchantWallet(db: Db | Trx, merchantId: string, walletId: string): Promise<Wallet | undefined> {
-  const row = await db.selectFrom('wallets').selectAll().where('id', '=', walletId).where('merchant_id', '=', merchantId).executeTakeFirst();
+const merchantWalletQuery = compileQuery((db, p: Param<{ merchantId: string; walletId: string }>) =>
+  db.selectFrom('wallets').selectAll().where('id', '=', p('walletId')).where('merchant_id', '=', p('merchantId')),
+);
+
+/** A wallet of this merchant; another merchant's wallet is absent. Synchronous (compiled query). */
+export function findMerchantWallet(sqlite: Sqlite, merchantId: string, walletId: string): Wallet | undefined {
+  const row = merchantWalletQuery.first(sqlite, { merchantId, walletId });
   return row ? rowToWallet(row) : undefined;
 }
 

@@ -77,10 +77,10 @@ test('stats count invoices by status and sum confirmed amounts exactly; events a
   await addInvoice(merchant.id, wallet, 'expired', 7_000_000, 3);
   await addInvoice(merchant.id, wallet, 'review', 8_000_000, 4);
   await addInvoice(other.merchant.id, `wal_${other.merchant.id}`, 'confirmed', 1_000_000, 5);
-  await insertEvent(t.deps.db, { merchantId: merchant.id, type: 'invoice.created', invoiceId: 'inv_test1', data: { n: 1 } }, t.clock.now());
+  insertEvent(t.deps.sqlite, { merchantId: merchant.id, type: 'invoice.created', invoiceId: 'inv_test1', data: { n: 1 } }, t.clock.now());
   t.clock.advance(1000);
-  await insertEvent(t.deps.db, { merchantId: merchant.id, type: 'invoice.confirmed', invoiceId: 'inv_test1', data: { n: 2 } }, t.clock.now());
-  await insertEvent(t.deps.db, { merchantId: other.merchant.id, type: 'invoice.created', data: { n: 3 } }, t.clock.now());
+  insertEvent(t.deps.sqlite, { merchantId: merchant.id, type: 'invoice.confirmed', invoiceId: 'inv_test1', data: { n: 2 } }, t.clock.now());
+  insertEvent(t.deps.sqlite, { merchantId: other.merchant.id, type: 'invoice.created', data: { n: 3 } }, t.clock.now());
 
   const res = await client.get('/me');
   assert.deepEqual(res.body.stats, {

@@ -84,6 +84,24 @@ test('a body over 64 KiB: 413 payload_too_large, with or without Content-Length'
   assert.equal(streamed.status, 413);
 });
 
+test('a streamed body is read whole: UTF-8 split across chunks and a leading byte order mark', async () => {
+  const bytes = new TextEncoder().encode('\uFEFF{"name":"Zoë — 日本","count":3}');
+  const streamed = await fetch(`${t.baseUrl}/api/v1/_test/echo`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    // One byte per chunk: every multi-byte character arrives in pieces.
+    body: new ReadableStream({
+      start(controller) {
+        for (const b of bytes) controller.enqueue(new Uint8Array([b]));
+        controller.close();
+      },
+    }),
+    duplex: 'half',
+  } as RequestInit);
+  assert.equal(streamed.status, 200);
+  assert.deepEqual(await streamed.json(), { name: 'Zoë — 日本', count: 3 });
+});
+
 test('an unexpected exception: 500 internal_error without stack or SQL, logged with the request id', async () => {
   const res = await t.client().get('/_test/boom');
   assert.equal(res.status, 500);

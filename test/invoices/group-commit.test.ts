@@ -6,10 +6,11 @@ import { GroupCommit } from '../../src/invoices/group-commit.js';
 test('group commit: units queued together share one transaction; a failing unit is rolled back alone', async () => {
   const t = await startTestApp();
   try {
-    const gc = new GroupCommit(t.deps.db);
+    const gc = new GroupCommit(t.deps.db, t.deps.sqlite);
+    const insertToken = t.deps.sqlite.prepare('INSERT INTO captcha_tokens (token_hash, used_at) VALUES (?, 1)');
     const insert = (id: string, fail = false) =>
-      gc.run(async (trx) => {
-        await trx.insertInto('captcha_tokens').values({ token_hash: id, used_at: 1 }).execute();
+      gc.run(() => {
+        insertToken.run(id);
         if (fail) throw new Error(`unit ${id} failed`);
         return id;
       });
@@ -22,8 +23,8 @@ test('group commit: units queued together share one transaction; a failing unit 
     // Queued in the same tick: one transaction, one commit.
     assert.deepEqual(gc.stats, { batches: 1, units: 5, largestBatch: 5 });
     // A batch is capped: 5 units with a cap of 2 make 3 commits.
-    const small = new GroupCommit(t.deps.db, 2);
-    await Promise.all(['e', 'f', 'g', 'h', 'i'].map((id) => small.run((trx) => trx.insertInto('captcha_tokens').values({ token_hash: id, used_at: 1 }).execute())));
+    const small = new GroupCommit(t.deps.db, t.deps.sqlite, { maxBatch: 2 });
+    await Promise.all(['e', 'f', 'g', 'h', 'i'].map((id) => small.run(() => insertToken.run(id))));
     assert.deepEqual(small.stats, { batches: 3, units: 5, largestBatch: 2 });
   } finally {
     await t.close();
