@@ -102,9 +102,8 @@ async function figures1and7(): Promise<void> {
   const gw = await startBenchGateway(dir, { ...tronConfig(), metrics: { enabled: true, listen: `127.0.0.1:${metricsPort}` } });
   try {
     row('7', 'start-up to first healthy answer (node bin/gatewayd serve)', `${fmt(gw.startupMs)} ms`);
-    await sleep(3000);
-    const idle = rssMb(gw.pid);
-    row('7', 'idle RSS (node bin/gatewayd serve)', `${fmt(idle, 1)} MB`, '80 MB (aim)');
+    const idle = await idleRss(gw.pid);
+    row('7', 'idle RSS (node bin/gatewayd serve): 3 s after start / settled (20 s)', `${fmt(idle.early, 1)} MB / ${fmt(idle.settled, 1)} MB`, '80 MB (aim)');
     const probe = await fetch(`${gw.api}/invoices`, {
       method: 'POST',
       headers: { authorization: `Bearer ${seeded.apiKey}`, 'content-type': 'application/json', 'idempotency-key': 'probe' },
@@ -139,8 +138,8 @@ async function figures1and7(): Promise<void> {
     await seedDatabase(join(binDir, 'gateway.db'), { invoices: 0 });
     const bin = await startBenchGateway(binDir, tronConfig(), binary);
     try {
-      await sleep(3000);
-      row('7', 'single executable (dist/gatewayd): start-up, idle RSS', `${fmt(bin.startupMs)} ms, ${fmt(rssMb(bin.pid), 1)} MB`, '80 MB (aim)');
+      const idle = await idleRss(bin.pid);
+      row('7', 'single executable (dist/gatewayd): start-up; idle RSS 3 s after start / settled (20 s)', `${fmt(bin.startupMs)} ms; ${fmt(idle.early, 1)} MB / ${fmt(idle.settled, 1)} MB`, '80 MB (aim)');
     } finally {
       await bin.stop();
       rmSync(binDir, { recursive: true, force: true });
@@ -148,6 +147,18 @@ async function figures1and7(): Promise<void> {
   } else {
     row('7', 'single executable: start-up, idle RSS', 'not built (npm run build:binary)');
   }
+}
+
+/**
+ * Resident memory of an idle gateway (the watcher polling the stand-in every 5 s): 3 s after start,
+ * while V8 still holds the young generation that start-up grew, and settled, after V8's memory
+ * reducer has run (it shrinks the young generation some seconds after allocation stops).
+ */
+async function idleRss(pid: number): Promise<{ early: number; settled: number }> {
+  await sleep(3000);
+  const early = rssMb(pid);
+  await sleep(17_000);
+  return { early, settled: rssMb(pid) };
 }
 
 /** Mean batch size and transaction time of the invoice group commit, from the gateway's own metrics. */
