@@ -59,11 +59,16 @@ if (!existsSync(stamp)) {
   const npmRoot = spawnSync('npm', ['root', '-g'], { encoding: 'utf8' }).stdout.trim();
   const gyp = join(npmRoot, 'npm/node_modules/node-gyp/bin/node-gyp.js');
   console.error(`test-node: compiling better-sqlite3 ${addonVersion} for Node ${nodeVersion} (a few minutes)`);
-  run(node, [gyp, 'rebuild', '--release', `--nodedir=${join(runtime, 'package')}`, '--jobs=max'], {
-    cwd: addon,
-    env: { ...process.env, PATH: `${dirname(node)}:${process.env.PATH}` },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  // npm passes its own nodedir setting (e.g. /usr, Node 20's headers) through the environment,
+  // and node-gyp prefers it to the command line: replace it.
+  const env = { ...process.env, PATH: `${dirname(node)}:${process.env.PATH}`, npm_config_nodedir: join(runtime, 'package') };
+  for (const key of Object.keys(env)) if (/^npm_config_(target|runtime|dist_url|disturl)$/i.test(key)) delete env[key];
+  const built = spawnSync(node, [gyp, 'rebuild', '--release', `--nodedir=${join(runtime, 'package')}`, '--jobs=max'], { cwd: addon, env, encoding: 'utf8' });
+  if (built.status !== 0) {
+    console.error(built.stdout, built.stderr);
+    console.error(`test-node: compiling better-sqlite3 failed (${built.status ?? built.signal})`);
+    process.exit(1);
+  }
   cpSync(join(addon, 'package.json'), stamp);
 }
 
