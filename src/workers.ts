@@ -3,6 +3,7 @@ import type { AppDeps } from './http/context.js';
 import type { Worker } from './lib/loop.js';
 import { accountsWorker } from './accounts/accounts.worker.js';
 import { chainWorker } from './chain/chain.worker.js';
+import { maintenanceWorker } from './db/maintenance.worker.js';
 import { resetSendingDeliveries } from './webhooks/webhooks.repo.js';
 import { createDeliveryWorker } from './webhooks/webhooks.worker.js';
 
@@ -10,6 +11,7 @@ export function createWorkers(deps: AppDeps): Worker[] {
   const deliveries = createDeliveryWorker(deps);
   return [
     accountsWorker(deps),
+    maintenanceWorker(deps),
     chainWorker(deps),
     {
       name: 'webhooks',

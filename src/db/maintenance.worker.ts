@@ -1,0 +1,25 @@
+/**
+ * Keeps SQLite's query-planner statistics fresh: `PRAGMA optimize` (SQLite's advice for long-lived
+ * connections) when serve starts and then hourly. It analyzes only the tables that never were or
+ * whose size changed a lot since, reading at most analysis_limit rows per index: milliseconds on a
+ * small database, ~0.3 s once on 1 000 000 invoices. Without statistics SQLite may walk a full
+ * index where a small partial one answers: listing the watched addresses took 0.65 s instead of
+ * 0.1 ms at 1 000 000 invoices, blocking the event loop on every watcher pass.
+ */
+import type { AppDeps } from '../http/context.js';
+import { HOUR } from '../lib/clock.js';
+import type { Worker } from '../lib/loop.js';
+import { onConnection } from './database.js';
+
+export async function runOnce(deps: Pick<AppDeps, 'db' | 'sqlite'>): Promise<boolean> {
+  await onConnection(deps.db, () => {
+    deps.sqlite.exec('PRAGMA analysis_limit = 400');
+    // 0x10000: every table, not only those this connection has used; 0x02: analyze where useful.
+    deps.sqlite.exec('PRAGMA optimize = 0x10002');
+  });
+  return false;
+}
+
+export function maintenanceWorker(deps: AppDeps): Worker {
+  return { name: 'db-maintenance', intervalMs: HOUR, runOnce: () => runOnce(deps) };
+}
