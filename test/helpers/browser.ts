@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { startTestApp, type ConfigOverrides, type TestApp, type TestAppOptions } from './app.js';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -68,4 +68,13 @@ export async function openBrowser(options: { locale?: string; viewport?: { width
       rmSync(profile, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The text of an element the page fills from an API answer (a secret shown once): waits until the
+ * text matches, since the element itself is in the page before the answer arrives.
+ */
+export async function shownSecret(locator: Locator, pattern: RegExp): Promise<string> {
+  await locator.filter({ hasText: pattern }).waitFor();
+  return locator.innerText();
 }

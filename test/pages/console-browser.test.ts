@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SESSION_COOKIE } from '../../src/accounts/sessions.repo.js';
-import { openBrowser, startBrowserApp } from '../helpers/browser.js';
+import { openBrowser, shownSecret, startBrowserApp } from '../helpers/browser.js';
 import { signedInMerchant } from '../helpers/fixtures.js';
 import { insertInvoice, WALLET_ADDRESS } from './rows.js';
 import { createChainRuntime, runOnce as runChainOnce } from '../../src/chain/chain.worker.js';
@@ -78,15 +78,14 @@ test('console in Chromium: add a wallet, create an invoice, pay its checkout thr
   await page.goto(`${app.baseUrl}/console/api-keys`);
   await main.getByLabel('Name').fill(`Backend ${XSS}`);
   await main.getByRole('button', { name: 'Create a key' }).click();
-  const firstSecret = await main.locator('[data-done] [data-field="secret"]').first().innerText();
+  // The field is in the page before the answer fills it: wait for the text, not the element.
+  const firstSecret = await shownSecret(main.locator('[data-done] [data-field="secret"]').first(), /^gw_live_/);
   assert.match(firstSecret, /^gw_live_[A-Za-z0-9_-]{43}$/);
   await page.goto(`${app.baseUrl}/console/api-keys`);
   assert.ok(!(await page.content()).includes(firstSecret), 'the secret is never shown again');
   await main.locator('table').getByText(`Backend ${XSS}`).waitFor();
   await main.getByRole('button', { name: 'Roll' }).click();
-  const rolled = main.locator('td [data-done] [data-field="secret"]');
-  await rolled.waitFor();
-  const secondSecret = await rolled.innerText();
+  const secondSecret = await shownSecret(main.locator('td [data-done] [data-field="secret"]'), /^gw_live_/);
   assert.match(secondSecret, /^gw_live_/);
   assert.notEqual(secondSecret, firstSecret);
   const old = await fetch(`${app.baseUrl}/api/v1/invoices`, { headers: { authorization: `Bearer ${firstSecret}` } });
