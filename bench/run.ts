@@ -23,7 +23,7 @@ const { values: args } = parseArgs({
   options: { quick: { type: 'boolean', default: false }, only: { type: 'string', default: '1234567' } },
 });
 const quick = args.quick;
-const SECONDS = quick ? 4 : 10;
+const SECONDS = Number(process.env.BENCH_SECONDS ?? (quick ? 4 : 10));
 const CONNECTIONS = 64;
 const BIG = Number(process.env.BENCH_BIG ?? (quick ? 100_000 : 1_000_000));
 const ALLOC_SIZES = quick ? [0, 10_000, 100_000] : [0, 10_000, 100_000, 1_000_000];
