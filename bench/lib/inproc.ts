@@ -11,6 +11,7 @@ import { createDeps } from '../../src/deps.js';
 import { chooseAmount, insertReservation } from '../../src/invoices/allocation.repo.js';
 import { createInvoiceOrThrow } from '../../src/invoices/invoices.service.js';
 import { createLogger } from '../../src/lib/log.js';
+import { newId } from '../../src/lib/ids.js';
 import { NETWORK, USDT_CONTRACT } from '../../src/lib/tron.js';
 import { seedDatabase } from './seed.js';
 
@@ -18,9 +19,11 @@ class RollBack extends Error {}
 
 /**
  * What SQLite alone does on this disk: the rows one creation writes (invoice, reservation, cursor,
- * event) with one BEGIN IMMEDIATE ... COMMIT each, WAL and synchronous=FULL as gatewayd runs.
+ * event; random ids and keys as gatewayd draws them) with one BEGIN IMMEDIATE ... COMMIT for each
+ * `perCommit` creations (1: one commit each), WAL and synchronous=FULL as gatewayd runs. No
+ * savepoints, lookups, allocation or JSON: the storage work alone.
  */
-export async function sqliteCeiling(dir: string, seconds: number): Promise<{ perSecond: number }> {
+export async function sqliteCeiling(dir: string, seconds: number, perCommit = 1): Promise<{ perSecond: number }> {
   const seeded = await seedDatabase(join(dir, 'gateway.db'), { invoices: 0 });
   const sqlite = openSqlite(join(dir, 'gateway.db'));
   const inv = sqlite.prepare(
@@ -42,15 +45,16 @@ export async function sqliteCeiling(dir: string, seconds: number): Promise<{ per
   let n = 0;
   while (performance.now() < deadline) {
     n++;
-    const id = `inv_ceil${n}`;
+    const id = newId('inv');
     const now = Date.now();
-    begin.run();
-    inv.run(id, seeded.merchantId, seeded.walletId, NETWORK, USDT_CONTRACT, seeded.address, `o-${n}`, `k-${n}`, 'f'.repeat(64), base, n, base + n, randomBytes(18).toString('base64url'), now, now + 1_200_000, now + 90 * 86_400_000);
+    if (n % perCommit === 1 || perCommit === 1) begin.run();
+    inv.run(id, seeded.merchantId, seeded.walletId, NETWORK, USDT_CONTRACT, seeded.address, `o-${n}`, newId('req'), 'f'.repeat(64), base, n, base + n, randomBytes(18).toString('base64url'), now, now + 1_200_000, now + 90 * 86_400_000);
     res.run(NETWORK, USDT_CONTRACT, seeded.address, base + n, id, now, now + 90 * 86_400_000);
     cursor.run(NETWORK, USDT_CONTRACT, seeded.address, base, n + 1);
-    event.run(`evt_ceil${n}`, seeded.merchantId, 'invoice.created', id, JSON.stringify({ invoice: { id, payable_amount: '25.000001' } }), now);
-    commit.run();
+    event.run(newId('evt'), seeded.merchantId, 'invoice.created', id, JSON.stringify({ invoice: { id, payable_amount: '25.000001' } }), now);
+    if (n % perCommit === 0) commit.run();
   }
+  if (sqlite.inTransaction) commit.run();
   const perSecond = n / ((performance.now() - started) / 1000);
   sqlite.close();
   return { perSecond };

@@ -1,6 +1,7 @@
 /**
  * Opens the SQLite database with the pragmas the product relies on (decisions.md section 2):
- * WAL, synchronous=FULL (an answered 201 is on disk), foreign keys, a busy timeout.
+ * WAL, synchronous=FULL (an answered 201 is on disk), foreign keys, a busy timeout, statement
+ * journals in memory and an 8 MiB page cache.
  */
 import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -58,6 +59,13 @@ export function openSqlite(path: string, options: { readonly?: boolean } = {}): 
   if (!options.readonly) sqlite.exec('PRAGMA journal_mode = WAL');
   sqlite.exec('PRAGMA synchronous = FULL');
   sqlite.exec('PRAGMA foreign_keys = ON');
+  // Statement journals in memory: a group-commit batch runs each creation in a savepoint, and
+  // SQLite copies every page a savepoint modifies into a statement journal that spills to a temp
+  // file past 64 KiB by default: ~44 pwrite calls per creation, a fifth of its cost (BENCHMARKS.md).
+  sqlite.exec('PRAGMA temp_store = MEMORY');
+  // 8 MiB of page cache instead of 2 MiB: the indexes a creation touches stay cached (a third fewer
+  // page reads under load); filled on demand, so idle memory does not change.
+  sqlite.exec('PRAGMA cache_size = -8192');
   return kept;
 }
 

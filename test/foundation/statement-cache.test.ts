@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readdirSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -23,12 +24,52 @@ test('a handle prepares each SQL text once and keeps it; pragma() goes through t
   assert.equal(sqlite.pragma('synchronous', { simple: true }), 2, 'FULL');
   assert.equal(sqlite.pragma('foreign_keys', { simple: true }), 1);
   assert.equal(sqlite.pragma('busy_timeout', { simple: true }), 5000);
+  assert.equal(sqlite.pragma('temp_store', { simple: true }), 2, 'MEMORY');
+  assert.equal(sqlite.pragma('cache_size', { simple: true }), -8192);
   // A pragma that returns nothing runs and answers like better-sqlite3's own.
   assert.deepEqual(sqlite.pragma('user_version = 7'), []);
   assert.equal(sqlite.pragma('user_version = 8', { simple: true }), undefined);
   assert.equal(sqlite.pragma('user_version', { simple: true }), 8);
   sqlite.close();
   assert.equal(sqlite.open, false);
+});
+
+/** Files this process holds open that were deleted (SQLite's temp files are unlinked at once). */
+function openDeletedFiles(): string[] {
+  return readdirSync('/proc/self/fd').flatMap((fd) => {
+    try {
+      const target = readlinkSync(`/proc/self/fd/${fd}`);
+      return target.endsWith('(deleted)') ? [target] : [];
+    } catch {
+      return [];
+    }
+  });
+}
+
+test('savepoints inside a long transaction keep their statement journal in memory (no temp file)', { skip: process.platform !== 'linux' }, () => {
+  const sqlite = openSqlite(join(tempDir(), 'subjournal.db'));
+  sqlite.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, k TEXT NOT NULL UNIQUE, v TEXT NOT NULL)');
+  const insert = sqlite.prepare('INSERT INTO t (k, v) VALUES (?, ?)');
+  sqlite.transaction(() => {
+    for (let i = 0; i < 4000; i++) insert.run(`${i}-${'k'.repeat(40)}`, 'v'.repeat(300));
+  })();
+  const before = openDeletedFiles();
+  // As a group-commit batch does: one transaction, one savepoint per unit, each unit changing pages
+  // that existed when its savepoint opened (as inserts into random-key indexes do). SQLite copies
+  // each such page into the statement journal: ~350 pages here, far past the 64 KiB at which it
+  // would spill the journal to a temp file by default.
+  const update = sqlite.prepare('UPDATE t SET v = ? WHERE id = ?');
+  sqlite.prepare('BEGIN IMMEDIATE').run();
+  for (let unit = 0; unit < 5; unit++) {
+    sqlite.prepare('SAVEPOINT unit').run();
+    for (let id = 1 + unit; id <= 4000; id += 11) update.run(`${unit}${'w'.repeat(299)}`, id);
+    sqlite.prepare('RELEASE unit').run();
+  }
+  const during = openDeletedFiles();
+  sqlite.prepare('COMMIT').run();
+  assert.equal((sqlite.prepare('SELECT count(*) AS n FROM t WHERE v LIKE ?').get('4w%') as { n: number }).n, 364);
+  assert.deepEqual(during, before, 'no temp file was opened for the statement journal');
+  sqlite.close();
 });
 
 test('no Database or Statement ever becomes garbage (Node 24 aborts when better-sqlite3 12 frees one from an idle GC)', async () => {
