@@ -235,7 +235,27 @@ async function readJsonBodyText(c: Context<AppEnv>): Promise<string> {
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
+/** Answers by path, kept for the most recent paths (a POST /invoices asks on every request). */
+const allowedByPath = new WeakMap<App, Map<string, string[]>>();
+const ALLOWED_PATHS_KEPT = 512;
+
 function allowedMethods(app: App, path: string): string[] {
+  let byPath = allowedByPath.get(app);
+  if (!byPath) {
+    byPath = new Map();
+    allowedByPath.set(app, byPath);
+  }
+  let allowed = byPath.get(path);
+  if (!allowed) {
+    allowed = matchAllowedMethods(app, path);
+    // Paths are the client's: the map is bounded, and simply starts over when full.
+    if (byPath.size >= ALLOWED_PATHS_KEPT) byPath.clear();
+    byPath.set(path, allowed);
+  }
+  return allowed;
+}
+
+function matchAllowedMethods(app: App, path: string): string[] {
   let patterns = patternCache.get(app);
   if (!patterns) {
     patterns = app.routes

@@ -49,7 +49,7 @@ export function invoiceRoutes(deps: AppDeps) {
       },
     }),
     async (c) => {
-      const { invoice, replay } = await creator.create({
+      const { invoice, replay, view } = await creator.create({
         merchantId: c.get('auth').merchantId,
         idempotencyKey: c.req.valid('header')['idempotency-key'],
         body: c.req.valid('json'),
@@ -57,7 +57,7 @@ export function invoiceRoutes(deps: AppDeps) {
       if (!replay) {
         deps.log.info({ invoice_id: invoice.id, merchant_id: invoice.merchantId, wallet_id: invoice.walletId, payable: formatAmount(invoice.payableAmount), status: invoice.status }, 'invoice created');
       }
-      const envelope = { invoice: toInvoiceResponse(invoice, publicUrl), idempotent_replay: replay };
+      const envelope = { invoice: view ?? toInvoiceResponse(invoice, publicUrl), idempotent_replay: replay };
       return replay ? c.json(envelope, 200) : c.json(envelope, 201);
     },
   );

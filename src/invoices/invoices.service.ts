@@ -15,7 +15,7 @@ import { findMerchantWallet } from '../wallets/wallets.repo.js';
 import { chooseAmount, insertReservation, takeOverReservation, type AmountTarget } from './allocation.repo.js';
 import { matchedTransaction } from './chain-link.js';
 import { GroupCommit } from './group-commit.js';
-import { toInvoiceResponse, type Invoice } from './invoice.model.js';
+import { toInvoiceResponse, type Invoice, type InvoiceResponse } from './invoice.model.js';
 import type { CreateInvoiceBody } from './invoices.schemas.js';
 import { findByIdempotencyKey, findMerchantInvoice, insertInvoice, moveReviewedInvoice, orderIdExists } from './invoices.repo.js';
 
@@ -30,6 +30,8 @@ export interface CreateInvoiceRequest {
 export interface CreateInvoiceResult {
   invoice: Invoice;
   replay: boolean;
+  /** The API view of a new invoice, as its invoice.created event carries it (not for a replay). */
+  view?: InvoiceResponse;
 }
 
 /**
@@ -128,7 +130,7 @@ export function createInvoiceInTrx(sqlite: Sqlite, deps: InvoiceDeps, req: Creat
   const data = { invoice: toInvoiceResponse(invoice, deps.config.server.public_url) };
   insertEvent(sqlite, { merchantId: invoice.merchantId, type: 'invoice.created', invoiceId: invoice.id, data }, now);
   if (review) insertEvent(sqlite, { merchantId: invoice.merchantId, type: 'invoice.review', invoiceId: invoice.id, data }, now);
-  return { invoice, replay: false };
+  return { invoice, replay: false, view: data.invoice };
 }
 
 /** createInvoiceInTrx for callers that run their own transaction: exhaustion throws the 409. */

@@ -2,12 +2,13 @@
  * Reads of the console pages over the core tables (migrations/0001), each scoped to one merchant.
  * The console writes nothing itself: its forms call the JSON API (see console.pages.ts).
  */
-import { sql } from 'kysely';
+import { sql, type SqlBool } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { InvoiceStatus } from '../db/schema.js';
 import { rowToInvoice, type Invoice } from '../invoices/invoice.model.js';
 import { invoiceStats } from '../accounts/dashboard.js';
 import { listWebhooks } from '../webhooks/webhooks.repo.js';
+import { USDT_CONTRACT } from '../lib/tron.js';
 
 export const CONSOLE_INVOICE_LIMIT = 500;
 
@@ -19,16 +20,33 @@ export interface WalletView {
   openInvoices: number;
 }
 
+/**
+ * The wallets with their open invoices counted through the partial index of open invoices (its
+ * statuses must be literals: with bound values SQLite cannot use a partial index, and the count
+ * read every invoice of the merchant).
+ */
+export function walletViewsQuery(db: Db, merchantId: string) {
+  return db
+    .selectFrom('wallets as w')
+    .select(['w.id', 'w.label', 'w.address', 'w.created_at'])
+    .select((eb) =>
+      eb
+        .selectFrom('invoices as i')
+        .select(sql<number>`count(*)`.as('n'))
+        .whereRef('i.network', '=', 'w.network')
+        .where('i.token_contract', '=', USDT_CONTRACT)
+        .whereRef('i.wallet_address', '=', 'w.address')
+        .where(sql<SqlBool>`i.status in ('pending', 'review')`)
+        .whereRef('i.wallet_id', '=', 'w.id')
+        .as('open'),
+    )
+    .where('w.merchant_id', '=', merchantId)
+    .orderBy('w.created_at', 'asc');
+}
+
 export async function listWallets(db: Db, merchantId: string): Promise<WalletView[]> {
-  const rows = await db
-    .selectFrom('wallets')
-    .leftJoin('invoices', (join) => join.onRef('invoices.wallet_id', '=', 'wallets.id').on('invoices.status', 'in', ['pending', 'review']))
-    .select(['wallets.id', 'wallets.label', 'wallets.address', 'wallets.created_at', (eb) => eb.fn.count<number>('invoices.id').as('open')])
-    .where('wallets.merchant_id', '=', merchantId)
-    .groupBy('wallets.id')
-    .orderBy('wallets.created_at', 'asc')
-    .execute();
-  return rows.map((r) => ({ id: r.id, label: r.label, address: r.address, createdAt: r.created_at, openInvoices: Number(r.open) }));
+  const rows = await walletViewsQuery(db, merchantId).execute();
+  return rows.map((r) => ({ id: r.id, label: r.label, address: r.address, createdAt: r.created_at, openInvoices: Number(r.open ?? 0) }));
 }
 
 export async function listInvoices(db: Db, merchantId: string, status: InvoiceStatus | undefined): Promise<Invoice[]> {

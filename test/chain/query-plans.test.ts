@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { expirableQuery, watchedAddressesQuery } from '../../src/chain/chain.repo.js';
 import { runOnce as optimize } from '../../src/db/maintenance.worker.js';
+import { walletViewsQuery } from '../../src/pages/console.repo.js';
 import { startTestApp } from '../helpers/app.js';
 import { insertInvoice } from '../helpers/chain-fixtures.js';
 import { randomAddress } from '../helpers/tron-samples.js';
@@ -32,6 +33,16 @@ test('the watcher reads open invoices through the small partial index, not every
     await optimize(t.deps);
     assert.match(plan(t, watchedAddressesQuery(t.deps.db).compile()), /invoices_open_idx/);
     assert.ok(t.deps.sqlite.prepare(`SELECT count(*) AS n FROM sqlite_stat1 WHERE tbl = 'invoices'`).get(), 'invoices were analyzed');
+    // The console's wallet list counts open invoices through the same index, per wallet.
+    await insertInvoice(t, { address, amount: 5_000_002n, status: 'review', merchantId: first.merchantId });
+    await insertInvoice(t, { address, amount: 5_000_003n, status: 'pending' }); // another merchant's wallet on that address
+    const wallets = walletViewsQuery(t.deps.db, first.merchantId);
+    assert.match(plan(t, wallets.compile()), /invoices_open_idx/);
+    assert.deepEqual(
+      (await wallets.execute()).map((w) => [w.address, Number(w.open)]),
+      [[address, 2]],
+      "the pending and the review invoice; not the 3 000 expired ones, nor another merchant's",
+    );
   } finally {
     await t.close();
   }
