@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { InvoiceStatus } from '../db/schema.js';
 import type { AppDeps } from '../http/context.js';
-import { formatAmount } from '../lib/amounts.js';
+import { formatAmount, MICRO } from '../lib/amounts.js';
 import { listMerchantEvents, toEventResponse } from '../events/events.repo.js';
 import type { DashboardResponse } from './accounts.schemas.js';
 import type { Merchant } from './merchants.repo.js';
@@ -24,37 +24,40 @@ const DASHBOARD_INVOICES = 100;
 
 type Stats = DashboardResponse['stats'];
 
-/** Counts by status and confirmed totals, summed by SQLite (exact 64-bit integers, read as text). */
+/**
+ * Counts by status and confirmed totals, from the per-merchant rows the invoice triggers keep
+ * (migrations/0007): at most four rows, whatever the number of invoices. Amounts are exact: read as
+ * text, joined as BigInt.
+ */
 export async function invoiceStats(db: Db, merchantId: string): Promise<Stats> {
-  const counts = await db
-    .selectFrom('invoices')
-    .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
+  const asText = (column: 'invoices' | 'base_units' | 'base_micros' | 'adjustment' | 'payable_units' | 'payable_micros') => sql<string>`CAST(${sql.ref(column)} AS TEXT)`.as(column);
+  const rows = await db
+    .selectFrom('invoice_stats')
+    .select(['status', asText('invoices'), asText('base_units'), asText('base_micros'), asText('adjustment'), asText('payable_units'), asText('payable_micros')])
     .where('merchant_id', '=', merchantId)
-    .groupBy('status')
     .execute();
-  const totals = await db
-    .selectFrom('invoices')
-    .select([
-      sql<string>`CAST(COALESCE(SUM(base_amount), 0) AS TEXT)`.as('base'),
-      sql<string>`CAST(COALESCE(SUM(adjustment), 0) AS TEXT)`.as('adjustment'),
-      sql<string>`CAST(COALESCE(SUM(payable_amount), 0) AS TEXT)`.as('payable'),
-    ])
-    .where('merchant_id', '=', merchantId)
-    .where('status', '=', 'confirmed')
-    .executeTakeFirstOrThrow();
   const byStatus: Record<InvoiceStatus, number> = { pending: 0, confirmed: 0, expired: 0, review: 0 };
-  for (const row of counts) byStatus[row.status] = Number(row.n);
+  let totals = { base: 0n, adjustment: 0n, payable: 0n };
+  for (const row of rows) {
+    byStatus[row.status] = Number(row.invoices);
+    if (row.status === 'confirmed') {
+      totals = {
+        base: BigInt(row.base_units) * MICRO + BigInt(row.base_micros),
+        adjustment: BigInt(row.adjustment),
+        payable: BigInt(row.payable_units) * MICRO + BigInt(row.payable_micros),
+      };
+    }
+  }
   return {
     invoice_counts: { total: byStatus.pending + byStatus.confirmed + byStatus.expired + byStatus.review, ...byStatus },
     confirmed_totals: {
-      base_amount: formatAmount(BigInt(totals.base)),
-      adjustment: formatAmount(BigInt(totals.adjustment)),
-      payable_amount: formatAmount(BigInt(totals.payable)),
+      base_amount: formatAmount(totals.base),
+      adjustment: formatAmount(totals.adjustment),
+      payable_amount: formatAmount(totals.payable),
     },
   };
 }
 
-/** Every list of the Dashboard, newest first, each through its feature's response mapper. */
 export async function composeDashboard(deps: AppDeps, merchant: Merchant): Promise<DashboardResponse> {
   const [events, stats, webhooks, deliveries, wallets, invoices, apiKeys, late, unmatched] = await Promise.all([
     listMerchantEvents(deps.db, merchant.id, DASHBOARD_EVENTS),

@@ -236,17 +236,26 @@ export function listLatePayments(db: Db, invoiceId: string): Promise<ChainTransf
 
 /** Late payments against any of the merchant's invoices, newest first (the Dashboard's list). */
 export async function listMerchantLatePayments(db: Db, merchantId: string, limit = 100): Promise<ChainTransfer[]> {
-  const rows = await db
+  const rows = await merchantLatePaymentsQuery(db, merchantId, limit).execute();
+  return rows.map(rowToTransfer);
+}
+
+/**
+ * Walks the late transfers newest first through their partial index and keeps the merchant's
+ * (CROSS JOIN keeps that order: starting from the merchant's invoices read all of them, 90 ms at
+ * 1 000 000). Exported for the query-plan test.
+ */
+export function merchantLatePaymentsQuery(db: Db, merchantId: string, limit = 100) {
+  return db
     .selectFrom('chain_transfers as t')
-    .innerJoin('invoices as i', 'i.id', 't.invoice_id')
+    .crossJoin('invoices as i')
     .selectAll('t')
+    .where(sql<SqlBool>`t.kind = 'late'`)
+    .whereRef('i.id', '=', 't.invoice_id')
     .where('i.merchant_id', '=', merchantId)
-    .where('t.kind', '=', 'late')
     .orderBy('t.block_timestamp', 'desc')
     .orderBy('t.id')
-    .limit(limit)
-    .execute();
-  return rows.map(rowToTransfer);
+    .limit(limit);
 }
 
 /** The ledger's `late_payments` cells for many invoices at once: invoice id -> tx hashes. */
@@ -274,17 +283,21 @@ export async function latePaymentHashes(db: Db, invoiceIds: readonly string[]): 
  * by several merchants shows its unmatched transfers to each of them (nobody can tell whose they are).
  */
 export async function listUnmatchedTransfers(db: Db, merchantId: string, limit = 100): Promise<ChainTransfer[]> {
-  const rows = await db
+  const rows = await unmatchedTransfersQuery(db, merchantId, limit).execute();
+  return rows.map(rowToTransfer);
+}
+
+/** Through the partial index of unmatched transfers (the kind a literal). Exported for the query-plan test. */
+export function unmatchedTransfersQuery(db: Db, merchantId: string, limit = 100) {
+  return db
     .selectFrom('chain_transfers')
     .selectAll()
-    .where('kind', '=', 'unmatched')
+    .where(sql<SqlBool>`kind = 'unmatched'`)
     .where('network', '=', NETWORK)
     .where('to_address', 'in', (eb) => eb.selectFrom('wallets').select('address').where('merchant_id', '=', merchantId).where('network', '=', NETWORK))
     .orderBy('block_timestamp', 'desc')
     .orderBy('id')
-    .limit(limit)
-    .execute();
-  return rows.map(rowToTransfer);
+    .limit(limit);
 }
 
 /** The transfer that paid a review invoice (kind review_paid), for the owner's accept decision. */

@@ -98,6 +98,18 @@ export interface AmountCursorsTable {
   reusable_from: Generated<number>;
 }
 
+/** Kept by triggers (migrations/0007): never written by the application. */
+export interface InvoiceStatsTable {
+  merchant_id: string;
+  status: InvoiceStatus;
+  invoices: number;
+  base_units: number;
+  base_micros: number;
+  adjustment: number;
+  payable_units: number;
+  payable_micros: number;
+}
+
 export interface EventsTable {
   id: string;
   merchant_id: string;
@@ -222,6 +234,7 @@ export interface Database {
   invoices: InvoicesTable;
   amount_reservations: AmountReservationsTable;
   amount_cursors: AmountCursorsTable;
+  invoice_stats: InvoiceStatsTable;
   events: EventsTable;
   webhooks: WebhooksTable;
   deliveries: DeliveriesTable;

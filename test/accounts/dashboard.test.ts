@@ -1,6 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { insertEvent } from '../../src/events/events.repo.js';
+import { formatAmount } from '../../src/lib/amounts.js';
 import { NETWORK as TRON_NETWORK, USDT_CONTRACT } from '../../src/lib/tron.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { signedInMerchant } from '../helpers/fixtures.js';
@@ -143,4 +144,72 @@ test('GET /me lists the merchant\'s wallets, invoices and API keys (never a secr
   assert.ok(!res.text.includes(key.body.secret), 'the key secret is never listed');
   assert.deepEqual(res.body.events.map((e: any) => e.type), ['invoice.created']);
   assert.equal(res.body.stats.invoice_counts.pending, 1);
+});
+
+/** The stats recounted from every invoice row (exact, as BigInt), in invoice_stats' shape. */
+function recount(merchantId: string) {
+  const rows = t.deps.sqlite
+    .prepare('SELECT status, CAST(base_amount AS TEXT) AS b, CAST(adjustment AS TEXT) AS a, CAST(payable_amount AS TEXT) AS p FROM invoices WHERE merchant_id = ?')
+    .all(merchantId) as Array<{ status: string; b: string; a: string; p: string }>;
+  const by = new Map<string, { invoices: number; base: bigint; adjustment: bigint; payable: bigint }>();
+  for (const r of rows) {
+    const s = by.get(r.status) ?? { invoices: 0, base: 0n, adjustment: 0n, payable: 0n };
+    by.set(r.status, { invoices: s.invoices + 1, base: s.base + BigInt(r.b), adjustment: s.adjustment + BigInt(r.a), payable: s.payable + BigInt(r.p) });
+  }
+  return Object.fromEntries([...by].filter(([, s]) => s.invoices > 0).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+function kept(merchantId: string) {
+  const rows = t.deps.sqlite
+    .prepare(
+      `SELECT status, invoices, CAST(base_units AS TEXT) AS bu, CAST(base_micros AS TEXT) AS bm, CAST(adjustment AS TEXT) AS a,
+         CAST(payable_units AS TEXT) AS pu, CAST(payable_micros AS TEXT) AS pm FROM invoice_stats WHERE merchant_id = ? AND invoices > 0 ORDER BY status`,
+    )
+    .all(merchantId) as Array<{ status: string; invoices: number; bu: string; bm: string; a: string; pu: string; pm: string }>;
+  return Object.fromEntries(
+    rows.map((r) => [r.status, { invoices: r.invoices, base: BigInt(r.bu) * 1_000_000n + BigInt(r.bm), adjustment: BigInt(r.a), payable: BigInt(r.pu) * 1_000_000n + BigInt(r.pm) }]),
+  );
+}
+
+test('the stats rows the triggers keep equal a recount after inserts, status moves, amount edits and deletes; no overflow at 10 000 maximum-price invoices', async () => {
+  const { merchant, client } = await signedInMerchant(t);
+  const wallet = `wal_${merchant.id}`;
+  await t.deps.db.insertInto('wallets').values({ id: wallet, merchant_id: merchant.id, label: 'Main', address: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7', network: TRON_NETWORK, created_at: t.clock.now() }).execute();
+  const first = seq + 1;
+  for (let i = 0; i < 40; i++) await addInvoice(merchant.id, wallet, 'pending', 1_000_000 * (i + 1) + i, i + 1);
+  assert.deepEqual(kept(merchant.id), recount(merchant.id));
+  const update = t.deps.sqlite.prepare('UPDATE invoices SET status = ? WHERE id = ?');
+  // pending -> confirmed / expired / review; review -> confirmed / expired (every move the product makes).
+  for (let i = 0; i < 40; i++) update.run(['confirmed', 'expired', 'review', 'confirmed'][i % 4], `inv_test${first + i}`);
+  for (let i = 2; i < 40; i += 8) update.run('expired', `inv_test${first + i}`);
+  assert.deepEqual(kept(merchant.id), recount(merchant.id));
+  t.deps.sqlite.prepare('UPDATE invoices SET base_amount = base_amount + 7, payable_amount = payable_amount + 7 WHERE id = ?').run(`inv_test${first}`);
+  t.deps.sqlite.prepare('DELETE FROM invoices WHERE id IN (?, ?)').run(`inv_test${first + 1}`, `inv_test${first + 3}`);
+  assert.deepEqual(kept(merchant.id), recount(merchant.id));
+  // A failed statement changes nothing: a duplicate order id rolls its row and its trigger back.
+  await assert.rejects(addInvoice(merchant.id, wallet, 'confirmed', 5, 5).then(() => t.deps.sqlite.prepare("UPDATE invoices SET merchant_order_id = 'order-dup' WHERE id IN (?, ?)").run(`inv_test${first + 4}`, `inv_test${first + 5}`)), /UNIQUE/);
+  assert.deepEqual(kept(merchant.id), recount(merchant.id));
+
+  // 10 000 confirmed invoices at the maximum price: their micro-unit sum (1e19) is past 2^63.
+  const copy = t.deps.sqlite.prepare(
+    `INSERT INTO invoices (id, merchant_id, wallet_id, network, token, token_contract, wallet_address, merchant_order_id, idempotency_key,
+       request_fingerprint, base_amount, adjustment, payable_amount, status, checkout_token, created_at, expires_at, reserved_until)
+     SELECT 'inv_max' || @i, merchant_id, wallet_id, network, token, token_contract, wallet_address, 'max-' || @i, 'max-' || @i,
+       request_fingerprint, 1000000000000000, 999999, 1000000000999999, 'confirmed', 'tok-max-' || @i, created_at, expires_at, reserved_until
+     FROM invoices WHERE id = @id`,
+  );
+  t.deps.sqlite.transaction(() => {
+    for (let i = 0; i < 10_000; i++) copy.run({ i, id: `inv_test${first}` });
+  })();
+  assert.deepEqual(kept(merchant.id), recount(merchant.id));
+  const expected = recount(merchant.id).confirmed!;
+  const res = await client.get('/me');
+  assert.equal(res.status, 200);
+  assert.equal(res.body.stats.invoice_counts.confirmed, expected.invoices);
+  assert.deepEqual(res.body.stats.confirmed_totals, {
+    base_amount: formatAmount(expected.base),
+    adjustment: formatAmount(expected.adjustment),
+    payable_amount: formatAmount(expected.payable),
+  });
+  assert.ok(expected.payable > 2n ** 63n, 'the total is past what one SQLite integer holds');
 });

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { expirableQuery, watchedAddressesQuery } from '../../src/chain/chain.repo.js';
+import { expirableQuery, listMerchantLatePayments, listUnmatchedTransfers, merchantLatePaymentsQuery, unmatchedTransfersQuery, watchedAddressesQuery } from '../../src/chain/chain.repo.js';
 import { runOnce as optimize } from '../../src/db/maintenance.worker.js';
 import { walletViewsQuery } from '../../src/pages/console.repo.js';
 import { startTestApp } from '../helpers/app.js';
@@ -43,6 +43,40 @@ test('the watcher reads open invoices through the small partial index, not every
       [[address, 2]],
       "the pending and the review invoice; not the 3 000 expired ones, nor another merchant's",
     );
+  } finally {
+    await t.close();
+  }
+});
+
+test("the Dashboard's late and unmatched transfers come through their partial indexes, newest first, the merchant's only", async () => {
+  const t = await startTestApp();
+  try {
+    const address = randomAddress();
+    const mine = await insertInvoice(t, { address, amount: 7_000_001n, status: 'confirmed' });
+    const theirs = await insertInvoice(t, { address: randomAddress(), amount: 7_000_002n, status: 'confirmed' });
+    const add = t.deps.sqlite.prepare(
+      `INSERT INTO chain_transfers (id, network, token_contract, tx_hash, log_index, from_address, to_address, amount, kind, invoice_id, block_number, block_timestamp, recorded_at)
+       VALUES (@id, @network, @contract, @hash, 0, @from, @to, 7000001, @kind, @invoice, 1, @ts, @ts)`,
+    );
+    let n = 0;
+    const transfer = (kind: string, invoice: typeof mine | null, to: string, ts: number) => {
+      n += 1;
+      add.run({ id: `trf_${n}`, network: mine.network, contract: mine.tokenContract, hash: n.toString(16).padStart(64, '0'), from: randomAddress(), to, kind, invoice: invoice?.id ?? null, ts });
+    };
+    // Thousands of ordinary confirmations (as months of trade leave), a few late and unmatched ones.
+    t.deps.sqlite.transaction(() => {
+      for (let i = 0; i < 3000; i++) transfer('confirmed', i % 2 ? mine : theirs, address, 1_000 + i);
+      transfer('late', mine, address, 5_000);
+      transfer('late', theirs, theirs.walletAddress, 6_000);
+      transfer('late', mine, address, 7_000);
+      transfer('unmatched', null, address, 8_000);
+      transfer('unmatched', null, theirs.walletAddress, 9_000);
+    })();
+    await optimize(t.deps);
+    assert.match(plan(t, merchantLatePaymentsQuery(t.deps.db, mine.merchantId).compile()), /^SCAN t USING INDEX chain_transfers_late_idx/);
+    assert.match(plan(t, unmatchedTransfersQuery(t.deps.db, mine.merchantId).compile()), /chain_transfers_unmatched_idx/);
+    assert.deepEqual((await listMerchantLatePayments(t.deps.db, mine.merchantId)).map((x) => x.blockTimestamp), [7_000, 5_000]);
+    assert.deepEqual((await listUnmatchedTransfers(t.deps.db, mine.merchantId)).map((x) => x.blockTimestamp), [8_000]);
   } finally {
     await t.close();
   }

@@ -11,7 +11,7 @@ import { startGateway, type GatewayProcess } from '../helpers/process.js';
 import { startHttpsReceiver } from '../helpers/https-receiver.js';
 import { startTronGrid } from '../helpers/trongrid.js';
 import { HttpClient } from '../helpers/http.js';
-import { duplicatePayables, integrityOk, prepareDatabase, problemLines, reader, rng, sessionClient, size, sleep, Tally, type PreparedMerchant } from './harness.js';
+import { duplicatePayables, integrityOk, statsDrift, prepareDatabase, problemLines, reader, rng, sessionClient, size, sleep, Tally, type PreparedMerchant } from './harness.js';
 
 interface Answered {
   id: string;
@@ -172,6 +172,7 @@ test('crash safety: SIGKILL under load of creations, confirmations and deliverie
 function checkAtRest(db: ReturnType<typeof reader>, tally: Tally, answered: Map<string, Answered>, confirmedSeen: Map<string, string>, when: string): void {
   tally.check(integrityOk(db), `${when}: PRAGMA integrity_check is not ok`);
   tally.check(duplicatePayables(db) === 0, `${when}: a payable amount is used twice on one reservation key`);
+  tally.check(statsDrift(db) === 0, `${when}: the kept invoice stats differ from a recount`);
   const byId = db.prepare('SELECT payable_amount, wallet_address, status, tx_hash FROM invoices WHERE id = ?');
   for (const [key, a] of answered) {
     const row = byId.get(a.id) as { payable_amount: number; wallet_address: string; status: string; tx_hash: string | null } | undefined;

@@ -148,6 +148,16 @@ export function duplicatePayables(sqlite: Sqlite): number {
   return row.n;
 }
 
+/** Rows where the trigger-kept invoice_stats (migrations/0007) and a recount of invoices differ. */
+export function statsDrift(sqlite: Sqlite): number {
+  const recount = `SELECT merchant_id, status, count(*), sum(base_amount / 1000000), sum(base_amount % 1000000), sum(adjustment),
+      sum(payable_amount / 1000000), sum(payable_amount % 1000000) FROM invoices GROUP BY merchant_id, status`;
+  const kept = `SELECT merchant_id, status, invoices, base_units, base_micros, adjustment, payable_units, payable_micros
+      FROM invoice_stats WHERE invoices <> 0`;
+  const count = (q: string) => (sqlite.prepare(`SELECT COUNT(*) AS n FROM (${q})`).get() as { n: number }).n;
+  return count(`${recount} EXCEPT ${kept}`) + count(`${kept} EXCEPT ${recount}`);
+}
+
 export function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }

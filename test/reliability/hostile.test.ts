@@ -34,7 +34,9 @@ function checksum(db: Sqlite): string {
   for (const { name } of tables) {
     const volatile = VOLATILE[name];
     h.update(`#${name}`);
-    for (const row of db.prepare(`SELECT * FROM "${name}" ORDER BY rowid`).iterate() as Iterable<Record<string, unknown>>) {
+    // A WITHOUT ROWID table (invoice_stats) is ordered by its primary key, which is its first columns.
+    const withoutRowid = (db.prepare(`SELECT sql FROM sqlite_master WHERE name = ?`).get(name) as { sql: string }).sql.includes('WITHOUT ROWID');
+    for (const row of db.prepare(`SELECT * FROM "${name}" ORDER BY ${withoutRowid ? '1, 2' : 'rowid'}`).iterate() as Iterable<Record<string, unknown>>) {
       for (const [k, v] of Object.entries(row)) if (!volatile?.has(k)) h.update(`${k}=${String(v)};`);
     }
   }
