@@ -230,7 +230,10 @@ async function figures3and4(): Promise<void> {
       row('3', 'GET /invoices (newest 500)', `${fmt(list.rps)} req/s, ${lat(list)}`);
       const checkout = await autocannon({ url: `${gw.api}/checkout/${seeded.sampleCheckoutToken}`, connections: 16, seconds: SECONDS });
       row('3', 'GET /checkout/{token}', `${fmt(checkout.rps)} req/s, ${lat(checkout)}`);
-      raw.figure3 = { created, list, checkout };
+      // The owner's Dashboard (stats, recent invoices, events, late and unmatched transfers).
+      const dashboard = await autocannon({ url: `${gw.api}/me`, headers: { cookie: `gw_session=${seeded.sessionToken}` }, connections: 16, seconds: SECONDS });
+      row('3', 'GET /me (the Dashboard, owner session)', `${fmt(dashboard.rps)} req/s, ${lat(dashboard)}${dashboard.non2xx ? `, ${dashboard.non2xx} non-2xx` : ''}`);
+      raw.figure3 = { created, list, checkout, dashboard };
     }
     await gw.stop();
 

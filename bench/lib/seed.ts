@@ -7,6 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { insertMerchant } from '../../src/accounts/merchants.repo.js';
+import { createSession } from '../../src/accounts/sessions.repo.js';
 import { insertKey } from '../../src/api-keys/api-keys.repo.js';
 import { openDatabase } from '../../src/db/database.js';
 import { migrate } from '../../src/db/migrator.js';
@@ -21,6 +22,8 @@ const DAY = 86_400_000;
 export interface Seeded {
   merchantId: string;
   apiKey: string;
+  /** The owner's session cookie value (for GET /me). */
+  sessionToken: string;
   walletId: string;
   address: string;
   /** Wallets on further addresses (for the chain figures), in creation order. */
@@ -48,9 +51,10 @@ export async function seedDatabase(path: string, options: SeedOptions): Promise<
     const { wallet: w } = await registerWallet(database.db, merchant.id, `W${i}`, randomAddress(), now);
     extraWallets.push({ id: w.id, address: w.address });
   }
+  const { token: sessionToken } = await createSession(database.db, merchant.id, now);
   const sampleCheckoutToken = bulkInvoices(database.sqlite, merchant.id, wallet.id, options.invoices, options.prices ?? 1000, now);
   await database.close();
-  return { merchantId: merchant.id, apiKey: secret, walletId: wallet.id, address: BENCH_ADDRESS, extraWallets, sampleCheckoutToken };
+  return { merchantId: merchant.id, apiKey: secret, sessionToken, walletId: wallet.id, address: BENCH_ADDRESS, extraWallets, sampleCheckoutToken };
 }
 
 /**
