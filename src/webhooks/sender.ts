@@ -26,6 +26,8 @@ export interface Sender {
 
 /** The receiver's answer is not used; reading a little of it lets a well-behaved server finish. */
 const MAX_RESPONSE_BYTES = 16 * 1024;
+/** TLS sessions kept for resumption, at most this many receivers (hostname, checked address, port). */
+const MAX_TLS_SESSIONS = 256;
 
 export function createSender(config: Config): Sender {
   const timeoutMs = Math.round(config.webhooks.timeout_seconds * 1000);
@@ -49,6 +51,16 @@ export function createSender(config: Config): Sender {
     secureContext = createSecureContext({ ca: [...rootCertificates, ...blocks] });
   }
 
+  // TLS sessions by receiver: the next attempt to the same hostname at the same checked address
+  // resumes the session (no certificate chain to send and verify again) over a connection of its
+  // own; a name that now resolves elsewhere gets a full handshake there.
+  const sessions = new Map<string, Buffer>();
+  const keepSession = (key: string, session: Buffer): void => {
+    sessions.delete(key);
+    if (sessions.size >= MAX_TLS_SESSIONS) sessions.delete(sessions.keys().next().value!);
+    sessions.set(key, session);
+  };
+
   return {
     send(target, body, headers) {
       return new Promise<AttemptOutcome>((resolve) => {
@@ -63,7 +75,8 @@ export function createSender(config: Config): Sender {
           else callback(null, target.address, target.family);
         };
         const hostHeader = target.port === 443 ? target.hostname : `${target.hostname}:${target.port}`;
-        const options: RequestOptions & { secureContext?: SecureContext } = {
+        const sessionKey = `${target.hostname}|${target.address}|${target.port}`;
+        const options: RequestOptions & { secureContext?: SecureContext; session?: Buffer } = {
           method: 'POST',
           hostname: target.hostname,
           port: target.port,
@@ -73,6 +86,7 @@ export function createSender(config: Config): Sender {
           // No pooled sockets: every attempt connects to the address checked for it.
           agent: false,
           secureContext,
+          session: sessions.get(sessionKey),
           headers: { ...headers, host: hostHeader, 'content-length': String(Buffer.byteLength(body)) },
         };
         const req = request(options, (res) => {
@@ -87,6 +101,7 @@ export function createSender(config: Config): Sender {
           res.once('end', () => req.destroy());
           res.once('error', () => req.destroy());
         });
+        req.once('socket', (socket) => socket.on('session', (session: Buffer) => keepSession(sessionKey, session)));
         req.once('close', () => clearTimeout(timer));
         const timer = setTimeout(() => {
           req.destroy();

@@ -31,6 +31,9 @@ export interface ReceivedRequest {
   rawBody: string;
   /** The TLS server name (SNI) the client sent. */
   servername: string | undefined;
+  /** Whether the TLS handshake resumed an earlier session, and the client's port (one per connection). */
+  sessionReused: boolean;
+  remotePort: number | undefined;
   /** Wall-clock time of arrival (ms). */
   at: number;
 }
@@ -101,6 +104,8 @@ export async function startHttpsReceiver(options: { hostnames?: string[]; host?:
         headers: req.headers,
         rawBody: Buffer.concat(chunks).toString('utf8'),
         servername: (req.socket as TLSSocket).servername || undefined,
+        sessionReused: (req.socket as TLSSocket).isSessionReused(),
+        remotePort: req.socket.remotePort,
         at: Date.now(),
       };
       requests.push(received);

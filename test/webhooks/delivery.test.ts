@@ -33,7 +33,13 @@ before(async () => {
       webhooks: rx.webhookConfig({
         allowed_ports: [rx.port, stranger.port, rx6.port],
         allow_private_cidrs: ['127.0.0.0/8', '::1/128'],
-        resolve: { 'hooks.example.test': '127.0.0.1', 'untrusted.example.test': '127.0.0.1', 'v6.example.test': '::1' },
+        resolve: {
+          'hooks.example.test': '127.0.0.1',
+          'untrusted.example.test': '127.0.0.1',
+          'v6.example.test': '::1',
+          'resume.example.test': '127.0.0.1',
+          'other.example.test': '127.0.0.1',
+        },
         // Trust both test CAs (the receiver's and the IPv6 one), not the stranger's.
         ca_file: bundle,
         timeout_seconds: 1,
@@ -152,6 +158,32 @@ test('503 is retried on the schedule, each attempt signed afresh, and after 11 a
   assert.equal(again.status, 409);
   assert.equal(again.body.error.code, 'delivery_not_retryable');
   await owner.client.delete(`/webhooks/${hook.id}`);
+});
+
+test('a later attempt to the same receiver resumes its TLS session, on a connection of its own; another name starts afresh', async () => {
+  rx.answer(503);
+  const hook = await registerWebhook(owner.client, rx.url('/resume', 'resume.example.test'));
+  const event = await storeEvent(t, owner.merchant.id);
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    assert.equal(await worker.runOnce(), true);
+    await worker.idle();
+    t.clock.set((await deliveryOf(t, event.id, hook.id)).nextAttemptAt!);
+  }
+  assert.deepEqual(rx.requests.map((r) => [r.servername, r.sessionReused]), [
+    ['resume.example.test', false],
+    ['resume.example.test', true],
+    ['resume.example.test', true],
+  ]);
+  assert.equal(new Set(rx.requests.map((r) => r.remotePort)).size, 3, 'no socket is reused: each attempt connects to the address checked for it');
+  await owner.client.delete(`/webhooks/${hook.id}`);
+  // The same receiver under another name: its own full handshake (sessions are kept per name and address).
+  const other = await registerWebhook(owner.client, rx.url('/other', 'other.example.test'));
+  const second = await storeEvent(t, owner.merchant.id);
+  assert.equal(await worker.runOnce(), true);
+  await worker.idle();
+  assert.equal((await deliveryOf(t, second.id, other.id)).attempts, 1);
+  assert.deepEqual(rx.requests.slice(3).map((r) => [r.servername, r.sessionReused]), [['other.example.test', false]]);
+  await owner.client.delete(`/webhooks/${other.id}`);
 });
 
 test('a redirect is never followed: a failed attempt with its status', async () => {
