@@ -58,6 +58,7 @@ export async function invoiceStats(db: Db, merchantId: string): Promise<Stats> {
   };
 }
 
+/** Every list of the Dashboard, newest first, each through its feature's response mapper. */
 export async function composeDashboard(deps: AppDeps, merchant: Merchant): Promise<DashboardResponse> {
   const [events, stats, webhooks, deliveries, wallets, invoices, apiKeys, late, unmatched] = await Promise.all([
     listMerchantEvents(deps.db, merchant.id, DASHBOARD_EVENTS),
