@@ -47,7 +47,7 @@ export async function sqliteCeiling(dir: string, seconds: number, perCommit = 1)
     n++;
     const id = newId('inv');
     const now = Date.now();
-    if (n % perCommit === 1 || perCommit === 1) begin.run();
+    if ((n - 1) % perCommit === 0) begin.run();
     inv.run(id, seeded.merchantId, seeded.walletId, NETWORK, USDT_CONTRACT, seeded.address, `o-${n}`, newId('req'), 'f'.repeat(64), base, n, base + n, randomBytes(18).toString('base64url'), now, now + 1_200_000, now + 90 * 86_400_000);
     res.run(NETWORK, USDT_CONTRACT, seeded.address, base + n, id, now, now + 90 * 86_400_000);
     cursor.run(NETWORK, USDT_CONTRACT, seeded.address, base, n + 1);

@@ -9,6 +9,7 @@ import { fromDbAmount, toDbAmount } from '../lib/amounts.js';
 import { newId } from '../lib/ids.js';
 import { NETWORK, USDT_CONTRACT } from '../lib/tron.js';
 import { rowToInvoice, type Invoice } from '../invoices/invoice.model.js';
+import { isOpen } from '../invoices/invoices.repo.js';
 import type { VerifiedTransfer } from './verifier.js';
 import type { ChainTransfer } from './chain.model.js';
 
@@ -25,14 +26,6 @@ export interface WatchedAddress {
    */
   rewindTo: number | null;
 }
-
-/**
- * status IN ('pending', 'review') written as literals. SQLite uses the partial index
- * invoices_open_idx only when the query's WHERE provably implies the index's WHERE, which a bound
- * parameter never does: with parameters both watcher queries below read every invoice of the
- * address (0.7-1.3 s per watcher pass at 1 000 000 invoices, with the event loop blocked).
- */
-const isOpen = (column: 'status' | 'i.status') => sql<SqlBool>`${sql.ref(column)} in ('pending', 'review')`;
 
 /** The query behind listWatchedAddresses (exported for the query-plan test). */
 export function watchedAddressesQuery(db: Db) {

@@ -1,5 +1,5 @@
 /** Invoice rows: all Kysely code of the invoices feature except allocation (allocation.repo.ts). */
-import type { Insertable } from 'kysely';
+import { sql, type Insertable, type SqlBool } from 'kysely';
 import { compileQuery, type Param } from '../db/compiled.js';
 import type { Db, Sqlite, Trx } from '../db/database.js';
 import type { InvoicesTable, InvoiceStatus } from '../db/schema.js';
@@ -7,6 +7,14 @@ import { toDbAmount } from '../lib/amounts.js';
 import { rowToInvoice, toInvoiceResponse, type Invoice } from './invoice.model.js';
 
 export const INVOICE_LIST_LIMIT = 500;
+
+/**
+ * status IN ('pending', 'review') written as literals. SQLite uses the partial index
+ * invoices_open_idx only when the query's WHERE provably implies the index's WHERE, which a bound
+ * parameter never does: with parameters the watcher's queries read every invoice of the address
+ * (0.7-1.3 s per watcher pass at 1 000 000 invoices, with the event loop blocked).
+ */
+export const isOpen = (column: 'status' | 'i.status') => sql<SqlBool>`${sql.ref(column)} in ('pending', 'review')`;
 
 const insertInvoiceQuery = compileQuery((db, p: Param<Required<Insertable<InvoicesTable>>>) =>
   db.insertInto('invoices').values({

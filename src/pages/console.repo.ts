@@ -2,10 +2,11 @@
  * Reads of the console pages over the core tables (migrations/0001), each scoped to one merchant.
  * The console writes nothing itself: its forms call the JSON API (see console.pages.ts).
  */
-import { sql, type SqlBool } from 'kysely';
+import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { InvoiceStatus } from '../db/schema.js';
 import { rowToInvoice, type Invoice } from '../invoices/invoice.model.js';
+import { isOpen } from '../invoices/invoices.repo.js';
 import { invoiceStats } from '../accounts/dashboard.js';
 import { listWebhooks } from '../webhooks/webhooks.repo.js';
 import { USDT_CONTRACT } from '../lib/tron.js';
@@ -21,9 +22,9 @@ export interface WalletView {
 }
 
 /**
- * The wallets with their open invoices counted through the partial index of open invoices (its
- * statuses must be literals: with bound values SQLite cannot use a partial index, and the count
- * read every invoice of the merchant).
+ * The wallets with their open invoices counted through the partial index of open invoices (isOpen:
+ * with bound statuses SQLite cannot use a partial index, and the count read every invoice of the
+ * merchant).
  */
 export function walletViewsQuery(db: Db, merchantId: string) {
   return db
@@ -36,7 +37,7 @@ export function walletViewsQuery(db: Db, merchantId: string) {
         .whereRef('i.network', '=', 'w.network')
         .where('i.token_contract', '=', USDT_CONTRACT)
         .whereRef('i.wallet_address', '=', 'w.address')
-        .where(sql<SqlBool>`i.status in ('pending', 'review')`)
+        .where(isOpen('i.status'))
         .whereRef('i.wallet_id', '=', 'w.id')
         .as('open'),
     )
