@@ -11,7 +11,15 @@ export const ErrorEnvelopeSchema = z
     error: z.object({
       code: z.enum(ERROR_CODES as [string, ...string[]]),
       message: z.string(),
-      details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+      details: z
+        .array(
+          z.object({
+            path: z.string().openapi({ description: 'The field, query parameter or header at fault', example: 'merchant_order_id' }),
+            message: z.string().openapi({ example: 'Already used by invoice inv_3kT9wq2LmX8vR4pZ' }),
+            invoice_id: z.string().optional().openapi({ description: 'duplicate_order_id: the invoice holding the order id', example: 'inv_3kT9wq2LmX8vR4pZ' }),
+          }),
+        )
+        .optional(),
     }),
     mode: z.literal('live'),
   })
@@ -48,17 +56,34 @@ export function jsonResponse<T extends z.ZodType>(schema: T, description: string
   return { description, content: { 'application/json': { schema } } };
 }
 
+/**
+ * One detail per field at fault, its path prefixed with the request part for anything but the JSON
+ * body (`query.limit`, `param.id`, `header.idempotency-key`). Unknown keys get one detail each.
+ */
 export function zodIssuesToDetails(issues: readonly z.core.$ZodIssue[], target?: string): ErrorDetail[] {
-  return issues.slice(0, 20).map((issue) => {
-    const path = issue.path.map(String).join('.');
+  const detail = (segments: readonly PropertyKey[], message: string): ErrorDetail => {
+    const path = segments.map(String).join('.');
     const prefix = target && target !== 'json' ? `${target}${path ? '.' : ''}` : '';
-    return { path: `${prefix}${path}` || (target ?? ''), message: issue.message };
-  });
+    return { path: `${prefix}${path}` || (target ?? ''), message };
+  };
+  const details = issues.flatMap((issue) =>
+    issue.code === 'unrecognized_keys'
+      ? issue.keys.map((key) => detail([...issue.path, key], target === 'query' ? 'unknown query parameter' : 'unknown field'))
+      : [detail(issue.path, issue.message)],
+  );
+  return details.slice(0, 20);
 }
 
-/** Every feature builds its routes on this, so every validation failure has one shape. */
+/** What an operation that declares no query parameters accepts: none at all. */
+const NO_QUERY = z.strictObject({});
+
+/**
+ * Every feature builds its routes on this, so every validation failure has one shape, and every
+ * operation's query string is strict: one that declares no query schema gets an empty strict one,
+ * so an unknown query parameter is a 400 naming it instead of being silently ignored.
+ */
 export function createRouter(): OpenAPIHono<AppEnv> {
-  return new OpenAPIHono<AppEnv>({
+  const router = new OpenAPIHono<AppEnv>({
     defaultHook: (result) => {
       if (!result.success) {
         const target = (result as { target?: string }).target;
@@ -66,6 +91,10 @@ export function createRouter(): OpenAPIHono<AppEnv> {
       }
     },
   });
+  const register = router.openapi.bind(router) as (route: { request?: { query?: unknown } }, ...rest: unknown[]) => unknown;
+  router.openapi = ((route: { request?: { query?: unknown } }, ...rest: unknown[]) =>
+    register(route.request?.query ? route : { ...route, request: { ...route.request, query: NO_QUERY } }, ...rest)) as typeof router.openapi;
+  return router;
 }
 
 /** ISO 8601 date-time string schema used by every resource. */
@@ -79,3 +108,4 @@ export const SuccessSchema = z.object({ success: z.literal(true) }).openapi('Suc
  */
 export const KEY_OR_SESSION: Array<Record<string, string[]>> = [{ bearerAuth: [] }, { sessionCookie: [] }];
 export const SESSION_ONLY: Array<Record<string, string[]>> = [{ sessionCookie: [] }];
+

@@ -25,6 +25,7 @@ export const ERROR_STATUS = {
   webhook_inactive: 409,
   webhook_limit_reached: 409,
   invoice_not_reviewable: 409,
+  invoice_not_cancellable: 409,
   payload_too_large: 413,
   rate_limited: 429,
   internal_error: 500,
@@ -39,6 +40,8 @@ export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
 export interface ErrorDetail {
   path: string;
   message: string;
+  /** duplicate_order_id: the invoice that holds the order id. */
+  invoice_id?: string;
 }
 
 export class AppError extends Error {
