@@ -89,7 +89,7 @@ export function rowToEvent(row: { id: string; merchant_id: string; type: string;
 }
 
 export async function listMerchantEvents(db: Db, merchantId: string, limit = 100): Promise<StoredEvent[]> {
-  const rows = await db.selectFrom('events').selectAll().where('merchant_id', '=', merchantId).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+  const rows = await db.selectFrom('events').selectAll().where('merchant_id', '=', merchantId).orderBy('created_at', 'desc').orderBy('id').limit(limit).execute();
   return rows.map(rowToEvent);
 }
 
