@@ -62,6 +62,7 @@ export const PatchMeBody = z
     name: z.string().trim().min(1).max(100).optional().openapi({ example: 'Example Shop' }),
     checkout_qr: CheckoutQrSchema.optional(),
   })
+  .refine((b) => b.name !== undefined || b.checkout_qr !== undefined, 'give name, checkout_qr or both')
   .openapi('UpdateMerchantRequest');
 
 export const MerchantSchema = z
