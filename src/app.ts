@@ -12,6 +12,8 @@ import { AppError, errorEnvelope } from './lib/errors.js';
 import { newId } from './lib/ids.js';
 import type { AppDeps, AppEnv } from './http/context.js';
 import { createRouter } from './http/openapi.js';
+import { rateLimitHeaders } from './http/rate-limit.js';
+import { finishDocument, registerWebhookDocs } from './http/openapi-document.js';
 import { systemRoutes } from './system/system.routes.js';
 import { pagesRoutes, wantsPage } from './pages/pages.routes.js';
 import { supportRoutes } from './support/support.routes.js';
@@ -51,6 +53,8 @@ export function createApp(deps: AppDeps): App {
       ['Referrer-Policy', 'no-referrer'],
     ];
     if (!c.res.headers.has('X-Frame-Options')) headers.push(['X-Frame-Options', 'DENY']);
+    const rateLimit = c.get('rateLimit');
+    if (rateLimit) headers.push(...rateLimitHeaders(rateLimit));
     if (c.req.path.startsWith(API_PREFIX) && !c.res.headers.has('Cache-Control')) headers.push(['Cache-Control', 'no-store']);
     try {
       for (const [name, value] of headers) c.res.headers.set(name, value);
@@ -115,6 +119,8 @@ export function createApp(deps: AppDeps): App {
     description: 'Owner session; unsafe methods also need Origin equal to the public origin',
   });
 
+  registerWebhookDocs(app);
+
   let openApiDocument: unknown;
   app.get(`${API_PREFIX}/openapi.json`, (c) => {
     openApiDocument ??= buildOpenApiDocument(app, deps);
@@ -151,7 +157,7 @@ export function respondError(c: Context, err: AppError): Response {
 }
 
 export function buildOpenApiDocument(app: App, deps: AppDeps): Record<string, unknown> {
-  return app.getOpenAPI31Document({
+  const doc = app.getOpenAPI31Document({
     openapi: '3.1.0',
     info: {
       title: 'gatewayd API',
@@ -161,8 +167,9 @@ export function buildOpenApiDocument(app: App, deps: AppDeps): Record<string, un
         'Every error has the envelope {error: {code, message, details?}, mode: "live"}.',
     },
     // Paths carry the /api/v1 prefix themselves, so the server is the bare public origin.
-    servers: [{ url: deps.config.server.public_url.replace(/\/+$/, '') }],
-  }) as unknown as Record<string, unknown>;
+    servers: [{ url: deps.config.server.public_url.replace(/\/+$/, ''), description: 'This gatewayd server' }],
+  });
+  return finishDocument(doc as unknown as Record<string, unknown>);
 }
 
 interface RoutePattern {

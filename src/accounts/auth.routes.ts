@@ -38,10 +38,10 @@ import { SESSION_COOKIE } from './sessions.repo.js';
 const tags = ['Authentication'];
 
 /** Per-address (and per-email) limits of one operation; unknown emails count exactly like known ones. */
-function limit(c: Context, deps: AppDeps, operation: string, email?: string): string {
+function limit(c: Context<AppEnv>, deps: AppDeps, operation: string, email?: string): string {
   const ip = clientIp(c, deps.config.server.trust_proxy);
-  deps.rateLimiter.consume(`${operation}:ip`, ip, deps.config.rate_limits.auth_per_ip);
-  if (email !== undefined) deps.rateLimiter.consume(`${operation}:email`, normalizeEmail(email), deps.config.rate_limits.auth_per_email);
+  deps.rateLimiter.consume(`${operation}:ip`, ip, deps.config.rate_limits.auth_per_ip, c);
+  if (email !== undefined) deps.rateLimiter.consume(`${operation}:email`, normalizeEmail(email), deps.config.rate_limits.auth_per_email, c);
   return ip;
 }
 
@@ -63,6 +63,7 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
     createRoute({
       method: 'post',
       path: '/auth/register',
+      operationId: 'register',
       tags,
       summary: 'Create an account; a confirmation link is emailed (no session starts)',
       description:
@@ -84,6 +85,7 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
     createRoute({
       method: 'post',
       path: '/auth/login',
+      operationId: 'login',
       tags,
       summary: 'Sign in with email and password; sets the session cookie',
       description:
@@ -105,6 +107,7 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
     createRoute({
       method: 'post',
       path: '/auth/verify-email',
+      operationId: 'verifyEmail',
       tags,
       summary: 'Confirm the email address with the token of the emailed link; signs in',
       description: 'The token is single use, valid 24 hours, and replaced by any newer confirmation mail: otherwise 400 invalid_token.',
@@ -124,6 +127,7 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
     createRoute({
       method: 'post',
       path: '/auth/password/forgot',
+      operationId: 'forgotPassword',
       tags,
       summary: 'Email a password reset link (valid 1 hour, single use)',
       description: 'Always 202, whether or not the address has an account.',
@@ -144,6 +148,7 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
     createRoute({
       method: 'post',
       path: '/auth/password/reset',
+      operationId: 'resetPassword',
       tags,
       summary: 'Set a new password with the token of the emailed link; signs in',
       description: 'Revokes every existing session of the account and confirms its email address. A used, replaced, expired or unknown token: 400 invalid_token.',
@@ -163,6 +168,7 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
     createRoute({
       method: 'post',
       path: '/auth/google',
+      operationId: 'signInWithGoogle',
       tags,
       summary: 'Sign in with a Google ID token; creates, links or claims the account',
       description:
@@ -189,6 +195,8 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
     createRoute({
       method: 'get',
       path: '/auth/session',
+      operationId: 'getSession',
+      description: 'Unauthenticated: `signed_in` tells whether the gw_session cookie names a live session (a page can decide where to go without a 401).',
       tags,
       summary: 'Whether the request carries a live session',
       responses: { 200: jsonResponse(SessionStatus, 'Session status'), ...errorResponses(403) },
@@ -200,6 +208,8 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
     createRoute({
       method: 'post',
       path: '/auth/logout',
+      operationId: 'logout',
+      description: 'Deletes the session named by the cookie (if any) and clears the cookie; always 200.',
       tags,
       summary: 'End the session and clear its cookie',
       request: { body: jsonBody(EmptyBody) },

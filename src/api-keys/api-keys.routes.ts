@@ -15,6 +15,7 @@ export function apiKeyRoutes(deps: AppDeps) {
     createRoute({
       method: 'post',
       path: '/api-keys',
+      operationId: 'createApiKey',
       tags: ['API keys'],
       summary: 'Create an API key; the secret is shown once',
       description: 'A new key gets the scopes invoices:read, invoices:write and ledger:read unless `scopes` names a non-empty subset.',
@@ -36,6 +37,7 @@ export function apiKeyRoutes(deps: AppDeps) {
     createRoute({
       method: 'post',
       path: '/api-keys/{id}/roll',
+      operationId: 'rollApiKey',
       tags: ['API keys'],
       summary: 'Replace a key with a new secret; the old key is revoked at once',
       description: 'The new key keeps the name and scopes; its expiry is the roll time plus the original lifetime. A revoked key cannot be rolled (404).',
@@ -56,6 +58,8 @@ export function apiKeyRoutes(deps: AppDeps) {
     createRoute({
       method: 'delete',
       path: '/api-keys/{id}',
+      operationId: 'revokeApiKey',
+      description: "Owner session only. Requests with the key fail with 401 from now on; another merchant's key answers 404.",
       tags: ['API keys'],
       summary: 'Revoke a key immediately',
       security: SESSION_ONLY,

@@ -7,6 +7,7 @@ import type { RateLimiter } from './rate-limit.js';
 import type { ChainRuntime } from '../chain/chain.worker.js';
 import type { Metrics } from '../ops/metrics.js';
 import type { HostLookup } from '../webhooks/url-policy.js';
+import type { RateLimitState } from './rate-limit.js';
 
 /** Who is calling: an owner session or an API key. Set by the auth middleware. */
 export type Auth =
@@ -55,5 +56,7 @@ export interface AppEnv {
   Variables: {
     requestId: string;
     auth: Auth;
+    /** The tightest rate limit this request counted against (RateLimit-* headers). */
+    rateLimit?: RateLimitState;
   };
 }

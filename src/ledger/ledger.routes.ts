@@ -12,6 +12,7 @@ export function ledgerRoutes(deps: AppDeps) {
     createRoute({
       method: 'get',
       path: '/ledger.csv',
+      operationId: 'getLedger',
       tags: ['Ledger'],
       summary: 'The full operational ledger as CSV (not a statutory accounting report)',
       description:

@@ -32,6 +32,8 @@ export function systemRoutes(deps: AppDeps, version: string) {
     createRoute({
       method: 'get',
       path: '/health',
+      operationId: 'getHealth',
+      description: 'Unauthenticated. `status` is `ok` while the chain watcher keeps up; the delivery backlog counts pending webhook deliveries.',
       tags: ['System'],
       summary: 'Liveness, the chain watcher state and the webhook delivery backlog',
       responses: { 200: jsonResponse(HealthSchema, 'The service is up'), ...errorResponses() },
@@ -60,6 +62,8 @@ export function systemRoutes(deps: AppDeps, version: string) {
     createRoute({
       method: 'get',
       path: '/config',
+      operationId: 'getPublicConfig',
+      description: 'Unauthenticated. What a sign-in or registration form needs: whether a captcha is required (and its site key) and whether Google sign-in is offered.',
       tags: ['System'],
       summary: 'Public client configuration: captcha and external sign-in',
       responses: { 200: jsonResponse(ConfigSchema, 'What a sign-in page needs to know'), ...errorResponses() },

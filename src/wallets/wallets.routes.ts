@@ -13,6 +13,8 @@ export function walletRoutes(deps: AppDeps) {
     createRoute({
       method: 'get',
       path: '/wallets',
+      operationId: 'listWallets',
+      description: 'Every receiving wallet of the merchant, newest first.',
       tags: ['Wallets'],
       summary: 'List the receiving wallets',
       security: KEY_OR_SESSION,
@@ -26,6 +28,7 @@ export function walletRoutes(deps: AppDeps) {
     createRoute({
       method: 'post',
       path: '/wallets',
+      operationId: 'createWallet',
       tags: ['Wallets'],
       summary: 'Register a receiving address (ownership is not verified)',
       description: '201 when registered; 200 with the existing wallet when this merchant already has the address. Other merchants may register the same address.',

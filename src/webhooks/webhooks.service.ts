@@ -66,7 +66,6 @@ export async function deleteWebhook(deps: AppDeps, merchantId: string, webhookId
  * the answer shows the outcome. A failed first attempt is retried on the usual schedule.
  */
 export async function sendTestEvent(deps: AppDeps, deliverer: Deliverer, merchantId: string, webhookId: string): Promise<{ event: StoredEvent; deliveries: Delivery[] }> {
-  deps.rateLimiter.consume('webhook_send', merchantId, MANUAL_SENDS_PER_MINUTE);
   const event = await writeTransaction(deps.db, async (trx) => {
     const webhook = await findWebhook(trx, merchantId, webhookId);
     if (!webhook) throw notFound('Webhook');
@@ -85,7 +84,6 @@ export async function sendTestEvent(deps: AppDeps, deliverer: Deliverer, merchan
 
 /** One attempt now for a `failed` or `pending` delivery; `delivered`, `cancelled` and in-flight ones are refused. */
 export async function retryDelivery(deps: AppDeps, deliverer: Deliverer, merchantId: string, deliveryId: string): Promise<Delivery> {
-  deps.rateLimiter.consume('webhook_send', merchantId, MANUAL_SENDS_PER_MINUTE);
   const delivery = await findDelivery(deps.db, merchantId, deliveryId);
   if (!delivery) throw notFound('Delivery');
   if (delivery.status !== 'failed' && delivery.status !== 'pending') {
