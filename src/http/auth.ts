@@ -34,7 +34,10 @@ export function checkOrigin(c: Context, deps: AppDeps): void {
     return;
   }
   if (origin !== deps.config.publicOrigin) {
-    throw new AppError('invalid_origin', origin === undefined ? 'The Origin header is required with a session' : 'The Origin header does not match this server');
+    throw new AppError(
+      'invalid_origin',
+      origin === undefined ? 'The Origin header is required with a session' : 'The Origin header does not match this server',
+    );
   }
 }
 

@@ -145,8 +145,18 @@ export class InvoiceCreator {
   readonly committer: GroupCommit;
 
   constructor(private readonly deps: CreatorDeps) {
-    const sizes = deps.metrics.histogram('gatewayd_invoice_commit_batch_size', 'Invoice creations committed together (group commit)', [], [1, 2, 4, 8, 16, 32, 64]);
-    const seconds = deps.metrics.histogram('gatewayd_invoice_commit_seconds', 'One group-commit transaction, BEGIN to durable COMMIT', [], [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25]);
+    const sizes = deps.metrics.histogram(
+      'gatewayd_invoice_commit_batch_size',
+      'Invoice creations committed together (group commit)',
+      [],
+      [1, 2, 4, 8, 16, 32, 64],
+    );
+    const seconds = deps.metrics.histogram(
+      'gatewayd_invoice_commit_seconds',
+      'One group-commit transaction, BEGIN to durable COMMIT',
+      [],
+      [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25],
+    );
     this.committer = new GroupCommit(deps.db, deps.sqlite, {
       onBatch: (units, ms) => {
         sizes.observe(units);

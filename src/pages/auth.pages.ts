@@ -16,7 +16,11 @@ export function safeNext(value: string | undefined): string {
 
 /** Messages the form scripts show, in the page's language. */
 export function formMessages(ctx: PageContext): Record<string, string> {
-  return { ...messagesWithPrefix(ctx.locale, 'page.error.'), ...messagesWithPrefix(ctx.locale, 'page.support.status.'), ...messagesWithPrefix(ctx.locale, 'page.chat.') };
+  return {
+    ...messagesWithPrefix(ctx.locale, 'page.error.'),
+    ...messagesWithPrefix(ctx.locale, 'page.support.status.'),
+    ...messagesWithPrefix(ctx.locale, 'page.chat.'),
+  };
 }
 
 export function authPages(app: Hono<AppEnv>, deps: AppDeps, renderer: Renderer): void {

@@ -41,6 +41,11 @@ export function consoleSupportPages(app: Hono<AppEnv>, deps: AppDeps, renderer: 
     const ticket = await findInboxTicket(deps.db, c.req.param('id') ?? '');
     if (!ticket) return notFound(c, req, '/console/inbox');
     const messages = await listMessages(deps.db, ticket.id);
-    return render(c, req, 'console-ticket', 'inbox', ticket.subject, { ticket, messages, inbox: true, contact: { name: ticket.name, email: ticket.email, merchantName: ticket.merchantName } });
+    return render(c, req, 'console-ticket', 'inbox', ticket.subject, {
+      ticket,
+      messages,
+      inbox: true,
+      contact: { name: ticket.name, email: ticket.email, merchantName: ticket.merchantName },
+    });
   });
 }

@@ -135,7 +135,16 @@ export async function createContactTicket(
     newTicket(
       trx,
       deps,
-      { source: 'contact', category: input.category, subject: input.subject, merchantId: null, name: input.name, email: input.email, chatTokenHash: null, body: input.message },
+      {
+        source: 'contact',
+        category: input.category,
+        subject: input.subject,
+        merchantId: null,
+        name: input.name,
+        email: input.email,
+        chatTokenHash: null,
+        body: input.message,
+      },
       now,
     ),
   );

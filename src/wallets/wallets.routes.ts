@@ -28,7 +28,8 @@ export function walletRoutes(deps: AppDeps) {
       path: '/wallets',
       tags: ['Wallets'],
       summary: 'Register a receiving address (ownership is not verified)',
-      description: '201 when registered; 200 with the existing wallet when this merchant already has the address. Other merchants may register the same address.',
+      description:
+        '201 when registered; 200 with the existing wallet when this merchant already has the address. Other merchants may register the same address.',
       security: SESSION_ONLY,
       middleware: [requireSession(deps)] as const,
       request: { body: jsonBody(CreateWalletSchema) },

@@ -65,7 +65,12 @@ export async function deleteWebhook(deps: AppDeps, merchantId: string, webhookId
  * Stores a `webhook.test` event for this webhook only and makes its first attempt right away, so
  * the answer shows the outcome. A failed first attempt is retried on the usual schedule.
  */
-export async function sendTestEvent(deps: AppDeps, deliverer: Deliverer, merchantId: string, webhookId: string): Promise<{ event: StoredEvent; deliveries: Delivery[] }> {
+export async function sendTestEvent(
+  deps: AppDeps,
+  deliverer: Deliverer,
+  merchantId: string,
+  webhookId: string,
+): Promise<{ event: StoredEvent; deliveries: Delivery[] }> {
   deps.rateLimiter.consume('webhook_send', merchantId, MANUAL_SENDS_PER_MINUTE);
   const event = await writeTransaction(deps.db, async (trx) => {
     const webhook = await findWebhook(trx, merchantId, webhookId);
