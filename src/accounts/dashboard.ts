@@ -5,7 +5,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { InvoiceStatus } from '../db/schema.js';
-import type { AppDeps } from '../http/context.js';
+import type { AppDeps } from '../deps.js';
 import { formatAmount, MICRO } from '../lib/amounts.js';
 import { listMerchantEvents, toEventResponse } from '../events/events.repo.js';
 import type { DashboardResponse } from './accounts.schemas.js';

@@ -7,7 +7,7 @@
  */
 import type { createRemoteJWKSet, JWTPayload } from 'jose';
 import { writeTransaction } from '../db/database.js';
-import type { AppDeps } from '../http/context.js';
+import type { AppDeps } from '../deps.js';
 import { AppError } from '../lib/errors.js';
 import { defaultName, rotateSession, type SignedIn } from './auth.service.js';
 import { deleteMerchantEmailTokens } from './email-tokens.repo.js';

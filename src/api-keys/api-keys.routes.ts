@@ -1,6 +1,6 @@
 /** POST /api-keys, POST /api-keys/{id}/roll, DELETE /api-keys/{id}: owner session only. */
 import { createRoute } from '@hono/zod-openapi';
-import type { AppDeps } from '../http/context.js';
+import type { AppDeps } from '../deps.js';
 import { SCOPES } from '../http/context.js';
 import { requireSession } from '../http/auth.js';
 import { createRouter, errorResponses, jsonBody, jsonResponse, SuccessSchema, SESSION_ONLY } from '../http/openapi.js';

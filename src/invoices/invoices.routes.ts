@@ -1,6 +1,6 @@
 /** GET/POST /invoices, GET /invoices/{id} (key or session) and POST /invoices/{id}/review (session). */
 import { createRoute } from '@hono/zod-openapi';
-import type { AppDeps } from '../http/context.js';
+import type { AppDeps } from '../deps.js';
 import { requireKeyOrSession, requireSession } from '../http/auth.js';
 import { createRouter, errorResponses, jsonBody, jsonResponse, KEY_OR_SESSION, SESSION_ONLY } from '../http/openapi.js';
 import { formatAmount } from '../lib/amounts.js';

@@ -4,7 +4,8 @@
  * the support repository; actions are forms sent to the support JSON API, like every console form.
  */
 import type { Context, Hono } from 'hono';
-import type { AppDeps, AppEnv } from '../http/context.js';
+import type { AppDeps } from '../deps.js';
+import type { AppEnv } from '../http/context.js';
 import { findInboxTicket, findMerchantTicket, listInboxTickets, listMerchantTickets, listMessages } from '../support/support.repo.js';
 import { consoleGet, consoleRenderer, type ConsoleRequest } from './console.pages.js';
 import type { Renderer } from './render.js';

@@ -1,6 +1,6 @@
 /** GET /wallets (key or session, invoices:read) and POST /wallets (session only). */
 import { createRoute } from '@hono/zod-openapi';
-import type { AppDeps } from '../http/context.js';
+import type { AppDeps } from '../deps.js';
 import { requireKeyOrSession, requireSession } from '../http/auth.js';
 import { createRouter, errorResponses, jsonBody, jsonResponse, KEY_OR_SESSION, SESSION_ONLY } from '../http/openapi.js';
 import { CreateWalletSchema, WalletEnvelopeSchema, WalletListSchema } from './wallets.schemas.js';

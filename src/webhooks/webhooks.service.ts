@@ -4,7 +4,7 @@
  */
 import { writeTransaction } from '../db/database.js';
 import { insertEvent, type StoredEvent } from '../events/events.repo.js';
-import type { AppDeps } from '../http/context.js';
+import type { AppDeps } from '../deps.js';
 import { AppError, notFound } from '../lib/errors.js';
 import type { Deliverer } from './deliverer.js';
 import { newWebhookSecret } from './signer.js';
@@ -83,7 +83,7 @@ export async function sendTestEvent(
     delivery = await deliverer.attempt(delivery.id);
   } else {
     // The worker took it first: it is being sent; let the worker know in any case.
-    deps.hooks.deliveriesQueued();
+    deps.deliveriesQueued.notify();
   }
   return { event, deliveries: delivery ? [delivery] : [] };
 }
