@@ -56,19 +56,47 @@ async function main(): Promise<void> {
     { name: 'ending_before (middle of the history)', query: `ending_before=${middle.id}`, filter: {}, page: { limit: LIMIT, endingBefore: cursor } },
     { name: 'status=confirmed', query: 'status=confirmed', filter: { statuses: ['confirmed'] }, page: { limit: LIMIT } },
     { name: 'status=pending&status=review', query: 'status=pending&status=review', filter: { statuses: ['pending', 'review'] }, page: { limit: LIMIT } },
-    { name: 'status=expired&status=confirmed, starting_after', query: `status=expired&status=confirmed&starting_after=${middle.id}`, filter: { statuses: ['expired', 'confirmed'] }, page: { limit: LIMIT, startingAfter: cursor } },
+    {
+      name: 'status=expired&status=confirmed, starting_after',
+      query: `status=expired&status=confirmed&starting_after=${middle.id}`,
+      filter: { statuses: ['expired', 'confirmed'] },
+      page: { limit: LIMIT, startingAfter: cursor },
+    },
     { name: 'wallet_id (1 in 7)', query: `wallet_id=${second}`, filter: { walletId: second }, page: { limit: LIMIT } },
-    { name: 'wallet_id&status=confirmed', query: `wallet_id=${second}&status=confirmed`, filter: { walletId: second, statuses: ['confirmed'] }, page: { limit: LIMIT } },
-    { name: 'created_gte&created_lt (30 days in the middle)', query: `created_gte=${iso(from)}&created_lt=${iso(to)}`, filter: {}, page: { limit: LIMIT, createdGte: from, createdLt: to } },
-    { name: 'created window&status=expired&wallet_id', query: `created_gte=${iso(from)}&created_lt=${iso(to)}&status=expired&wallet_id=${second}`, filter: { walletId: second, statuses: ['expired'] }, page: { limit: LIMIT, createdGte: from, createdLt: to } },
-    { name: 'merchant_order_id', query: `merchant_order_id=order-${Math.floor(BIG / 3)}`, filter: { merchantOrderId: `order-${Math.floor(BIG / 3)}` }, page: { limit: LIMIT } },
+    {
+      name: 'wallet_id&status=confirmed',
+      query: `wallet_id=${second}&status=confirmed`,
+      filter: { walletId: second, statuses: ['confirmed'] },
+      page: { limit: LIMIT },
+    },
+    {
+      name: 'created_gte&created_lt (30 days in the middle)',
+      query: `created_gte=${iso(from)}&created_lt=${iso(to)}`,
+      filter: {},
+      page: { limit: LIMIT, createdGte: from, createdLt: to },
+    },
+    {
+      name: 'created window&status=expired&wallet_id',
+      query: `created_gte=${iso(from)}&created_lt=${iso(to)}&status=expired&wallet_id=${second}`,
+      filter: { walletId: second, statuses: ['expired'] },
+      page: { limit: LIMIT, createdGte: from, createdLt: to },
+    },
+    {
+      name: 'merchant_order_id',
+      query: `merchant_order_id=order-${Math.floor(BIG / 3)}`,
+      filter: { merchantOrderId: `order-${Math.floor(BIG / 3)}` },
+      page: { limit: LIMIT },
+    },
   ];
 
   // Database floor: the same statements on bare better-sqlite3 (a Kysely handle only compiles them).
   const compiler = openDatabase(join(dir, 'gateway.db'));
   const bare = new Database(join(dir, 'gateway.db'), { readonly: true });
   const floors = cases.map((c) => {
-    const statements = invoicePageQueries(compiler.db, seeded.merchantId, c.filter, c.page).map((q) => ({ stmt: bare.prepare(q.sql), params: q.parameters as unknown[] }));
+    const statements = invoicePageQueries(compiler.db, seeded.merchantId, c.filter, c.page).map((q) => ({
+      stmt: bare.prepare(q.sql),
+      params: q.parameters as unknown[],
+    }));
     const times: number[] = [];
     for (let i = 0; i < SAMPLES; i++) {
       const start = performance.now();
@@ -97,7 +125,9 @@ async function main(): Promise<void> {
   };
   try {
     const health = await timed(`${gw.api}/health`, () => undefined);
-    console.log(`GET /invoices, one page of ${LIMIT}, ${BIG.toLocaleString('en-US')} invoices; ${SAMPLES} sequential requests each; load average ${load1()} on ${(await import('node:os')).cpus().length} cores`);
+    console.log(
+      `GET /invoices, one page of ${LIMIT}, ${BIG.toLocaleString('en-US')} invoices; ${SAMPLES} sequential requests each; load average ${load1()} on ${(await import('node:os')).cpus().length} cores`,
+    );
     console.log(`HTTP floor (GET /api/v1/health, same server): p50 ${fmt(health.p50)} ms, p99 ${fmt(health.p99)} ms`);
     console.log('');
     console.log('| query | rows | p50 ms | p99 ms | max ms | bare SQLite p99 ms (floor) |');

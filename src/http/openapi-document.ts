@@ -34,24 +34,30 @@ const HEADERS: Record<string, { description: string; schema: Doc }> = {
     description: 'The id of this request: the X-Request-Id you sent if it matched [A-Za-z0-9._-]{1,64}, else a new one. Quote it when reporting a problem.',
     schema: { type: 'string', example: 'req_9fQ2Lk7Zp1Xv3Bn5Cm8Dw0' },
   },
-  RateLimitLimit: { description: 'Requests a minute this limit allows (also the burst). Sent on every answer to a request that counted against a limit.', schema: int(600) },
+  RateLimitLimit: {
+    description: 'Requests a minute this limit allows (also the burst). Sent on every answer to a request that counted against a limit.',
+    schema: int(600),
+  },
   RateLimitRemaining: { description: 'Requests that may be made right now under this limit.', schema: int(599) },
   RateLimitReset: { description: 'Seconds until the whole burst is available again.', schema: int(1) },
   RetryAfter: { description: 'Seconds to wait before the next attempt.', schema: { type: 'integer', minimum: 1, example: 2 } },
   Allow: { description: 'The methods this path has.', schema: { type: 'string', example: 'GET, HEAD, POST' } },
   SetCookie: {
-    description: 'The owner session cookie gw_session (HttpOnly, SameSite=Lax, Secure on https), set on sign-in and when a session is renewed, cleared on sign-out.',
+    description:
+      'The owner session cookie gw_session (HttpOnly, SameSite=Lax, Secure on https), set on sign-in and when a session is renewed, cleared on sign-out.',
     schema: { type: 'string', example: 'gw_session=3kT9wq2LmX8vR4pZ...; Max-Age=2592000; Path=/; HttpOnly; Secure; SameSite=Lax' },
   },
-  ContentDisposition: { description: 'An attachment with a dated file name.', schema: { type: 'string', example: 'attachment; filename="ledger-2026-01-01.csv"' } },
+  ContentDisposition: {
+    description: 'An attachment with a dated file name.',
+    schema: { type: 'string', example: 'attachment; filename="ledger-2026-01-01.csv"' },
+  },
 };
 
 const ref = (name: keyof typeof HEADERS) => ({ $ref: `#/components/headers/${name}` });
 
 /** The webhook bodies, one per event type, as the `webhooks` section of the document. */
 export function registerWebhookDocs(app: OpenAPIHono<AppEnv>): void {
-  const header = (name: string, description: string, example: string) =>
-    z.string().openapi({ param: { name, in: 'header', description }, example });
+  const header = (name: string, description: string, example: string) => z.string().openapi({ param: { name, in: 'header', description }, example });
   for (const type of EVENT_TYPES) {
     app.openAPIRegistry.registerWebhook({
       method: 'post',
@@ -65,7 +71,11 @@ export function registerWebhookDocs(app: OpenAPIHono<AppEnv>): void {
       security: [],
       request: {
         headers: z.object({
-          'X-Gateway-Signature': header('X-Gateway-Signature', '"sha256=" + lowercase hex HMAC-SHA256', 'sha256=5d41402abc4b2a76b9719d911017c592ae1b3f2c6d1e0f9a8b7c6d5e4f3a2b1c'),
+          'X-Gateway-Signature': header(
+            'X-Gateway-Signature',
+            '"sha256=" + lowercase hex HMAC-SHA256',
+            'sha256=5d41402abc4b2a76b9719d911017c592ae1b3f2c6d1e0f9a8b7c6d5e4f3a2b1c',
+          ),
           'X-Gateway-Timestamp': header('X-Gateway-Timestamp', 'Unix seconds of this attempt; part of the signed text', '1767225600'),
           'X-Gateway-Event-Id': header('X-Gateway-Event-Id', 'The event id (also in the body)', 'evt_Jd8Kq2Lw5Rt0Yx3Bn6Cv9m'),
         }),
@@ -96,7 +106,12 @@ export function finishDocument(doc: Doc): Doc {
       };
       for (const [status, response] of Object.entries<Doc>(op.responses)) {
         const headers: Doc = { 'X-Request-Id': ref('XRequestId'), ...response.headers };
-        if (limited) Object.assign(headers, { 'RateLimit-Limit': ref('RateLimitLimit'), 'RateLimit-Remaining': ref('RateLimitRemaining'), 'RateLimit-Reset': ref('RateLimitReset') });
+        if (limited)
+          Object.assign(headers, {
+            'RateLimit-Limit': ref('RateLimitLimit'),
+            'RateLimit-Remaining': ref('RateLimitRemaining'),
+            'RateLimit-Reset': ref('RateLimitReset'),
+          });
         if (status === '429') headers['Retry-After'] = ref('RetryAfter');
         const ok = status.startsWith('2');
         if (ok && (session || path.includes('/auth/'))) headers['Set-Cookie'] = ref('SetCookie');
@@ -109,4 +124,3 @@ export function finishDocument(doc: Doc): Doc {
   doc.tags = [...used].sort().map((name) => ({ name, description: TAGS[name] ?? name }));
   return doc;
 }
-

@@ -108,4 +108,3 @@ export const SuccessSchema = z.object({ success: z.literal(true) }).openapi('Suc
  */
 export const KEY_OR_SESSION: Array<Record<string, string[]>> = [{ bearerAuth: [] }, { sessionCookie: [] }];
 export const SESSION_ONLY: Array<Record<string, string[]>> = [{ sessionCookie: [] }];
-

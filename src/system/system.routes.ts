@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import type { AppDeps } from '../http/context.js';
+import type { AppDeps } from '../deps.js';
 import { createRouter, errorResponses, jsonResponse } from '../http/openapi.js';
 
 const HealthSchema = z
@@ -63,7 +63,8 @@ export function systemRoutes(deps: AppDeps, version: string) {
       method: 'get',
       path: '/config',
       operationId: 'getPublicConfig',
-      description: 'Unauthenticated. What a sign-in or registration form needs: whether a captcha is required (and its site key) and whether Google sign-in is offered.',
+      description:
+        'Unauthenticated. What a sign-in or registration form needs: whether a captcha is required (and its site key) and whether Google sign-in is offered.',
       tags: ['System'],
       summary: 'Public client configuration: captcha and external sign-in',
       responses: { 200: jsonResponse(ConfigSchema, 'What a sign-in page needs to know'), ...errorResponses() },

@@ -2,7 +2,8 @@ import { createRoute } from '@hono/zod-openapi';
 import { toEventResponse } from '../events/events.repo.js';
 import { requireSession } from '../http/auth.js';
 import type { MiddlewareHandler } from 'hono';
-import type { AppDeps, AppEnv } from '../http/context.js';
+import type { AppDeps } from '../deps.js';
+import type { AppEnv } from '../http/context.js';
 import { createRouter, errorResponses, jsonBody, jsonResponse, SuccessSchema } from '../http/openapi.js';
 import { createDeliverer } from './deliverer.js';
 import {

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestApp } from '../helpers/app.js';
-import { ADDRESSES, newKey, shop } from '../invoices/setup.js';
+import { ADDRESSES, newKey, shop } from '../helpers/shop.js';
 
 const limits = (res: { headers: Headers }) => ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'retry-after'].map((h) => res.headers.get(h));
 

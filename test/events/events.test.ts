@@ -2,9 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventPageQueries } from '../../src/events/events.repo.js';
 import { startTestApp } from '../helpers/app.js';
-import { ADDRESSES, createInvoice, newKey, shop } from '../invoices/setup.js';
+import { ADDRESSES, createInvoice, newKey, shop } from '../helpers/shop.js';
 
-test('GET /events: newest first, cursor paging, type filter; GET /events/{id}; another tenant\'s event is 404', async () => {
+test("GET /events: newest first, cursor paging, type filter; GET /events/{id}; another tenant's event is 404", async () => {
   const t = await startTestApp();
   try {
     const s = await shop(t, ADDRESSES[0]);
@@ -26,7 +26,11 @@ test('GET /events: newest first, cursor paging, type filter; GET /events/{id}; a
     const events = all.body.events as Array<{ id: string; type: string; created_at: string; data: { invoice: { id: string } } }>;
     assert.equal(events.length, 9, "7 created and 2 expired, none of the other merchant's");
     assert.equal(all.body.has_more, false);
-    assert.deepEqual(events.slice(0, 2).map((e) => e.type), ['invoice.expired', 'invoice.expired'], 'newest first');
+    assert.deepEqual(
+      events.slice(0, 2).map((e) => e.type),
+      ['invoice.expired', 'invoice.expired'],
+      'newest first',
+    );
     for (let i = 1; i < events.length; i++) assert.ok(events[i - 1]!.created_at >= events[i]!.created_at);
     assert.ok(events.every((e) => e.data.invoice.id !== theirs.body.invoice.id));
 
@@ -39,17 +43,32 @@ test('GET /events: newest first, cursor paging, type filter; GET /events/{id}; a
       if (!page.body.has_more) break;
       after = `&starting_after=${page.body.events.at(-1).id}`;
     }
-    assert.deepEqual(walked, events.map((e) => e.id));
+    assert.deepEqual(
+      walked,
+      events.map((e) => e.id),
+    );
     const back = await s.client.get(`/events?limit=3&ending_before=${events[4]!.id}`);
-    assert.deepEqual(back.body.events.map((e: { id: string }) => e.id), events.slice(1, 4).map((e) => e.id));
+    assert.deepEqual(
+      back.body.events.map((e: { id: string }) => e.id),
+      events.slice(1, 4).map((e) => e.id),
+    );
     assert.equal(back.body.has_more, true);
 
     const expired = await s.client.get('/events?type=invoice.expired');
     assert.deepEqual(expired.body.events.map((e: { data: { invoice: { id: string } } }) => e.data.invoice.id).sort(), [created[2], created[5]].sort());
     const both = await s.client.get('/events?type=invoice.expired&type=invoice.created&limit=3');
-    assert.deepEqual(both.body.events.map((e: { id: string }) => e.id), events.slice(0, 3).map((e) => e.id));
+    assert.deepEqual(
+      both.body.events.map((e: { id: string }) => e.id),
+      events.slice(0, 3).map((e) => e.id),
+    );
     const since = await s.client.get(`/events?created_gte=${encodeURIComponent(events[0]!.created_at)}`);
-    assert.deepEqual(since.body.events.map((e: { id: string }) => e.id).sort(), events.filter((e) => e.created_at >= events[0]!.created_at).map((e) => e.id).sort());
+    assert.deepEqual(
+      since.body.events.map((e: { id: string }) => e.id).sort(),
+      events
+        .filter((e) => e.created_at >= events[0]!.created_at)
+        .map((e) => e.id)
+        .sort(),
+    );
 
     const one = await s.client.get(`/events/${events[3]!.id}`, { bearer: key.secret });
     assert.equal(one.status, 200);

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { recordTransfers } from '../../src/chain/chain.service.js';
 import { startTestApp } from '../helpers/app.js';
-import { ADDRESSES, createInvoice, micro, newKey, shop } from './setup.js';
+import { ADDRESSES, createInvoice, micro, newKey, shop } from '../helpers/shop.js';
 
 const MINUTE = 60_000;
 
@@ -22,7 +22,10 @@ test('cancel: a pending invoice becomes expired with invoice.expired; a repeat a
     assert.equal(res.body.invoice.reserved_until, inv.reserved_until, 'the reservation keeps its 90 days');
 
     const events = await t.deps.db.selectFrom('events').select(['type', 'data']).where('invoice_id', '=', inv.id).orderBy('created_at').execute();
-    assert.deepEqual(events.map((e) => e.type), ['invoice.created', 'invoice.expired']);
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['invoice.created', 'invoice.expired'],
+    );
     assert.equal(JSON.parse(events[1]!.data).invoice.cancelled_at, res.body.invoice.cancelled_at);
 
     // Idempotent: the same answer, no second event.
@@ -38,7 +41,15 @@ test('cancel: a pending invoice becomes expired with invoice.expired; a repeat a
 
     // A transfer of that amount after the cancel: recorded against the cancelled invoice, as late; it stays expired.
     const [recorded] = await recordTransfers(t.deps, [
-      { txHash: 'ab'.repeat(32), logIndex: 0, from: ADDRESSES[3], to: s.address, amount: micro(inv.payable_amount), blockNumber: 100, blockTimestamp: t.clock.now() - 1000 },
+      {
+        txHash: 'ab'.repeat(32),
+        logIndex: 0,
+        from: ADDRESSES[3],
+        to: s.address,
+        amount: micro(inv.payable_amount),
+        blockNumber: 100,
+        blockTimestamp: t.clock.now() - 1000,
+      },
     ]);
     assert.deepEqual([recorded!.kind, recorded!.invoiceId], ['late', inv.id]);
     assert.equal((await s.client.get(`/invoices/${inv.id}`)).body.invoice.status, 'expired');
@@ -53,7 +64,15 @@ test('cancel: confirmed, paid review and self-expired invoices are 409 invoice_n
     const s = await shop(t, ADDRESSES[0]);
     const paid = (await createInvoice(s.client, { amount: '7', wallet_id: s.walletId })).body.invoice;
     await recordTransfers(t.deps, [
-      { txHash: 'cd'.repeat(32), logIndex: 0, from: ADDRESSES[3], to: s.address, amount: micro(paid.payable_amount), blockNumber: 100, blockTimestamp: t.clock.now() },
+      {
+        txHash: 'cd'.repeat(32),
+        logIndex: 0,
+        from: ADDRESSES[3],
+        to: s.address,
+        amount: micro(paid.payable_amount),
+        blockNumber: 100,
+        blockTimestamp: t.clock.now(),
+      },
     ]);
     const confirmed = await s.client.post(`/invoices/${paid.id}/cancel`, {});
     assert.equal(confirmed.status, 409);
@@ -72,7 +91,11 @@ test('cancel: confirmed, paid review and self-expired invoices are 409 invoice_n
     await t.deps.db.updateTable('invoices').set({ status: 'review' }).where('id', '=', review.id).execute();
     assert.equal((await s.client.post(`/invoices/${review.id}/cancel`, {})).status, 200);
     const paidReview = (await createInvoice(s.client, { amount: '10', wallet_id: s.walletId })).body.invoice;
-    await t.deps.db.updateTable('invoices').set({ status: 'review', tx_hash: 'ef'.repeat(32) }).where('id', '=', paidReview.id).execute();
+    await t.deps.db
+      .updateTable('invoices')
+      .set({ status: 'review', tx_hash: 'ef'.repeat(32) })
+      .where('id', '=', paidReview.id)
+      .execute();
     assert.equal((await s.client.post(`/invoices/${paidReview.id}/cancel`, {})).body.error.code, 'invoice_not_cancellable');
 
     // Another tenant's invoice: 404, unchanged. A read-only key: 403. A body with fields: 400.

@@ -10,7 +10,7 @@ import QRCode from 'qrcode';
 import { recordTransfers } from '../../src/chain/chain.service.js';
 import { tronUri } from '../../src/pages/checkout.pages.js';
 import { USDT_CONTRACT } from '../../src/lib/tron.js';
-import { ADDRESSES, addWallet, createInvoice, micro } from '../invoices/setup.js';
+import { ADDRESSES, addWallet, createInvoice, micro } from '../helpers/shop.js';
 import { insertInvoice, insertWallet, WALLET_ADDRESS } from './rows.js';
 
 /** The dark modules of a QR code as the qrcode package draws them (one SVG path), for what the page shows and for a text. */

@@ -53,14 +53,22 @@ test('the receiver example accepts a real delivery, refuses a tampered one and s
 
     assert.equal(await send(signed, delivery!.rawBody), 200, 'the real delivery verifies');
     assert.equal(await send(signed, delivery!.rawBody.replace('webhook.test', 'invoice.confirmed')), 401, 'a changed body does not');
-    assert.equal(await send({ ...signed, 'x-gateway-timestamp': String(Number(signed['x-gateway-timestamp']) - 3600) }, delivery!.rawBody), 401, 'nor a stale timestamp');
+    assert.equal(
+      await send({ ...signed, 'x-gateway-timestamp': String(Number(signed['x-gateway-timestamp']) - 3600) }, delivery!.rawBody),
+      401,
+      'nor a stale timestamp',
+    );
 
     // As many characters as a real signature, more bytes: the earlier example's check let it through
     // to timingSafeEqual, which throws RangeError (an uncaught exception ends the receiver).
     const hostile = `sha256=${'é'.repeat(64)}`;
     assert.equal(hostile.length, signed['x-gateway-signature'].length);
     const expected = 'sha256=' + createHmac('sha256', hook.secret).update(`${signed['x-gateway-timestamp']}.${delivery!.rawBody}`).digest('hex');
-    assert.throws(() => hostile.length === expected.length && timingSafeEqual(Buffer.from(hostile), Buffer.from(expected)), RangeError, 'the old comparison throws');
+    assert.throws(
+      () => hostile.length === expected.length && timingSafeEqual(Buffer.from(hostile), Buffer.from(expected)),
+      RangeError,
+      'the old comparison throws',
+    );
     // Sent as raw bytes on a socket: 64 bytes 0xE9, which a Node server reads (as Latin-1) as 64
     // characters "é", 128 bytes once UTF-8 encoded.
     const status = await new Promise<number>((resolve, reject) => {
