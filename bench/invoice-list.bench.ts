@@ -137,6 +137,9 @@ async function main(): Promise<void> {
       const r = await timed(`${gw.api}/invoices?limit=${LIMIT}${c.query ? `&${c.query}` : ''}`, (body) => (rows = body.invoices.length));
       console.log(`| ${c.name} | ${rows} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${fmt(r.max)} | ${fmt(floors[i]!.p99, 3)} |`);
     }
+  } catch (err) {
+    console.error(`gatewayd output:\n${gw.output().slice(-4000)}`);
+    throw err;
   } finally {
     await gw.stop();
     rmSync(dir, { recursive: true, force: true });
