@@ -22,7 +22,7 @@ export class RateLimiter {
   constructor(private readonly clock: Clock) {}
 
   /** Takes one token or throws 429 rate_limited with Retry-After (whole seconds). */
-  consume(scope: string, key: string, perMinute: number): void {
+  consume(scope: string, key: string, perMinute: number, message = 'Too many requests; retry later'): void {
     if (perMinute <= 0) return;
     const now = this.clock.now();
     const id = `${scope}\u0000${key}`;
@@ -38,12 +38,18 @@ export class RateLimiter {
     }
     if (bucket.tokens < 1) {
       const waitMs = (1 - bucket.tokens) / (perMinute / 60_000);
-      throw new AppError('rate_limited', 'Too many requests; retry later').withHeader(
+      throw new AppError('rate_limited', message).withHeader(
         'Retry-After',
         String(Math.max(1, Math.ceil(waitMs / 1000))),
       );
     }
     bucket.tokens -= 1;
+  }
+
+  /** Gives back the token of a request that turned out to cost nothing (an idempotent replay). */
+  refund(scope: string, key: string, perMinute: number): void {
+    const bucket = this.buckets.get(`${scope}\u0000${key}`);
+    if (bucket) bucket.tokens = Math.min(perMinute, bucket.tokens + 1);
   }
 
   /** Forgets buckets that have refilled completely under their own limit (they carry no information). */
