@@ -11,6 +11,9 @@ import { optionalSession } from '../http/auth.js';
 import type { AppDeps, AppEnv } from '../http/context.js';
 import { toInvoiceResponse } from '../invoices/invoice.model.js';
 import { findMerchantInvoice } from '../invoices/invoices.repo.js';
+import { findFillingPools } from '../invoices/allocation.repo.js';
+import { formatAmount, parseAmount } from '../lib/amounts.js';
+import { NETWORK, USDT_CONTRACT } from '../lib/tron.js';
 import { isSupportStaff } from '../accounts/merchant.view.js';
 import { listLatePayments, listMerchantLatePayments, listUnmatchedTransfers } from '../chain/chain.repo.js';
 import { formMessages } from './auth.pages.js';
@@ -19,6 +22,20 @@ import { listMerchantKeys } from '../api-keys/api-keys.repo.js';
 import { pageContext, type PageContext, type Renderer } from './render.js';
 
 const STATUSES: readonly InvoiceStatus[] = ['pending', 'review', 'confirmed', 'expired'];
+
+/** Price pools on the merchant's addresses that are filling up, as the pool-warnings partial shows them. */
+async function poolWarnings(deps: AppDeps, merchantId: string) {
+  const pools = await findFillingPools(deps.db, merchantId, NETWORK, USDT_CONTRACT, parseAmount(deps.config.invoices.max_adjustment)!);
+  return pools.map((p) => ({
+    wallet: p.walletLabel,
+    address: p.address,
+    price: formatAmount(p.baseAmount),
+    used: p.used.toString(),
+    size: p.size.toString(),
+    percent: ((p.used * 100n) / p.size).toString(),
+    sharedWith: p.sharedWith,
+  }));
+}
 
 export interface ConsoleRequest {
   ctx: PageContext;
@@ -67,12 +84,14 @@ export function consolePages(app: Hono<AppEnv>, deps: AppDeps, renderer: Rendere
     const stats = await dashboardStats(deps.db, req.merchant.id, now);
     const recent = (await listInvoices(deps.db, req.merchant.id, undefined)).slice(0, 10).map((inv) => toInvoiceResponse(inv, publicUrl));
     const wallets = await listWallets(deps.db, req.merchant.id);
-    return render(c, req, 'console-overview', 'overview', req.ctx.t('console.overview.title'), { stats, recent, hasWallet: wallets.length > 0 });
+    const pools = await poolWarnings(deps, req.merchant.id);
+    return render(c, req, 'console-overview', 'overview', req.ctx.t('console.overview.title'), { stats, recent, hasWallet: wallets.length > 0, pools });
   });
 
   consoleGet(app, deps, '/console/wallets', async (c, req) => {
     const wallets = await listWallets(deps.db, req.merchant.id);
-    return render(c, req, 'console-wallets', 'wallets', req.ctx.t('console.wallets.title'), { wallets });
+    const pools = await poolWarnings(deps, req.merchant.id);
+    return render(c, req, 'console-wallets', 'wallets', req.ctx.t('console.wallets.title'), { wallets, pools });
   });
 
   consoleGet(app, deps, '/console/invoices', async (c, req) => {
