@@ -5,10 +5,10 @@
  * hangs holds one slot until the time-out, never the pass. Slots are handed out fairly between
  * merchants and between the webhooks of a merchant (fair-share.ts), so one tenant's hanging
  * receivers and backlog cannot hold another tenant's deliveries back. A finished attempt wakes the
- * loop (deps.hooks.deliveriesQueued) so its outcome is recorded and its slot reused at once.
+ * loop (deps.deliveriesQueued) so its outcome is recorded and its slot reused at once.
  */
 import { writeTransaction, type Trx } from '../db/database.js';
-import type { AppDeps } from '../http/context.js';
+import type { AppDeps } from '../deps.js';
 import { createDeliverer, type Deliverer, type Performed } from './deliverer.js';
 import { InFlight, nextWebhook } from './fair-share.js';
 import { claimDelivery, findDueOfWebhook, findDueWebhooks } from './webhooks.repo.js';
@@ -64,7 +64,7 @@ export function createDeliveryWorker(deps: AppDeps, options: DeliveryWorkerOptio
   const wakeSoon = (): void => {
     wakeTimer ??= setTimeout(() => {
       wakeTimer = undefined;
-      deps.hooks.deliveriesQueued();
+      deps.deliveriesQueued.notify();
     }, PASS_WINDOW_MS);
   };
 

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestApp } from '../helpers/app.js';
 import { signedInMerchant } from '../helpers/fixtures.js';
-import { newKey } from '../invoices/setup.js';
+import { newKey } from '../helpers/shop.js';
 import { rateLimitSubject } from '../../src/http/client-ip.js';
 
 const CONTACT = { name: 'Vera', email: 'vera@example.org', subject: 'Pricing', message: 'How much?' };

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestApp } from '../helpers/app.js';
 import { MINUTE, SECOND, DAY } from '../../src/lib/clock.js';
-import { createInvoice, newKey, shop } from './setup.js';
+import { createInvoice, newKey, shop } from '../helpers/shop.js';
 
 const VICTIM_ADDRESS = 'TV6MuMXfmLbBqPZvBHdwFsDnQeVfnmiuSi';
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { SESSION_COOKIE } from '../../src/accounts/sessions.repo.js';
 import { LOCALES, translate } from '../../src/lib/i18n.js';
 import { openBrowser, startBrowserApp } from '../helpers/browser.js';
-import { addWallet, createInvoice, shop } from '../invoices/setup.js';
+import { addWallet, createInvoice, shop } from '../helpers/shop.js';
 
 const ADDRESS = 'TJmmqjb1DK9TTZbQXzRQ2AuA94z4gKAPFh';
 

@@ -41,7 +41,7 @@ test('a quiet tenant\'s delivery starts at once while two other tenants fill the
     const quiet = await signedInMerchant(t, { name: 'Quiet shop' });
     await registerWebhook(quiet.client, rx.url('/quiet'));
 
-    t.deps.hooks.deliveriesQueued();
+    t.deps.deliveriesQueued.notify();
     const hanging = () => rx.requests.filter((r) => r.path.startsWith('/hang/'));
     await rx.waitFor(16, 5000);
     await new Promise((r) => setTimeout(r, 200));
@@ -50,7 +50,7 @@ test('a quiet tenant\'s delivery starts at once while two other tenants fill the
     // The quiet tenant's invoice.created: started long before any hanging attempt times out.
     const started = Date.now();
     await storeEvent(t, quiet.merchant.id);
-    t.deps.hooks.deliveriesQueued();
+    t.deps.deliveriesQueued.notify();
     const arrived = await until(() => rx.requests.some((r) => r.path === '/quiet'), (TIMEOUT_SECONDS - 1) * 1000);
     assert.ok(arrived, `the quiet tenant's delivery did not start within ${TIMEOUT_SECONDS - 1} s`);
     assert.ok(Date.now() - started < TIMEOUT_SECONDS * 1000);
@@ -62,7 +62,7 @@ test('a quiet tenant\'s delivery starts at once while two other tenants fill the
     assert.ok(await until(() => rx.requests.filter((r) => r.path === '/quiet').length === 1, 1000));
     // And its next one as well: its slot is back as soon as the first attempt is recorded.
     await storeEvent(t, quiet.merchant.id);
-    t.deps.hooks.deliveriesQueued();
+    t.deps.deliveriesQueued.notify();
     assert.ok(await until(() => rx.requests.filter((r) => r.path === '/quiet').length === 2, (TIMEOUT_SECONDS - 1) * 1000));
     assert.ok(hanging().length <= 20, 'never more attempts in flight than slots');
   } finally {
