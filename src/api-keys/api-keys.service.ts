@@ -15,7 +15,13 @@ async function checkKeyCap(trx: Trx, merchantId: string, maxActive: number, now:
   }
 }
 
-export async function createKey(db: Db, merchantId: string, input: { name: string; scopes: readonly Scope[]; expiresInDays: number | null }, maxActive: number, now: number) {
+export async function createKey(
+  db: Db,
+  merchantId: string,
+  input: { name: string; scopes: readonly Scope[]; expiresInDays: number | null },
+  maxActive: number,
+  now: number,
+) {
   return writeTransaction(db, async (trx) => {
     await checkKeyCap(trx, merchantId, maxActive, now);
     return insertKey(trx, merchantId, input, now);
@@ -27,7 +33,13 @@ export async function createKey(db: Db, merchantId: string, input: { name: strin
  * now; the old one is revoked in the same transaction. A revoked key cannot be rolled (404, as if
  * absent: it is no longer a credential); an expired one can, which is how a key is renewed.
  */
-export async function rollKey(db: Db, merchantId: string, keyId: string, maxActive: number, now: number): Promise<{ key: ApiKeyRecord; secret: string; replacedKeyId: string }> {
+export async function rollKey(
+  db: Db,
+  merchantId: string,
+  keyId: string,
+  maxActive: number,
+  now: number,
+): Promise<{ key: ApiKeyRecord; secret: string; replacedKeyId: string }> {
   return writeTransaction(db, async (trx) => {
     const old = await findMerchantKey(trx, merchantId, keyId);
     if (!old || old.revokedAt !== null) throw new AppError('not_found', 'API key not found or already revoked');

@@ -186,7 +186,14 @@ export const POOL_WARNING_SHARE = { numerator: 1n, denominator: 2n };
  * few indexed rows whatever the number of invoices. A pool past its end stays listed: its amounts
  * come back only as `review` invoices once their 90-day reservations end.
  */
-export async function findFillingPools(db: Db, merchantId: string, network: string, tokenContract: string, maxAdjustment: bigint, limit = 10): Promise<FillingPool[]> {
+export async function findFillingPools(
+  db: Db,
+  merchantId: string,
+  network: string,
+  tokenContract: string,
+  maxAdjustment: bigint,
+  limit = 10,
+): Promise<FillingPool[]> {
   const threshold = (maxAdjustment * POOL_WARNING_SHARE.numerator) / POOL_WARNING_SHARE.denominator;
   const rows = await db
     .selectFrom('wallets as w')

@@ -175,7 +175,12 @@ export class InvoiceCreator {
    */
   async create(req: CreateInvoiceRequest): Promise<CreateInvoiceResult> {
     const perMinute = this.deps.config.rate_limits.invoices_per_merchant;
-    this.deps.rateLimiter.consume(CREATION_SCOPE, req.merchantId, perMinute, 'Too many invoices created by this merchant in the last minute (all its API keys and sessions count); retry later');
+    this.deps.rateLimiter.consume(
+      CREATION_SCOPE,
+      req.merchantId,
+      perMinute,
+      'Too many invoices created by this merchant in the last minute (all its API keys and sessions count); retry later',
+    );
     const result = await this.committer.run((sqlite) => createInvoiceInTrx(sqlite, this.deps, req));
     if ('exhausted' in result) throw poolExhaustedError();
     if (result.replay) this.deps.rateLimiter.refund(CREATION_SCOPE, req.merchantId, perMinute);

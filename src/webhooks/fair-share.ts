@@ -45,7 +45,13 @@ function bump(map: Map<string, number>, key: string, delta: number): void {
  * The webhook whose oldest due delivery should take the next slot, or undefined when no due webhook
  * may take one. `free` is the number of slots still free before this one is taken.
  */
-export function nextWebhook(due: readonly PendingWebhook[], inFlight: InFlight, free: number, limits: FairShareLimits, lastMerchant: string): PendingWebhook | undefined {
+export function nextWebhook(
+  due: readonly PendingWebhook[],
+  inFlight: InFlight,
+  free: number,
+  limits: FairShareLimits,
+  lastMerchant: string,
+): PendingWebhook | undefined {
   let best: PendingWebhook | undefined;
   let bestKey: [number, number, string, number, number] | undefined;
   for (const w of due) {

@@ -26,7 +26,10 @@ test('one IPv6 /64 shares one per-IP budget whatever address of it a request com
     }
     // The neighbouring /64 is someone else.
     assert.equal((await contact('2001:db8:aaaa:2::1')).status, 201);
-    const tickets = await t.deps.db.selectFrom('support_tickets').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const tickets = await t.deps.db
+      .selectFrom('support_tickets')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     assert.equal(Number(tickets.n), 4);
 
     // Sign-in attempts per address too: rotating inside a /64 does not buy more password guesses.

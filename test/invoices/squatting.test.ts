@@ -37,7 +37,9 @@ test('an account sharing the address, with as many keys as it can make, cannot u
     const api = t.client({ origin: null });
     const results = await Promise.all(
       Array.from({ length: 150 }, (_, i) =>
-        i % 21 === 20 ? createInvoice(attacker.client, { amount: '49.99', wallet_id: attacker.walletId }) : createInvoice(api, { amount: '49.99', wallet_id: attacker.walletId }, { bearer: keys[i % 21]! }),
+        i % 21 === 20
+          ? createInvoice(attacker.client, { amount: '49.99', wallet_id: attacker.walletId })
+          : createInvoice(api, { amount: '49.99', wallet_id: attacker.walletId }, { bearer: keys[i % 21]! }),
       ),
     );
     const created = results.filter((r) => r.status === 201).length;
@@ -54,12 +56,19 @@ test('an account sharing the address, with as many keys as it can make, cannot u
     assert.equal(own.status, 201, own.text);
     assert.equal(own.body.invoice.base_amount, '49.990000');
 
-    const reserved = await t.deps.db.selectFrom('invoices').select('id').where('wallet_address', '=', VICTIM_ADDRESS).where('base_amount', '=', 49_990_000).execute();
+    const reserved = await t.deps.db
+      .selectFrom('invoices')
+      .select('id')
+      .where('wallet_address', '=', VICTIM_ADDRESS)
+      .where('base_amount', '=', 49_990_000)
+      .execute();
     assert.equal(reserved.length, 61);
 
     // A minute later the squatter gets another minute's worth, no more.
     t.clock.advance(MINUTE);
-    const later = await Promise.all(Array.from({ length: 70 }, (_, i) => createInvoice(api, { amount: '19.99', wallet_id: attacker.walletId }, { bearer: keys[i % 20]! })));
+    const later = await Promise.all(
+      Array.from({ length: 70 }, (_, i) => createInvoice(api, { amount: '19.99', wallet_id: attacker.walletId }, { bearer: keys[i % 20]! })),
+    );
     assert.equal(later.filter((r) => r.status === 201).length, 60);
     assert.equal(later.filter((r) => r.status === 429).length, 10);
   } finally {

@@ -13,7 +13,7 @@ import { addWallet, createInvoice, shop } from '../helpers/shop.js';
 
 const ADDRESS = 'TJmmqjb1DK9TTZbQXzRQ2AuA94z4gKAPFh';
 
-test('a price pool more than half used on the merchant\'s address is shown on the Overview and the wallet list, in every locale, rtl included', async (t) => {
+test("a price pool more than half used on the merchant's address is shown on the Overview and the wallet list, in every locale, rtl included", async (t) => {
   // 10 amounts per price, so the squatter needs only a few invoices.
   const app = await startBrowserApp({ config: { invoices: { max_adjustment: '0.000010' } } });
   t.after(() => app.close());
@@ -38,7 +38,13 @@ test('a price pool more than half used on the merchant\'s address is shown on th
       assert.equal(res.status, 200);
       const section = /<section class="warnings pool-warnings" role="status" data-pool-warnings>[\s\S]*?<\/section>/.exec(res.text)?.[0];
       assert.ok(section, `${locale} ${path}: warning shown`);
-      const item = translate(locale, 'console.pools.item', { wallet: 'Shop &lt;b&gt;main&lt;/b&gt;', price: '49.990000', used: '7', size: '10', percent: '70' });
+      const item = translate(locale, 'console.pools.item', {
+        wallet: 'Shop &lt;b&gt;main&lt;/b&gt;',
+        price: '49.990000',
+        used: '7',
+        size: '10',
+        percent: '70',
+      });
       assert.ok(section.includes(item), `${locale} ${path}: names the wallet, the price and the use:\n${section}`);
       assert.ok(section.includes(translate(locale, 'console.pools.shared', { count: '1' })), `${locale}: says another account uses the address`);
       assert.ok(section.includes(ADDRESS));

@@ -23,7 +23,7 @@ async function until(condition: () => boolean, ms: number): Promise<boolean> {
   return condition();
 }
 
-test('a quiet tenant\'s delivery starts at once while two other tenants fill their slots with hanging receivers and a backlog', async () => {
+test("a quiet tenant's delivery starts at once while two other tenants fill their slots with hanging receivers and a backlog", async () => {
   const rx = await startHttpsReceiver();
   rx.answer((req) => (req.path.startsWith('/hang') ? 'hang' : 200));
   const t = await startTestApp({ config: { webhooks: rx.webhookConfig({ timeout_seconds: TIMEOUT_SECONDS }), log: { level: 'warn' } } });
@@ -88,7 +88,11 @@ test('within one merchant, an endpoint that hangs with a backlog does not hold b
     while (rx.requests.filter((r) => r.path === '/fast').length < 30 && Date.now() - started < (TIMEOUT_SECONDS - 1) * 1000) {
       if (!(await worker.runOnce())) await new Promise((r) => setTimeout(r, 5));
     }
-    assert.equal(rx.requests.filter((r) => r.path === '/fast').length, 30, 'every delivery to the answering endpoint went out before the hanging ones timed out');
+    assert.equal(
+      rx.requests.filter((r) => r.path === '/fast').length,
+      30,
+      'every delivery to the answering endpoint went out before the hanging ones timed out',
+    );
     assert.equal(rx.requests.filter((r) => r.path === '/hang/own').length, 4, 'the hanging endpoint holds at most 4 slots');
   } finally {
     await rx.down();
