@@ -54,7 +54,7 @@ function classify(candidates: Invoice[], t: VerifiedTransfer): { kind: ChainTran
 export async function recordTransfers(deps: AppDeps, transfers: VerifiedTransfer[]): Promise<RecordedTransfer[]> {
   const now = deps.clock.now();
   const publicUrl = deps.config.server.public_url;
-  const result = await writeTransaction(deps.db, async (trx) => {
+  const result = await writeTransaction(deps.db, async (trx, tx) => {
     const recorded: RecordedTransfer[] = [];
     for (const t of transfers) {
       if (await isLogRecorded(trx, t.txHash, t.logIndex)) continue;
@@ -72,7 +72,7 @@ export async function recordTransfers(deps: AppDeps, transfers: VerifiedTransfer
       if (invoice && (kind === 'confirmed' || kind === 'review_paid')) {
         const updated = (await findInvoiceById(trx, invoice.id))!;
         insertEvent(
-          deps.sqlite,
+          tx,
           {
             merchantId: updated.merchantId,
             type: kind === 'confirmed' ? 'invoice.confirmed' : 'invoice.review',
@@ -106,14 +106,14 @@ export async function advanceCoverage(deps: AppDeps, coverage: Coverage[]): Prom
   if (coverage.length === 0) return [];
   const now = deps.clock.now();
   const publicUrl = deps.config.server.public_url;
-  const result = await writeTransaction(deps.db, async (trx) => {
+  const result = await writeTransaction(deps.db, async (trx, tx) => {
     const expired: Invoice[] = [];
     for (const { address, coveredUntil } of coverage) {
       await saveCursor(trx, address, coveredUntil, now);
       for (const inv of await findExpirable(trx, address, coveredUntil, now)) {
         if (!(await expireInvoice(trx, inv.id))) continue;
         const updated = (await findInvoiceById(trx, inv.id))!;
-        insertEvent(deps.sqlite, { merchantId: updated.merchantId, type: 'invoice.expired', invoiceId: updated.id, data: { invoice: toInvoiceResponse(updated, publicUrl) } }, now);
+        insertEvent(tx, { merchantId: updated.merchantId, type: 'invoice.expired', invoiceId: updated.id, data: { invoice: toInvoiceResponse(updated, publicUrl) } }, now);
         expired.push(updated);
       }
     }

@@ -4,7 +4,7 @@
  * acknowledged change can never lose its notifications.
  */
 import { compileQuery, type Param } from '../db/compiled.js';
-import type { Db, Sqlite } from '../db/database.js';
+import type { Db, TxSqlite } from '../db/database.js';
 import { newId } from '../lib/ids.js';
 import { iso } from '../lib/clock.js';
 
@@ -56,11 +56,11 @@ const insertDeliveryQuery = compileQuery((db, p: Param<{ id: string; webhookId: 
 );
 
 /**
- * Stores an event and its deliveries. Synchronous (compiled queries) on the connection's handle:
- * call it inside the transaction that made the change (a writeTransaction or a group commit), so
- * the three inserts land with that change or not at all.
+ * Stores an event and its deliveries. Synchronous (compiled queries) in the transaction that made
+ * the change (the TxSqlite of a writeTransaction or a group commit), so the inserts land with that
+ * change or not at all.
  */
-export function insertEvent(sqlite: Sqlite, event: NewEvent, now: number): StoredEvent {
+export function insertEvent(tx: TxSqlite, event: NewEvent, now: number): StoredEvent {
   const stored: StoredEvent = {
     id: newId('evt'),
     merchantId: event.merchantId,
@@ -69,7 +69,7 @@ export function insertEvent(sqlite: Sqlite, event: NewEvent, now: number): Store
     data: event.data,
     createdAt: now,
   };
-  insertEventQuery.run(sqlite, {
+  insertEventQuery.run(tx, {
     id: stored.id,
     merchantId: stored.merchantId,
     type: stored.type,
@@ -78,9 +78,9 @@ export function insertEvent(sqlite: Sqlite, event: NewEvent, now: number): Store
     now,
   });
   const webhooks = event.webhookId
-    ? activeWebhookQuery.all(sqlite, { merchantId: event.merchantId, webhookId: event.webhookId })
-    : activeWebhooksQuery.all(sqlite, { merchantId: event.merchantId });
-  for (const w of webhooks) insertDeliveryQuery.run(sqlite, { id: newId('dlv'), webhookId: w.id, eventId: stored.id, merchantId: event.merchantId, now });
+    ? activeWebhookQuery.all(tx, { merchantId: event.merchantId, webhookId: event.webhookId })
+    : activeWebhooksQuery.all(tx, { merchantId: event.merchantId });
+  for (const w of webhooks) insertDeliveryQuery.run(tx, { id: newId('dlv'), webhookId: w.id, eventId: stored.id, merchantId: event.merchantId, now });
   return stored;
 }
 

@@ -1,7 +1,7 @@
 /** Invoice rows: all Kysely code of the invoices feature except allocation (allocation.repo.ts). */
 import { sql, type Insertable, type SqlBool } from 'kysely';
 import { compileQuery, type Param } from '../db/compiled.js';
-import type { Db, Sqlite, Trx } from '../db/database.js';
+import type { Db, Sqlite, Trx, TxSqlite } from '../db/database.js';
 import type { InvoicesTable, InvoiceStatus } from '../db/schema.js';
 import { toDbAmount } from '../lib/amounts.js';
 import { rowToInvoice, toInvoiceResponse, type Invoice } from './invoice.model.js';
@@ -44,9 +44,9 @@ const insertInvoiceQuery = compileQuery((db, p: Param<Required<Insertable<Invoic
   }),
 );
 
-/** Synchronous (compiled query): call inside the caller's transaction on the same connection. */
-export function insertInvoice(sqlite: Sqlite, inv: Invoice): void {
-  insertInvoiceQuery.run(sqlite, {
+/** Synchronous (compiled query), in the caller's transaction. */
+export function insertInvoice(tx: TxSqlite, inv: Invoice): void {
+  insertInvoiceQuery.run(tx, {
     id: inv.id,
     merchant_id: inv.merchantId,
     wallet_id: inv.walletId,
