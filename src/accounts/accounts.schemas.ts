@@ -8,6 +8,9 @@ import { DeliverySchema, WebhookSchema } from '../webhooks/webhooks.schemas.js';
 import { z } from '@hono/zod-openapi';
 import { Mode } from '../http/openapi.js';
 import { LOCALES } from '../lib/i18n.js';
+import type { Config } from '../config.js';
+import { isSupportStaff } from './support-staff.js';
+import type { Merchant } from './merchants.repo.js';
 
 const Email = z.email().max(254).openapi({ example: 'owner@shop.example' });
 const CaptchaToken = z.string().max(2048).optional().openapi({ description: 'Required when GET /config shows a captcha; single use' });
@@ -116,3 +119,8 @@ export const DashboardSchema = z
 
 export type MerchantResponse = z.infer<typeof MerchantSchema>;
 export type DashboardResponse = z.infer<typeof DashboardSchema>;
+
+/** The Merchant resource: no password hash, Google subject or internal timestamps. */
+export function toMerchantResponse(merchant: Merchant, config: Config): MerchantResponse {
+  return { id: merchant.id, name: merchant.name, email: merchant.email, mode: 'live', support_staff: isSupportStaff(config, merchant.email) };
+}

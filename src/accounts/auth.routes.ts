@@ -28,11 +28,11 @@ import {
   RegisterResponse,
   ResetBody,
   SessionStatus,
+  toMerchantResponse,
   VerifyEmailBody,
 } from './accounts.schemas.js';
 import { forgotPassword, login, logout, register, resetPassword, verifyEmail } from './auth.service.js';
 import { createGoogleVerifier, googleSignIn } from './google.service.js';
-import { toMerchantResponse } from './merchant.view.js';
 import { normalizeEmail } from './merchants.repo.js';
 import { SESSION_COOKIE } from './sessions.repo.js';
 

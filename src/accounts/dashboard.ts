@@ -7,17 +7,20 @@ import type { Db } from '../db/database.js';
 import type { InvoiceStatus } from '../db/schema.js';
 import type { AppDeps } from '../deps.js';
 import { formatAmount, MICRO } from '../lib/amounts.js';
-import { listMerchantEvents, toEventResponse } from '../events/events.repo.js';
-import type { DashboardResponse } from './accounts.schemas.js';
+import { listMerchantEvents } from '../events/events.repo.js';
+import { toEventResponse } from '../events/events.schemas.js';
+import { toMerchantResponse, type DashboardResponse } from './accounts.schemas.js';
 import type { Merchant } from './merchants.repo.js';
-import { toMerchantResponse } from './merchant.view.js';
 import { listDeliveries, listWebhooks } from '../webhooks/webhooks.repo.js';
 import { toDeliveryResponse, toWebhookResponse } from '../webhooks/webhooks.schemas.js';
-import { listWalletsForMerchant } from '../wallets/wallets.repo.js';
-import { listInvoicesForMerchant } from '../invoices/invoices.repo.js';
-import { listApiKeysForMerchant } from '../api-keys/api-keys.repo.js';
+import { listMerchantWallets } from '../wallets/wallets.repo.js';
+import { toWalletResponse } from '../wallets/wallets.schemas.js';
+import { listMerchantInvoices } from '../invoices/invoices.repo.js';
+import { toInvoiceResponse } from '../invoices/invoices.schemas.js';
+import { listMerchantKeys } from '../api-keys/api-keys.repo.js';
+import { toApiKeyResponse } from '../api-keys/api-keys.schemas.js';
 import { listMerchantLatePayments, listUnmatchedTransfers } from '../chain/chain.repo.js';
-import { toChainTransferResponse } from '../chain/chain.model.js';
+import { toChainTransferResponse } from '../chain/chain.schemas.js';
 
 const DASHBOARD_EVENTS = 100;
 const DASHBOARD_INVOICES = 100;
@@ -69,23 +72,24 @@ export async function invoiceStats(db: Db, merchantId: string): Promise<Stats> {
 
 /** Every list of the Dashboard, newest first, each through its feature's response mapper. */
 export async function composeDashboard(deps: AppDeps, merchant: Merchant): Promise<DashboardResponse> {
+  const now = deps.clock.now();
   const [events, stats, webhooks, deliveries, wallets, invoices, apiKeys, late, unmatched] = await Promise.all([
     listMerchantEvents(deps.db, merchant.id, DASHBOARD_EVENTS),
     invoiceStats(deps.db, merchant.id),
     listWebhooks(deps.db, merchant.id),
     listDeliveries(deps.db, merchant.id),
-    listWalletsForMerchant(deps.db, merchant.id),
-    listInvoicesForMerchant(deps.db, merchant.id, deps.config.server.public_url, DASHBOARD_INVOICES),
-    listApiKeysForMerchant(deps.db, merchant.id, deps.clock.now()),
+    listMerchantWallets(deps.db, merchant.id),
+    listMerchantInvoices(deps.db, merchant.id, DASHBOARD_INVOICES),
+    listMerchantKeys(deps.db, merchant.id),
     listMerchantLatePayments(deps.db, merchant.id),
     listUnmatchedTransfers(deps.db, merchant.id),
   ]);
   return {
     merchant: toMerchantResponse(merchant, deps.config),
-    wallets,
-    invoices,
+    wallets: wallets.map(toWalletResponse),
+    invoices: invoices.map((inv) => toInvoiceResponse(inv, deps.config.server.public_url)),
     events: events.map(toEventResponse),
-    api_keys: apiKeys,
+    api_keys: apiKeys.map((key) => toApiKeyResponse(key, now)),
     webhooks: webhooks.map(toWebhookResponse),
     deliveries: deliveries.map(toDeliveryResponse),
     late_payments: late.map(toChainTransferResponse),

@@ -7,7 +7,8 @@ import { writeTransaction } from '../db/database.js';
 import type { ChainTransferKind } from '../db/schema.js';
 import { insertEvent } from '../events/events.repo.js';
 import type { AppDeps } from '../deps.js';
-import { toInvoiceResponse, type Invoice } from '../invoices/invoice.model.js';
+import { type Invoice } from '../invoices/invoice.model.js';
+import { toInvoiceResponse } from '../invoices/invoices.schemas.js';
 import {
   confirmInvoice,
   expireInvoice,
@@ -19,7 +20,7 @@ import {
   markReviewPaid,
   saveCursor,
 } from './chain.repo.js';
-import { toTransactionResponse } from './chain.model.js';
+import { toTransactionResponse } from './chain.schemas.js';
 import type { VerifiedTransfer } from './verifier.js';
 
 export interface RecordedTransfer {

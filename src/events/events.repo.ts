@@ -6,7 +6,6 @@
 import { compileQuery, type Param } from '../db/compiled.js';
 import type { Db, TxSqlite } from '../db/database.js';
 import { newId } from '../lib/ids.js';
-import { iso } from '../lib/clock.js';
 
 export const EVENT_TYPES = ['invoice.created', 'invoice.confirmed', 'invoice.expired', 'invoice.review', 'webhook.test'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -105,9 +104,4 @@ export async function listMerchantEvents(db: Db, merchantId: string, limit = 100
     .limit(limit)
     .execute();
   return rows.map(rowToEvent);
-}
-
-/** The Event resource as the API and the webhook body show it. */
-export function toEventResponse(event: StoredEvent) {
-  return { id: event.id, type: event.type, created_at: iso(event.createdAt), mode: 'live' as const, data: event.data };
 }

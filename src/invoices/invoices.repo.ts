@@ -4,7 +4,7 @@ import { compileQuery, type Param } from '../db/compiled.js';
 import type { Db, Sqlite, Trx, TxSqlite } from '../db/database.js';
 import type { InvoicesTable, InvoiceStatus } from '../db/schema.js';
 import { toDbAmount } from '../lib/amounts.js';
-import { rowToInvoice, toInvoiceResponse, type Invoice } from './invoice.model.js';
+import { rowToInvoice, type Invoice } from './invoice.model.js';
 
 export const INVOICE_LIST_LIMIT = 500;
 
@@ -107,11 +107,6 @@ export async function listMerchantInvoices(db: Db, merchantId: string, limit = I
     .limit(limit)
     .execute();
   return rows.map(rowToInvoice);
-}
-
-/** For the Dashboard (GET /me): the newest invoices as API resources. */
-export async function listInvoicesForMerchant(db: Db, merchantId: string, publicUrl: string, limit = INVOICE_LIST_LIMIT) {
-  return (await listMerchantInvoices(db, merchantId, limit)).map((inv) => toInvoiceResponse(inv, publicUrl));
 }
 
 /** The invoice behind a checkout link and its merchant's display name. */

@@ -15,8 +15,8 @@ import { findMerchantWallet } from '../wallets/wallets.repo.js';
 import { chooseAmount, insertReservation, takeOverReservation, type AmountTarget } from './allocation.repo.js';
 import { matchedTransaction } from './chain-link.js';
 import { GroupCommit } from './group-commit.js';
-import { toInvoiceResponse, type Invoice, type InvoiceResponse } from './invoice.model.js';
-import type { CreateInvoiceBody } from './invoices.schemas.js';
+import { type Invoice } from './invoice.model.js';
+import { type CreateInvoiceBody, type InvoiceResponse, toInvoiceResponse } from './invoices.schemas.js';
 import { findByIdempotencyKey, findMerchantInvoice, insertInvoice, moveReviewedInvoice, orderIdExists } from './invoices.repo.js';
 
 export const RESERVATION_MS = 90 * DAY;

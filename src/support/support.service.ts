@@ -7,7 +7,7 @@
  * - another merchant's ticket is 404, never 403.
  * Mails are started only once the transaction has committed, and no request waits for them.
  */
-import { isSupportStaff } from '../accounts/merchant.view.js';
+import { isSupportStaff } from '../accounts/support-staff.js';
 import { findMerchantById } from '../accounts/merchants.repo.js';
 import { writeTransaction, type Trx } from '../db/database.js';
 import type { SupportTicketCategory, SupportTicketStatus } from '../db/schema.js';

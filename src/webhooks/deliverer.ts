@@ -5,7 +5,7 @@
  * claim before it and the record after it write, each guarded on the status.
  */
 import { writeTransaction, type Trx } from '../db/database.js';
-import { toEventResponse } from '../events/events.repo.js';
+import { toEventResponse } from '../events/events.schemas.js';
 import type { AppDeps } from '../deps.js';
 import { DAY, HOUR, MINUTE } from '../lib/clock.js';
 import { createSender, type AttemptOutcome, type Sender } from './sender.js';

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { latePaymentHashes, listLatePayments, listMerchantLatePayments, listUnmatchedTransfers } from '../../src/chain/chain.repo.js';
-import { toChainTransferResponse } from '../../src/chain/chain.model.js';
+import { toChainTransferResponse } from '../../src/chain/chain.schemas.js';
 import { MINUTE, SECOND, HOUR } from '../../src/lib/clock.js';
 import { USDT_CONTRACT } from '../../src/lib/tron.js';
 import { eventsOf, getInvoice, insertInvoice, newMerchantId, pass, startChainHarness, transfersOf } from '../helpers/chain-fixtures.js';
