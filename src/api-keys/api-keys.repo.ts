@@ -21,6 +21,11 @@ export interface ApiKeyRecord {
   expiresAt: number | null;
 }
 
+/** The one rule of an active key: not revoked, and not past its expiry. */
+export function isKeyActive(key: Pick<ApiKeyRecord, 'revokedAt' | 'expiresAt'>, now: number): boolean {
+  return key.revokedAt === null && (key.expiresAt === null || key.expiresAt > now);
+}
+
 export function parseScopes(text: string): Scope[] {
   return text.split(' ').filter((s): s is Scope => (SCOPES as readonly string[]).includes(s));
 }

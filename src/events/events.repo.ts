@@ -94,6 +94,18 @@ export function rowToEvent(row: { id: string; merchant_id: string; type: string;
   };
 }
 
+/** The events of one invoice of this merchant, oldest first. */
+export async function listInvoiceEvents(db: Db, merchantId: string, invoiceId: string): Promise<StoredEvent[]> {
+  const rows = await db
+    .selectFrom('events')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('invoice_id', '=', invoiceId)
+    .orderBy('created_at', 'asc')
+    .execute();
+  return rows.map(rowToEvent);
+}
+
 export async function listMerchantEvents(db: Db, merchantId: string, limit = 100): Promise<StoredEvent[]> {
   const rows = await db
     .selectFrom('events')

@@ -96,16 +96,11 @@ export async function findMerchantInvoice(db: Db | Trx, merchantId: string, id: 
   return row ? rowToInvoice(row) : undefined;
 }
 
-/** The newest invoices of a merchant (GET /invoices shows 500). */
-export async function listMerchantInvoices(db: Db, merchantId: string, limit = INVOICE_LIST_LIMIT): Promise<Invoice[]> {
-  const rows = await db
-    .selectFrom('invoices')
-    .selectAll()
-    .where('merchant_id', '=', merchantId)
-    .orderBy('created_at', 'desc')
-    .orderBy('id')
-    .limit(limit)
-    .execute();
+/** The newest invoices of a merchant, of one status when given (GET /invoices and the console show 500). */
+export async function listMerchantInvoices(db: Db, merchantId: string, limit = INVOICE_LIST_LIMIT, status?: InvoiceStatus): Promise<Invoice[]> {
+  let q = db.selectFrom('invoices').selectAll().where('merchant_id', '=', merchantId);
+  if (status) q = q.where('status', '=', status);
+  const rows = await q.orderBy('created_at', 'desc').orderBy('id').limit(limit).execute();
   return rows.map(rowToInvoice);
 }
 
