@@ -1,5 +1,5 @@
 /**
- * /auth/*: public operations of the owner console's sign-in (decisions.md section 6).
+ * /auth/*: public operations of the owner console's sign-in (docs/api.md, Merchant accounts).
  *
  * Login CSRF: every /auth/* request that carries an Origin header must carry the public origin
  * (browsers always send Origin on cross-site POSTs, so a foreign page cannot sign a visitor into

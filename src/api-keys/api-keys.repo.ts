@@ -59,7 +59,7 @@ export function touchKey(sqlite: Sqlite, key: ApiKeyRecord, now: number): void {
 }
 
 export const KEY_SECRET_PREFIX = 'gw_live_';
-/** Characters of the secret kept in clear for identification (decisions.md section 6). */
+/** Characters of the secret kept in clear for identification (the key's `prefix`). */
 export const KEY_PREFIX_LENGTH = 12;
 
 export interface NewKeyInput {

@@ -1,4 +1,4 @@
-/** The ApiKey resource and its requests (interface-spec.md, API keys; decisions.md section 6). */
+/** The ApiKey resource and its requests (docs/api.md, API keys). */
 import { z } from '@hono/zod-openapi';
 import { DateTime } from '../http/openapi.js';
 import { iso, isoOrNull } from '../lib/clock.js';

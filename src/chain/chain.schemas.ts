@@ -25,7 +25,7 @@ export const ChainTransferSchema = z
   })
   .openapi('ChainTransfer');
 
-/** The `transaction` object of invoice events and of the console views (decisions.md section 12). */
+/** The `transaction` object of invoice events and of the console views (docs/api.md, Webhooks: receiving events). */
 export function toTransactionResponse(t: Pick<ChainTransfer, 'txHash' | 'logIndex' | 'from' | 'to' | 'amount' | 'blockNumber' | 'blockTimestamp'>) {
   return {
     tx_hash: t.txHash,

@@ -1,5 +1,5 @@
 /**
- * What a verified transfer does to invoices (decisions.md section 3), and safe expiry. Each call is
+ * What a verified transfer does to invoices (docs/payments.md, Invoice states), and safe expiry. Each call is
  * one short write transaction: the guarded invoice move, the recorded transfer and the event
  * commit together or not at all. No network here.
  */

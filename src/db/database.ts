@@ -1,5 +1,5 @@
 /**
- * Opens the SQLite database with the pragmas the product relies on (decisions.md section 2):
+ * Opens the SQLite database with the pragmas the product relies on (docs/architecture.md, Transactions):
  * WAL, synchronous=FULL (an answered 201 is on disk), foreign keys, a busy timeout, statement
  * journals in memory and an 8 MiB page cache.
  */

@@ -1,5 +1,5 @@
 /**
- * Credentials (decisions.md section 6): `Authorization: Bearer gw_live_...` API keys and the
+ * Credentials (docs/api.md, Merchant accounts): `Authorization: Bearer gw_live_...` API keys and the
  * `gw_session` cookie. A Bearer request is judged by its key alone; a cookie request must pass the
  * Origin rule.
  */

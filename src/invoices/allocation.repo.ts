@@ -1,5 +1,5 @@
 /**
- * Exact-amount allocation (decisions.md section 3). Runs inside the creation transaction
+ * Exact-amount allocation (docs/payments.md, Amounts). Runs inside the creation transaction
  * (BEGIN IMMEDIATE), so allocations are serialized; the primary key of amount_reservations is the
  * last line of defence against two invoices sharing a final amount on one address.
  *

@@ -1,5 +1,5 @@
 /**
- * Group commit (decisions.md section 2): units of work that arrive while a transaction is running
+ * Group commit (docs/architecture.md, Transactions): units of work that arrive while a transaction is running
  * wait in a queue and are then run together in one BEGIN IMMEDIATE transaction, one fsync for the
  * whole batch instead of one per request. Each unit runs in its own savepoint, so a unit that
  * throws (a 409, a constraint) is rolled back alone and the rest of the batch commits. A caller's

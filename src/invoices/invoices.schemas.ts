@@ -1,4 +1,4 @@
-/** The Invoice resources and their requests (interface-spec.md, Invoices; decisions.md section 4). */
+/** The Invoice resources and their requests (docs/api.md, Invoices; amounts in docs/payments.md). */
 import { z } from '@hono/zod-openapi';
 import { DateTime } from '../http/openapi.js';
 import { formatAmount, parseAmount } from '../lib/amounts.js';

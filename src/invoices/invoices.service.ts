@@ -1,6 +1,6 @@
 /**
- * Invoice rules: creation with idempotency and exact-amount allocation (decisions.md sections 3
- * and 4), and the owner's decision on a paid review invoice. No HTTP here, no SQL strings.
+ * Invoice rules: creation with idempotency and exact-amount allocation (docs/payments.md,
+ * Amounts), and the owner's decision on a paid review invoice. No HTTP here, no SQL strings.
  */
 import { writeTransaction, type TxSqlite } from '../db/database.js';
 import { insertEvent } from '../events/events.repo.js';
@@ -174,7 +174,7 @@ export class InvoiceCreator {
 }
 
 /**
- * The owner's decision on a paid review invoice (decisions.md section 3): accept = confirmed +
+ * The owner's decision on a paid review invoice (docs/payments.md, Invoice states): accept = confirmed +
  * invoice.confirmed, reject = expired + invoice.expired. Anything but a review invoice with a
  * recorded payment is 409 invoice_not_reviewable.
  */

@@ -1,6 +1,5 @@
 /**
- * The support API contract (interface-spec: Support public, owner session, inbox; decisions.md
- * section 8). Request bodies are strict; text is stored and returned exactly as sent.
+ * The support API contract (docs/api.md, Support: public, owner session, inbox). Request bodies are strict; text is stored and returned exactly as sent.
  */
 import { z } from '@hono/zod-openapi';
 import { DateTime } from '../http/openapi.js';

@@ -1,5 +1,5 @@
 /**
- * Support rules (interface-spec "Support ticket status", decisions.md section 8):
+ * Support rules (docs/api.md, Support):
  * - a customer message (owner reply, chat message) makes a ticket `open`, reopening a closed one;
  * - a staff reply makes it `answered`; a contact-form ticket cannot be answered in place (409
  *   email_reply_required: the visitor has no account and is answered by email);

@@ -1,4 +1,4 @@
-/** The Wallet resource and its requests (interface-spec.md, Wallets). */
+/** The Wallet resource and its requests (docs/api.md, Wallets). */
 import { z } from '@hono/zod-openapi';
 import { DateTime } from '../http/openapi.js';
 import { iso } from '../lib/clock.js';

@@ -8,7 +8,7 @@ import { USDT_CONTRACT } from '../../src/lib/tron.js';
 import { eventsOf, getInvoice, insertInvoice, newMerchantId, pass, startChainHarness, transfersOf } from '../helpers/chain-fixtures.js';
 import { blockNumberAt, randomAddress, SAMPLE_AMOUNT, SAMPLE_BLOCK, SAMPLE_BLOCK_TIME, SAMPLE_MERCHANT, SAMPLE_PAYER, SAMPLE_TX, trc20Record } from '../helpers/tron-samples.js';
 
-// The real mainnet receipt of SAMPLE_TX (tron-notes.md section 2.1), verbatim.
+// The real mainnet receipt of SAMPLE_TX (as the solidity node answers gettransactioninfobyid), verbatim.
 const REAL_RECEIPT = {
   id: '0130dfde9281a48378109039ef512229d5359fbee2a8adbb17ad73aebc67ea99',
   fee: 26420100,

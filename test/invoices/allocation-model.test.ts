@@ -15,7 +15,7 @@ const MAX_ADJ = 5n;
 type Op = { kind: 'create'; base: bigint } | { kind: 'wait'; days: number };
 
 /**
- * The allocation against a plain model of decisions.md section 3: the smallest never-used final
+ * The allocation against a plain model of the rule in docs/payments.md (Amounts): the smallest never-used final
  * amount; else the reservation that ended longest ago (ties: smaller amount) as a review; else
  * exhausted. Bases a few micro-units apart make the ranges of different prices overlap.
  */
