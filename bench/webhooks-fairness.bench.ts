@@ -29,8 +29,8 @@ const rx = await startHttpsReceiver();
 rx.answer((req) => (req.path.startsWith('/hang') ? 'hang' : 200));
 const t = await startTestApp({ config: { webhooks: rx.webhookConfig({ timeout_seconds: timeoutSeconds }), log: { level: 'error' } } });
 const store = (merchantId: string) =>
-  writeTransaction(t.deps.db, async () =>
-    insertEvent(t.deps.sqlite, { merchantId, type: 'invoice.created', data: { invoice: { id: 'inv_bench' } } }, t.clock.now()),
+  writeTransaction(t.deps.db, async (_trx, tx) =>
+    insertEvent(tx, { merchantId, type: 'invoice.created', data: { invoice: { id: 'inv_bench' } } }, t.clock.now()),
   );
 const arrived = (prefix: string) => rx.requests.filter((r) => r.path.startsWith(prefix)).length;
 const until = async (condition: () => boolean, ms: number): Promise<boolean> => {

@@ -12,9 +12,10 @@ interface Bucket {
 const PRUNE_ABOVE = 50_000;
 
 /**
- * In-process token buckets (one node): `perMinute` requests a minute with a burst of the same size.
- * A limit of 0 turns the check off. Scopes have different limits, so each bucket refills and is
- * pruned by its own limit, never by the limit of whichever scope happened to trigger the pruning.
+ * In-process token buckets (gatewayd runs as one process): `perMinute` requests a minute with a
+ * burst of the same size. A limit of 0 turns the check off. Scopes have different limits, so each
+ * bucket refills and is pruned by its own limit, never by the limit of whichever scope happened to
+ * trigger the pruning.
  */
 export class RateLimiter {
   private buckets = new Map<string, Bucket>();

@@ -1,6 +1,6 @@
 /** All SQL of webhooks and their deliveries (the outbox rows written by insertEvent). */
 import { compileQuery, type Param } from '../db/compiled.js';
-import type { Db, Sqlite, Trx } from '../db/database.js';
+import type { Db, Trx, TxSqlite } from '../db/database.js';
 import type { DeliveriesTable, DeliveryStatus, WebhooksTable } from '../db/schema.js';
 import type { Selectable } from 'kysely';
 import { newId } from '../lib/ids.js';
@@ -169,11 +169,11 @@ const nextPendingWebhookQuery = compileQuery((db, p: Param<{ after: string }>) =
  * however many deliveries each has waiting (a tenant's backlog costs nothing here).
  * Synchronous (compiled queries): call inside the caller's transaction.
  */
-export function findDueWebhooks(sqlite: Sqlite, now: number): PendingWebhook[] {
+export function findDueWebhooks(tx: TxSqlite, now: number): PendingWebhook[] {
   const out: PendingWebhook[] = [];
   let after = '';
   for (;;) {
-    const row = nextPendingWebhookQuery.first(sqlite, { after });
+    const row = nextPendingWebhookQuery.first(tx, { after });
     if (!row) return out;
     if (row.next_attempt_at !== null && row.next_attempt_at <= now) out.push({ webhookId: row.webhook_id, merchantId: row.merchant_id, due: row.next_attempt_at });
     after = row.webhook_id;
@@ -193,8 +193,8 @@ const dueOfWebhookQuery = compileQuery((db, p: Param<{ webhook: string; now: num
 );
 
 /** The oldest due pending deliveries of one webhook, at most `limit`. */
-export function findDueOfWebhook(sqlite: Sqlite, webhookId: string, now: number, limit: number): string[] {
-  return dueOfWebhookQuery.all(sqlite, { webhook: webhookId, now, limit }).map((r) => r.id);
+export function findDueOfWebhook(tx: TxSqlite, webhookId: string, now: number, limit: number): string[] {
+  return dueOfWebhookQuery.all(tx, { webhook: webhookId, now, limit }).map((r) => r.id);
 }
 
 /**

@@ -7,7 +7,7 @@
  * receivers and backlog cannot hold another tenant's deliveries back. A finished attempt wakes the
  * loop (deps.deliveriesQueued) so its outcome is recorded and its slot reused at once.
  */
-import { writeTransaction, type Trx } from '../db/database.js';
+import { writeTransaction, type Trx, type TxSqlite } from '../db/database.js';
 import type { AppDeps } from '../deps.js';
 import { createDeliverer, type Deliverer, type Performed } from './deliverer.js';
 import { InFlight, nextWebhook } from './fair-share.js';
@@ -89,8 +89,8 @@ export function createDeliveryWorker(deps: AppDeps, options: DeliveryWorkerOptio
   };
 
   /** Claims up to `free` due deliveries, one slot at a time, in fair-share order. */
-  const claimFairly = async (trx: Trx, now: number, free: number): Promise<Claimed[]> => {
-    const due = findDueWebhooks(deps.sqlite, now);
+  const claimFairly = async (trx: Trx, tx: TxSqlite, now: number, free: number): Promise<Claimed[]> => {
+    const due = findDueWebhooks(tx, now);
     const planned = inFlight.copy();
     const waiting = new Map<string, string[]>();
     const picked: Claimed[] = [];
@@ -100,7 +100,7 @@ export function createDeliveryWorker(deps: AppDeps, options: DeliveryWorkerOptio
       if (!w) break;
       let ids = waiting.get(w.webhookId);
       if (!ids) {
-        ids = findDueOfWebhook(deps.sqlite, w.webhookId, now, limits.perWebhook);
+        ids = findDueOfWebhook(tx, w.webhookId, now, limits.perWebhook);
         waiting.set(w.webhookId, ids);
       }
       const id = ids.shift();
@@ -126,9 +126,9 @@ export function createDeliveryWorker(deps: AppDeps, options: DeliveryWorkerOptio
     let results: Awaited<ReturnType<Deliverer['recordIn']>>;
     let claimed: Claimed[] = [];
     try {
-      ({ results, claimed } = await writeTransaction(deps.db, async (trx) => {
+      ({ results, claimed } = await writeTransaction(deps.db, async (trx, tx) => {
         const recorded = await deliverer.recordIn(trx, batch, now);
-        return { results: recorded, claimed: free > 0 ? await claimFairly(trx, now, free) : [] };
+        return { results: recorded, claimed: free > 0 ? await claimFairly(trx, tx, now, free) : [] };
       }));
     } catch (err) {
       // Nothing was written: the outcomes wait for the next pass (their deliveries are still `sending`).
