@@ -9,7 +9,6 @@ import { createRouter, errorResponses, jsonBody, jsonResponse, KEY_OR_SESSION, S
 import { pageRequest, pagingQuery, repeatable } from '../http/paging.js';
 import { formatAmount } from '../lib/amounts.js';
 import { AppError } from '../lib/errors.js';
-import { toInvoiceResponse } from './invoice.model.js';
 import { findInvoiceCursor, findMerchantInvoice, listInvoicePage } from './invoices.repo.js';
 import {
   CancelInvoiceSchema,
@@ -22,6 +21,7 @@ import {
   InvoiceStatusSchema,
   ReviewDecisionSchema,
   STATUSES,
+  toInvoiceResponse,
 } from './invoices.schemas.js';
 import { cancelInvoice, decideReview, InvoiceCreator } from './invoices.service.js';
 
@@ -95,7 +95,9 @@ export function invoiceRoutes(deps: AppDeps) {
         '(across every merchant sharing it); the amount is reserved for 90 days. When every amount was used but some reservation is older ' +
         'than 90 days, the least recently used amount is reused and the invoice is created in status `review`. ' +
         'Same Idempotency-Key and same body: 200 replay. Errors 409: `idempotency_key_reused`, `duplicate_order_id` (its `details[0].invoice_id` ' +
-        'names the invoice holding the order id), `amount_pool_exhausted`.',
+        'names the invoice holding the order id), `amount_pool_exhausted`. ' +
+        'Creations are limited per merchant, summed over all its API keys and sessions (`rate_limits.invoices_per_merchant` a minute, default 60, ' +
+        'on top of the per-key limit): past it, 429 `rate_limited` with `Retry-After` in seconds. A replay does not count.',
       security: KEY_OR_SESSION,
       middleware: [requireKeyOrSession(deps, 'invoices:write')] as const,
       request: { headers: IdempotencyHeaderSchema, body: jsonBody(CreateInvoiceSchema) },
@@ -106,11 +108,14 @@ export function invoiceRoutes(deps: AppDeps) {
       },
     }),
     async (c) => {
-      const { invoice, replay, view } = await creator.create({
-        merchantId: c.get('auth').merchantId,
-        idempotencyKey: c.req.valid('header')['idempotency-key'],
-        body: c.req.valid('json'),
-      });
+      const { invoice, replay, view } = await creator.create(
+        {
+          merchantId: c.get('auth').merchantId,
+          idempotencyKey: c.req.valid('header')['idempotency-key'],
+          body: c.req.valid('json'),
+        },
+        c,
+      );
       if (!replay) {
         deps.log.info(
           {

@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { toEventResponse } from '../events/events.repo.js';
+import { toEventResponse } from '../events/events.schemas.js';
 import { requireSession } from '../http/auth.js';
 import type { MiddlewareHandler } from 'hono';
 import type { AppDeps } from '../deps.js';
@@ -29,7 +29,7 @@ export function webhookRoutes(deps: AppDeps) {
   const session = requireSession(deps);
   // Test events and manual retries share one budget per account, counted once the session is known.
   const manualSends: MiddlewareHandler<AppEnv> = async (c, next) => {
-    deps.rateLimiter.consume('webhook_send', c.get('auth').merchantId, MANUAL_SENDS_PER_MINUTE, c);
+    deps.rateLimiter.consume('webhook_send', c.get('auth').merchantId, MANUAL_SENDS_PER_MINUTE, { context: c });
     await next();
   };
 
