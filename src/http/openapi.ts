@@ -9,7 +9,9 @@ import type { AppEnv } from './context.js';
 export const ErrorEnvelopeSchema = z
   .object({
     error: z.object({
-      code: z.enum(ERROR_CODES as [string, ...string[]]).openapi({ description: 'Stable, machine-readable; the closed list is the enum', example: 'validation_error' }),
+      code: z
+        .enum(ERROR_CODES as [string, ...string[]])
+        .openapi({ description: 'Stable, machine-readable; the closed list is the enum', example: 'validation_error' }),
       message: z.string().openapi({ description: 'For people; may change', example: 'The request is not valid' }),
       details: z
         .array(
