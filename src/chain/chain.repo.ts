@@ -158,6 +158,19 @@ export async function listUnmatchedTransfers(db: Db, merchantId: string, limit =
   return rows.map(rowToTransfer);
 }
 
+/** How many unmatched transfers to the merchant's wallets are below `minAmount` micro-units (dust, folded away in the console). */
+export async function countUnmatchedDust(db: Db, merchantId: string, minAmount: number): Promise<number> {
+  const row = await db
+    .selectFrom('chain_transfers')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where(sql<SqlBool>`kind = 'unmatched'`)
+    .where('amount', '<', minAmount)
+    .where('network', '=', NETWORK)
+    .where('to_address', 'in', (eb) => eb.selectFrom('wallets').select('address').where('merchant_id', '=', merchantId).where('network', '=', NETWORK))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 /** Through the partial index of unmatched transfers (the kind a literal). Exported for the query-plan test. */
 export function unmatchedTransfersQuery(db: Db, merchantId: string, limit = 100, minAmount = 0) {
   return db

@@ -12,7 +12,8 @@ import type { AppDeps, AppEnv } from '../http/context.js';
 import { toInvoiceResponse } from '../invoices/invoice.model.js';
 import { findMerchantInvoice } from '../invoices/invoices.repo.js';
 import { isSupportStaff } from '../accounts/merchant.view.js';
-import { listLatePayments, listMerchantLatePayments, listUnmatchedTransfers } from '../chain/chain.repo.js';
+import { countUnmatchedDust, listLatePayments, listMerchantLatePayments, listUnmatchedTransfers } from '../chain/chain.repo.js';
+import { parseAmount } from '../lib/amounts.js';
 import { formMessages } from './auth.pages.js';
 import { dashboardStats, listDeliveries, listInvoiceEvents, listInvoices, listWallets, listWebhookViews } from './console.repo.js';
 import { listMerchantKeys } from '../api-keys/api-keys.repo.js';
@@ -104,10 +105,15 @@ export function consolePages(app: Hono<AppEnv>, deps: AppDeps, renderer: Rendere
     });
   });
 
+  // Dust (unmatched transfers below tron.dust_threshold: zero-value and tiny poisoning transfers)
+  // is recorded but folded away unless asked for (?dust=1), so it does not bury real payments.
+  const dustThreshold = Number(parseAmount(deps.config.tron.dust_threshold) ?? 0n);
   consoleGet(app, deps, '/console/transfers', async (c, req) => {
-    const unmatched = await listUnmatchedTransfers(deps.db, req.merchant.id);
+    const showDust = c.req.query('dust') === '1';
+    const unmatched = await listUnmatchedTransfers(deps.db, req.merchant.id, 100, showDust ? 0 : dustThreshold);
+    const dust = showDust ? 0 : await countUnmatchedDust(deps.db, req.merchant.id, dustThreshold);
     const late = await listMerchantLatePayments(deps.db, req.merchant.id);
-    return render(c, req, 'console-transfers', 'transfers', req.ctx.t('console.transfers.title'), { unmatched, late });
+    return render(c, req, 'console-transfers', 'transfers', req.ctx.t('console.transfers.title'), { unmatched, late, dust, showDust, dustThreshold: deps.config.tron.dust_threshold });
   });
 
   consoleGet(app, deps, '/console/api-keys', async (c, req) => {
