@@ -8,7 +8,8 @@
  *     node in its own process, mainnet's 3 s blocks and 19-block solidification);
  *  3. backfill speed and peak RSS over a 10 000-block gap, beside the ceiling (the same blocks
  *     fetched and parsed with nothing else done).
- * The numbers are printed, never asserted. BENCH_SECONDS sets the latency run's length (default 60).
+ * The numbers are printed, never asserted. BENCH_SECONDS sets the latency run's length (default 60);
+ * arguments name the sections to run (`requests`, `latency`, `backfill`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -183,7 +184,10 @@ async function backfill(): Promise<void> {
   }
 }
 
+// Sections by name (`requests`, `latency`, `backfill`); all when none is named.
+const wanted = new Set(process.argv.slice(2));
+const run = (name: string) => wanted.size === 0 || wanted.has(name);
 console.log(`gatewayd chain bench, Node ${process.version}, load ${(await import('node:os')).loadavg()[0]!.toFixed(2)}`);
-await backfill();
-await requestsPerDay();
-await latency();
+if (run('backfill')) await backfill();
+if (run('requests')) await requestsPerDay();
+if (run('latency')) await latency();

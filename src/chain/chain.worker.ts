@@ -10,8 +10,8 @@
  *   head and the blocks in between become a gap, read with the time left in each pass, oldest
  *   first. New payments never wait behind a backfill.
  * - Few head reads: the next block's solidification time is predicted from the last head seen and
- *   the learned delay between a block's time and its solidification; the block is asked for then.
- *   The head is read only when a block is not there yet (or to start).
+ *   the learned delay between a block's time and its solidification; the next pass runs then and
+ *   asks for that block. The head is read when a block is not there yet, to start, and every 100 s.
  * - Cross-checked: with more than one provider, a block that pays a watched address a positive
  *   amount is read again from another provider (its own quota, not the first one's); if the reads
  *   disagree the block is not trusted (nothing recorded, the cursor stays) and the fault is logged
@@ -69,8 +69,11 @@ export interface ChainRuntime {
   /** The newest solidified head seen, and when it was read (injected clock). */
   head: BlockRef | undefined;
   headReadAt: number;
-  /** Least observed delay between a block's timestamp and the clock when it was seen solidified. */
+  /** Least observed delay between a block's timestamp and the clock when it was seen solidified (an upper bound). */
   solidDelayMs: number | undefined;
+  /** Largest delay at which a block was seen not solidified yet (a lower bound), and the last probe between the two. */
+  solidDelayLowMs: number;
+  probedAt: number;
   /** Set when the server shuts down: the running pass stops at the next block. */
   stopping: boolean;
   /** The fault condition last logged, so a repeating condition is logged once. */
@@ -86,6 +89,8 @@ export function createChainRuntime(config: Config, options: { timeoutMs?: number
     head: undefined,
     headReadAt: 0,
     solidDelayMs: undefined,
+    solidDelayLowMs: 0,
+    probedAt: 0,
     stopping: false,
     fault: undefined,
     figures: { block: null, solid_head: null, behind_blocks: null, gap_blocks: 0, inconsistent_blocks: 0 },
@@ -97,10 +102,24 @@ export function chainWorker(deps: AppDeps): Worker {
     name: 'chain',
     intervalMs: deps.chain.intervalMs,
     runOnce: () => runOnce(deps),
+    nextDelayMs: () => nextBlockDelay(deps),
     onStop: () => {
       deps.chain.stopping = true;
     },
   };
+}
+
+/**
+ * Waiting for the next block: the pass after this one runs when the block after the cursor is
+ * predicted to be solidified (never sooner than 200 ms, never later than the poll interval). So a
+ * payment confirms about when its block solidifies, at the same one request a block.
+ */
+function nextBlockDelay(deps: AppDeps): number | undefined {
+  const rt = deps.chain;
+  const delay = expectedDelay(deps);
+  if (deps.watcherStatus.state !== 'running' || !rt.head || delay === undefined || rt.figures.block === null) return undefined;
+  const due = rt.head.timestamp + (rt.figures.block + 1 - rt.head.number) * BLOCK_INTERVAL_MS + delay;
+  return Math.max(200, due - deps.clock.now());
 }
 
 /** Two reads of one block disagreed. */
@@ -218,13 +237,29 @@ function learnDelay(deps: AppDeps, blockTimestamp: number): void {
   const rt = deps.chain;
   const seen = deps.clock.now() - blockTimestamp;
   if (seen >= 0 && (rt.solidDelayMs === undefined || seen < rt.solidDelayMs)) rt.solidDelayMs = seen;
+  if (rt.solidDelayMs !== undefined && rt.solidDelayMs < rt.solidDelayLowMs) rt.solidDelayLowMs = 0;
 }
 
-/** True when block n should be solidified by now, by the last head seen and the learned delay. */
+/**
+ * The delay to expect between a block's time and its solidification. Normally the least delay seen
+ * (an upper bound); once per HEAD_REFRESH_MS, while the bounds are more than 300 ms apart, halfway
+ * between the bounds (a probe: if the block is there, the upper bound drops; if not, the lower
+ * bound rises, at the cost of one head read). Passes scheduled at the prediction would otherwise
+ * never learn a smaller delay than the first one seen.
+ */
+function expectedDelay(deps: AppDeps): number | undefined {
+  const rt = deps.chain;
+  if (rt.solidDelayMs === undefined) return undefined;
+  const probing = rt.solidDelayMs - rt.solidDelayLowMs > 300 && deps.clock.now() - rt.probedAt >= HEAD_REFRESH_MS;
+  return probing ? Math.round((rt.solidDelayMs + rt.solidDelayLowMs) / 2) : rt.solidDelayMs;
+}
+
+/** True when block n should be solidified by now, by the last head seen and the expected delay. */
 function predictedSolid(deps: AppDeps, n: number): boolean {
   const rt = deps.chain;
-  if (!rt.head || rt.solidDelayMs === undefined) return false;
-  return rt.head.timestamp + (n - rt.head.number) * BLOCK_INTERVAL_MS + rt.solidDelayMs <= deps.clock.now();
+  const delay = expectedDelay(deps);
+  if (!rt.head || delay === undefined) return false;
+  return rt.head.timestamp + (n - rt.head.number) * BLOCK_INTERVAL_MS + delay <= deps.clock.now();
 }
 
 /** Reads the follower's next blocks up to the solidified head. */
@@ -239,8 +274,16 @@ async function follow(pass: Pass): Promise<void> {
         // Not due yet by the prediction; still look at the head once a poll when nothing is predicted.
         if (rt.solidDelayMs !== undefined) break;
       } else {
+        const probe = expectedDelay(deps) !== rt.solidDelayMs;
+        if (probe) rt.probedAt = deps.clock.now();
         read = await readBlock(deps, n);
-        if (read.infos.length === 0) read = undefined; // not there yet, or an empty block: the head says which
+        if (read.infos.length === 0) {
+          // Not there yet (or an empty block: the head says which).
+          rt.solidDelayLowMs = Math.max(rt.solidDelayLowMs, deps.clock.now() - (rt.head!.timestamp + (n - rt.head!.number) * BLOCK_INTERVAL_MS));
+          // Predicted but not there: the delay grew (a slower provider, a missed slot); the head read below measures it again.
+          if (!probe) rt.solidDelayMs = undefined;
+          read = undefined;
+        }
       }
       if (!read) {
         await refreshHead(deps);

@@ -81,13 +81,14 @@ test('the real mainnet payment confirms its invoice once, with the transaction i
       block_timestamp: '2025-02-03T16:51:45.000Z',
     });
 
-    // The requests: POST {"num": n} to the solidity endpoint, with our key; every block once.
+    // The requests: POST {"num": n} to the solidity endpoint, with our key; every block once, but
+    // for a block asked for a little early (an empty answer, then a head read, then the block).
     const reads = tg.requests.filter((r) => r.endpoint === 'blockinfo').map((r) => JSON.parse(r.body) as { num: number });
     assert.ok(tg.requests.every((r) => r.headers['tron-pro-api-key'] === 'tg-key-123'));
     assert.ok(tg.requests.every((r) => r.path.startsWith('/walletsolidity/')), 'only solidified data is read');
     const nums = reads.map((r) => r.num);
-    assert.equal(nums.filter((n) => n === SAMPLE_BLOCK).length, 1);
-    assert.equal(new Set(nums).size, nums.length, 'no block read twice');
+    assert.ok(nums.filter((n) => n === SAMPLE_BLOCK).length <= 2);
+    assert.ok(nums.length - new Set(nums).size <= tg.count('nowblock'), 'a block is read again only after an early ask');
     const sorted = [...new Set(nums)].sort((a, b) => a - b);
     assert.deepEqual(sorted, Array.from({ length: sorted.length }, (_, i) => sorted[0]! + i), 'no block skipped');
 

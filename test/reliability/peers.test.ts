@@ -45,7 +45,8 @@ const FAULTS: Array<[Endpoint, Fault]> = [
   ['blockinfo', { raw: '<html><body>Bad gateway</body></html>' }],
   ['blockinfo', { raw: '[{"id":"0130dfde9281a48378' }],
   ['blockinfo', { status: 200, body: { data: 'not a list', success: true } }],
-  ['blockinfo', { inconsistent: true }],
+  // (An altered block is not among them: a single provider is trusted as it answers; the
+  // cross-check on a second provider has its own test, test/chain/watcher.test.ts.)
   ['blockinfo', { raw: 'null' }],
   ['nowblock', { status: 502 }],
   ['nowblock', { raw: '{}' }],
