@@ -21,7 +21,7 @@ export interface ChainTransfer {
   recordedAt: number;
 }
 
-/** The `transaction` object of invoice events and of the console views (decisions.md section 12). */
+/** The `transaction` object of invoice events and of the console views. */
 export function toTransactionResponse(t: Pick<ChainTransfer, 'txHash' | 'logIndex' | 'from' | 'to' | 'amount' | 'blockNumber' | 'blockTimestamp'>) {
   return {
     tx_hash: t.txHash,

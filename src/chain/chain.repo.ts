@@ -35,7 +35,9 @@ export async function saveScanState(trx: Db | Trx, s: ScanState, now: number): P
   await trx
     .insertInto('chain_scan')
     .values({ network: NETWORK, cursor_block: s.cursorBlock, cursor_time: s.cursorTime, active_until: s.activeUntil, updated_at: now })
-    .onConflict((oc) => oc.column('network').doUpdateSet({ cursor_block: s.cursorBlock, cursor_time: s.cursorTime, active_until: s.activeUntil, updated_at: now }))
+    .onConflict((oc) =>
+      oc.column('network').doUpdateSet({ cursor_block: s.cursorBlock, cursor_time: s.cursorTime, active_until: s.activeUntil, updated_at: now }),
+    )
     .execute();
 }
 
@@ -46,7 +48,10 @@ export async function listGaps(db: Db | Trx): Promise<ScanGap[]> {
 }
 
 export async function insertGap(trx: Db | Trx, g: ScanGap): Promise<void> {
-  await trx.insertInto('chain_scan_gaps').values({ network: NETWORK, from_block: g.fromBlock, to_block: g.toBlock, after_time: g.afterTime, before_time: g.beforeTime }).execute();
+  await trx
+    .insertInto('chain_scan_gaps')
+    .values({ network: NETWORK, from_block: g.fromBlock, to_block: g.toBlock, after_time: g.afterTime, before_time: g.beforeTime })
+    .execute();
 }
 
 /** The gap that started at `oldFrom` now starts at `g.fromBlock` (or is gone when g is undefined). */

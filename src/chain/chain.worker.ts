@@ -22,7 +22,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { Config } from '../config.js';
-import type { AppDeps } from '../http/context.js';
+import type { AppDeps } from '../deps.js';
 import { HOUR, MINUTE } from '../lib/clock.js';
 import type { Worker } from '../lib/loop.js';
 import { openInvoiceAddresses, openInvoices } from '../invoices/invoice-payments.js';
@@ -188,7 +188,10 @@ export async function runOnce(deps: AppDeps): Promise<boolean> {
       const gap: ScanGap = { fromBlock: state.cursorBlock + 1, toBlock: head.number - 1, afterTime: state.cursorTime, beforeTime: head.timestamp };
       await insertGap(deps.db, gap);
       gaps.push(gap);
-      deps.log.info({ from_block: gap.fromBlock, to_block: gap.toBlock, blocks: gap.toBlock - gap.fromBlock + 1 }, 'chain: following the head; backfilling the blocks behind it');
+      deps.log.info(
+        { from_block: gap.fromBlock, to_block: gap.toBlock, blocks: gap.toBlock - gap.fromBlock + 1 },
+        'chain: following the head; backfilling the blocks behind it',
+      );
       state.cursorBlock = head.number - 1;
       state.cursorTime = head.timestamp - 1;
       dirty = true;
@@ -226,7 +229,10 @@ function blockFor(head: BlockRef, t: number): number {
 
 async function refreshHead(deps: AppDeps): Promise<BlockRef> {
   const rt = deps.chain;
-  const { value } = await rt.pool.call(() => deps.clock.now(), (c) => c.solidHead());
+  const { value } = await rt.pool.call(
+    () => deps.clock.now(),
+    (c) => c.solidHead(),
+  );
   if (!rt.head || value.number >= rt.head.number) rt.head = value;
   rt.headReadAt = deps.clock.now();
   learnDelay(deps, value.timestamp);
@@ -347,7 +353,11 @@ async function take(pass: Pass, n: number, read: { infos: TxInfo[]; provider: Pr
   const other = deps.chain.pool.other(read.provider, deps.clock.now());
   if (other && found.transfers.some((t) => t.amount > 0n)) {
     // It pays a watched address and another provider is available: its read must agree.
-    const again = await deps.chain.pool.call(() => deps.clock.now(), (c) => c.blockInfos(n), read.provider);
+    const again = await deps.chain.pool.call(
+      () => deps.clock.now(),
+      (c) => c.blockInfos(n),
+      read.provider,
+    );
     if (blockDigest(transfersInBlock(again.value, pass.watched)) !== blockDigest(found)) {
       deps.chain.figures.inconsistent_blocks += 1;
       read.provider.health.inconsistent_blocks += 1;
@@ -386,10 +396,16 @@ async function flush(pass: Pass): Promise<void> {
     transfers,
     state,
     gap,
-    unscanned: { scannedUntil: pass.state.cursorTime, gaps: pass.gaps.filter((g) => g.fromBlock <= g.toBlock).map((g) => ({ after: g.afterTime, before: g.beforeTime })) },
+    unscanned: {
+      scannedUntil: pass.state.cursorTime,
+      gaps: pass.gaps.filter((g) => g.fromBlock <= g.toBlock).map((g) => ({ after: g.afterTime, before: g.beforeTime })),
+    },
   });
   for (const r of recorded) {
-    deps.log.info({ tx_hash: r.transfer.txHash, log_index: r.transfer.logIndex, block: r.transfer.blockNumber, kind: r.kind, invoice_id: r.invoiceId }, 'chain: transfer recorded');
+    deps.log.info(
+      { tx_hash: r.transfer.txHash, log_index: r.transfer.logIndex, block: r.transfer.blockNumber, kind: r.kind, invoice_id: r.invoiceId },
+      'chain: transfer recorded',
+    );
   }
   for (const inv of expired) deps.log.info({ invoice_id: inv.id }, 'chain: invoice expired');
 }
@@ -397,7 +413,13 @@ async function flush(pass: Pass): Promise<void> {
 function logFault(deps: AppDeps, err: TronApiError): void {
   const rt = deps.chain;
   const condition = `${err.kind}:${err.endpoint}`;
-  const fields = { kind: err.kind, endpoint: err.endpoint, status: err.status, detail: err.message, providers: rt.pool.health().map((p) => ({ name: p.name, state: p.state, last_error: p.last_error })) };
+  const fields = {
+    kind: err.kind,
+    endpoint: err.endpoint,
+    status: err.status,
+    detail: err.message,
+    providers: rt.pool.health().map((p) => ({ name: p.name, state: p.state, last_error: p.last_error })),
+  };
   if (condition !== rt.fault) {
     rt.fault = condition;
     deps.log.warn(fields, 'chain: every TRON provider failed; nothing confirmed or expired past the last good block; retrying with backoff');
