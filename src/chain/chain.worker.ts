@@ -32,7 +32,7 @@ import { ProviderPool, providerSettings, type Provider } from './providers.js';
 import { TronApiError, type BlockRef, type TxInfo } from './tron.client.js';
 import { blockDigest, transfersInBlock, watchedSet, type VerifiedTransfer, type WatchedSet } from './verifier.js';
 
-/** TRON makes a block every 3 s. */
+/** TRON makes a block every 3 s (a private or simulated chain may be faster: the scanner learns it). */
 export const BLOCK_INTERVAL_MS = 3000;
 /** A follower further behind the head than this (1 minute) jumps to the head; the rest becomes a gap. */
 export const MAX_FOLLOW_BEHIND = 20;
@@ -66,6 +66,8 @@ export interface ChainRuntime {
   pool: ProviderPool;
   intervalMs: number;
   lingerMs: number;
+  /** The chain's block interval: TRON's 3 s, or less when consecutive blocks show it (a dev chain). */
+  blockIntervalMs: number;
   /** The newest solidified head seen, and when it was read (injected clock). */
   head: BlockRef | undefined;
   headReadAt: number;
@@ -86,6 +88,7 @@ export function createChainRuntime(config: Config, options: { timeoutMs?: number
     pool: new ProviderPool(providerSettings(config), options),
     intervalMs: config.tron.poll_interval_seconds * 1000,
     lingerMs: config.tron.linger_hours * HOUR,
+    blockIntervalMs: BLOCK_INTERVAL_MS,
     head: undefined,
     headReadAt: 0,
     solidDelayMs: undefined,
@@ -118,7 +121,7 @@ function nextBlockDelay(deps: AppDeps): number | undefined {
   const rt = deps.chain;
   const delay = expectedDelay(deps);
   if (deps.watcherStatus.state !== 'running' || !rt.head || delay === undefined || rt.figures.block === null) return undefined;
-  const due = rt.head.timestamp + (rt.figures.block + 1 - rt.head.number) * BLOCK_INTERVAL_MS + delay;
+  const due = rt.head.timestamp + (rt.figures.block + 1 - rt.head.number) * rt.blockIntervalMs + delay;
   return Math.max(200, due - deps.clock.now());
 }
 
@@ -169,15 +172,15 @@ export async function runOnce(deps: AppDeps): Promise<boolean> {
     const resumeFrom = open.oldestCreatedAt === null ? undefined : open.oldestCreatedAt - START_MARGIN_BLOCKS * BLOCK_INTERVAL_MS;
     if (!stored) {
       // First start: from the oldest open invoice's creation.
-      const start = Math.min(head.number, blockFor(head, resumeFrom!));
+      const start = Math.min(head.number, blockFor(head, resumeFrom!, rt.blockIntervalMs));
       state = { cursorBlock: start - 1, cursorTime: resumeFrom!, activeUntil };
       dirty = true;
     } else {
       state = { ...stored, activeUntil };
       dirty = Math.abs(activeUntil - stored.activeUntil) >= MINUTE;
-      if (!wasActive && resumeFrom !== undefined && blockFor(head, resumeFrom) > state.cursorBlock + 1) {
+      if (!wasActive && resumeFrom !== undefined && blockFor(head, resumeFrom, rt.blockIntervalMs) > state.cursorBlock + 1) {
         // Resuming after an idle time: the blocks before the oldest open invoice matter to nobody.
-        state.cursorBlock = Math.min(head.number, blockFor(head, resumeFrom)) - 1;
+        state.cursorBlock = Math.min(head.number, blockFor(head, resumeFrom, rt.blockIntervalMs)) - 1;
         state.cursorTime = Math.max(state.cursorTime, resumeFrom);
         dirty = true;
       }
@@ -223,8 +226,8 @@ export async function runOnce(deps: AppDeps): Promise<boolean> {
 }
 
 /** Block number of the first block at or after `t`, estimated low (missed slots make real numbers higher). */
-function blockFor(head: BlockRef, t: number): number {
-  return head.number - Math.ceil(Math.max(0, head.timestamp - t) / BLOCK_INTERVAL_MS);
+function blockFor(head: BlockRef, t: number, intervalMs: number): number {
+  return head.number - Math.ceil(Math.max(0, head.timestamp - t) / intervalMs);
 }
 
 async function refreshHead(deps: AppDeps): Promise<BlockRef> {
@@ -265,13 +268,14 @@ function predictedSolid(deps: AppDeps, n: number): boolean {
   const rt = deps.chain;
   const delay = expectedDelay(deps);
   if (!rt.head || delay === undefined) return false;
-  return rt.head.timestamp + (n - rt.head.number) * BLOCK_INTERVAL_MS + delay <= deps.clock.now();
+  return rt.head.timestamp + (n - rt.head.number) * rt.blockIntervalMs + delay <= deps.clock.now();
 }
 
 /** Reads the follower's next blocks up to the solidified head. */
 async function follow(pass: Pass): Promise<void> {
   const { deps } = pass;
   const rt = deps.chain;
+  let lastTimed: number | undefined;
   while (!rt.stopping) {
     const n = pass.state.cursorBlock + 1;
     let read: { infos: TxInfo[]; provider: Provider } | undefined;
@@ -285,7 +289,7 @@ async function follow(pass: Pass): Promise<void> {
         read = await readBlock(deps, n);
         if (read.infos.length === 0) {
           // Not there yet (or an empty block: the head says which).
-          rt.solidDelayLowMs = Math.max(rt.solidDelayLowMs, deps.clock.now() - (rt.head!.timestamp + (n - rt.head!.number) * BLOCK_INTERVAL_MS));
+          rt.solidDelayLowMs = Math.max(rt.solidDelayLowMs, deps.clock.now() - (rt.head!.timestamp + (n - rt.head!.number) * rt.blockIntervalMs));
           // Predicted but not there: the delay grew (a slower provider, a missed slot); the head read below measures it again.
           if (!probe) rt.solidDelayMs = undefined;
           read = undefined;
@@ -300,7 +304,13 @@ async function follow(pass: Pass): Promise<void> {
     // An empty block tells no time, unless it is the head just read: coverage stays at the last
     // block that did (a little lag, never too far).
     const time = read.infos[0]?.blockTimeStamp ?? (n === rt.head!.number ? rt.head!.timestamp : undefined);
-    if (time !== undefined) learnDelay(deps, time);
+    if (time !== undefined) {
+      learnDelay(deps, time);
+      // Consecutive blocks show the interval (never longer than TRON's 3 s; missed slots only lengthen a gap).
+      const step = time - pass.state.cursorTime;
+      if (read.infos.length > 0 && pass.state.cursorTime > 0 && step >= 100 && step < rt.blockIntervalMs && lastTimed === n - 1) rt.blockIntervalMs = step;
+      lastTimed = n;
+    }
     await take(pass, n, read);
     pass.state.cursorBlock = n;
     if (time !== undefined) pass.state.cursorTime = Math.max(pass.state.cursorTime, time);

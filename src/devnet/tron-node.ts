@@ -510,7 +510,7 @@ class Node implements SimulatedTron {
     const path = url.pathname.replace(/\/+$/, '');
     const seen: SimRequest = { endpoint: 'unknown', path, body: raw, headers: req.headers, bytes: 0 };
     this.requests.push(seen);
-    if (this.requests.length > 200_000) this.requests.splice(0, 100_000);
+    if (this.requests.length > 50_000) this.requests.splice(0, 25_000); // bounded for a long-running dev node
     const gzip = /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''));
     const reply = (status: number, text: string, headers: Record<string, string> = {}): void => {
       const compress = gzip && text.length > 1024;
