@@ -68,6 +68,8 @@ export interface ChainRuntime {
   lingerMs: number;
   /** The chain's block interval: TRON's 3 s, or less when consecutive blocks show it (a dev chain). */
   blockIntervalMs: number;
+  /** The last block read with a timestamp (for the interval). */
+  lastBlock: BlockRef | undefined;
   /** The newest solidified head seen, and when it was read (injected clock). */
   head: BlockRef | undefined;
   headReadAt: number;
@@ -89,6 +91,7 @@ export function createChainRuntime(config: Config, options: { timeoutMs?: number
     intervalMs: config.tron.poll_interval_seconds * 1000,
     lingerMs: config.tron.linger_hours * HOUR,
     blockIntervalMs: BLOCK_INTERVAL_MS,
+    lastBlock: undefined,
     head: undefined,
     headReadAt: 0,
     solidDelayMs: undefined,
@@ -263,6 +266,16 @@ function expectedDelay(deps: AppDeps): number | undefined {
   return probing ? Math.round((rt.solidDelayMs + rt.solidDelayLowMs) / 2) : rt.solidDelayMs;
 }
 
+/** Two consecutive blocks show the interval (never longer than TRON's 3 s: missed slots only lengthen a step). */
+function learnInterval(rt: ChainRuntime, n: number, timestamp: number): void {
+  const last = rt.lastBlock;
+  if (last && last.number === n - 1) {
+    const step = timestamp - last.timestamp;
+    if (step >= 100 && step < rt.blockIntervalMs) rt.blockIntervalMs = step;
+  }
+  rt.lastBlock = { number: n, timestamp };
+}
+
 /** True when block n should be solidified by now, by the last head seen and the expected delay. */
 function predictedSolid(deps: AppDeps, n: number): boolean {
   const rt = deps.chain;
@@ -275,7 +288,6 @@ function predictedSolid(deps: AppDeps, n: number): boolean {
 async function follow(pass: Pass): Promise<void> {
   const { deps } = pass;
   const rt = deps.chain;
-  let lastTimed: number | undefined;
   while (!rt.stopping) {
     const n = pass.state.cursorBlock + 1;
     let read: { infos: TxInfo[]; provider: Provider } | undefined;
@@ -304,13 +316,8 @@ async function follow(pass: Pass): Promise<void> {
     // An empty block tells no time, unless it is the head just read: coverage stays at the last
     // block that did (a little lag, never too far).
     const time = read.infos[0]?.blockTimeStamp ?? (n === rt.head!.number ? rt.head!.timestamp : undefined);
-    if (time !== undefined) {
-      learnDelay(deps, time);
-      // Consecutive blocks show the interval (never longer than TRON's 3 s; missed slots only lengthen a gap).
-      const step = time - pass.state.cursorTime;
-      if (read.infos.length > 0 && pass.state.cursorTime > 0 && step >= 100 && step < rt.blockIntervalMs && lastTimed === n - 1) rt.blockIntervalMs = step;
-      lastTimed = n;
-    }
+    if (time !== undefined) learnDelay(deps, time);
+    if (read.infos.length > 0) learnInterval(rt, n, read.infos[0]!.blockTimeStamp);
     await take(pass, n, read);
     pass.state.cursorBlock = n;
     if (time !== undefined) pass.state.cursorTime = Math.max(pass.state.cursorTime, time);
@@ -331,6 +338,7 @@ async function backfill(pass: Pass, started: number): Promise<boolean> {
       const n = gap.fromBlock;
       const read = await readBlock(deps, n);
       await take(pass, n, read);
+      if (read.infos.length > 0) learnInterval(rt, n, read.infos[0]!.blockTimeStamp);
       const oldFrom = pass.gapMoved?.oldFrom ?? gap.fromBlock;
       gap.fromBlock = n + 1;
       gap.afterTime = Math.max(gap.afterTime, read.infos[0]?.blockTimeStamp ?? gap.afterTime);

@@ -479,3 +479,23 @@ test('the owner accepts a paid review invoice: invoice.confirmed carries the pay
     await h.close();
   }
 });
+
+test('a faster chain (a dev node with 1 s blocks): the scanner learns the interval and confirms at one request a block', async () => {
+  const h = await startChainHarness({ node: { blockIntervalMs: 1000, solidityLag: 2 } });
+  try {
+    const { t, tg } = h;
+    const address = randomAddress();
+    const start = t.clock.now();
+    const inv = await insertInvoice(t, { address, amount: 2_500_001n, expiresAt: start + 10 * MINUTE });
+    await pass(h, 30 * SECOND);
+    assert.equal(t.deps.chain.blockIntervalMs, 1000);
+    const p = tg.transfer({ to: address, amount: 2_500_001n, at: t.clock.now() + 2 * SECOND });
+    tg.resetCounts();
+    for (let i = 0; i < 12; i++) await pass(h);
+    assert.equal((await getInvoice(t, inv.id)).txHash, p.txId);
+    const reads = tg.count('blockinfo');
+    assert.ok(reads >= 60 && reads <= 66, `${reads} block reads for 60 blocks`);
+  } finally {
+    await h.close();
+  }
+});
