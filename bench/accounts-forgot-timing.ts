@@ -1,0 +1,64 @@
+/**
+ * Forgot-password timing: a request for an address with an account against one without. Both must
+ * do the same durable work before answering (no enumeration by timing), so the two medians should
+ * be equal within noise. The ceiling printed beside them is this machine's floor for the same
+ * route: a request refused by validation (400), which touches no database.
+ *
+ * Each round uses fresh addresses (a first request for its address), then repeats one request per
+ * address at once (within the 5-minute mail limit), so both the mailing and the limited paths are
+ * compared. Known and unknown requests alternate so that load on the machine affects both alike.
+ *
+ * Run: npm run build && node dist/bench/accounts-forgot-timing.js [rounds]
+ */
+import { loadavg } from 'node:os';
+import { confirmedAccount, startMailApp, uniqueEmail } from '../test/helpers/accounts.js';
+
+const ROUNDS = Number(process.argv[2] ?? 200);
+
+async function main(): Promise<void> {
+  const app = await startMailApp();
+  try {
+    const known: string[] = [];
+    for (let i = 0; i < ROUNDS; i++) known.push((await confirmedAccount(app, uniqueEmail('bench'))).email);
+    const c = app.t.client();
+    const time = async (body: unknown, status: number): Promise<number> => {
+      const start = performance.now();
+      const res = await c.post('/auth/password/forgot', body);
+      const ms = performance.now() - start;
+      if (res.status !== status) throw new Error(`expected ${status}, got ${res.status}: ${res.text}`);
+      return ms;
+    };
+    const series = { known: [] as number[], unknown: [] as number[], knownAgain: [] as number[], unknownAgain: [] as number[], floor: [] as number[] };
+    // Warm-up: argon2 is not involved here, but the first requests compile the route's code paths.
+    for (let i = 0; i < 20; i++) {
+      await time({ email: `warm${i}@nowhere.example` }, 202);
+      await time({ email: 'not an address' }, 400);
+    }
+    for (let i = 0; i < ROUNDS; i++) {
+      const unknown = `nobody${i}.${process.pid}@nowhere.example`;
+      series.known.push(await time({ email: known[i] }, 202));
+      series.unknown.push(await time({ email: unknown }, 202));
+      series.knownAgain.push(await time({ email: known[i] }, 202));
+      series.unknownAgain.push(await time({ email: unknown }, 202));
+      series.floor.push(await time({ email: 'not an address' }, 400));
+    }
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    const p90 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.9)]!;
+    const row = (label: string, xs: number[]) =>
+      console.log(`${label.padEnd(44)} median ${median(xs).toFixed(2)} ms  p90 ${p90(xs).toFixed(2)} ms  (n=${xs.length})`);
+    console.log(`forgot-password timing, ${ROUNDS} rounds, load ${loadavg()[0]!.toFixed(2)}`);
+    row('existing account, first request', series.known);
+    row('no account, first request', series.unknown);
+    row('existing account, again within 5 minutes', series.knownAgain);
+    row('no account, again within 5 minutes', series.unknownAgain);
+    row('ceiling: same route refused by validation', series.floor);
+    const diff = median(series.known) - median(series.unknown);
+    console.log(`difference of the first-request medians (existing - none): ${diff.toFixed(2)} ms`);
+    const mails = app.smtp.messages.filter((m) => m.subject === 'Reset your password').length;
+    console.log(`reset mails accepted by the SMTP server: ${mails} (one per existing address expected)`);
+  } finally {
+    await app.close();
+  }
+}
+
+await main();
