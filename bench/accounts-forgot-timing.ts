@@ -6,7 +6,8 @@
  *
  * Each round uses fresh addresses (a first request for its address), then repeats one request per
  * address at once (within the 5-minute mail limit), so both the mailing and the limited paths are
- * compared. Known and unknown requests alternate so that load on the machine affects both alike.
+ * compared. Which path goes first alternates from round to round, and each request is timed alone
+ * (after the previous one's mail has been delivered).
  *
  * Run: npm run build && node dist/bench/accounts-forgot-timing.js [rounds]
  */
@@ -14,6 +15,7 @@ import { loadavg } from 'node:os';
 import { confirmedAccount, startMailApp, uniqueEmail } from '../test/helpers/accounts.js';
 
 const ROUNDS = Number(process.argv[2] ?? 200);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function main(): Promise<void> {
   const app = await startMailApp();
@@ -34,12 +36,30 @@ async function main(): Promise<void> {
       await time({ email: `warm${i}@nowhere.example` }, 202);
       await time({ email: 'not an address' }, 400);
     }
+    // Each request is timed alone: the mail a request causes is sent after its answer, so the next
+    // request waits until that mail has arrived (and the machine is quiet again) before it starts.
+    const settle = async (email: string, mailsBefore: number, expectMail: boolean) => {
+      const deadline = Date.now() + 2000;
+      while (expectMail && Date.now() < deadline && !app.smtp.messages.slice(mailsBefore).some((m) => m.to.includes(email))) await sleep(2);
+      // Then until no mail has arrived for 20 ms (an unexpected one would be counted below).
+      let seen = -1;
+      while (seen !== app.smtp.messages.length) {
+        seen = app.smtp.messages.length;
+        await sleep(20);
+      }
+    };
     for (let i = 0; i < ROUNDS; i++) {
       const unknown = `nobody${i}.${process.pid}@nowhere.example`;
-      series.known.push(await time({ email: known[i] }, 202));
-      series.unknown.push(await time({ email: unknown }, 202));
-      series.knownAgain.push(await time({ email: known[i] }, 202));
-      series.unknownAgain.push(await time({ email: unknown }, 202));
+      // Alternate which path goes first, so that drift in the machine's load affects both alike.
+      const order: Array<['known' | 'unknown', string]> = i % 2 === 0 ? [['known', known[i]!], ['unknown', unknown]] : [['unknown', unknown], ['known', known[i]!]];
+      for (const again of [false, true]) {
+        for (const [kind, email] of order) {
+          const mails = app.smtp.messages.length;
+          const ms = await time({ email }, 202);
+          series[again ? (kind === 'known' ? 'knownAgain' : 'unknownAgain') : kind].push(ms);
+          await settle(email, mails, kind === 'known' && !again);
+        }
+      }
       series.floor.push(await time({ email: 'not an address' }, 400));
     }
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;

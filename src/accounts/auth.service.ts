@@ -219,7 +219,7 @@ export async function verifyEmail(deps: AppDeps, token: string, previousToken: s
     const clicked = live.find((r) => r.id === link.registrationId);
     await deleteMerchantRegistrations(trx, merchant.id);
     await deleteMerchantEmailTokens(trx, merchant.id);
-    const resetToken = own ? undefined : await recordResetRequest(trx, merchant.email, merchant.id, now);
+    const resetToken = own ? undefined : await recordResetRequest(trx, merchant.email, merchant.id, now, true);
     const sessionToken = await rotateSession(trx, merchant.id, previousToken, now);
     return { merchant: confirmed, passwordSet: own !== undefined, sessionToken, resetToken, locale: clicked?.locale ?? ('en' as Locale), registrations: live.length };
   });

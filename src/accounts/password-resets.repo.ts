@@ -17,9 +17,10 @@ export const RESET_MAIL_GAP_MS = 5 * MINUTE;
 /**
  * Records a reset request for an address: one statement, the same for an address with an account
  * (`merchantId`) and without (null). Returns the new link's token when the request took the
- * address's 5-minute slot, undefined within it.
+ * address's 5-minute slot, undefined within it. `ignoreLimit` is for a mailbox owner who has just
+ * proved the address (a confirmation that kept no password): their link must go out now.
  */
-export async function recordResetRequest(trx: Trx, email: string, merchantId: string | null, now: number): Promise<string | undefined> {
+export async function recordResetRequest(trx: Trx, email: string, merchantId: string | null, now: number, ignoreLimit = false): Promise<string | undefined> {
   const token = randomToken(32);
   const row = await trx
     .insertInto('password_resets')
@@ -33,7 +34,7 @@ export async function recordResetRequest(trx: Trx, email: string, merchantId: st
           sent_at: eb.ref('excluded.sent_at'),
           expires_at: eb.ref('excluded.expires_at'),
         }))
-        .where('password_resets.sent_at', '<=', now - RESET_MAIL_GAP_MS),
+        .where('password_resets.sent_at', '<=', ignoreLimit ? now : now - RESET_MAIL_GAP_MS),
     )
     .returning('email_hash')
     .executeTakeFirst();

@@ -220,3 +220,16 @@ test('forgot password: at most one reset mail per address every 5 minutes, and t
   assert.equal((await app.t.client().post('/auth/password/forgot', { email })).status, 202);
   await app.smtp.waitFor((m) => m.to.includes(email) && resets(email) === 2);
 });
+
+test('a confirmation that keeps no password mails the reset link at once, even within the reset limit of the address', async () => {
+  const email = uniqueEmail('victim');
+  // The attacker asks a reset for the address before it has an account (that takes its 5-minute slot), then registers it.
+  assert.equal((await app.t.client().post('/auth/password/forgot', { email })).status, 202);
+  const attacker = await registerAs(email, ATTACKER_PASSWORD);
+  app.t.clock.advance(MINUTE);
+  await app.t.client().post('/auth/register', { email, password: OWNER_PASSWORD });
+  const { passwordSet } = await ownerConfirms(attacker.mail!);
+  assert.equal(passwordSet, false);
+  await ownerSetsPassword(email, 'the owner sets this now');
+  assert.equal((await login(email, 'the owner sets this now')).status, 200);
+});
