@@ -51,7 +51,16 @@ async function main(): Promise<void> {
     for (let i = 0; i < ROUNDS; i++) {
       const unknown = `nobody${i}.${process.pid}@nowhere.example`;
       // Alternate which path goes first, so that drift in the machine's load affects both alike.
-      const order: Array<['known' | 'unknown', string]> = i % 2 === 0 ? [['known', known[i]!], ['unknown', unknown]] : [['unknown', unknown], ['known', known[i]!]];
+      const order: Array<['known' | 'unknown', string]> =
+        i % 2 === 0
+          ? [
+              ['known', known[i]!],
+              ['unknown', unknown],
+            ]
+          : [
+              ['unknown', unknown],
+              ['known', known[i]!],
+            ];
       for (const again of [false, true]) {
         for (const [kind, email] of order) {
           const mails = app.smtp.messages.length;

@@ -8,12 +8,14 @@
  * session Origin rule.
  */
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import type { ServerResponse } from 'node:http';
 import type { Context } from 'hono';
 import { getCookie } from 'hono/cookie';
 import { checkOrigin, clearSessionCookie, optionalSession, setSessionCookie } from '../http/auth.js';
 import { requireCaptcha } from '../http/captcha.js';
 import { clientIp } from '../http/client-ip.js';
-import type { AppDeps, AppEnv } from '../http/context.js';
+import type { AppDeps } from '../deps.js';
+import type { AppEnv } from '../http/context.js';
 import { createRouter, errorResponses, jsonBody, jsonResponse, SuccessSchema } from '../http/openapi.js';
 import { AppError } from '../lib/errors.js';
 import { resolveLocale } from '../lib/i18n.js';
@@ -33,7 +35,7 @@ import {
   VerifyEmailBody,
   VerifyEmailResponse,
 } from './accounts.schemas.js';
-import { forgotPassword, login, logout, register, resetPassword, resetPreview, verifyEmail } from './auth.service.js';
+import { type AfterAnswer, forgotPassword, login, logout, register, resetPassword, resetPreview, verifyEmail } from './auth.service.js';
 import { createGoogleVerifier, googleSignIn } from './google.service.js';
 import { toMerchantResponse } from './merchant.view.js';
 import { normalizeEmail } from './merchants.repo.js';
@@ -47,6 +49,19 @@ function limit(c: Context, deps: AppDeps, operation: string, email?: string): st
   deps.rateLimiter.consume(`${operation}:ip`, ip, deps.config.rate_limits.auth_per_ip);
   if (email !== undefined) deps.rateLimiter.consume(`${operation}:email`, normalizeEmail(email), deps.config.rate_limits.auth_per_email);
   return ip;
+}
+
+/**
+ * Defers a task until the answer has been written to the socket (or the client went away), so work
+ * done only for some addresses (rendering and sending a mail) never adds to the answer's time.
+ * Outside Node's HTTP server (app.request in tests) it runs on the next turn of the event loop.
+ */
+function afterAnswer(c: Context): AfterAnswer {
+  const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
+  return (task) => {
+    if (outgoing && !outgoing.closed) outgoing.once('close', () => setImmediate(task));
+    else setImmediate(task);
+  };
 }
 
 function requireMail(deps: AppDeps): void {
@@ -91,7 +106,8 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
       tags,
       summary: 'Sign in with email and password; sets the session cookie',
       description:
-        'Wrong password or unknown email: 401 invalid_credential. Right password on an unconfirmed account: 403 email_not_verified, and a new confirmation link is emailed at most every 5 minutes.',
+        'Wrong password or unknown email: 401 invalid_credential. Right password on an unconfirmed account: 403 email_not_verified, ' +
+        'and a new confirmation link is emailed at most every 5 minutes.',
       request: { body: jsonBody(LoginBody) },
       responses: { 200: jsonResponse(MerchantEnvelope, 'Signed in'), ...errorResponses(400, 401, 403, 413, 429, 503) },
     }),
@@ -99,7 +115,12 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
       const body = c.req.valid('json');
       const ip = limit(c, deps, 'login', body.email);
       await requireCaptcha(deps, body.captcha_token, ip);
-      const signedIn = await login(deps, { email: body.email, password: body.password, locale: resolveLocale(body.locale), previousToken: getCookie(c, SESSION_COOKIE) });
+      const signedIn = await login(deps, {
+        email: body.email,
+        password: body.password,
+        locale: resolveLocale(body.locale),
+        previousToken: getCookie(c, SESSION_COOKIE),
+      });
       setSessionCookie(c, deps, signedIn.sessionToken);
       return c.json({ merchant: toMerchantResponse(signedIn.merchant, deps.config) }, 200);
     },
@@ -112,7 +133,7 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
       tags,
       summary: 'Confirm the email address with the token of the emailed link; signs in',
       description:
-        'The token is single use, valid 24 hours, and replaced by a newer confirmation mail of the same registration (a sign-in of the unconfirmed account sends one): otherwise 400 invalid_token. The account gets the password and name of the link\'s registration when it is the only live registration of the address. When several registrations were made (by the owner, or by someone else who typed the owner\'s address), any of their links confirms the address and signs in, but no password is kept: `password_set` is false and a link to choose a password is emailed.',
+        "The token is single use, valid 24 hours, and replaced by a newer confirmation mail of the same registration (a sign-in of the unconfirmed account sends one): otherwise 400 invalid_token. The account gets the password and name of the link's registration when it is the only live registration of the address. When several registrations were made (by the owner, or by someone else who typed the owner's address), any of their links confirms the address and signs in, but no password is kept: `password_set` is false and a link to choose a password is emailed.",
       request: { body: jsonBody(VerifyEmailBody) },
       responses: { 200: jsonResponse(VerifyEmailResponse, 'Confirmed and signed in'), ...errorResponses(400, 403, 413, 429) },
     }),
@@ -141,7 +162,7 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
       const ip = limit(c, deps, 'forgot', body.email);
       requireMail(deps);
       await requireCaptcha(deps, body.captcha_token, ip);
-      await forgotPassword(deps, { email: body.email, locale: resolveLocale(body.locale) });
+      await forgotPassword(deps, { email: body.email, locale: resolveLocale(body.locale) }, afterAnswer(c));
       return c.json({ success: true as const }, 202);
     },
   );
@@ -167,7 +188,10 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
         previousToken: getCookie(c, SESSION_COOKIE),
       });
       setSessionCookie(c, deps, reset.sessionToken);
-      return c.json({ merchant: toMerchantResponse(reset.merchant, deps.config), revoked: { api_keys: reset.revoked.apiKeys, webhooks: reset.revoked.webhooks } }, 200);
+      return c.json(
+        { merchant: toMerchantResponse(reset.merchant, deps.config), revoked: { api_keys: reset.revoked.apiKeys, webhooks: reset.revoked.webhooks } },
+        200,
+      );
     },
   );
 
@@ -176,7 +200,7 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
       method: 'post',
       path: '/auth/password/reset/preview',
       tags,
-      summary: 'What a reset link\'s account holds besides sessions: how many API keys and webhooks it has',
+      summary: "What a reset link's account holds besides sessions: how many API keys and webhooks it has",
       description:
         'For the reset page, which offers to revoke them too. Answers only to the holder of a live reset link (the link stays usable); otherwise 400 invalid_token.',
       request: { body: jsonBody(ResetPreviewBody) },
@@ -197,7 +221,9 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
       tags,
       summary: 'Sign in with a Google ID token; creates, links or claims the account',
       description:
-        'A new email creates an account (201). A confirmed account with the same email is linked on first use; an unconfirmed one is claimed and its password stops working (200). A bad credential: 401 invalid_credential; Google keys unreachable or sign-in not configured: 503 identity_provider_unavailable.',
+        'A new email creates an account (201). A confirmed account with the same email is linked on first use; ' +
+        'an unconfirmed one is claimed and its password stops working (200). A bad credential: 401 invalid_credential; ' +
+        'Google keys unreachable or sign-in not configured: 503 identity_provider_unavailable.',
       request: { body: jsonBody(GoogleBody) },
       responses: {
         200: jsonResponse(MerchantEnvelope, 'Signed in to an existing account'),

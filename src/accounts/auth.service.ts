@@ -20,7 +20,7 @@
  * - Mails are sent after the transaction commits; transactions never wait on the network.
  */
 import { writeTransaction, type Trx } from '../db/database.js';
-import type { AppDeps } from '../http/context.js';
+import type { AppDeps } from '../deps.js';
 import { MINUTE } from '../lib/clock.js';
 import { sha256Hex } from '../lib/crypto.js';
 import { AppError } from '../lib/errors.js';
@@ -94,15 +94,22 @@ async function deliver(deps: AppDeps, mail: PlannedMail, locale: Locale, now: nu
   return result.accepted;
 }
 
+/** Runs a task once the current request's answer has left (the route knows when: see auth.routes.ts). */
+export type AfterAnswer = (task: () => void) => void;
+
 /**
  * Mails a reset link after the current request has been answered (the rendering and the SMTP
  * exchange never add to the answer's time).
  */
-function sendResetMailLater(deps: AppDeps, merchant: Merchant, token: string, locale: Locale): void {
-  setImmediate(() => {
-    sendAccountMail(deps, { kind: 'reset', locale, to: merchant.email, name: greetingName(merchant), url: accountMailUrl(deps.config.server.public_url, 'reset', token) }).catch(
-      (err: unknown) => deps.log.error({ err, merchant_id: merchant.id }, 'reset mail failed'),
-    );
+function sendResetMailLater(deps: AppDeps, merchant: Merchant, token: string, locale: Locale, after: AfterAnswer = setImmediate): void {
+  after(() => {
+    sendAccountMail(deps, {
+      kind: 'reset',
+      locale,
+      to: merchant.email,
+      name: greetingName(merchant),
+      url: accountMailUrl(deps.config.server.public_url, 'reset', token),
+    }).catch((err: unknown) => deps.log.error({ err, merchant_id: merchant.id }, 'reset mail failed'));
   });
 }
 
@@ -221,7 +228,14 @@ export async function verifyEmail(deps: AppDeps, token: string, previousToken: s
     await deleteMerchantEmailTokens(trx, merchant.id);
     const resetToken = own ? undefined : await recordResetRequest(trx, merchant.email, merchant.id, now, true);
     const sessionToken = await rotateSession(trx, merchant.id, previousToken, now);
-    return { merchant: confirmed, passwordSet: own !== undefined, sessionToken, resetToken, locale: clicked?.locale ?? ('en' as Locale), registrations: live.length };
+    return {
+      merchant: confirmed,
+      passwordSet: own !== undefined,
+      sessionToken,
+      resetToken,
+      locale: clicked?.locale ?? ('en' as Locale),
+      registrations: live.length,
+    };
   });
   if (!result) throw new AppError('invalid_token', 'This confirmation link is invalid, used, replaced by a newer one, or expired');
   if (result.resetToken) sendResetMailLater(deps, result.merchant, result.resetToken, result.locale);
@@ -235,14 +249,14 @@ export async function verifyEmail(deps: AppDeps, token: string, previousToken: s
  * the address's row of password_resets), and the mail leaves after the answer, so neither the
  * reply nor its timing tells whether the account exists.
  */
-export async function forgotPassword(deps: AppDeps, input: { email: string; locale: Locale }): Promise<void> {
+export async function forgotPassword(deps: AppDeps, input: { email: string; locale: Locale }, after: AfterAnswer = setImmediate): Promise<void> {
   const now = deps.clock.now();
   const planned = await writeTransaction(deps.db, async (trx) => {
     const merchant = await findMerchantByEmail(trx, input.email);
     const token = await recordResetRequest(trx, input.email, merchant?.id ?? null, now);
     return merchant && token ? { merchant, token } : undefined;
   });
-  if (planned) sendResetMailLater(deps, planned.merchant, planned.token, input.locale);
+  if (planned) sendResetMailLater(deps, planned.merchant, planned.token, input.locale, after);
 }
 
 const invalidResetLink = () => new AppError('invalid_token', 'This reset link is invalid, used, replaced by a newer one, or expired');
@@ -287,7 +301,10 @@ export async function resetPassword(deps: AppDeps, input: ResetInput): Promise<S
     return { merchant: { ...merchant, passwordHash, emailVerifiedAt }, revoked, sessionToken: await rotateSession(trx, merchant.id, input.previousToken, now) };
   });
   if (!result) throw invalidResetLink();
-  deps.log.info({ merchant_id: result.merchant.id, revoked_api_keys: result.revoked.apiKeys, revoked_webhooks: result.revoked.webhooks }, 'password reset; every other session revoked');
+  deps.log.info(
+    { merchant_id: result.merchant.id, revoked_api_keys: result.revoked.apiKeys, revoked_webhooks: result.revoked.webhooks },
+    'password reset; every other session revoked',
+  );
   return result;
 }
 

@@ -26,7 +26,12 @@ export async function countCredentials(db: Db | Trx, merchantId: string, now: nu
 
 /** Revokes every active API key and deactivates every webhook (cancelling its pending deliveries). */
 export async function revokeCredentials(trx: Trx, merchantId: string, now: number): Promise<CredentialCounts> {
-  const keys = await trx.updateTable('api_keys').set({ revoked_at: now }).where('merchant_id', '=', merchantId).where('revoked_at', 'is', null).executeTakeFirst();
+  const keys = await trx
+    .updateTable('api_keys')
+    .set({ revoked_at: now })
+    .where('merchant_id', '=', merchantId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
   const active = await trx.selectFrom('webhooks').select('id').where('merchant_id', '=', merchantId).where('active', '=', 1).execute();
   let webhooks = 0;
   for (const { id } of active) {

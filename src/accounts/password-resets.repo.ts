@@ -24,7 +24,13 @@ export async function recordResetRequest(trx: Trx, email: string, merchantId: st
   const token = randomToken(32);
   const row = await trx
     .insertInto('password_resets')
-    .values({ email_hash: sha256Hex(normalizeEmail(email)), merchant_id: merchantId, token_hash: sha256Hex(token), sent_at: now, expires_at: now + RESET_LINK_LIFETIME_MS })
+    .values({
+      email_hash: sha256Hex(normalizeEmail(email)),
+      merchant_id: merchantId,
+      token_hash: sha256Hex(token),
+      sent_at: now,
+      expires_at: now + RESET_LINK_LIFETIME_MS,
+    })
     .onConflict((oc) =>
       oc
         .column('email_hash')

@@ -34,7 +34,12 @@ export interface Registration {
 }
 
 /** Stores a registration; undefined when the address already has the maximum of live ones. */
-export async function insertRegistration(trx: Trx, merchantId: string, input: { passwordHash: string; name: string; locale: Locale }, now: number): Promise<string | undefined> {
+export async function insertRegistration(
+  trx: Trx,
+  merchantId: string,
+  input: { passwordHash: string; name: string; locale: Locale },
+  now: number,
+): Promise<string | undefined> {
   const { live } = await trx
     .selectFrom('registrations')
     .select((eb) => eb.fn.countAll<number>().as('live'))
@@ -45,7 +50,15 @@ export async function insertRegistration(trx: Trx, merchantId: string, input: { 
   const id = newId('reg');
   await trx
     .insertInto('registrations')
-    .values({ id, merchant_id: merchantId, password_hash: input.passwordHash, name: input.name, locale: input.locale, created_at: now, expires_at: now + REGISTRATION_LIFETIME_MS })
+    .values({
+      id,
+      merchant_id: merchantId,
+      password_hash: input.passwordHash,
+      name: input.name,
+      locale: input.locale,
+      created_at: now,
+      expires_at: now + REGISTRATION_LIFETIME_MS,
+    })
     .execute();
   return id;
 }
@@ -61,12 +74,23 @@ export async function liveRegistrations(db: Db | Trx, merchantId: string, now: n
     .orderBy('id')
     .limit(MAX_LIVE_REGISTRATIONS)
     .execute();
-  return rows.map((r) => ({ id: r.id, merchantId: r.merchant_id, passwordHash: r.password_hash, name: r.name, locale: resolveLocale(r.locale), createdAt: r.created_at }));
+  return rows.map((r) => ({
+    id: r.id,
+    merchantId: r.merchant_id,
+    passwordHash: r.password_hash,
+    name: r.name,
+    locale: resolveLocale(r.locale),
+    createdAt: r.created_at,
+  }));
 }
 
 /** A new link for a registration keeps it alive as long as that link. */
 export async function renewRegistration(trx: Trx, registrationId: string, now: number): Promise<void> {
-  await trx.updateTable('registrations').set({ expires_at: now + REGISTRATION_LIFETIME_MS }).where('id', '=', registrationId).execute();
+  await trx
+    .updateTable('registrations')
+    .set({ expires_at: now + REGISTRATION_LIFETIME_MS })
+    .where('id', '=', registrationId)
+    .execute();
 }
 
 /** Forgets every registration of an account (it is confirmed, by a link, a reset or Google). */

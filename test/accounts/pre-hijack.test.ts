@@ -55,18 +55,18 @@ async function ownerSetsPassword(email: string, password: string): Promise<void>
   assert.equal(res.status, 200, res.text);
 }
 
-test('owner first, attacker more than 5 minutes later: whichever mail the owner follows, the attacker\'s password never opens the account', async () => {
+test("owner first, attacker more than 5 minutes later: whichever mail the owner follows, the attacker's password never opens the account", async () => {
   for (const follow of ['newest', 'oldest'] as const) {
     const email = uniqueEmail(`victim-${follow}`);
     const owner = await registerAs(email, OWNER_PASSWORD);
     assert.ok(owner.emailSent && owner.mail);
     app.t.clock.advance(6 * MINUTE);
     const attacker = await registerAs(email, ATTACKER_PASSWORD);
-    assert.ok(attacker.emailSent && attacker.mail, 'the attacker\'s registration mails the owner a link of its own');
+    assert.ok(attacker.emailSent && attacker.mail, "the attacker's registration mails the owner a link of its own");
 
     const { passwordSet } = await ownerConfirms(follow === 'newest' ? attacker.mail : owner.mail);
     assert.equal((await login(email, ATTACKER_PASSWORD)).status, 401, `${follow}: the attacker's password does not open the account`);
-    assert.equal((await login(email, OWNER_PASSWORD)).status, 401, 'nor does any registration\'s password');
+    assert.equal((await login(email, OWNER_PASSWORD)).status, 401, "nor does any registration's password");
     assert.equal(passwordSet, false, 'competing registrations: no password is kept');
 
     await ownerSetsPassword(email, 'the owner sets this now');
@@ -75,7 +75,7 @@ test('owner first, attacker more than 5 minutes later: whichever mail the owner 
   }
 });
 
-test('attacker first, owner 2 minutes later: the owner is told no mail went out, follows the attacker\'s mail, and the attacker\'s password still never opens the account', async () => {
+test("attacker first, owner 2 minutes later: the owner is told no mail went out, follows the attacker's mail, and the attacker's password still never opens the account", async () => {
   const email = uniqueEmail('victim');
   const attacker = await registerAs(email, ATTACKER_PASSWORD, 'Attacker Ltd');
   assert.ok(attacker.emailSent && attacker.mail);
@@ -83,12 +83,12 @@ test('attacker first, owner 2 minutes later: the owner is told no mail went out,
   const owner = await app.t.client().post('/auth/register', { email, password: OWNER_PASSWORD, name: 'Owner Shop' });
   assert.equal(owner.status, 201);
   await new Promise((r) => setTimeout(r, 300));
-  assert.equal(mailsTo(email).length, 1, 'the owner\'s registration mails nothing within 5 minutes of the attacker\'s');
+  assert.equal(mailsTo(email).length, 1, "the owner's registration mails nothing within 5 minutes of the attacker's");
 
   const { passwordSet } = await ownerConfirms(attacker.mail);
-  assert.equal((await login(email, ATTACKER_PASSWORD)).status, 401, 'the attacker\'s password does not open the account');
+  assert.equal((await login(email, ATTACKER_PASSWORD)).status, 401, "the attacker's password does not open the account");
   assert.equal((await login(email, OWNER_PASSWORD)).status, 401);
-  assert.equal(owner.body.email_sent, false, 'no mail went out for the owner\'s registration, and the answer says so');
+  assert.equal(owner.body.email_sent, false, "no mail went out for the owner's registration, and the answer says so");
   assert.equal(passwordSet, false);
   await ownerSetsPassword(email, 'the owner sets this now');
   const signedIn = await login(email, 'the owner sets this now');
@@ -100,7 +100,7 @@ test('an attacker alone registers the address and waits: nothing they chose chan
   const email = uniqueEmail('victim');
   await registerAs(email, ATTACKER_PASSWORD, 'Attacker Ltd');
   const row = await app.t.deps.db.selectFrom('merchants').select(['password_hash', 'name']).where('email', '=', email).executeTakeFirstOrThrow();
-  assert.equal(row.password_hash, null, 'a pending registration never sets the account\'s password');
+  assert.equal(row.password_hash, null, "a pending registration never sets the account's password");
   assert.equal(row.name, email.split('@')[0]);
   assert.equal((await login(email, ATTACKER_PASSWORD)).body.error.code, 'email_not_verified');
 });
@@ -199,8 +199,7 @@ test('forgot password: at most one reset mail per address every 5 minutes, and t
   const { email } = await confirmedAccount(app, uniqueEmail('forgetful'), OWNER_PASSWORD);
   const unknown = uniqueEmail('nobody');
   const resets = (to: string) => app.smtp.messages.filter((m) => m.to.includes(to) && m.text.includes('#reset=')).length;
-  const rows = async () =>
-    app.t.deps.db.selectFrom('password_resets').select(['merchant_id', 'sent_at', 'token_hash']).orderBy('sent_at').execute();
+  const rows = async () => app.t.deps.db.selectFrom('password_resets').select(['merchant_id', 'sent_at', 'token_hash']).orderBy('sent_at').execute();
   const before = (await rows()).length;
   for (let i = 0; i < 3; i++) {
     assert.equal((await app.t.client().post('/auth/password/forgot', { email })).status, 202);

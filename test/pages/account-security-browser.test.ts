@@ -169,6 +169,9 @@ test('reset page in Chromium (English and Persian): shows how many API keys and 
   await en.page.waitForURL(`${app.baseUrl}/console`);
   assert.equal((await app.client({ origin: null }).get('/invoices', { bearer: secret })).status, 401, 'the key is revoked');
   const active = await app.deps.db.selectFrom('webhooks').select('active').execute();
-  assert.deepEqual(active.map((w) => w.active), [0]);
+  assert.deepEqual(
+    active.map((w) => w.active),
+    [0],
+  );
   assert.deepEqual(en.errors, []);
 });
