@@ -1,6 +1,6 @@
 /**
- * Sign-up, confirmation, sign-in and password reset. No HTTP here: the routes pass plain values and
- * get domain objects or an AppError back.
+ * Sign-up, confirmation, sign-in and password reset (docs/api.md, Merchant accounts). No HTTP here:
+ * the routes pass plain values and get domain objects or an AppError back.
  *
  * Invariants:
  * - Every path that answers for an email address costs one argon2id computation, whether or not

@@ -3,6 +3,7 @@
  * webhook's secret lets its holder forge nothing, but its URL receives every event). A password
  * reset offers to revoke them all, for an owner who fears someone else held the account.
  */
+import { isKeyActive, listMerchantKeys } from '../api-keys/api-keys.repo.js';
 import type { Db, Trx } from '../db/database.js';
 import { cancelPendingDeliveries, countActiveWebhooks, deactivateWebhook } from '../webhooks/webhooks.repo.js';
 
@@ -13,15 +14,9 @@ export interface CredentialCounts {
   webhooks: number;
 }
 
-export async function countCredentials(db: Db | Trx, merchantId: string, now: number): Promise<CredentialCounts> {
-  const keys = await db
-    .selectFrom('api_keys')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('merchant_id', '=', merchantId)
-    .where('revoked_at', 'is', null)
-    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
-    .executeTakeFirstOrThrow();
-  return { apiKeys: Number(keys.n), webhooks: await countActiveWebhooks(db, merchantId) };
+export async function countCredentials(db: Db, merchantId: string, now: number): Promise<CredentialCounts> {
+  const keys = await listMerchantKeys(db, merchantId);
+  return { apiKeys: keys.filter((k) => isKeyActive(k, now)).length, webhooks: await countActiveWebhooks(db, merchantId) };
 }
 
 /** Revokes every active API key and deactivates every webhook (cancelling its pending deliveries). */

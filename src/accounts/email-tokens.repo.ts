@@ -1,8 +1,8 @@
 /**
- * Single-use confirmation links: 32 random bytes base64url (43 characters), only the SHA-256
- * stored. Each link belongs to one registration; a newer mail for the same registration replaces its
- * older links; consuming deletes the row, so a token works at most once. (Reset links live in
- * password-resets.repo.ts.)
+ * Single-use confirmation links (docs/api.md, Merchant accounts): 32 random bytes base64url (43
+ * characters), only the SHA-256 stored. Each link belongs to one registration; a newer mail for the
+ * same registration replaces its older links; consuming deletes the row, so a token works at most
+ * once. (Reset links live in password-resets.repo.ts.)
  */
 import type { Db, Trx } from '../db/database.js';
 import type { EmailTokensTable } from '../db/schema.js';
