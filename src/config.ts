@@ -99,6 +99,10 @@ export const configSchema = z.strictObject({
     public_per_ip: perMinute.default(10),
     chat_per_token: perMinute.default(30),
     api_per_key: perMinute.default(1200),
+    invoices_per_merchant: perMinute.default(60),
+  }).prefault({}),
+  api_keys: z.strictObject({
+    max_active: z.number().int().min(1).max(10_000).default(20),
   }).prefault({}),
 });
 

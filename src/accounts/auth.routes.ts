@@ -13,7 +13,7 @@ import type { Context } from 'hono';
 import { getCookie } from 'hono/cookie';
 import { checkOrigin, clearSessionCookie, optionalSession, setSessionCookie } from '../http/auth.js';
 import { requireCaptcha } from '../http/captcha.js';
-import { clientIp } from '../http/client-ip.js';
+import { clientIp, rateLimitSubject } from '../http/client-ip.js';
 import type { AppDeps } from '../deps.js';
 import type { AppEnv } from '../http/context.js';
 import { createRouter, errorResponses, jsonBody, jsonResponse, SuccessSchema } from '../http/openapi.js';
@@ -46,7 +46,7 @@ const tags = ['Authentication'];
 /** Per-address (and per-email) limits of one operation; unknown emails count exactly like known ones. */
 function limit(c: Context, deps: AppDeps, operation: string, email?: string): string {
   const ip = clientIp(c, deps.config.server.trust_proxy);
-  deps.rateLimiter.consume(`${operation}:ip`, ip, deps.config.rate_limits.auth_per_ip);
+  deps.rateLimiter.consume(`${operation}:ip`, rateLimitSubject(ip), deps.config.rate_limits.auth_per_ip);
   if (email !== undefined) deps.rateLimiter.consume(`${operation}:email`, normalizeEmail(email), deps.config.rate_limits.auth_per_email);
   return ip;
 }

@@ -126,6 +126,19 @@ export async function findMerchantKey(db: Db | Trx, merchantId: string, keyId: s
   return row ? rowToKey(row) : undefined;
 }
 
+/** Keys that still authenticate: not revoked, not expired; `except` is left out of the count. */
+export async function countActiveKeys(db: Db | Trx, merchantId: string, now: number, except?: string): Promise<number> {
+  let q = db
+    .selectFrom('api_keys')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('merchant_id', '=', merchantId)
+    .where('revoked_at', 'is', null)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]));
+  if (except !== undefined) q = q.where('id', '!=', except);
+  const row = await q.executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 /** Revokes a key if it is still active; returns whether this call revoked it. */
 export async function revokeKey(db: Db | Trx, merchantId: string, keyId: string, now: number): Promise<boolean> {
   const result = await db

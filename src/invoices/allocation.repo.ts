@@ -9,7 +9,7 @@
  * the number of reservations. Amounts taken by other base prices are skipped once and for all.
  */
 import { compileQuery, type Param } from '../db/compiled.js';
-import type { TxSqlite } from '../db/database.js';
+import type { Db, TxSqlite } from '../db/database.js';
 import type { AmountReservationsTable } from '../db/schema.js';
 import { toDbAmount } from '../lib/amounts.js';
 
@@ -161,4 +161,71 @@ const takeOverQuery = compileQuery((db, p: Param<ReservationRow>) =>
 /** Moves an expired reservation to a new invoice; false when it is not expired any more (guard). */
 export function takeOverReservation(tx: TxSqlite, target: AmountTarget, amount: bigint, invoiceId: string, now: number, until: number): boolean {
   return takeOverQuery.run(tx, reservationRow(target, amount, invoiceId, now, until)) === 1;
+}
+
+/** A price whose pool of payable amounts on one of the merchant's wallets is largely used. */
+export interface FillingPool {
+  walletId: string;
+  walletLabel: string;
+  address: string;
+  baseAmount: bigint;
+  /** Adjustments of the range used so far (by any merchant sharing the address, or by other prices). */
+  used: bigint;
+  size: bigint;
+  /** Other accounts with a wallet on the same address. */
+  sharedWith: number;
+}
+
+/** Pools more than this full are shown to the merchant (the console Overview and wallet list). */
+export const POOL_WARNING_SHARE = { numerator: 1n, denominator: 2n };
+
+/**
+ * The pools on this merchant's wallet addresses that are more than POOL_WARNING_SHARE used, fullest
+ * first. Read from the allocation cursors (one row per address and price: the cursor is the
+ * smallest adjustment never tried, so everything below it is used), not from the reservations: a
+ * few indexed rows whatever the number of invoices. A pool past its end stays listed: its amounts
+ * come back only as `review` invoices once their 90-day reservations end.
+ */
+export async function findFillingPools(
+  db: Db,
+  merchantId: string,
+  network: string,
+  tokenContract: string,
+  maxAdjustment: bigint,
+  limit = 10,
+): Promise<FillingPool[]> {
+  const threshold = (maxAdjustment * POOL_WARNING_SHARE.numerator) / POOL_WARNING_SHARE.denominator;
+  const rows = await db
+    .selectFrom('wallets as w')
+    .innerJoin('amount_cursors as c', (j) => j.onRef('c.address', '=', 'w.address').onRef('c.network', '=', 'w.network'))
+    .select(['w.id', 'w.label', 'w.address', 'c.base_amount', 'c.next_adjustment'])
+    .select((eb) =>
+      eb
+        .selectFrom('wallets as o')
+        .select((e) => e.fn.count<number>('o.merchant_id').distinct().as('n'))
+        .whereRef('o.address', '=', 'w.address')
+        .whereRef('o.network', '=', 'w.network')
+        .where('o.merchant_id', '!=', merchantId)
+        .as('shared_with'),
+    )
+    .where('w.merchant_id', '=', merchantId)
+    .where('w.network', '=', network)
+    .where('c.token_contract', '=', tokenContract)
+    .where('c.next_adjustment', '>', toDbAmount(threshold + 1n))
+    .orderBy('c.next_adjustment', 'desc')
+    .orderBy('w.label')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => {
+    const used = BigInt(r.next_adjustment) - 1n;
+    return {
+      walletId: r.id,
+      walletLabel: r.label,
+      address: r.address,
+      baseAmount: BigInt(r.base_amount),
+      used: used > maxAdjustment ? maxAdjustment : used,
+      size: maxAdjustment,
+      sharedWith: Number(r.shared_with ?? 0),
+    };
+  });
 }

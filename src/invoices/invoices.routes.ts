@@ -48,7 +48,9 @@ export function invoiceRoutes(deps: AppDeps) {
         'The adjustment is the smallest value in [0.000001, invoices.max_adjustment] whose final amount was never used on the wallet address ' +
         '(across every merchant sharing it); the amount is reserved for 90 days. When every amount was used but some reservation is older ' +
         'than 90 days, the least recently used amount is reused and the invoice is created in status `review`. ' +
-        'Same Idempotency-Key and same body: 200 replay. Errors 409: `idempotency_key_reused`, `duplicate_order_id`, `amount_pool_exhausted`.',
+        'Same Idempotency-Key and same body: 200 replay. Errors 409: `idempotency_key_reused`, `duplicate_order_id`, `amount_pool_exhausted`. ' +
+        'Creations are limited per merchant, summed over all its API keys and sessions (`rate_limits.invoices_per_merchant` a minute, default 60, ' +
+        'on top of the per-key limit): past it, 429 `rate_limited` with `Retry-After` in seconds. A replay does not count.',
       security: KEY_OR_SESSION,
       middleware: [requireKeyOrSession(deps, 'invoices:write')] as const,
       request: { headers: IdempotencyHeaderSchema, body: jsonBody(CreateInvoiceSchema) },

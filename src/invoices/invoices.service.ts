@@ -46,7 +46,9 @@ export const poolExhaustedError = () =>
   new AppError('amount_pool_exhausted', 'Every payable amount for this price on this address is reserved (90 days); use another price or wallet');
 
 type InvoiceDeps = Pick<AppDeps, 'db' | 'sqlite' | 'config' | 'clock' | 'deliveriesQueued'>;
-type CreatorDeps = InvoiceDeps & Pick<AppDeps, 'metrics'>;
+type CreatorDeps = InvoiceDeps & Pick<AppDeps, 'metrics' | 'rateLimiter'>;
+
+const CREATION_SCOPE = 'invoice_create';
 
 /** JSON with object keys sorted at every level: equal documents give equal text. */
 export function canonicalJson(value: unknown): string {
@@ -165,10 +167,24 @@ export class InvoiceCreator {
     });
   }
 
+  /**
+   * Creations are limited per merchant (rate_limits.invoices_per_merchant), summed over all its API
+   * keys and sessions: every new invoice reserves an amount on an address that other merchants may
+   * share, so many keys must not multiply the rate. Checked in memory before the queue; an
+   * idempotent replay reserves nothing and gets its token back.
+   */
   async create(req: CreateInvoiceRequest): Promise<CreateInvoiceResult> {
+    const perMinute = this.deps.config.rate_limits.invoices_per_merchant;
+    this.deps.rateLimiter.consume(
+      CREATION_SCOPE,
+      req.merchantId,
+      perMinute,
+      'Too many invoices created by this merchant in the last minute (all its API keys and sessions count); retry later',
+    );
     const result = await this.committer.run((tx) => createInvoiceInTrx(tx, this.deps, req));
     if ('exhausted' in result) throw poolExhaustedError();
-    if (!result.replay) this.deps.deliveriesQueued.notify();
+    if (result.replay) this.deps.rateLimiter.refund(CREATION_SCOPE, req.merchantId, perMinute);
+    else this.deps.deliveriesQueued.notify();
     return result;
   }
 }

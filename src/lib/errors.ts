@@ -25,6 +25,7 @@ export const ERROR_STATUS = {
   webhook_inactive: 409,
   webhook_limit_reached: 409,
   invoice_not_reviewable: 409,
+  api_key_limit_reached: 409,
   payload_too_large: 413,
   rate_limited: 429,
   internal_error: 500,

@@ -13,6 +13,8 @@ import type { AppEnv } from '../http/context.js';
 import { toInvoiceResponse } from '../invoices/invoices.schemas.js';
 import { findMerchantInvoice, INVOICE_LIST_LIMIT, listMerchantInvoices } from '../invoices/invoices.repo.js';
 import { isSupportStaff } from '../accounts/support-staff.js';
+import { findFillingPools } from '../invoices/allocation.repo.js';
+import { NETWORK, USDT_CONTRACT } from '../lib/tron.js';
 import { listLatePayments, listMerchantLatePayments, listUnmatchedTransfers } from '../chain/chain.repo.js';
 import { formMessages } from './auth.pages.js';
 import { readOverviewFigures } from '../dashboard/dashboard.js';
@@ -20,11 +22,25 @@ import { listDeliveryViews, listWalletViews } from '../dashboard/dashboard.repo.
 import { listInvoiceEvents } from '../events/events.repo.js';
 import { isKeyActive, listMerchantKeys } from '../api-keys/api-keys.repo.js';
 import { listWebhooks } from '../webhooks/webhooks.repo.js';
-import { formatAmount } from '../lib/amounts.js';
+import { formatAmount, parseAmount } from '../lib/amounts.js';
 import { pageContext, type PageContext, type Renderer } from './render.js';
 
 const STATUSES: readonly InvoiceStatus[] = ['pending', 'review', 'confirmed', 'expired'];
 const RECENT_INVOICES = 10;
+
+/** Price pools on the merchant's addresses that are filling up, as the pool-warnings partial shows them. */
+async function poolWarnings(deps: AppDeps, merchantId: string) {
+  const pools = await findFillingPools(deps.db, merchantId, NETWORK, USDT_CONTRACT, parseAmount(deps.config.invoices.max_adjustment)!);
+  return pools.map((p) => ({
+    wallet: p.walletLabel,
+    address: p.address,
+    price: formatAmount(p.baseAmount),
+    used: p.used.toString(),
+    size: p.size.toString(),
+    percent: ((p.used * 100n) / p.size).toString(),
+    sharedWith: p.sharedWith,
+  }));
+}
 
 export interface ConsoleRequest {
   ctx: PageContext;
@@ -86,12 +102,17 @@ export function consolePages(app: Hono<AppEnv>, deps: AppDeps, renderer: Rendere
     const { stats, ...counts } = figures;
     const overview = { byStatus: stats.byStatus, received: formatAmount(stats.confirmed.payable), ...counts };
     const recent = (await listMerchantInvoices(deps.db, req.merchant.id, RECENT_INVOICES)).map((inv) => toInvoiceResponse(inv, publicUrl));
-    return render(c, req, 'console-overview', 'overview', req.ctx.t('console.overview.title'), { stats: overview, recent, hasWallet: figures.wallets > 0 });
+    return render(c, req, 'console-overview', 'overview', req.ctx.t('console.overview.title'), {
+      stats: overview,
+      recent,
+      hasWallet: figures.wallets > 0,
+      pools: await poolWarnings(deps, req.merchant.id),
+    });
   });
 
   consoleGet(app, deps, '/console/wallets', async (c, req) => {
     const wallets = await listWalletViews(deps.db, req.merchant.id);
-    return render(c, req, 'console-wallets', 'wallets', req.ctx.t('console.wallets.title'), { wallets });
+    return render(c, req, 'console-wallets', 'wallets', req.ctx.t('console.wallets.title'), { wallets, pools: await poolWarnings(deps, req.merchant.id) });
   });
 
   consoleGet(app, deps, '/console/invoices', async (c, req) => {

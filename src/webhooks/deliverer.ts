@@ -70,6 +70,12 @@ export function createDeliverer(deps: AppDeps): Deliverer {
     const ctx = await loadAttemptContext(deps.db, id);
     if (!ctx || ctx.delivery.status !== 'sending') return undefined;
     const { delivery, webhook, event } = ctx;
+    if (!webhook.active) {
+      // Deleted between the claim and now: nothing is sent and the delivery is cancelled when this
+      // is recorded (resultOf); the attempt count stays, since no attempt was made.
+      const outcome: AttemptOutcome = { ok: false, responseStatus: null, error: 'not sent: the webhook was deleted' };
+      return { id, webhookId: webhook.id, eventId: event.id, eventType: event.type, host: '', attempts: delivery.attempts, outcome };
+    }
     let outcome: AttemptOutcome;
     let host = '';
     try {
