@@ -187,6 +187,28 @@ export interface EmailTokensTable {
   purpose: 'verify' | 'reset';
   created_at: number;
   expires_at: number;
+  /** 0008_account_security: the registration a confirmation link confirms (null for other links). */
+  registration_id: string | null;
+}
+
+/** 0008_account_security: a registration of an unconfirmed address, bound to its confirmation links. */
+export interface RegistrationsTable {
+  id: string;
+  merchant_id: string;
+  password_hash: string;
+  name: string;
+  locale: string;
+  created_at: number;
+  expires_at: number;
+}
+
+/** 0008_account_security: the last password-reset request per address, whether or not it has an account. */
+export interface PasswordResetsTable {
+  email_hash: string;
+  merchant_id: string | null;
+  token_hash: string | null;
+  sent_at: number;
+  expires_at: number;
 }
 
 export type ChainTransferKind = 'confirmed' | 'review_paid' | 'late' | 'unmatched';
@@ -250,6 +272,8 @@ export interface Database {
   support_tickets: SupportTicketsTable;
   support_messages: SupportMessagesTable;
   email_tokens: EmailTokensTable;
+  registrations: RegistrationsTable;
+  password_resets: PasswordResetsTable;
   chain_transfers: ChainTransfersTable;
   chain_scan: ChainScanTable;
   chain_scan_gaps: ChainScanGapsTable;
