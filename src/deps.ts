@@ -7,6 +7,7 @@ import type { Log } from './lib/log.js';
 import { Notifier } from './lib/notifier.js';
 import { createMailer, type Mailer } from './email/mailer.js';
 import { createChainRuntime, type ChainRuntime } from './chain/chain.worker.js';
+import { registerChainMetrics } from './chain/chain.health.js';
 import type { WatcherStatus } from './chain/watcher-status.js';
 import { createMetrics, registerCoreGauges, type Metrics } from './ops/metrics.js';
 import { VERSION } from './version.js';
@@ -52,5 +53,6 @@ export function createDeps(opts: { config: Config; database: OpenedDatabase; log
     dnsLookup: systemLookup,
   };
   registerCoreGauges(deps.metrics, deps);
+  registerChainMetrics(deps.metrics, deps);
   return deps;
 }

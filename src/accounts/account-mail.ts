@@ -2,7 +2,8 @@
  * The account mails (confirmation link, password reset link, "this address already has an
  * account"), rendered from templates/email/message.{text,html}.eta in the recipient's locale with
  * a plain-text and an HTML part. The HTML engine escapes everything it prints (names are typed by
- * users); the text part is plain text and needs no escaping.
+ * users); the text part is plain text and needs no escaping. Only a confirmed owner's own name is
+ * ever printed: mail to an unconfirmed address greets without a name.
  */
 import { Eta } from 'eta';
 import type { AppDeps } from '../deps.js';
@@ -36,7 +37,11 @@ export interface AccountMailInput {
   kind: AccountMailKind;
   locale: Locale;
   to: string;
-  name: string;
+  /**
+   * The greeting's name, or null for a greeting without one: mail to an address that has not been
+   * confirmed never carries a name, since whoever typed it need not own the address.
+   */
+  name: string | null;
   url: string;
 }
 
@@ -50,7 +55,7 @@ export function composeAccountMail(publicUrl: string, input: AccountMailInput): 
     dir: isRtl(input.locale) ? 'rtl' : 'ltr',
     align: isRtl(input.locale) ? 'right' : 'left',
     subject: t(`${k}.subject`),
-    greeting: t('email.common.greeting', { name: input.name }),
+    greeting: input.name === null ? t('email.common.greeting_anonymous') : t('email.common.greeting', { name: input.name }),
     paragraphs,
     button: t(`${k}.button`),
     url: input.url,

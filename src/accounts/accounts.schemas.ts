@@ -41,9 +41,27 @@ export const VerifyEmailBody = z
 
 export const ForgotBody = z.strictObject({ email: Email, captcha_token: CaptchaToken, locale: Locale }).openapi('ForgotPasswordRequest');
 
+const ResetToken = EmailToken.openapi({ description: 'From the #reset= fragment of the emailed link' });
+
 export const ResetBody = z
-  .strictObject({ token: EmailToken.openapi({ description: 'From the #reset= fragment of the emailed link' }), password: z.string().min(12).max(128) })
+  .strictObject({
+    token: ResetToken,
+    password: z.string().min(12).max(128),
+    revoke_api_keys_and_webhooks: z.boolean().optional().openapi({
+      description:
+        'Also revoke every API key and deactivate every webhook of the account (their pending deliveries are cancelled), for an owner who fears someone else held the account. Default false: integrations keep working.',
+    }),
+  })
   .openapi('ResetPasswordRequest');
+
+export const ResetPreviewBody = z.strictObject({ token: ResetToken }).openapi('ResetPreviewRequest');
+
+const CredentialCountsSchema = z.object({
+  api_keys: z.int().min(0).openapi({ description: 'API keys neither revoked nor expired' }),
+  webhooks: z.int().min(0).openapi({ description: 'Active webhooks' }),
+});
+
+export const ResetPreview = CredentialCountsSchema.openapi('ResetPreview');
 
 export const GoogleBody = z
   .strictObject({ credential: z.string().min(20).max(4096).openapi({ description: 'The ID token (JWT) from Google Identity Services' }) })
@@ -77,11 +95,31 @@ export const MerchantSchema = z
 
 export const MerchantEnvelope = z.object({ merchant: MerchantSchema }).openapi('MerchantEnvelope');
 
+export const VerifyEmailResponse = z
+  .object({
+    merchant: MerchantSchema,
+    password_set: z.boolean().openapi({
+      description:
+        'False when more than one registration was made for this address before it was confirmed: none of their passwords is kept, and a link to choose one has been emailed',
+    }),
+  })
+  .openapi('EmailConfirmed');
+
+export const ResetResponse = z
+  .object({
+    merchant: MerchantSchema,
+    revoked: CredentialCountsSchema.openapi({ description: 'What the reset revoked besides sessions (zeros unless asked)' }),
+  })
+  .openapi('PasswordReset');
+
 export const RegisterResponse = z
   .object({
     verification_required: z.literal(true),
     email: z.email(),
-    email_sent: z.boolean().openapi({ description: 'False when the mail server refused the message; signing in later sends a new link' }),
+    email_sent: z.boolean().openapi({
+      description:
+        "True only when a mail went out for this request. False when the mail server refused it, or when this address was already sent a registration mail in the last 5 minutes (use that mail's link; signing in later sends a new link). The limit applies alike to every address, with or without an account.",
+    }),
   })
   .openapi('Registration');
 

@@ -8,6 +8,7 @@
  * session Origin rule.
  */
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import type { ServerResponse } from 'node:http';
 import type { Context } from 'hono';
 import { getCookie } from 'hono/cookie';
 import { checkOrigin, clearSessionCookie, optionalSession, setSessionCookie } from '../http/auth.js';
@@ -27,11 +28,15 @@ import {
   RegisterBody,
   RegisterResponse,
   ResetBody,
+  ResetPreview,
+  ResetPreviewBody,
+  ResetResponse,
   SessionStatus,
   toMerchantResponse,
   VerifyEmailBody,
+  VerifyEmailResponse,
 } from './accounts.schemas.js';
-import { forgotPassword, login, logout, register, resetPassword, verifyEmail } from './auth.service.js';
+import { type AfterAnswer, forgotPassword, login, logout, register, resetPassword, resetPreview, verifyEmail } from './auth.service.js';
 import { createGoogleVerifier, googleSignIn } from './google.service.js';
 import { normalizeEmail } from './merchants.repo.js';
 import { SESSION_COOKIE } from './sessions.repo.js';
@@ -44,6 +49,19 @@ function limit(c: Context<AppEnv>, deps: AppDeps, operation: string, email?: str
   deps.rateLimiter.consume(`${operation}:ip`, rateLimitSubject(ip), deps.config.rate_limits.auth_per_ip, { context: c });
   if (email !== undefined) deps.rateLimiter.consume(`${operation}:email`, normalizeEmail(email), deps.config.rate_limits.auth_per_email, { context: c });
   return ip;
+}
+
+/**
+ * Defers a task until the answer has been written to the socket (or the client went away), so work
+ * done only for some addresses (rendering and sending a mail) never adds to the answer's time.
+ * Outside Node's HTTP server (app.request in tests) it runs on the next turn of the event loop.
+ */
+function afterAnswer(c: Context): AfterAnswer {
+  const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
+  return (task) => {
+    if (outgoing && !outgoing.closed) outgoing.once('close', () => setImmediate(task));
+    else setImmediate(task);
+  };
 }
 
 function requireMail(deps: AppDeps): void {
@@ -68,9 +86,7 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
       tags,
       summary: 'Create an account; a confirmation link is emailed (no session starts)',
       description:
-        'Answers alike whether or not the address already has an account: ' +
-        'an unconfirmed one gets a new link (replacing older links, and setting the new password), ' +
-        'a confirmed one gets a notice. At most one such mail per address every 5 minutes.',
+        'Answers alike whether or not the address already has an account. A new or unconfirmed address: the password and name are stored with this registration only (never changing the account) and its own confirmation link is emailed. A confirmed address: its owner gets a notice. At most one such mail per address every 5 minutes, whatever its state; `email_sent` is false when none went out for this request. When two or more registrations of an address are alive when it is confirmed, none of their passwords is kept (see POST /auth/verify-email).',
       request: { body: jsonBody(RegisterBody) },
       responses: { 201: jsonResponse(RegisterResponse, 'Registered; check your mail'), ...errorResponses(400, 403, 413, 429, 503) },
     }),
@@ -119,16 +135,17 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
       operationId: 'verifyEmail',
       tags,
       summary: 'Confirm the email address with the token of the emailed link; signs in',
-      description: 'The token is single use, valid 24 hours, and replaced by any newer confirmation mail: otherwise 400 invalid_token.',
+      description:
+        "The token is single use, valid 24 hours, and replaced by a newer confirmation mail of the same registration (a sign-in of the unconfirmed account sends one): otherwise 400 invalid_token. The account gets the password and name of the link's registration when it is the only live registration of the address. When several registrations were made (by the owner, or by someone else who typed the owner's address), any of their links confirms the address and signs in, but no password is kept: `password_set` is false and a link to choose a password is emailed.",
       request: { body: jsonBody(VerifyEmailBody) },
-      responses: { 200: jsonResponse(MerchantEnvelope, 'Confirmed and signed in'), ...errorResponses(400, 403, 413, 429) },
+      responses: { 200: jsonResponse(VerifyEmailResponse, 'Confirmed and signed in'), ...errorResponses(400, 403, 413, 429) },
     }),
     async (c) => {
       const { token } = c.req.valid('json');
       limit(c, deps, 'verify');
-      const signedIn = await verifyEmail(deps, token, getCookie(c, SESSION_COOKIE));
-      setSessionCookie(c, deps, signedIn.sessionToken);
-      return c.json({ merchant: toMerchantResponse(signedIn.merchant, deps.config) }, 200);
+      const confirmed = await verifyEmail(deps, token, getCookie(c, SESSION_COOKIE));
+      setSessionCookie(c, deps, confirmed.sessionToken);
+      return c.json({ merchant: toMerchantResponse(confirmed.merchant, deps.config), password_set: confirmed.passwordSet }, 200);
     },
   );
 
@@ -139,7 +156,8 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
       operationId: 'forgotPassword',
       tags,
       summary: 'Email a password reset link (valid 1 hour, single use)',
-      description: 'Always 202, whether or not the address has an account.',
+      description:
+        'Always 202, whether or not the address has an account, after the same work either way. At most one link is mailed per address every 5 minutes; a newer link replaces the older one.',
       request: { body: jsonBody(ForgotBody) },
       responses: { 202: jsonResponse(SuccessSchema, 'Accepted'), ...errorResponses(400, 403, 413, 429, 503) },
     }),
@@ -148,7 +166,7 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
       const ip = limit(c, deps, 'forgot', body.email);
       requireMail(deps);
       await requireCaptcha(deps, body.captcha_token, ip);
-      await forgotPassword(deps, { email: body.email, locale: resolveLocale(body.locale) });
+      await forgotPassword(deps, { email: body.email, locale: resolveLocale(body.locale) }, afterAnswer(c));
       return c.json({ success: true as const }, 202);
     },
   );
@@ -161,16 +179,43 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
       tags,
       summary: 'Set a new password with the token of the emailed link; signs in',
       description:
-        'Revokes every existing session of the account and confirms its email address. A used, replaced, expired or unknown token: 400 invalid_token.',
+        'Revokes every existing session of the account and confirms its email address. With `revoke_api_keys_and_webhooks: true` it also revokes every API key and deactivates every webhook. A used, replaced, expired or unknown token: 400 invalid_token.',
       request: { body: jsonBody(ResetBody) },
-      responses: { 200: jsonResponse(MerchantEnvelope, 'Password changed and signed in'), ...errorResponses(400, 403, 413, 429) },
+      responses: { 200: jsonResponse(ResetResponse, 'Password changed and signed in'), ...errorResponses(400, 403, 413, 429) },
     }),
     async (c) => {
       const body = c.req.valid('json');
       limit(c, deps, 'reset');
-      const signedIn = await resetPassword(deps, { token: body.token, password: body.password, previousToken: getCookie(c, SESSION_COOKIE) });
-      setSessionCookie(c, deps, signedIn.sessionToken);
-      return c.json({ merchant: toMerchantResponse(signedIn.merchant, deps.config) }, 200);
+      const reset = await resetPassword(deps, {
+        token: body.token,
+        password: body.password,
+        revokeKeysAndWebhooks: body.revoke_api_keys_and_webhooks === true,
+        previousToken: getCookie(c, SESSION_COOKIE),
+      });
+      setSessionCookie(c, deps, reset.sessionToken);
+      return c.json(
+        { merchant: toMerchantResponse(reset.merchant, deps.config), revoked: { api_keys: reset.revoked.apiKeys, webhooks: reset.revoked.webhooks } },
+        200,
+      );
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/auth/password/reset/preview',
+      tags,
+      summary: "What a reset link's account holds besides sessions: how many API keys and webhooks it has",
+      description:
+        'For the reset page, which offers to revoke them too. Answers only to the holder of a live reset link (the link stays usable); otherwise 400 invalid_token.',
+      request: { body: jsonBody(ResetPreviewBody) },
+      responses: { 200: jsonResponse(ResetPreview, 'Counts'), ...errorResponses(400, 403, 413, 429) },
+    }),
+    async (c) => {
+      const { token } = c.req.valid('json');
+      limit(c, deps, 'reset');
+      const counts = await resetPreview(deps, token);
+      return c.json({ api_keys: counts.apiKeys, webhooks: counts.webhooks }, 200);
     },
   );
 

@@ -5,9 +5,18 @@
  * Invariants:
  * - Every path that answers for an email address costs one argon2id computation, whether or not
  *   the address has an account (no enumeration by timing or by answer).
- * - An unconfirmed account's password is the one of its newest registration that was mailed a
- *   link; issuing a link deletes the older ones, so only a link mailed with the current password
- *   can confirm the account (pre-registration of someone else's address cannot hijack it).
+ * - Registration of an unconfirmed address never changes its account: the password and name typed
+ *   are stored with that registration (registrations.repo.ts), bound to its own confirmation link.
+ *   Confirming gives the account that registration's password and name only when it is the only
+ *   live registration of the address; with competing registrations the account is confirmed with
+ *   no password, signed in, and mailed a reset link to choose one. So a password chosen by someone
+ *   who never proved the mailbox never opens the account once its owner confirms it, whatever the
+ *   order of registrations and mails (pre-registration hijacking).
+ * - `email_sent` is true only when a mail was accepted by the mail server for this request. Within
+ *   the 5-minute limit of an address nothing is mailed and the answer says so; the limit is taken
+ *   alike by a new address, an unconfirmed one and a confirmed one, so the answer tells only whether
+ *   someone asked a mail for that address minutes ago, never whether it has an account.
+ * - Mail to an address that has not been confirmed never carries a name typed by someone.
  * - Mails are sent after the transaction commits; transactions never wait on the network.
  */
 import { writeTransaction, type Trx } from '../db/database.js';
@@ -17,7 +26,8 @@ import { sha256Hex } from '../lib/crypto.js';
 import { AppError } from '../lib/errors.js';
 import type { Locale } from '../lib/i18n.js';
 import { accountMailUrl, sendAccountMail, type AccountMailKind } from './account-mail.js';
-import { consumeEmailToken, deleteMerchantEmailTokens, issueEmailToken } from './email-tokens.repo.js';
+import { countCredentials, revokeCredentials, type CredentialCounts } from './credentials.js';
+import { consumeVerifyToken, deleteMerchantEmailTokens, issueVerifyToken } from './email-tokens.repo.js';
 import {
   claimMailSlot,
   findMerchantByEmail,
@@ -31,9 +41,11 @@ import {
   type Merchant,
 } from './merchants.repo.js';
 import { checkPassword, hashPassword } from './passwords.js';
+import { consumeResetToken, findResetMerchant, recordResetRequest, voidMerchantResets } from './password-resets.repo.js';
+import { deleteMerchantRegistrations, insertRegistration, liveRegistrations, renewRegistration, type Registration } from './registrations.repo.js';
 import { createSession, deleteMerchantSessions, deleteSession } from './sessions.repo.js';
 
-/** At most one confirmation mail (and one "already registered" notice) per account per 5 minutes. */
+/** At most one confirmation mail (and one "already registered" notice) per address per 5 minutes. */
 export const MAIL_RESEND_GAP_MS = 5 * MINUTE;
 
 export interface SignedIn {
@@ -58,6 +70,11 @@ export function defaultName(email: string, name: string | undefined): string {
   return given ? given : normalizeEmail(email).split('@')[0]!.slice(0, 100);
 }
 
+/** The name a mail may greet with: the owner's, once the address is confirmed; none before. */
+function greetingName(merchant: Merchant): string | null {
+  return merchant.emailVerifiedAt === null ? null : merchant.name;
+}
+
 interface PlannedMail {
   kind: AccountMailKind;
   merchant: Merchant;
@@ -71,11 +88,30 @@ async function deliver(deps: AppDeps, mail: PlannedMail, locale: Locale, now: nu
     kind: mail.kind,
     locale,
     to: mail.merchant.email,
-    name: mail.merchant.name,
+    name: greetingName(mail.merchant),
     url: accountMailUrl(deps.config.server.public_url, mail.kind, mail.token),
   });
   if (!result.accepted) await releaseMailSlot(deps.db, mail.merchant.id, mail.slot, now);
   return result.accepted;
+}
+
+/** Runs a task once the current request's answer has left (the route knows when: see auth.routes.ts). */
+export type AfterAnswer = (task: () => void) => void;
+
+/**
+ * Mails a reset link after the current request has been answered (the rendering and the SMTP
+ * exchange never add to the answer's time).
+ */
+function sendResetMailLater(deps: AppDeps, merchant: Merchant, token: string, locale: Locale, after: AfterAnswer = setImmediate): void {
+  after(() => {
+    sendAccountMail(deps, {
+      kind: 'reset',
+      locale,
+      to: merchant.email,
+      name: greetingName(merchant),
+      url: accountMailUrl(deps.config.server.public_url, 'reset', token),
+    }).catch((err: unknown) => deps.log.error({ err, merchant_id: merchant.id }, 'reset mail failed'));
+  });
 }
 
 export interface RegisterInput {
@@ -86,9 +122,10 @@ export interface RegisterInput {
 }
 
 /**
- * New address: an unconfirmed account and a confirmation link. Unconfirmed address: a new link
- * with the new password and name (within the resend limit; otherwise nothing changes). Confirmed
- * address: a notice to the owner (within the same limit). All three answer alike.
+ * New or unconfirmed address: a registration (password and name kept apart from the account) and,
+ * within the address's 5-minute limit, its confirmation link. Confirmed address: a notice to the
+ * owner, within the same limit. All three answer alike; `emailSent` says whether this request's
+ * mail was accepted.
  */
 export async function register(deps: AppDeps, input: RegisterInput): Promise<{ email: string; emailSent: boolean }> {
   const email = normalizeEmail(input.email);
@@ -97,22 +134,19 @@ export async function register(deps: AppDeps, input: RegisterInput): Promise<{ e
   const now = deps.clock.now();
   const mail = await writeTransaction(deps.db, async (trx): Promise<PlannedMail | undefined> => {
     const existing = await findMerchantByEmail(trx, email);
-    if (!existing) {
-      const merchant = await insertMerchant(trx, { email, name, passwordHash, emailVerifiedAt: null }, now);
-      await claimMailSlot(trx, merchant.id, 'verification_sent_at', now, MAIL_RESEND_GAP_MS);
-      return { kind: 'verify', merchant, slot: 'verification_sent_at', token: await issueEmailToken(trx, merchant.id, 'verify', now) };
+    if (existing && existing.emailVerifiedAt !== null) {
+      if (!(await claimMailSlot(trx, existing.id, 'exists_notice_sent_at', now, MAIL_RESEND_GAP_MS))) return undefined;
+      return { kind: 'exists', merchant: existing, slot: 'exists_notice_sent_at' };
     }
-    if (existing.emailVerifiedAt === null) {
-      if (!(await claimMailSlot(trx, existing.id, 'verification_sent_at', now, MAIL_RESEND_GAP_MS))) return undefined;
-      await updateMerchant(trx, existing.id, { passwordHash, name }, now);
-      return { kind: 'verify', merchant: { ...existing, name }, slot: 'verification_sent_at', token: await issueEmailToken(trx, existing.id, 'verify', now) };
-    }
-    if (!(await claimMailSlot(trx, existing.id, 'exists_notice_sent_at', now, MAIL_RESEND_GAP_MS))) return undefined;
-    return { kind: 'exists', merchant: existing, slot: 'exists_notice_sent_at' };
+    // Until its address is confirmed, the account has no password and no typed name of its own.
+    const merchant = existing ?? (await insertMerchant(trx, { email, name: defaultName(email, undefined), passwordHash: null, emailVerifiedAt: null }, now));
+    // Stored even when no mail can go now: a later confirmation must see that registrations compete.
+    const registrationId = await insertRegistration(trx, merchant.id, { passwordHash, name, locale: input.locale }, now);
+    if (!registrationId || !(await claimMailSlot(trx, merchant.id, 'verification_sent_at', now, MAIL_RESEND_GAP_MS))) return undefined;
+    return { kind: 'verify', merchant, slot: 'verification_sent_at', token: await issueVerifyToken(trx, merchant.id, registrationId, now) };
   });
-  // Within the resend limit nothing is mailed: a mail went to this address minutes ago.
-  const emailSent = mail ? await deliver(deps, mail, input.locale, now) : true;
-  deps.log.info({ merchant_id: mail?.merchant.id, mail: mail?.kind ?? 'throttled', email_sent: emailSent }, 'registration');
+  const emailSent = mail ? await deliver(deps, mail, input.locale, now) : false;
+  deps.log.info({ merchant_id: mail?.merchant.id, mail: mail?.kind ?? 'within_limit', email_sent: emailSent }, 'registration');
   return { email, emailSent };
 }
 
@@ -123,94 +157,155 @@ export interface LoginInput {
   previousToken: string | undefined;
 }
 
+/**
+ * An unconfirmed account has no password: the password is checked against its live registrations
+ * (at least one argon2id verification, like every sign-in). A match answers 403 email_not_verified
+ * and mails, within the limit, a new link for that registration.
+ */
+async function unconfirmedLogin(deps: AppDeps, merchant: Merchant, input: LoginInput): Promise<never> {
+  const now = deps.clock.now();
+  const registrations = await liveRegistrations(deps.db, merchant.id, now);
+  let matched: Registration | undefined;
+  if (registrations.length === 0) await checkPassword(null, input.password);
+  for (const registration of registrations) {
+    if (await checkPassword(registration.passwordHash, input.password)) {
+      matched = registration;
+      break;
+    }
+  }
+  if (!matched) throw new AppError('invalid_credential', 'Wrong email or password');
+  if (deps.mailer.available) {
+    const registration = matched;
+    const token = await writeTransaction(deps.db, async (trx) => {
+      if (!(await claimMailSlot(trx, merchant.id, 'verification_sent_at', now, MAIL_RESEND_GAP_MS))) return undefined;
+      await renewRegistration(trx, registration.id, now);
+      return issueVerifyToken(trx, merchant.id, registration.id, now);
+    });
+    if (token) await deliver(deps, { kind: 'verify', merchant, slot: 'verification_sent_at', token }, input.locale, now);
+  }
+  throw new AppError('email_not_verified', 'Confirm your email address first: use the link we emailed you');
+}
+
 /** 401 invalid_credential for a wrong password or unknown address; 403 email_not_verified (and a new link, within the limit) when unconfirmed. */
 export async function login(deps: AppDeps, input: LoginInput): Promise<SignedIn> {
   const found = await findMerchantByEmail(deps.db, input.email);
+  if (found && found.emailVerifiedAt === null) return unconfirmedLogin(deps, found, input);
   const ok = await checkPassword(found?.passwordHash ?? null, input.password);
   if (!found || !ok) throw new AppError('invalid_credential', 'Wrong email or password');
   const now = deps.clock.now();
-  if (found.emailVerifiedAt === null) {
-    if (deps.mailer.available) {
-      const token = await writeTransaction(deps.db, async (trx) =>
-        (await claimMailSlot(trx, found.id, 'verification_sent_at', now, MAIL_RESEND_GAP_MS)) ? issueEmailToken(trx, found.id, 'verify', now) : undefined,
-      );
-      if (token) await deliver(deps, { kind: 'verify', merchant: found, slot: 'verification_sent_at', token }, input.locale, now);
-    }
-    throw new AppError('email_not_verified', 'Confirm your email address first: use the link we emailed you');
-  }
   const sessionToken = await writeTransaction(deps.db, (trx) => rotateSession(trx, found.id, input.previousToken, now));
   deps.log.info({ merchant_id: found.id }, 'signed in');
   return { merchant: found, sessionToken };
 }
 
-/** Confirms the address of the link's account and signs in. 400 invalid_token for a used, replaced, expired or unknown link. */
-export async function verifyEmail(deps: AppDeps, token: string, previousToken: string | undefined): Promise<SignedIn> {
+export interface Confirmed extends SignedIn {
+  /** False when competing registrations left the account without a password (a reset link was mailed). */
+  passwordSet: boolean;
+}
+
+/**
+ * Confirms the address of the link's account and signs in. The account gets the password and name
+ * of the link's registration when it is the address's only live registration; otherwise none (and a
+ * reset link is mailed so that the owner chooses one). 400 invalid_token for a used, replaced,
+ * expired or unknown link.
+ */
+export async function verifyEmail(deps: AppDeps, token: string, previousToken: string | undefined): Promise<Confirmed> {
   const now = deps.clock.now();
   const result = await writeTransaction(deps.db, async (trx) => {
-    const merchantId = await consumeEmailToken(trx, token, 'verify', now);
-    const merchant = merchantId ? await findMerchantById(trx, merchantId) : undefined;
-    if (!merchant) return undefined;
-    if (merchant.emailVerifiedAt === null) await updateMerchant(trx, merchant.id, { emailVerifiedAt: now }, now);
+    const link = await consumeVerifyToken(trx, token, now);
+    const merchant = link ? await findMerchantById(trx, link.merchantId) : undefined;
+    if (!link || !merchant) return undefined;
+    if (merchant.emailVerifiedAt !== null) {
+      // Confirmed meanwhile by other means (their links are deleted then): signs in, changes nothing.
+      const sessionToken = await rotateSession(trx, merchant.id, previousToken, now);
+      return { merchant, passwordSet: merchant.passwordHash !== null, sessionToken, resetToken: undefined, locale: 'en' as Locale, registrations: 0 };
+    }
+    const live = await liveRegistrations(trx, merchant.id, now);
+    const own = live.length === 1 && live[0]!.id === link.registrationId ? live[0] : undefined;
+    const confirmed: Merchant = { ...merchant, emailVerifiedAt: now, passwordHash: own?.passwordHash ?? null, name: own?.name ?? merchant.name };
+    await updateMerchant(trx, merchant.id, { emailVerifiedAt: now, passwordHash: confirmed.passwordHash, name: confirmed.name }, now);
+    const clicked = live.find((r) => r.id === link.registrationId);
+    await deleteMerchantRegistrations(trx, merchant.id);
+    await deleteMerchantEmailTokens(trx, merchant.id);
+    const resetToken = own ? undefined : await recordResetRequest(trx, merchant.email, merchant.id, now, true);
+    const sessionToken = await rotateSession(trx, merchant.id, previousToken, now);
     return {
-      merchant: { ...merchant, emailVerifiedAt: merchant.emailVerifiedAt ?? now },
-      sessionToken: await rotateSession(trx, merchant.id, previousToken, now),
+      merchant: confirmed,
+      passwordSet: own !== undefined,
+      sessionToken,
+      resetToken,
+      locale: clicked?.locale ?? ('en' as Locale),
+      registrations: live.length,
     };
   });
   if (!result) throw new AppError('invalid_token', 'This confirmation link is invalid, used, replaced by a newer one, or expired');
-  deps.log.info({ merchant_id: result.merchant.id }, 'email confirmed');
-  return result;
+  if (result.resetToken) sendResetMailLater(deps, result.merchant, result.resetToken, result.locale);
+  deps.log.info({ merchant_id: result.merchant.id, password_set: result.passwordSet, registrations: result.registrations }, 'email confirmed');
+  return { merchant: result.merchant, sessionToken: result.sessionToken, passwordSet: result.passwordSet };
 }
 
 /**
- * Mails a reset link when the address has an account. The answer is the same either way, and the
- * mail is sent after the answer, so neither the reply nor its timing tells whether it exists.
+ * Records the request and mails a reset link when the address has an account, at most once per
+ * address every 5 minutes. Both cases do the same database work before answering (one write to
+ * the address's row of password_resets), and the mail leaves after the answer, so neither the
+ * reply nor its timing tells whether the account exists.
  */
-export async function forgotPassword(deps: AppDeps, input: { email: string; locale: Locale }): Promise<void> {
+export async function forgotPassword(deps: AppDeps, input: { email: string; locale: Locale }, after: AfterAnswer = setImmediate): Promise<void> {
   const now = deps.clock.now();
   const planned = await writeTransaction(deps.db, async (trx) => {
     const merchant = await findMerchantByEmail(trx, input.email);
-    return merchant ? { merchant, token: await issueEmailToken(trx, merchant.id, 'reset', now) } : undefined;
+    const token = await recordResetRequest(trx, input.email, merchant?.id ?? null, now);
+    return merchant && token ? { merchant, token } : undefined;
   });
-  if (!planned) return;
-  const { merchant, token } = planned;
-  sendAccountMail(deps, {
-    kind: 'reset',
-    locale: input.locale,
-    to: merchant.email,
-    name: merchant.name,
-    url: accountMailUrl(deps.config.server.public_url, 'reset', token),
-  }).catch((err: unknown) => deps.log.error({ err, merchant_id: merchant.id }, 'reset mail failed'));
+  if (planned) sendResetMailLater(deps, planned.merchant, planned.token, input.locale, after);
+}
+
+const invalidResetLink = () => new AppError('invalid_token', 'This reset link is invalid, used, replaced by a newer one, or expired');
+
+/** What a reset may revoke besides sessions; shown only to the holder of a live reset link. */
+export async function resetPreview(deps: AppDeps, token: string): Promise<CredentialCounts> {
+  const now = deps.clock.now();
+  const merchantId = await findResetMerchant(deps.db, token, now);
+  if (!merchantId) throw invalidResetLink();
+  return countCredentials(deps.db, merchantId, now);
+}
+
+export interface ResetInput {
+  token: string;
+  password: string;
+  /** Also revoke every API key and deactivate every webhook of the account. */
+  revokeKeysAndWebhooks: boolean;
+  previousToken: string | undefined;
 }
 
 /**
- * Sets the new password, confirms the address, revokes every session and every outstanding link
- * of the account, and signs in with a new session.
+ * Sets the new password, confirms the address, revokes every session, every outstanding link and
+ * registration of the account (and, when asked, every API key and webhook), and signs in with a
+ * new session.
  */
-export async function resetPassword(deps: AppDeps, input: { token: string; password: string; previousToken: string | undefined }): Promise<SignedIn> {
+export async function resetPassword(deps: AppDeps, input: ResetInput): Promise<SignedIn & { revoked: CredentialCounts }> {
   // Cheap check first: hashing is expensive, and a bad token must not cost an argon2id run.
-  const pending = await deps.db
-    .selectFrom('email_tokens')
-    .select('merchant_id')
-    .where('token_hash', '=', sha256Hex(input.token))
-    .where('purpose', '=', 'reset')
-    .where('expires_at', '>', deps.clock.now())
-    .executeTakeFirst();
-  const invalid = () => new AppError('invalid_token', 'This reset link is invalid, used, replaced by a newer one, or expired');
-  if (!pending) throw invalid();
+  if (!(await findResetMerchant(deps.db, input.token, deps.clock.now()))) throw invalidResetLink();
   const passwordHash = await hashPassword(input.password);
   const now = deps.clock.now();
   const result = await writeTransaction(deps.db, async (trx) => {
-    const merchantId = await consumeEmailToken(trx, input.token, 'reset', now);
+    const merchantId = await consumeResetToken(trx, input.token, now);
     const merchant = merchantId ? await findMerchantById(trx, merchantId) : undefined;
     if (!merchant) return undefined;
     const emailVerifiedAt = merchant.emailVerifiedAt ?? now;
     await updateMerchant(trx, merchant.id, { passwordHash, emailVerifiedAt }, now);
     await deleteMerchantSessions(trx, merchant.id);
     await deleteMerchantEmailTokens(trx, merchant.id);
-    return { merchant: { ...merchant, passwordHash, emailVerifiedAt }, sessionToken: await rotateSession(trx, merchant.id, input.previousToken, now) };
+    await deleteMerchantRegistrations(trx, merchant.id);
+    await voidMerchantResets(trx, merchant.id);
+    const revoked = input.revokeKeysAndWebhooks ? await revokeCredentials(trx, merchant.id, now) : { apiKeys: 0, webhooks: 0 };
+    return { merchant: { ...merchant, passwordHash, emailVerifiedAt }, revoked, sessionToken: await rotateSession(trx, merchant.id, input.previousToken, now) };
   });
-  if (!result) throw invalid();
-  deps.log.info({ merchant_id: result.merchant.id }, 'password reset; every other session revoked');
+  if (!result) throw invalidResetLink();
+  deps.log.info(
+    { merchant_id: result.merchant.id, revoked_api_keys: result.revoked.apiKeys, revoked_webhooks: result.revoked.webhooks },
+    'password reset; every other session revoked',
+  );
   return result;
 }
 

@@ -11,6 +11,7 @@ import type { AppDeps } from '../deps.js';
 import { AppError } from '../lib/errors.js';
 import { defaultName, rotateSession, type SignedIn } from './auth.service.js';
 import { deleteMerchantEmailTokens } from './email-tokens.repo.js';
+import { deleteMerchantRegistrations } from './registrations.repo.js';
 import { findMerchantByEmail, findMerchantByGoogleSub, insertMerchant, normalizeEmail, updateMerchant } from './merchants.repo.js';
 import { deleteMerchantSessions } from './sessions.repo.js';
 
@@ -96,6 +97,7 @@ export async function googleSignIn(deps: AppDeps, identity: GoogleIdentity, prev
       await updateMerchant(trx, existing.id, { googleSub: identity.sub, emailVerifiedAt: now, passwordHash: null }, now);
       await deleteMerchantSessions(trx, existing.id);
       await deleteMerchantEmailTokens(trx, existing.id);
+      await deleteMerchantRegistrations(trx, existing.id);
       const merchant = { ...existing, googleSub: identity.sub, emailVerifiedAt: now, passwordHash: null };
       return { merchant, created: false, how: 'claimed', sessionToken: await rotateSession(trx, existing.id, previousToken, now) };
     }

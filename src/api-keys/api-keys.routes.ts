@@ -82,7 +82,7 @@ export function apiKeyRoutes(deps: AppDeps) {
       security: SESSION_ONLY,
       middleware: [requireSession(deps)] as const,
       request: { params: KeyIdParamSchema },
-      responses: { 200: jsonResponse(SuccessSchema, 'Revoked (also when it already was)'), ...errorResponses(401, 403, 404) },
+      responses: { 200: jsonResponse(SuccessSchema, 'Revoked (also when it already was)'), ...errorResponses(400, 401, 403, 404) },
     }),
     async (c) => {
       const id = c.req.valid('param').id;

@@ -194,6 +194,28 @@ export interface EmailTokensTable {
   purpose: 'verify' | 'reset';
   created_at: number;
   expires_at: number;
+  /** 0008_account_security: the registration a confirmation link confirms (null for other links). */
+  registration_id: string | null;
+}
+
+/** 0008_account_security: a registration of an unconfirmed address, bound to its confirmation links. */
+export interface RegistrationsTable {
+  id: string;
+  merchant_id: string;
+  password_hash: string;
+  name: string;
+  locale: string;
+  created_at: number;
+  expires_at: number;
+}
+
+/** 0008_account_security: the last password-reset request per address, whether or not it has an account. */
+export interface PasswordResetsTable {
+  email_hash: string;
+  merchant_id: string | null;
+  token_hash: string | null;
+  sent_at: number;
+  expires_at: number;
 }
 
 export type ChainTransferKind = 'confirmed' | 'review_paid' | 'late' | 'unmatched';
@@ -214,12 +236,20 @@ export interface ChainTransfersTable {
   recorded_at: number;
 }
 
-export interface ChainCursorsTable {
+export interface ChainScanTable {
   network: string;
-  token_contract: string;
-  address: string;
-  covered_until: number;
+  cursor_block: number;
+  cursor_time: number;
+  active_until: number;
   updated_at: number;
+}
+
+export interface ChainScanGapsTable {
+  network: string;
+  from_block: number;
+  to_block: number;
+  after_time: number;
+  before_time: number;
 }
 
 export interface SchemaMigrationsTable {
@@ -249,7 +279,10 @@ export interface Database {
   support_tickets: SupportTicketsTable;
   support_messages: SupportMessagesTable;
   email_tokens: EmailTokensTable;
+  registrations: RegistrationsTable;
+  password_resets: PasswordResetsTable;
   chain_transfers: ChainTransfersTable;
-  chain_cursors: ChainCursorsTable;
+  chain_scan: ChainScanTable;
+  chain_scan_gaps: ChainScanGapsTable;
   schema_migrations: SchemaMigrationsTable;
 }

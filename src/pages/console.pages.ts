@@ -15,7 +15,7 @@ import { findMerchantInvoice, INVOICE_LIST_LIMIT, listMerchantInvoices } from '.
 import { isSupportStaff } from '../accounts/support-staff.js';
 import { findFillingPools } from '../invoices/allocation.repo.js';
 import { NETWORK, USDT_CONTRACT } from '../lib/tron.js';
-import { listLatePayments, listMerchantLatePayments, listUnmatchedTransfers } from '../chain/chain.repo.js';
+import { countUnmatchedDust, listLatePayments, listMerchantLatePayments, listUnmatchedTransfers } from '../chain/chain.repo.js';
 import { formMessages } from './auth.pages.js';
 import { readOverviewFigures } from '../dashboard/dashboard.js';
 import { listDeliveryViews, listWalletViews } from '../dashboard/dashboard.repo.js';
@@ -151,10 +151,21 @@ export function consolePages(app: Hono<AppEnv>, deps: AppDeps, renderer: Rendere
     });
   });
 
+  // Dust (unmatched transfers below tron.dust_threshold: zero-value and tiny poisoning transfers)
+  // is recorded but folded away unless asked for (?dust=1), so it does not bury real payments.
+  const dustThreshold = Number(parseAmount(deps.config.tron.dust_threshold) ?? 0n);
   consoleGet(app, deps, '/console/transfers', async (c, req) => {
-    const unmatched = await listUnmatchedTransfers(deps.db, req.merchant.id);
+    const showDust = c.req.query('dust') === '1';
+    const unmatched = await listUnmatchedTransfers(deps.db, req.merchant.id, 100, showDust ? 0 : dustThreshold);
+    const dust = showDust ? 0 : await countUnmatchedDust(deps.db, req.merchant.id, dustThreshold);
     const late = await listMerchantLatePayments(deps.db, req.merchant.id);
-    return render(c, req, 'console-transfers', 'transfers', req.ctx.t('console.transfers.title'), { unmatched, late });
+    return render(c, req, 'console-transfers', 'transfers', req.ctx.t('console.transfers.title'), {
+      unmatched,
+      late,
+      dust,
+      showDust,
+      dustThreshold: deps.config.tron.dust_threshold,
+    });
   });
 
   consoleGet(app, deps, '/console/api-keys', async (c, req) => {

@@ -66,7 +66,7 @@ export function webhookRoutes(deps: AppDeps) {
       security,
       middleware: [session] as const,
       request: { params: WebhookIdParam },
-      responses: { 200: jsonResponse(SuccessSchema, 'Deactivated (also when it already was)'), ...errorResponses(401, 403, 404) },
+      responses: { 200: jsonResponse(SuccessSchema, 'Deactivated (also when it already was)'), ...errorResponses(400, 401, 403, 404) },
     }),
     async (c) => {
       await deleteWebhook(deps, c.get('auth').merchantId, c.req.valid('param').id);

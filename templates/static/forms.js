@@ -41,6 +41,10 @@
     for (var i = 0; i < fields.length; i++) {
       var f = fields[i];
       if (f.name === 'cf-turnstile-response' || f.name === 'h-captcha-response' || f.name === 'g-recaptcha-response') continue;
+      if (f.type === 'checkbox' && f.getAttribute('data-type') === 'bool') {
+        out[f.name] = f.checked;
+        continue;
+      }
       if (f.type === 'checkbox') {
         if (!out[f.name]) out[f.name] = [];
         if (f.checked) out[f.name].push(f.value);
@@ -86,7 +90,9 @@
       window.location.assign(target);
       return;
     }
-    var panel = form.parentNode.querySelector('[data-done]');
+    // A registration answered email_sent: false sent no mail: say so rather than "check your inbox".
+    var notSent = then === 'register' && result && result.email_sent === false;
+    var panel = form.parentNode.querySelector(notSent ? '[data-not-sent]' : '[data-done]');
     var fields = panel.querySelectorAll('[data-field]');
     for (var i = 0; i < fields.length; i++) {
       var value = pick(result, fields[i].getAttribute('data-field'));
@@ -143,6 +149,32 @@
     return m ? m[1] : null;
   }
 
+  // A same-origin JSON POST (the browser adds Origin, which the API checks).
+  function postJson(url, payload) {
+    return fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      credentials: 'same-origin',
+      body: JSON.stringify(payload),
+    });
+  }
+
+  // The reset page: what the account holds besides sessions (API keys, webhooks), with the offer to
+  // revoke them. The API answers only to the holder of a live reset link.
+  function preview(form, token) {
+    postJson(form.getAttribute('data-preview'), { token: token })
+      .then(function (res) {
+        return res.json().catch(function () { return {}; }).then(function (json) {
+          if (!res.ok) { showError(form, message(json && json.error ? json.error.code : 'generic')); return; }
+          var box = form.querySelector('[data-credentials]');
+          var counts = box.querySelectorAll('[data-count]');
+          for (var k = 0; k < counts.length; k++) counts[k].textContent = String(json[counts[k].getAttribute('data-count')]);
+          box.hidden = false;
+        });
+      })
+      .catch(function () { showError(form, message('network')); });
+  }
+
   var forms = document.querySelectorAll('form[data-api]');
   for (var i = 0; i < forms.length; i++) {
     (function (form) {
@@ -155,41 +187,45 @@
           return;
         }
         form.querySelector('input[name="token"]').value = token;
+        if (form.hasAttribute('data-preview')) preview(form, token);
       }
       form.addEventListener('submit', function (event) { submit(form, event); });
     })(forms[i]);
   }
 
   // The confirmation page: the token is in the #verify= fragment (never sent to a server in a URL).
+  // It is never used on load: a link from another site could otherwise sign this browser in to an
+  // account of the sender's choosing (login CSRF). The person confirms with a click.
   var verify = document.getElementById('verify');
   if (verify) {
     var show = function (state) {
       var parts = verify.querySelectorAll('[data-state]');
       for (var j = 0; j < parts.length; j++) parts[j].hidden = parts[j].getAttribute('data-state') !== state;
       var el = verify.querySelector('[data-state="' + state + '"]');
-      if (state !== 'working') el.focus();
+      if (state === 'ready') el.querySelector('button').focus();
+      else if (state !== 'working') el.focus();
     };
-    var token = fragmentToken('verify');
-    if (!token) show('failed');
+    var verifyToken = fragmentToken('verify');
+    if (!verifyToken) show('failed');
     else {
-      fetch(verify.getAttribute('data-api'), {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json' },
-        credentials: 'same-origin',
-        body: JSON.stringify({ token: token }),
-      }).then(function (res) { show(res.ok ? 'ok' : 'failed'); }, function () { show('failed'); });
+      verify.querySelector('form[data-state="ready"]').addEventListener('submit', function (event) {
+        event.preventDefault();
+        show('working');
+        postJson(verify.getAttribute('data-api'), { token: verifyToken })
+          .then(function (res) {
+            if (!res.ok) { show('failed'); return; }
+            return res.json().then(function (json) { show(json.password_set === false ? 'ok_no_password' : 'ok'); });
+          })
+          .catch(function () { show('failed'); });
+      });
+      show('ready');
     }
   }
 
   // Google sign-in calls this global by name (data-callback on #g_id_onload).
   window.gatewaydGoogleCredential = function (response) {
     var box = document.querySelector('[data-google-error]');
-    fetch('/api/v1/auth/google', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json' },
-      credentials: 'same-origin',
-      body: JSON.stringify({ credential: response.credential }),
-    })
+    postJson('/api/v1/auth/google', { credential: response.credential })
       .then(function (res) {
         if (res.ok) { window.location.assign('/console'); return; }
         return res.json().then(function (json) {

@@ -29,12 +29,14 @@ test('register: 201, no session, a confirmation mail with text and HTML parts; t
   assert.ok(links.some((l) => /^http:\/\/127\.0\.0\.1:8080\/verify#verify=[A-Za-z0-9_-]{43}$/.test(l)), mail.text);
   const token = fragmentToken(mail, 'verify');
   assert.ok(mail.html.includes(`/verify#verify=${token}`));
-  assert.match(mail.text, /Hello Tea & Co,/);
-  assert.match(mail.html, /Hello Tea &amp; Co,/, 'names are escaped in HTML');
+  // The address is not confirmed yet: the mail greets without the name typed at registration.
+  assert.match(mail.text, /^Hello,$/m);
+  assert.ok(!mail.text.includes('Tea') && !mail.html.includes('Tea'), 'no typed name in mail to an unconfirmed address');
   assert.match(mail.html, /<html lang="en" dir="ltr">/);
 
   const verified = await client.post('/auth/verify-email', { token });
   assert.equal(verified.status, 200);
+  assert.equal(verified.body.password_set, true, 'the only registration: its password is kept');
   assert.equal(verified.body.merchant.email, email);
   assert.equal(verified.body.merchant.name, 'Tea & Co');
   assert.equal(verified.body.merchant.mode, 'live');
@@ -118,26 +120,35 @@ test('a wrong password on an unconfirmed account is 401, not 403, and sends noth
   assert.equal(mailsTo(email).length, 1);
 });
 
-test('registering an unconfirmed address again: same answer; within 5 minutes nothing changes, later a new link with the new password', async () => {
+test('registering an unconfirmed address again: the registrations compete; within 5 minutes no mail and email_sent false; every link confirms, none keeps a password', async () => {
   const email = uniqueEmail();
   const first = await registerAndReadToken(app, email, 'first password 123');
   const again = await app.t.client().post('/auth/register', { email, password: 'second password 456' });
   assert.equal(again.status, 201);
-  assert.deepEqual(again.body, { verification_required: true, email, email_sent: true });
+  assert.deepEqual(again.body, { verification_required: true, email, email_sent: false }, 'nothing was sent: the answer says so');
   assert.equal(mailsTo(email).length, 1, 'no second mail within 5 minutes');
 
   app.t.clock.advance(5 * MINUTE);
   const before = mailsTo(email).length;
   const third = await app.t.client().post('/auth/register', { email, password: 'third password 789', name: 'Third' });
-  assert.equal(third.status, 201);
+  assert.deepEqual(third.body, { verification_required: true, email, email_sent: true });
   const mail = await app.smtp.waitFor((m) => m.to.includes(email) && mailsTo(email).indexOf(m) >= before);
   const latest = fragmentToken(mail, 'verify');
-  assert.equal((await app.t.client().post('/auth/verify-email', { token: first })).body.error.code, 'invalid_token');
-  const ok = await app.t.client().post('/auth/verify-email', { token: latest });
-  assert.equal(ok.status, 200);
-  assert.equal(ok.body.merchant.name, 'Third');
-  assert.equal((await app.t.client().post('/auth/login', { email, password: 'first password 123' })).status, 401);
-  assert.equal((await app.t.client().post('/auth/login', { email, password: 'third password 789' })).status, 200);
+  // Each registration's password answers 403 (it is one of the account's registrations), a stranger's 401.
+  assert.equal((await app.t.client().post('/auth/login', { email, password: 'second password 456' })).status, 403);
+  assert.equal((await app.t.client().post('/auth/login', { email, password: 'not one of them 000' })).status, 401);
+
+  const ok = await app.t.client().post('/auth/verify-email', { token: first });
+  assert.equal(ok.status, 200, 'the older link still confirms');
+  assert.equal(ok.body.password_set, false);
+  assert.equal(ok.body.merchant.name, email.split('@')[0], 'no typed name is kept either');
+  for (const password of ['first password 123', 'second password 456', 'third password 789']) {
+    assert.equal((await app.t.client().post('/auth/login', { email, password })).status, 401, password);
+  }
+  assert.equal((await app.t.client().post('/auth/verify-email', { token: latest })).body.error.code, 'invalid_token', 'confirming voids the other links');
+  const reset = await app.smtp.waitFor((m) => m.to.includes(email) && m.text.includes('#reset='));
+  assert.equal((await app.t.client().post('/auth/password/reset', { token: fragmentToken(reset, 'reset'), password: 'chosen after confirming' })).status, 200);
+  assert.equal((await app.t.client().post('/auth/login', { email, password: 'chosen after confirming' })).status, 200);
 });
 
 test('registering a confirmed address answers like a new one, mails the owner a notice and changes nothing', async () => {
@@ -149,8 +160,10 @@ test('registering a confirmed address answers like a new one, mails the owner a 
   const notice = await app.smtp.waitFor((m) => m.to.includes(email) && mailsTo(email).indexOf(m) >= before);
   assert.equal(notice.subject, 'Кто-то пытался зарегистрироваться с вашим адресом электронной почты');
   assert.doesNotMatch(notice.text, /#verify=|#reset=/);
-  // A second attempt within 5 minutes does not mail again (no flooding of the owner).
-  await app.t.client().post('/auth/register', { email, password: 'attacker password' });
+  assert.match(notice.text, /^Здравствуйте, /m, 'the confirmed owner is greeted by their own name');
+  // A second attempt within 5 minutes does not mail again (no flooding of the owner), and says so.
+  const second = await app.t.client().post('/auth/register', { email, password: 'attacker password' });
+  assert.deepEqual(second.body, { verification_required: true, email, email_sent: false });
   assert.equal(mailsTo(email).length, before + 1);
   const login = await app.t.client().post('/auth/login', { email, password: PASSWORD });
   assert.equal(login.status, 200);

@@ -6,19 +6,24 @@ import { randomBytes } from 'node:crypto';
 import { insertMerchant } from '../../src/accounts/merchants.repo.js';
 import { rowToInvoice, type Invoice } from '../../src/invoices/invoice.model.js';
 import type { InvoiceStatus } from '../../src/db/schema.js';
-import { DAY, HOUR } from '../../src/lib/clock.js';
+import { DAY, HOUR, SECOND } from '../../src/lib/clock.js';
 import { newId } from '../../src/lib/ids.js';
 import { NETWORK, TOKEN, USDT_CONTRACT } from '../../src/lib/tron.js';
 import type { TestApp } from './app.js';
 import { startTronGrid, type FakeTronGrid } from './trongrid.js';
-import { createChainRuntime } from '../../src/chain/chain.worker.js';
+import { createChainRuntime, runOnce } from '../../src/chain/chain.worker.js';
+import type { SimulatedTronOptions } from '../../src/devnet/tron-node.js';
 import { startTestApp, type ConfigOverrides } from './app.js';
 
 let counter = 0;
 
 export async function newMerchantId(t: TestApp): Promise<string> {
   counter += 1;
-  const m = await insertMerchant(t.deps.db, { email: `chain${counter}.${t.clock.now()}@example.test`, name: `Shop ${counter}`, passwordHash: null, emailVerifiedAt: t.clock.now() }, t.clock.now());
+  const m = await insertMerchant(
+    t.deps.db,
+    { email: `chain${counter}.${t.clock.now()}@example.test`, name: `Shop ${counter}`, passwordHash: null, emailVerifiedAt: t.clock.now() },
+    t.clock.now(),
+  );
   return m.id;
 }
 
@@ -40,7 +45,10 @@ export async function insertInvoice(t: TestApp, input: InvoiceInput): Promise<In
   let wallet = await db.selectFrom('wallets').select('id').where('merchant_id', '=', merchantId).where('address', '=', input.address).executeTakeFirst();
   if (!wallet) {
     wallet = { id: newId('wal') };
-    await db.insertInto('wallets').values({ id: wallet.id, merchant_id: merchantId, label: 'Main', address: input.address, network: NETWORK, created_at: createdAt }).execute();
+    await db
+      .insertInto('wallets')
+      .values({ id: wallet.id, merchant_id: merchantId, label: 'Main', address: input.address, network: NETWORK, created_at: createdAt })
+      .execute();
   }
   const id = newId('inv');
   const adjustment = input.amount % 1_000_000n;
@@ -74,8 +82,20 @@ export async function insertInvoice(t: TestApp, input: InvoiceInput): Promise<In
   await db.insertInto('invoices').values(row).execute();
   await db
     .insertInto('amount_reservations')
-    .values({ network: NETWORK, token_contract: USDT_CONTRACT, address: input.address, amount: Number(input.amount), invoice_id: id, reserved_at: createdAt, reserved_until: row.reserved_until })
-    .onConflict((oc) => oc.columns(['network', 'token_contract', 'address', 'amount']).doUpdateSet({ invoice_id: id, reserved_at: createdAt, reserved_until: row.reserved_until }))
+    .values({
+      network: NETWORK,
+      token_contract: USDT_CONTRACT,
+      address: input.address,
+      amount: Number(input.amount),
+      invoice_id: id,
+      reserved_at: createdAt,
+      reserved_until: row.reserved_until,
+    })
+    .onConflict((oc) =>
+      oc
+        .columns(['network', 'token_contract', 'address', 'amount'])
+        .doUpdateSet({ invoice_id: id, reserved_at: createdAt, reserved_until: row.reserved_until }),
+    )
     .execute();
   return rowToInvoice(row);
 }
@@ -100,14 +120,14 @@ export interface ChainHarness {
 }
 
 /** A test app whose tron.api_url is a fresh stand-in that shares the app's ManualClock. */
-export async function startChainHarness(options: { config?: ConfigOverrides; now?: number } = {}): Promise<ChainHarness> {
+export async function startChainHarness(options: { config?: ConfigOverrides; now?: number; node?: SimulatedTronOptions } = {}): Promise<ChainHarness> {
   const config = options.config ?? {};
-  let clockNow: () => number = () => Date.now();
-  const tg = await startTronGrid({ now: () => clockNow() });
+  let clockNow: () => number = () => options.now ?? Date.UTC(2026, 0, 15, 12, 0, 0);
+  const tg = await startTronGrid({ ...options.node, now: () => clockNow() });
   const t = await startTestApp({ now: options.now, config: { ...config, tron: { api_url: tg.url, poll_interval_seconds: 5, ...(config.tron ?? {}) } } });
   clockNow = () => t.clock.now();
   // Unpaced: loopback tests need not stay under TronGrid's rate (pacing has its own test).
-  t.deps.chain = createChainRuntime(t.config, { maxRequestsPerSecond: 0 });
+  t.deps.chain = createChainRuntime(t.config, { maxRequestsPerSecond: 0, timeoutMs: 2000 });
   return {
     t,
     tg,
@@ -116,4 +136,10 @@ export async function startChainHarness(options: { config?: ConfigOverrides; now
       await tg.close();
     },
   };
+}
+
+/** Moves the clock on and runs the watcher until it has nothing more to do (backfill included). */
+export async function pass(h: ChainHarness, ms = 5 * SECOND): Promise<void> {
+  h.t.clock.advance(ms);
+  while (await runOnce(h.t.deps));
 }

@@ -1,0 +1,99 @@
+/**
+ * Registrations of addresses that are not confirmed yet. The password and name typed at
+ * registration stay here, bound to that registration's confirmation links, and never change the
+ * account while its address is unconfirmed (whoever registers an address has not proved they own it).
+ *
+ * Confirming a link (see auth.service.ts verifyEmail) gives the account its registration's password
+ * and name only when that registration is the only live one of the address. Two or more live
+ * registrations compete: the mailbox owner may have made one, someone else the other, and a click
+ * on a link proves the mailbox, not which registration its reader made. The account is then
+ * confirmed without a password, and its owner chooses one through a reset link.
+ */
+import type { Db, Trx } from '../db/database.js';
+import { DAY } from '../lib/clock.js';
+import { resolveLocale, type Locale } from '../lib/i18n.js';
+import { newId } from '../lib/ids.js';
+
+/** A registration lives as long as its confirmation link. */
+export const REGISTRATION_LIFETIME_MS = DAY;
+
+/**
+ * Live registrations kept per address. Beyond it a registration is not stored (the address already
+ * has competing registrations, so none of their passwords can be kept anyway); it bounds the work of
+ * an unconfirmed sign-in, which checks the password against each.
+ */
+export const MAX_LIVE_REGISTRATIONS = 5;
+
+export interface Registration {
+  id: string;
+  merchantId: string;
+  passwordHash: string;
+  name: string;
+  locale: Locale;
+  createdAt: number;
+}
+
+/** Stores a registration; undefined when the address already has the maximum of live ones. */
+export async function insertRegistration(
+  trx: Trx,
+  merchantId: string,
+  input: { passwordHash: string; name: string; locale: Locale },
+  now: number,
+): Promise<string | undefined> {
+  const { live } = await trx
+    .selectFrom('registrations')
+    .select((eb) => eb.fn.countAll<number>().as('live'))
+    .where('merchant_id', '=', merchantId)
+    .where('expires_at', '>', now)
+    .executeTakeFirstOrThrow();
+  if (Number(live) >= MAX_LIVE_REGISTRATIONS) return undefined;
+  const id = newId('reg');
+  await trx
+    .insertInto('registrations')
+    .values({
+      id,
+      merchant_id: merchantId,
+      password_hash: input.passwordHash,
+      name: input.name,
+      locale: input.locale,
+      created_at: now,
+      expires_at: now + REGISTRATION_LIFETIME_MS,
+    })
+    .execute();
+  return id;
+}
+
+/** The live registrations of an account, newest first. */
+export async function liveRegistrations(db: Db | Trx, merchantId: string, now: number): Promise<Registration[]> {
+  const rows = await db
+    .selectFrom('registrations')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('expires_at', '>', now)
+    .orderBy('created_at', 'desc')
+    .orderBy('id')
+    .limit(MAX_LIVE_REGISTRATIONS)
+    .execute();
+  return rows.map((r) => ({
+    id: r.id,
+    merchantId: r.merchant_id,
+    passwordHash: r.password_hash,
+    name: r.name,
+    locale: resolveLocale(r.locale),
+    createdAt: r.created_at,
+  }));
+}
+
+/** A new link for a registration keeps it alive as long as that link. */
+export async function renewRegistration(trx: Trx, registrationId: string, now: number): Promise<void> {
+  await trx
+    .updateTable('registrations')
+    .set({ expires_at: now + REGISTRATION_LIFETIME_MS })
+    .where('id', '=', registrationId)
+    .execute();
+}
+
+/** Forgets every registration of an account (it is confirmed, by a link, a reset or Google). */
+export async function deleteMerchantRegistrations(trx: Trx, merchantId: string): Promise<void> {
+  await trx.deleteFrom('registrations').where('merchant_id', '=', merchantId).execute();
+}
