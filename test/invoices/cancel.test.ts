@@ -1,8 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { recordTransfers } from '../../src/chain/chain.service.js';
+import { commitScan } from '../../src/chain/chain.service.js';
+import type { VerifiedTransfer } from '../../src/chain/verifier.js';
+import type { AppDeps } from '../../src/deps.js';
 import { startTestApp } from '../helpers/app.js';
 import { ADDRESSES, createInvoice, micro, newKey, shop } from '../helpers/shop.js';
+
+/** Records verified transfers as the block scanner does (nothing is expired: the scan covers no window). */
+const recordTransfers = async (deps: AppDeps, transfers: VerifiedTransfer[]) =>
+  (await commitScan(deps, { transfers, unscanned: { scannedUntil: 0, gaps: [] } })).recorded;
 
 const MINUTE = 60_000;
 
