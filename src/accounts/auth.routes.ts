@@ -204,6 +204,7 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
     createRoute({
       method: 'post',
       path: '/auth/password/reset/preview',
+      operationId: 'previewPasswordReset',
       tags,
       summary: "What a reset link's account holds besides sessions: how many API keys and webhooks it has",
       description:
