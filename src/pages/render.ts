@@ -116,13 +116,23 @@ function contentSecurityPolicy(deps: AppDeps, view: PageView): string {
   ].join('; ');
 }
 
+/**
+ * A request path made safe to print as a link of ours: path-absolute and same-origin. A path that
+ * starts with `//` or `/\` (a request for `//evil.example/x` reaches the 404 page) would be read by
+ * a browser as another host, so leading slashes and backslashes collapse into one.
+ */
+export function sameOriginPath(pathname: string): string {
+  return `/${pathname.replace(/^[/\\]+/, '')}`;
+}
+
 /** The current path with `lang` replaced, for the switcher (the rest of the query is kept). */
 function languageLinks(c: Context, current: Locale) {
   const url = new URL(c.req.url);
+  const path = sameOriginPath(url.pathname);
   return LOCALES.map((locale) => {
     const params = new URLSearchParams(url.search);
     params.set('lang', locale);
-    return { locale, name: LOCALE_NAMES[locale], href: `${url.pathname}?${params.toString()}`, current: locale === current };
+    return { locale, name: LOCALE_NAMES[locale], href: `${path}?${params.toString()}`, current: locale === current };
   });
 }
 
@@ -144,7 +154,7 @@ export function createRenderer(deps: AppDeps): Renderer {
         captcha: view.captcha && provider !== '' ? { provider, siteKey: deps.config.captcha.site_key } : null,
         google: view.google && deps.config.google.client_id !== '' ? { clientId: deps.config.google.client_id } : null,
       };
-      const body = eta.render(`@${name}`, { ...common, ...data });
+      const body = eta.render(`@${name}`, { ...common, title: view.title, ...data });
       const scripts = (view.scripts ?? []).map(staticUrl);
       if (view.chat) scripts.push(staticUrl('chat.js'));
       const external: string[] = [];

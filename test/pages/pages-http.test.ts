@@ -193,3 +193,28 @@ test('unknown paths: browsers get the HTML 404 page, API clients the JSON envelo
   assert.equal(plain.status, 404);
   assert.match(plain.headers.get('content-type') ?? '', /json/);
 });
+
+/** Every link, script, stylesheet and form target the page generates. */
+function generatedLinks(page: string): string[] {
+  return [...page.matchAll(/\s(?:href|src|action)="([^"]*)"/g)].map((m) => m[1]!.replace(/&#39;|&amp;/g, (e) => (e === '&amp;' ? '&' : "'")));
+}
+
+test('attack: a request for //evil.example/x never makes the gateway print an off-site link (404 page, language switcher)', async (t) => {
+  const app = await startTestApp();
+  t.after(() => app.close());
+  for (const path of ['//evil.example/x', '///evil.example/x', '/\\evil.example/x', '//evil.example/x?lang=fa&next=//evil.example']) {
+    const page = await html(app.baseUrl, path, { accept: 'text/html' });
+    assert.equal(page.status, 404, path);
+    // The page has a heading: never "undefined".
+    assert.match(page.text, /<h1>Page not found<\/h1>|<h1>[^<]+<\/h1>/);
+    assert.doesNotMatch(page.text, /undefined/);
+    const links = generatedLinks(page.text);
+    assert.ok(links.length > 5, 'the page has its switcher and footer links');
+    for (const link of links.filter((l) => !l.startsWith('#'))) {
+      // Path-absolute on our own origin: one slash, then anything but another slash or a backslash.
+      assert.match(link, /^\/(?![/\\])/, `${path}: ${link}`);
+      assert.ok(new URL(link, app.baseUrl).origin === new URL(app.baseUrl).origin, `${path}: ${link} stays on our origin`);
+    }
+    assert.ok(links.some((l) => l.startsWith('/evil.example/x?') && l.includes('lang=en')), `${path}: the switcher keeps the path, made local`);
+  }
+});
