@@ -11,7 +11,16 @@ export const ErrorEnvelopeSchema = z
     error: z.object({
       code: z.enum(ERROR_CODES as [string, ...string[]]),
       message: z.string(),
-      details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+      details: z
+        .array(
+          z.object({
+            path: z.string(),
+            message: z.string(),
+            reason: z.string().optional().openapi({ description: 'A stable word naming the broken rule, where one exists (invalid_webhook_url: not_url, scheme, credentials, fragment, port, ip_literal, localhost, not_fqdn, dns_timeout, unresolvable, blocked_address)' }),
+          }),
+        )
+        .optional()
+        .openapi({ description: 'One entry per field at fault; a field is listed once (its first broken rule)' }),
     }),
     mode: z.literal('live'),
   })
@@ -48,12 +57,17 @@ export function jsonResponse<T extends z.ZodType>(schema: T, description: string
   return { description, content: { 'application/json': { schema } } };
 }
 
+/** One detail per field: a value that breaks two rules (a pattern and a maximum) is named once, by its first. */
 export function zodIssuesToDetails(issues: readonly z.core.$ZodIssue[], target?: string): ErrorDetail[] {
-  return issues.slice(0, 20).map((issue) => {
+  const byPath = new Map<string, ErrorDetail>();
+  for (const issue of issues) {
     const path = issue.path.map(String).join('.');
     const prefix = target && target !== 'json' ? `${target}${path ? '.' : ''}` : '';
-    return { path: `${prefix}${path}` || (target ?? ''), message: issue.message };
-  });
+    const full = `${prefix}${path}` || (target ?? '');
+    if (!byPath.has(full)) byPath.set(full, { path: full, message: issue.message });
+    if (byPath.size === 20) break;
+  }
+  return [...byPath.values()];
 }
 
 /** Every feature builds its routes on this, so every validation failure has one shape. */

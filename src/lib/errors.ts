@@ -39,6 +39,8 @@ export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
 export interface ErrorDetail {
   path: string;
   message: string;
+  /** A stable word for the broken rule where one exists (a refused webhook URL), for clients that translate. */
+  reason?: string;
 }
 
 export class AppError extends Error {

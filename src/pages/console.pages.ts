@@ -20,6 +20,13 @@ import { pageContext, type PageContext, type Renderer } from './render.js';
 
 const STATUSES: readonly InvoiceStatus[] = ['pending', 'review', 'confirmed', 'expired'];
 
+/**
+ * The new-invoice form's amount pattern (an HTML `pattern`, matched whole): the API's amount
+ * pattern narrowed to its limits, 0.000001 to 1000000000 with at most six decimals, so the browser
+ * refuses exactly what the API would refuse.
+ */
+export const FORM_AMOUNT_PATTERN = '0\\.(?!0{1,6}$)[0-9]{1,6}|[1-9][0-9]{0,8}(\\.[0-9]{1,6})?|1000000000(\\.0{1,6})?';
+
 export interface ConsoleRequest {
   ctx: PageContext;
   merchant: Merchant;
@@ -84,7 +91,7 @@ export function consolePages(app: Hono<AppEnv>, deps: AppDeps, renderer: Rendere
 
   consoleGet(app, deps, '/console/invoices/new', async (c, req) => {
     const wallets = await listWallets(deps.db, req.merchant.id);
-    return render(c, req, 'console-invoice-new', 'invoices', req.ctx.t('console.invoice_new.title'), { wallets });
+    return render(c, req, 'console-invoice-new', 'invoices', req.ctx.t('console.invoice_new.title'), { wallets, amountPattern: FORM_AMOUNT_PATTERN });
   });
 
   consoleGet(app, deps, '/console/invoices/:id', async (c, req) => {

@@ -5,6 +5,12 @@ import { signedInMerchant } from '../helpers/fixtures.js';
 import { insertInvoice, insertWallet, WALLET_ADDRESS } from './rows.js';
 import { LOCALES } from '../../src/pages/i18n.js';
 import { readAssetText } from '../../src/lib/assets.js';
+import { ERROR_CODES } from '../../src/lib/errors.js';
+import { parseAmount } from '../../src/lib/amounts.js';
+import { MAX_INVOICE_AMOUNT } from '../../src/invoices/invoices.schemas.js';
+import { FORM_AMOUNT_PATTERN } from '../../src/pages/console.pages.js';
+import { URL_REJECTED_REASONS } from '../../src/webhooks/url-policy.js';
+import fc from 'fast-check';
 
 async function html(baseUrl: string, path: string, headers: Record<string, string> = {}) {
   const res = await fetch(`${baseUrl}${path}`, { headers, redirect: 'manual' });
@@ -217,4 +223,26 @@ test('attack: a request for //evil.example/x never makes the gateway print an of
     }
     assert.ok(links.some((l) => l.startsWith('/evil.example/x?') && l.includes('lang=en')), `${path}: the switcher keeps the path, made local`);
   }
+});
+
+test('every API error code has a message in every locale, so no page answers a 4xx with a generic text', () => {
+  for (const locale of LOCALES) {
+    const cat = JSON.parse(readAssetText(`locales/${locale}.json`)) as Record<string, string>;
+    for (const code of ERROR_CODES) assert.ok(cat[`page.error.${code}`], `${locale}: page.error.${code}`);
+    for (const reason of URL_REJECTED_REASONS) assert.ok(cat[`page.error.webhook.${reason}`], `${locale}: page.error.webhook.${reason}`);
+  }
+});
+
+test('the new-invoice form pattern accepts exactly the amounts the API accepts', () => {
+  const form = new RegExp(`^(?:${FORM_AMOUNT_PATTERN})$`, 'v');
+  const api = (s: string) => {
+    const micro = parseAmount(s);
+    return micro !== undefined && micro >= 1n && micro <= MAX_INVOICE_AMOUNT;
+  };
+  const fixed = ['0', '0.0', '0.000000', '0.000001', '0.1', '1', '999999999.999999', '1000000000', '1000000000.0', '1000000000.000000', '1000000000.000001', '1000000001', '01', '1.', '.5', '1.1234567', '12', ' 1', '1e3'];
+  for (const s of fixed) assert.equal(form.test(s), api(s), s);
+  fc.assert(
+    fc.property(fc.stringMatching(/^[0-9]{1,11}(\.[0-9]{0,7})?$/), (s) => form.test(s) === api(s)),
+    { numRuns: 5000 },
+  );
 });
