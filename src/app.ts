@@ -19,6 +19,7 @@ import { accountRoutes } from './accounts/accounts.routes.js';
 import { webhookRoutes } from './webhooks/webhooks.routes.js';
 import { walletRoutes } from './wallets/wallets.routes.js';
 import { invoiceRoutes } from './invoices/invoices.routes.js';
+import { eventRoutes } from './events/events.routes.js';
 import { apiKeyRoutes } from './api-keys/api-keys.routes.js';
 import { checkoutRoutes } from './checkout/checkout.routes.js';
 import { ledgerRoutes } from './ledger/ledger.routes.js';
@@ -95,6 +96,7 @@ export function createApp(deps: AppDeps): App {
   app.route(API_PREFIX, webhookRoutes(deps));
   app.route(API_PREFIX, walletRoutes(deps));
   app.route(API_PREFIX, invoiceRoutes(deps));
+  app.route(API_PREFIX, eventRoutes(deps));
   app.route(API_PREFIX, apiKeyRoutes(deps));
   app.route(API_PREFIX, checkoutRoutes(deps));
   app.route(API_PREFIX, ledgerRoutes(deps));

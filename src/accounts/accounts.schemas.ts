@@ -52,7 +52,17 @@ export const GoogleBody = z
 
 export const EmptyBody = z.strictObject({});
 
-export const PatchMeBody = z.strictObject({ name: z.string().trim().min(1).max(100) }).openapi('UpdateMerchantRequest');
+const CheckoutQrSchema = z.enum(['address', 'tron_uri']).openapi({
+  description: 'What the checkout QR code carries: the receiving address alone (default; every wallet scans it) or a tron: URI with the amount',
+  example: 'address',
+});
+
+export const PatchMeBody = z
+  .strictObject({
+    name: z.string().trim().min(1).max(100).optional().openapi({ example: 'Example Shop' }),
+    checkout_qr: CheckoutQrSchema.optional(),
+  })
+  .openapi('UpdateMerchantRequest');
 
 export const MerchantSchema = z
   .object({
@@ -61,6 +71,7 @@ export const MerchantSchema = z
     email: z.email(),
     mode: Mode,
     support_staff: z.boolean().optional().openapi({ description: 'True when the account is on support.staff_emails and may use the support inbox' }),
+    checkout_qr: CheckoutQrSchema.optional(),
   })
   .openapi('Merchant');
 

@@ -5,7 +5,7 @@ import type { AppDeps, AppEnv } from '../http/context.js';
 import { createRouter, errorResponses, jsonBody, jsonResponse } from '../http/openapi.js';
 import { AppError } from '../lib/errors.js';
 import { DashboardSchema, PatchMeBody } from './accounts.schemas.js';
-import { renameMerchant } from './auth.service.js';
+import { updateMerchantSettings } from './auth.service.js';
 import { composeDashboard } from './dashboard.js';
 import { findMerchantById } from './merchants.repo.js';
 
@@ -24,7 +24,9 @@ export function meRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
       tags,
       security,
       middleware,
+      operationId: 'getDashboard',
       summary: 'The dashboard: the merchant, its recent resources and invoice stats',
+      description: 'Owner session only (an API key is refused with 403 `session_required`).',
       responses: { 200: jsonResponse(DashboardSchema, 'Dashboard'), ...errorResponses(401, 403) },
     }),
     async (c) => {
@@ -41,13 +43,17 @@ export function meRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
       tags,
       security,
       middleware,
-      summary: 'Change the business display name',
+      operationId: 'updateMerchant',
+      summary: 'Change the business display name or the checkout QR format',
+      description:
+        '`name`: the display name payers see. `checkout_qr`: what the checkout QR code carries, `address` (the receiving address alone, ' +
+        'which every wallet scans; the default) or `tron_uri` (a `tron:` URI with the amount, which some wallets reject).',
       request: { body: jsonBody(PatchMeBody) },
       responses: { 200: jsonResponse(DashboardSchema, 'Dashboard'), ...errorResponses(400, 401, 403, 413) },
     }),
     async (c) => {
-      const { name } = c.req.valid('json');
-      const merchant = await renameMerchant(deps, c.get('auth').merchantId, name);
+      const { name, checkout_qr } = c.req.valid('json');
+      const merchant = await updateMerchantSettings(deps, c.get('auth').merchantId, { name, checkoutQr: checkout_qr });
       return c.json(await composeDashboard(deps, merchant), 200);
     },
   );

@@ -17,7 +17,11 @@ export interface MerchantsTable {
   updated_at: number;
   /** 0002_accounts: last "this address already has an account" mail. */
   exists_notice_sent_at: number | null;
+  /** 0011_integrator_api: what the checkout's QR code carries. */
+  checkout_qr: Generated<CheckoutQr>;
 }
+
+export type CheckoutQr = 'address' | 'tron_uri';
 
 export interface SessionsTable {
   token_hash: string;
@@ -77,6 +81,9 @@ export interface InvoicesTable {
   created_at: number;
   expires_at: number;
   reserved_until: number;
+  /** 0011_integrator_api. */
+  redirect_url: string | null;
+  cancelled_at: number | null;
 }
 
 export interface AmountReservationsTable {

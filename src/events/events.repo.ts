@@ -5,8 +5,11 @@
  */
 import { compileQuery, type Param } from '../db/compiled.js';
 import type { Db, Sqlite } from '../db/database.js';
+import { pageQueries, readPage, type Cursor, type Page, type PageRequest } from '../db/paging.js';
 import { newId } from '../lib/ids.js';
 import { iso } from '../lib/clock.js';
+import type { EventSchema } from './events.schemas.js';
+import type { z } from '@hono/zod-openapi';
 
 export const EVENT_TYPES = ['invoice.created', 'invoice.confirmed', 'invoice.expired', 'invoice.review', 'webhook.test'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -90,7 +93,35 @@ export async function listMerchantEvents(db: Db, merchantId: string, limit = 100
   return rows.map(rowToEvent);
 }
 
+/** The ranges of GET /events: one per type asked for (events_merchant_type_created_idx), else one. */
+function eventListParts(db: Db, merchantId: string, types: readonly EventType[] | undefined) {
+  const base = db.selectFrom('events').selectAll().where('merchant_id', '=', merchantId);
+  return types && types.length > 0 ? [...new Set(types)].map((type) => base.where('type', '=', type)) : [base];
+}
+
+/** One page of a merchant's events, newest first. */
+export async function listEventPage(db: Db, merchantId: string, types: readonly EventType[] | undefined, page: PageRequest): Promise<Page<StoredEvent>> {
+  const { items, hasMore } = await readPage(eventListParts(db, merchantId, types), page);
+  return { items: items.map(rowToEvent), hasMore };
+}
+
+export function eventPageQueries(db: Db, merchantId: string, types: readonly EventType[] | undefined, page: PageRequest) {
+  return pageQueries(eventListParts(db, merchantId, types), page);
+}
+
+/** An event of this merchant; another merchant's event is absent. */
+export async function findMerchantEvent(db: Db, merchantId: string, id: string): Promise<StoredEvent | undefined> {
+  const row = await db.selectFrom('events').selectAll().where('id', '=', id).where('merchant_id', '=', merchantId).executeTakeFirst();
+  return row ? rowToEvent(row) : undefined;
+}
+
+export async function findEventCursor(db: Db, merchantId: string, id: string): Promise<Cursor | undefined> {
+  const row = await db.selectFrom('events').select(['created_at', 'id']).where('id', '=', id).where('merchant_id', '=', merchantId).executeTakeFirst();
+  return row ? { createdAt: row.created_at, id: row.id } : undefined;
+}
+
 /** The Event resource as the API and the webhook body show it. */
 export function toEventResponse(event: StoredEvent) {
-  return { id: event.id, type: event.type, created_at: iso(event.createdAt), mode: 'live' as const, data: event.data };
+  // data is stored exactly as it was built by the change that caused the event (typed in EventSchema).
+  return { id: event.id, type: event.type, created_at: iso(event.createdAt), mode: 'live' as const, data: event.data as z.infer<typeof EventSchema>['data'] };
 }

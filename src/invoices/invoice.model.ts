@@ -32,6 +32,10 @@ export interface Invoice {
   createdAt: number;
   expiresAt: number;
   reservedUntil: number;
+  /** https URL the checkout offers once the invoice is settled. */
+  redirectUrl: string | null;
+  /** When the merchant cancelled it (status expired); null otherwise. */
+  cancelledAt: number | null;
 }
 
 export function rowToInvoice(row: Selectable<InvoicesTable>): Invoice {
@@ -59,6 +63,8 @@ export function rowToInvoice(row: Selectable<InvoicesTable>): Invoice {
     createdAt: row.created_at,
     expiresAt: row.expires_at,
     reservedUntil: row.reserved_until,
+    redirectUrl: row.redirect_url,
+    cancelledAt: row.cancelled_at,
   };
 }
 
@@ -98,6 +104,8 @@ export function toInvoiceResponse(inv: Invoice, publicUrl: string) {
     merchant_order_id: inv.merchantOrderId,
     wallet_id: inv.walletId,
     metadata: inv.metadata,
+    redirect_url: inv.redirectUrl,
+    cancelled_at: isoOrNull(inv.cancelledAt),
   };
 }
 

@@ -16,15 +16,16 @@ import { chooseAmount, insertReservation, takeOverReservation, type AmountTarget
 import { matchedTransaction } from './chain-link.js';
 import { GroupCommit } from './group-commit.js';
 import { toInvoiceResponse, type Invoice, type InvoiceResponse } from './invoice.model.js';
-import type { CreateInvoiceBody } from './invoices.schemas.js';
-import { findByIdempotencyKey, findMerchantInvoice, insertInvoice, moveReviewedInvoice, orderIdExists } from './invoices.repo.js';
+import { withInvoiceDefaults, type CreateInvoiceBody } from './invoices.schemas.js';
+import { cancelOpenInvoice, findByIdempotencyKey, findMerchantInvoice, insertInvoice, moveReviewedInvoice, findInvoiceIdByOrderId } from './invoices.repo.js';
 
 export const RESERVATION_MS = 90 * DAY;
 
 export interface CreateInvoiceRequest {
   merchantId: string;
   idempotencyKey: string;
-  body: CreateInvoiceBody;
+  /** The validated body; absent fields with a default get it here. */
+  body: Parameters<typeof withInvoiceDefaults>[0];
 }
 
 export interface CreateInvoiceResult {
@@ -74,7 +75,8 @@ export function requestFingerprint(body: CreateInvoiceBody): string {
  */
 export function createInvoiceInTrx(sqlite: Sqlite, deps: InvoiceDeps, req: CreateInvoiceRequest): CreateInvoiceResult | PoolExhausted {
   const now = deps.clock.now();
-  const fingerprint = requestFingerprint(req.body);
+  const body = withInvoiceDefaults(req.body);
+  const fingerprint = requestFingerprint(body);
   const existing = findByIdempotencyKey(sqlite, req.merchantId, req.idempotencyKey);
   if (existing) {
     if (existing.requestFingerprint !== fingerprint) {
@@ -82,13 +84,16 @@ export function createInvoiceInTrx(sqlite: Sqlite, deps: InvoiceDeps, req: Creat
     }
     return { invoice: existing, replay: true };
   }
-  if (orderIdExists(sqlite, req.merchantId, req.body.merchant_order_id)) {
-    throw new AppError('duplicate_order_id', 'An invoice with this merchant_order_id exists; retry with its original Idempotency-Key');
+  const holder = findInvoiceIdByOrderId(sqlite, req.merchantId, body.merchant_order_id);
+  if (holder !== undefined) {
+    throw new AppError('duplicate_order_id', 'An invoice with this merchant_order_id exists; retry with its original Idempotency-Key', [
+      { path: 'merchant_order_id', message: `Already used by invoice ${holder}`, invoice_id: holder },
+    ]);
   }
-  const wallet = findMerchantWallet(sqlite, req.merchantId, req.body.wallet_id);
+  const wallet = findMerchantWallet(sqlite, req.merchantId, body.wallet_id);
   if (!wallet) throw new AppError('not_found', 'Wallet not found');
 
-  const base = parseAmount(req.body.amount)!;
+  const base = parseAmount(body.amount)!;
   const maxAdjustment = parseAmount(deps.config.invoices.max_adjustment)!;
   const target: AmountTarget = { network: NETWORK, tokenContract: USDT_CONTRACT, address: wallet.address };
   const allocation = chooseAmount(sqlite, target, base, maxAdjustment, now);
@@ -102,7 +107,7 @@ export function createInvoiceInTrx(sqlite: Sqlite, deps: InvoiceDeps, req: Creat
     token: TOKEN,
     tokenContract: USDT_CONTRACT,
     walletAddress: wallet.address,
-    merchantOrderId: req.body.merchant_order_id,
+    merchantOrderId: body.merchant_order_id,
     idempotencyKey: req.idempotencyKey,
     requestFingerprint: fingerprint,
     baseAmount: base,
@@ -110,14 +115,16 @@ export function createInvoiceInTrx(sqlite: Sqlite, deps: InvoiceDeps, req: Creat
     payableAmount: base + allocation.adjustment,
     status: review ? 'review' : 'pending',
     amountReuseReview: review,
-    description: req.body.description ?? null,
-    metadata: req.body.metadata ?? {},
+    description: body.description ?? null,
+    metadata: body.metadata ?? {},
     checkoutToken: randomToken(32),
     txHash: null,
     confirmedAt: null,
     createdAt: now,
-    expiresAt: now + req.body.expires_in_minutes * MINUTE,
+    expiresAt: now + body.expires_in_minutes * MINUTE,
     reservedUntil: now + RESERVATION_MS,
+    redirectUrl: body.redirect_url ?? null,
+    cancelledAt: null,
   };
   insertInvoice(sqlite, invoice);
   if (review) {
@@ -194,4 +201,37 @@ export async function decideReview(deps: InvoiceDeps, merchantId: string, invoic
   });
   deps.hooks.deliveriesQueued();
   return updated;
+}
+
+/**
+ * The merchant's cancel: a pending invoice, or a review invoice nobody has paid, becomes expired
+ * (event invoice.expired). Its amount stays reserved for the 90 days, so a transfer that comes later
+ * is still recorded against it (as late). A repeated cancel answers the cancelled invoice; a
+ * confirmed invoice, a paid review invoice or one that expired by itself is 409
+ * invoice_not_cancellable.
+ */
+export async function cancelInvoice(deps: InvoiceDeps, merchantId: string, invoiceId: string): Promise<{ invoice: Invoice; changed: boolean }> {
+  const result = await writeTransaction(deps.db, async (trx) => {
+    const now = deps.clock.now();
+    const invoice = await findMerchantInvoice(trx, merchantId, invoiceId);
+    if (!invoice) throw new AppError('not_found', 'Invoice not found');
+    if (invoice.cancelledAt !== null) return { invoice, changed: false };
+    const open = invoice.status === 'pending' || invoice.status === 'review';
+    if (!open || invoice.txHash !== null) {
+      throw new AppError(
+        'invoice_not_cancellable',
+        invoice.status === 'expired'
+          ? 'This invoice already expired by itself'
+          : invoice.status === 'confirmed'
+            ? 'This invoice is confirmed (paid)'
+            : 'A payment has been recorded for this review invoice; accept or reject it instead',
+      );
+    }
+    if (!(await cancelOpenInvoice(trx, invoice.id, now))) throw new AppError('invoice_not_cancellable', 'This invoice changed meanwhile; reload it');
+    const after = (await findMerchantInvoice(trx, merchantId, invoice.id))!;
+    insertEvent(deps.sqlite, { merchantId, type: 'invoice.expired', invoiceId: invoice.id, data: { invoice: toInvoiceResponse(after, deps.config.server.public_url) } }, now);
+    return { invoice: after, changed: true };
+  });
+  if (result.changed) deps.hooks.deliveriesQueued();
+  return result;
 }

@@ -25,6 +25,7 @@ export const ERROR_STATUS = {
   webhook_inactive: 409,
   webhook_limit_reached: 409,
   invoice_not_reviewable: 409,
+  invoice_not_cancellable: 409,
   payload_too_large: 413,
   rate_limited: 429,
   internal_error: 500,
@@ -41,6 +42,8 @@ export interface ErrorDetail {
   message: string;
   /** A stable word for the broken rule where one exists (a refused webhook URL), for clients that translate. */
   reason?: string;
+  /** duplicate_order_id: the invoice that holds the order id. */
+  invoice_id?: string;
 }
 
 export class AppError extends Error {
