@@ -53,6 +53,8 @@ export interface WalletsTable {
   address: string;
   network: string;
   created_at: number;
+  /** 0012_console_v2: archived wallets take no new invoices and are still watched. */
+  archived_at: number | null;
 }
 
 export type InvoiceStatus = 'pending' | 'confirmed' | 'expired' | 'review';
@@ -84,6 +86,17 @@ export interface InvoicesTable {
   /** 0011_integrator_api. */
   redirect_url: string | null;
   cancelled_at: number | null;
+  /** 0012_console_v2: micro-USDT received when a transfer was applied by hand; NULL otherwise. */
+  received_amount: Generated<number | null>;
+}
+
+/** 0012_console_v2: a transfer the owner applied to an invoice by hand. */
+export interface InvoiceResolutionsTable {
+  invoice_id: string;
+  transfer_id: string;
+  merchant_id: string;
+  previous_status: InvoiceStatus;
+  resolved_at: number;
 }
 
 export interface AmountReservationsTable {
@@ -250,6 +263,7 @@ export interface Database {
   support_messages: SupportMessagesTable;
   email_tokens: EmailTokensTable;
   chain_transfers: ChainTransfersTable;
+  invoice_resolutions: InvoiceResolutionsTable;
   chain_cursors: ChainCursorsTable;
   schema_migrations: SchemaMigrationsTable;
 }

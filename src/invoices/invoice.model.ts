@@ -36,6 +36,11 @@ export interface Invoice {
   redirectUrl: string | null;
   /** When the merchant cancelled it (status expired); null otherwise. */
   cancelledAt: number | null;
+  /**
+   * Micro-USDT the invoice actually received: the applied transfer's amount when the owner resolved
+   * a payment by hand, the payable amount when a matching transfer paid it, null while unpaid.
+   */
+  receivedAmount: bigint | null;
 }
 
 export function rowToInvoice(row: Selectable<InvoicesTable>): Invoice {
@@ -65,6 +70,7 @@ export function rowToInvoice(row: Selectable<InvoicesTable>): Invoice {
     reservedUntil: row.reserved_until,
     redirectUrl: row.redirect_url,
     cancelledAt: row.cancelled_at,
+    receivedAmount: row.received_amount !== null ? fromDbAmount(row.received_amount) : row.tx_hash !== null ? fromDbAmount(row.payable_amount) : null,
   };
 }
 
@@ -106,6 +112,7 @@ export function toInvoiceResponse(inv: Invoice, publicUrl: string) {
     metadata: inv.metadata,
     redirect_url: inv.redirectUrl,
     cancelled_at: isoOrNull(inv.cancelledAt),
+    received_amount: inv.receivedAmount === null ? null : formatAmount(inv.receivedAmount),
   };
 }
 

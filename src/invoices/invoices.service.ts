@@ -92,6 +92,9 @@ export function createInvoiceInTrx(sqlite: Sqlite, deps: InvoiceDeps, req: Creat
   }
   const wallet = findMerchantWallet(sqlite, req.merchantId, body.wallet_id);
   if (!wallet) throw new AppError('not_found', 'Wallet not found');
+  if (wallet.archivedAt !== null) {
+    throw new AppError('wallet_archived', 'This wallet is archived and takes no new invoices; restore it or use another wallet', [{ path: 'wallet_id', message: 'archived' }]);
+  }
 
   const base = parseAmount(body.amount)!;
   const maxAdjustment = parseAmount(deps.config.invoices.max_adjustment)!;
@@ -125,6 +128,7 @@ export function createInvoiceInTrx(sqlite: Sqlite, deps: InvoiceDeps, req: Creat
     reservedUntil: now + RESERVATION_MS,
     redirectUrl: body.redirect_url ?? null,
     cancelledAt: null,
+    receivedAmount: null,
   };
   insertInvoice(sqlite, invoice);
   if (review) {

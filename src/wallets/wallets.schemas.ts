@@ -12,6 +12,7 @@ export const WalletSchema = z
     verified: z.literal(false).openapi({ description: 'Ownership is never verified' }),
     verification_status: z.literal('unverified'),
     created_at: DateTime,
+    archived: z.boolean().optional().openapi({ description: 'An archived wallet takes no new invoices (409 wallet_archived); its address is still watched for late payments' }),
   })
   .openapi('Wallet');
 
@@ -28,3 +29,19 @@ export const CreateWalletSchema = z
 
 export const WalletEnvelopeSchema = z.object({ wallet: WalletSchema }).openapi('WalletEnvelope');
 export const WalletListSchema = z.object({ wallets: z.array(WalletSchema) }).openapi('WalletList');
+
+export const WalletIdParamSchema = z.object({
+  id: z
+    .string()
+    .min(1)
+    .max(100)
+    .openapi({ param: { name: 'id', in: 'path', description: 'The wallet id' }, example: 'wal_Qm4Zr8Tn2Vb6Xc0Lk5Jh1g' }),
+});
+
+export const UpdateWalletSchema = z
+  .strictObject({
+    label: z.string().trim().min(1).max(80).optional(),
+    archived: z.boolean().optional().openapi({ description: 'true archives the wallet, false restores it' }),
+  })
+  .refine((b) => b.label !== undefined || b.archived !== undefined, { message: 'give label, archived or both' })
+  .openapi('UpdateWallet');
