@@ -13,13 +13,16 @@ const LedgerTime = z
   ], { error: 'expected a date (2026-05-01, midnight UTC) or an RFC 3339 date-time' })
   .transform((v) => Date.parse(v.length === 10 ? `${v}T00:00:00Z` : v));
 
+// An empty value means no bound: the console's date fields send `created_gte=` when left empty.
+const bound = z.preprocess((v) => (v === '' ? undefined : v), LedgerTime.optional());
+
 export const LedgerQuerySchema = z.strictObject({
-  created_gte: LedgerTime.optional().openapi({
+  created_gte: bound.openapi({
     param: { name: 'created_gte', in: 'query', description: 'Only invoices created at or after this time (a date means its midnight UTC)' },
     type: 'string',
     example: '2026-05-01',
   }),
-  created_lt: LedgerTime.optional().openapi({
+  created_lt: bound.openapi({
     param: { name: 'created_lt', in: 'query', description: 'Only invoices created before this time (a date means its midnight UTC, so the day itself is left out)' },
     type: 'string',
     example: '2026-06-01',

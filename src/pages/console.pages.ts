@@ -13,9 +13,13 @@ import { toInvoiceResponse } from '../invoices/invoice.model.js';
 import { findMerchantInvoice } from '../invoices/invoices.repo.js';
 import { isSupportStaff } from '../accounts/merchant.view.js';
 import { listLatePayments, listMerchantLatePayments, listUnmatchedTransfers } from '../chain/chain.repo.js';
+import { formatAmount } from '../lib/amounts.js';
 import { formMessages } from './auth.pages.js';
-import { dashboardStats, listDeliveries, listInvoiceEvents, listInvoices, listWallets, listWebhookViews } from './console.repo.js';
+import { dashboardStats, listDeliveries, listInvoiceEvents, listInvoices, listUnpaidInvoices, listWallets, listWebhookViews } from './console.repo.js';
 import { listMerchantKeys } from '../api-keys/api-keys.repo.js';
+import { resolvedTransfers } from '../invoices/resolutions.repo.js';
+import type { ChainTransfer } from '../chain/chain.model.js';
+import type { Db } from '../db/database.js';
 import { pageContext, type PageContext, type Renderer } from './render.js';
 
 const STATUSES: readonly InvoiceStatus[] = ['pending', 'review', 'confirmed', 'expired'];
@@ -26,6 +30,18 @@ const STATUSES: readonly InvoiceStatus[] = ['pending', 'review', 'confirmed', 'e
  * refuses exactly what the API would refuse.
  */
 export const FORM_AMOUNT_PATTERN = '0\\.(?!0{1,6}$)[0-9]{1,6}|[1-9][0-9]{0,8}(\\.[0-9]{1,6})?|1000000000(\\.0{1,6})?';
+
+/** A transfer outside invoices with the invoice it was applied to by hand, if any. */
+export type TransferView = ChainTransfer & { resolvedInvoiceId: string | null };
+
+/** Unmatched and late transfers of the merchant (the newest 100 of each), marked when already applied. */
+async function transferViews(db: Db, merchantId: string): Promise<{ unmatched: TransferView[]; late: TransferView[] }> {
+  const unmatched = await listUnmatchedTransfers(db, merchantId);
+  const late = await listMerchantLatePayments(db, merchantId);
+  const applied = await resolvedTransfers(db, [...unmatched, ...late].map((x) => x.id));
+  const view = (x: ChainTransfer): TransferView => ({ ...x, resolvedInvoiceId: applied.get(x.id) ?? null });
+  return { unmatched: unmatched.map(view), late: late.map(view) };
+}
 
 export interface ConsoleRequest {
   ctx: PageContext;
@@ -74,7 +90,9 @@ export function consolePages(app: Hono<AppEnv>, deps: AppDeps, renderer: Rendere
     const stats = await dashboardStats(deps.db, req.merchant.id, now);
     const recent = (await listInvoices(deps.db, req.merchant.id, undefined)).slice(0, 10).map((inv) => toInvoiceResponse(inv, publicUrl));
     const wallets = await listWallets(deps.db, req.merchant.id);
-    return render(c, req, 'console-overview', 'overview', req.ctx.t('console.overview.title'), { stats, recent, hasWallet: wallets.length > 0 });
+    const transfers = await transferViews(deps.db, req.merchant.id);
+    const attention = [...transfers.unmatched, ...transfers.late].filter((x) => x.resolvedInvoiceId === null).length;
+    return render(c, req, 'console-overview', 'overview', req.ctx.t('console.overview.title'), { stats, recent, hasWallet: wallets.length > 0, attention });
   });
 
   consoleGet(app, deps, '/console/wallets', async (c, req) => {
@@ -90,7 +108,7 @@ export function consolePages(app: Hono<AppEnv>, deps: AppDeps, renderer: Rendere
   });
 
   consoleGet(app, deps, '/console/invoices/new', async (c, req) => {
-    const wallets = await listWallets(deps.db, req.merchant.id);
+    const wallets = (await listWallets(deps.db, req.merchant.id)).filter((w) => w.archivedAt === null);
     return render(c, req, 'console-invoice-new', 'invoices', req.ctx.t('console.invoice_new.title'), { wallets, amountPattern: FORM_AMOUNT_PATTERN });
   });
 
@@ -112,9 +130,13 @@ export function consolePages(app: Hono<AppEnv>, deps: AppDeps, renderer: Rendere
   });
 
   consoleGet(app, deps, '/console/transfers', async (c, req) => {
-    const unmatched = await listUnmatchedTransfers(deps.db, req.merchant.id);
-    const late = await listMerchantLatePayments(deps.db, req.merchant.id);
-    return render(c, req, 'console-transfers', 'transfers', req.ctx.t('console.transfers.title'), { unmatched, late });
+    const { unmatched, late } = await transferViews(deps.db, req.merchant.id);
+    // Candidates per address: a transfer may only pay an unpaid invoice of the wallet it reached.
+    const candidates: Record<string, Array<{ id: string; label: string }>> = {};
+    for (const inv of await listUnpaidInvoices(deps.db, req.merchant.id)) {
+      (candidates[inv.walletAddress] ??= []).push({ id: inv.id, label: `${inv.merchantOrderId} · ${formatAmount(inv.payableAmount)} · ${req.ctx.t(`console.status.${inv.status}`)}` });
+    }
+    return render(c, req, 'console-transfers', 'transfers', req.ctx.t('console.transfers.title'), { unmatched, late, candidates });
   });
 
   consoleGet(app, deps, '/console/api-keys', async (c, req) => {

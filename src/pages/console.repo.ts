@@ -18,6 +18,7 @@ export interface WalletView {
   label: string;
   address: string;
   createdAt: number;
+  archivedAt: number | null;
   openInvoices: number;
 }
 
@@ -29,7 +30,7 @@ export interface WalletView {
 export function walletViewsQuery(db: Db, merchantId: string) {
   return db
     .selectFrom('wallets as w')
-    .select(['w.id', 'w.label', 'w.address', 'w.created_at'])
+    .select(['w.id', 'w.label', 'w.address', 'w.created_at', 'w.archived_at'])
     .select((eb) =>
       eb
         .selectFrom('invoices as i')
@@ -47,7 +48,7 @@ export function walletViewsQuery(db: Db, merchantId: string) {
 
 export async function listWallets(db: Db, merchantId: string): Promise<WalletView[]> {
   const rows = await walletViewsQuery(db, merchantId).execute();
-  return rows.map((r) => ({ id: r.id, label: r.label, address: r.address, createdAt: r.created_at, openInvoices: Number(r.open ?? 0) }));
+  return rows.map((r) => ({ id: r.id, label: r.label, address: r.address, createdAt: r.created_at, archivedAt: r.archived_at, openInvoices: Number(r.open ?? 0) }));
 }
 
 export async function listInvoices(db: Db, merchantId: string, status: InvoiceStatus | undefined): Promise<Invoice[]> {
@@ -57,11 +58,28 @@ export async function listInvoices(db: Db, merchantId: string, status: InvoiceSt
   return rows.map(rowToInvoice);
 }
 
+/** Invoices a wrong payment may be applied to (unpaid: pending, expired or review), newest first. */
+export async function listUnpaidInvoices(db: Db, merchantId: string, limit = 200): Promise<Invoice[]> {
+  const rows = await db
+    .selectFrom('invoices')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('tx_hash', 'is', null)
+    .where('status', 'in', ['pending', 'expired', 'review'])
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map(rowToInvoice);
+}
+
 export interface EventView {
   id: string;
   type: string;
   createdAt: number;
   data: string;
+  /** invoice.confirmed by the owner applying a transfer by hand (data.resolution = "manual"). */
+  manual: boolean;
 }
 
 export async function listInvoiceEvents(db: Db, merchantId: string, invoiceId: string): Promise<EventView[]> {
@@ -72,7 +90,7 @@ export async function listInvoiceEvents(db: Db, merchantId: string, invoiceId: s
     .where('invoice_id', '=', invoiceId)
     .orderBy('created_at', 'asc')
     .execute();
-  return rows.map((r) => ({ id: r.id, type: r.type, createdAt: r.created_at, data: r.data }));
+  return rows.map((r) => ({ id: r.id, type: r.type, createdAt: r.created_at, data: r.data, manual: (JSON.parse(r.data) as { resolution?: unknown }).resolution === 'manual' }));
 }
 
 export interface DeliveryView {

@@ -77,6 +77,18 @@ export function formatDate(ms: number | null | undefined): string {
   return `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
+/** A date as markup: a <time> isolated left-to-right, so right-to-left pages never reorder its parts. */
+export function formatDateHtml(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined) return '—';
+  return `<time datetime="${new Date(ms).toISOString()}" dir="ltr">${formatDate(ms)}</time>`;
+}
+
+/** The configured block explorer's page of a transaction, or undefined when links are off. */
+export function explorerLink(template: string): ((hash: string) => string) | undefined {
+  if (template === '') return undefined;
+  return (hash) => template.replace('{tx}', encodeURIComponent(hash));
+}
+
 /** JSON that is safe inside a <script type="application/json"> block. */
 function jsonForScript(value: unknown): string {
   return JSON.stringify(value).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026');
@@ -150,6 +162,8 @@ export function createRenderer(deps: AppDeps): Renderer {
         ...ctx,
         static: staticUrl,
         date: formatDate,
+        dateHtml: formatDateHtml,
+        explorer: explorerLink(deps.config.console.explorer_tx_url),
         amount: formatAmount,
         captcha: view.captcha && provider !== '' ? { provider, siteKey: deps.config.captcha.site_key } : null,
         google: view.google && deps.config.google.client_id !== '' ? { clientId: deps.config.google.client_id } : null,

@@ -118,6 +118,7 @@
         continue;
       }
       if (f.hasAttribute('data-optional') && f.value.trim() === '') continue;
+      if (f.hasAttribute('data-path-only')) continue;
       out[f.name] = fieldValue(f);
     }
     if (form.hasAttribute('data-locale')) out.locale = page.locale;
@@ -128,6 +129,15 @@
 
   function pick(obj, path) {
     return path.split('.').reduce(function (o, k) { return o == null ? undefined : o[k]; }, obj);
+  }
+
+  // data-api may name a path segment taken from a field (data-path-field): `/invoices/{invoice}/resolve`.
+  function apiUrl(form) {
+    var url = form.getAttribute('data-api');
+    var name = form.getAttribute('data-path-field');
+    if (!name) return url;
+    var field = form.querySelector('[name="' + name + '"]');
+    return url.replace('{' + name + '}', encodeURIComponent(field ? field.value : ''));
   }
 
   function idempotencyKey(form) {
@@ -197,7 +207,7 @@
       payload = JSON.stringify(body(form));
     }
     if (form.hasAttribute('data-idempotency')) headers['idempotency-key'] = idempotencyKey(form);
-    fetch(form.getAttribute('data-api'), { method: method, headers: headers, credentials: 'same-origin', body: payload })
+    fetch(apiUrl(form), { method: method, headers: headers, credentials: 'same-origin', body: payload })
       .then(function (res) {
         return res.json().catch(function () { return {}; }).then(function (json) {
           if (res.ok) return done(form, json);

@@ -80,6 +80,10 @@ test('GET /ledger.csv?created_gte&created_lt: a range of creation times (dates a
   assert.match(res.headers.get('content-disposition') ?? '', new RegExp(`filename="ledger-${from}_${to}\\.csv"`));
   const exact = await s.client.get(`/ledger.csv?created_gte=${encodeURIComponent(after.created_at)}`);
   assert.deepEqual(parseCsv(exact.text).slice(1).map((r) => r[0]).filter((id) => [before.id, inside.id, after.id].includes(id!)), [after.id]);
+  // The console's form leaves empty fields empty: no bound.
+  const all = await s.client.get('/ledger.csv?created_gte=&created_lt=');
+  assert.equal(all.status, 200, all.text);
+  assert.ok([before.id, inside.id, after.id].every((id) => all.text.includes(id)));
   for (const bad of ['created_gte=yesterday', 'created_lt=2026-13-45', 'from=2026-01-01']) {
     const refused = await s.client.get(`/ledger.csv?${bad}`);
     assert.equal(refused.status, 400, bad);
