@@ -1,4 +1,5 @@
 /** Builds the dependency bag every handler, service and worker receives. */
+import { createWatcherStatus } from './system/live-payments.js';
 import type { Config } from './config.js';
 import type { OpenedDatabase } from './db/database.js';
 import type { AppDeps } from './http/context.js';
@@ -21,7 +22,7 @@ export function createDeps(opts: { config: Config; database: OpenedDatabase; log
     log: opts.log,
     rateLimiter: new RateLimiter(clock),
     hooks: { deliveriesQueued: () => undefined },
-    watcherStatus: { state: 'stopped', lagSeconds: null },
+    watcherStatus: createWatcherStatus(clock),
     chain: createChainRuntime(opts.config),
     mailer: opts.mailer ?? createMailer(opts.config, opts.log),
     metrics: createMetrics({ version: VERSION, log: opts.log }),

@@ -31,6 +31,8 @@ export interface WatcherStatus {
   state: 'stopped' | 'idle' | 'running' | 'degraded';
   /** Seconds between now and the newest moment every watched address is covered up to; null when nothing is watched. */
   lagSeconds: number | null;
+  /** When the current condition (ok, behind, down) began; kept by the status object itself (src/system/live-payments.ts). */
+  readonly since?: number | null;
 }
 
 export interface AppDeps {

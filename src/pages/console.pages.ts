@@ -8,7 +8,7 @@ import type { Context, Hono } from 'hono';
 import { findMerchantById, type Merchant } from '../accounts/merchants.repo.js';
 import type { InvoiceStatus } from '../db/schema.js';
 import { optionalSession } from '../http/auth.js';
-import type { AppDeps, AppEnv } from '../http/context.js';
+import type { AppDeps, AppEnv, WatcherStatus } from '../http/context.js';
 import { toInvoiceResponse } from '../invoices/invoice.model.js';
 import { findMerchantInvoice } from '../invoices/invoices.repo.js';
 import { isSupportStaff } from '../accounts/merchant.view.js';
@@ -20,7 +20,8 @@ import { listMerchantKeys } from '../api-keys/api-keys.repo.js';
 import { resolvedTransfers } from '../invoices/resolutions.repo.js';
 import type { ChainTransfer } from '../chain/chain.model.js';
 import type { Db } from '../db/database.js';
-import { pageContext, type PageContext, type Renderer } from './render.js';
+import { formatDate, pageContext, type PageContext, type Renderer } from './render.js';
+import { livePayments } from '../system/live-payments.js';
 
 const STATUSES: readonly InvoiceStatus[] = ['pending', 'review', 'confirmed', 'expired'];
 
@@ -61,13 +62,22 @@ export async function consoleRequest(c: Context, deps: AppDeps): Promise<Console
 
 export type ConsoleRender = (c: Context, req: ConsoleRequest, name: string, active: string, title: string, data: Record<string, unknown>, status?: number) => Response;
 
-export function consoleRenderer(renderer: Renderer): ConsoleRender {
+/** The console's banner while payments are confirmed late or not at all: the reason and since when. */
+function healthBanner(ctx: PageContext, status: WatcherStatus, now: number): string | null {
+  const live = livePayments(status);
+  if (live.condition === 'ok') return null;
+  const since = live.since ?? now;
+  const params = { since: formatDate(since), minutes: Math.max(1, Math.round((now - since) / 60_000)), lag: Math.max(1, Math.round((live.lagSeconds ?? 0) / 60)) };
+  return ctx.t(live.condition === 'down' ? 'console.health.down' : 'console.health.behind', params);
+}
+
+export function consoleRenderer(renderer: Renderer, deps: AppDeps): ConsoleRender {
   return (c, req, name, active, title, data, status = 200) =>
     renderer.page(
       c,
       req.ctx,
       name,
-      { title, scripts: ['copy.js', 'forms.js'], data: { messages: formMessages(req.ctx) }, nav: { merchantName: req.merchant.name, staff: req.staff, active } },
+      { title, scripts: ['copy.js', 'forms.js'], data: { messages: formMessages(req.ctx) }, nav: { merchantName: req.merchant.name, staff: req.staff, active, banner: healthBanner(req.ctx, deps.watcherStatus, deps.clock.now()) } },
       { merchant: req.merchant, ...data },
       status,
     );
@@ -82,7 +92,7 @@ export function consoleGet(app: Hono<AppEnv>, deps: AppDeps, path: string, handl
 }
 
 export function consolePages(app: Hono<AppEnv>, deps: AppDeps, renderer: Renderer): void {
-  const render = consoleRenderer(renderer);
+  const render = consoleRenderer(renderer, deps);
   const publicUrl = deps.config.server.public_url;
 
   consoleGet(app, deps, '/console', async (c, req) => {

@@ -42,7 +42,7 @@ export interface PageView {
   /** The website chat widget (public pages). */
   chat?: boolean;
   /** Console pages show the console navigation and the sign-out button. */
-  nav?: { merchantName: string; staff: boolean; active: string };
+  nav?: { merchantName: string; staff: boolean; active: string; banner?: string | null };
 }
 
 export interface PageContext {

@@ -1,12 +1,16 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { AppDeps } from '../http/context.js';
+import { livePayments } from './live-payments.js';
 import { createRouter, errorResponses, jsonResponse } from '../http/openapi.js';
 
 const HealthSchema = z
   .object({
     status: z.literal('ok').optional(),
     mode: z.literal('live').optional(),
-    live_payments_enabled: z.boolean().optional(),
+    live_payments_enabled: z
+      .boolean()
+      .optional()
+      .openapi({ description: 'false while the chain watcher cannot confirm payments (degraded); status stays "ok" because the API still serves. Alert on it.' }),
     version: z.string().optional(),
     watcher: z
       .object({
@@ -46,7 +50,7 @@ export function systemRoutes(deps: AppDeps, version: string) {
         {
           status: 'ok' as const,
           mode: 'live' as const,
-          live_payments_enabled: true,
+          live_payments_enabled: livePayments(deps.watcherStatus).enabled,
           version,
           watcher: { state: deps.watcherStatus.state, lag_seconds: deps.watcherStatus.lagSeconds },
           deliveries: { backlog: Number(backlog.n) },
