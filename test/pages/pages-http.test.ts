@@ -246,3 +246,20 @@ test('the new-invoice form pattern accepts exactly the amounts the API accepts',
     { numRuns: 5000 },
   );
 });
+
+test('registration without email configured says so and shows the command that works, in the visitor language', async (t) => {
+  const off = await startTestApp();
+  t.after(() => off.close());
+  const page = await html(off.baseUrl, '/register?lang=fr');
+  assert.equal(page.status, 200);
+  assert.ok(page.text.includes('id="no-email"'));
+  assert.ok(page.text.includes('gatewayd merchant create --email you@example.com'));
+  assert.ok(page.text.includes(`${off.config.server.public_url}/login`));
+  assert.ok(page.text.includes("Ce serveur ne peut pas encore envoyer d&#39;e-mails"), 'in French');
+  assert.ok(!page.text.includes('data-api="/api/v1/auth/register"'), 'no form that can only fail');
+  const on = await startTestApp({ config: { email: { smtp_url: 'smtp://127.0.0.1:2525' } } });
+  t.after(() => on.close());
+  const withMail = await html(on.baseUrl, '/register');
+  assert.ok(!withMail.text.includes('id="no-email"'));
+  assert.ok(withMail.text.includes('data-api="/api/v1/auth/register"'));
+});
