@@ -13,7 +13,8 @@ import { getCookie } from 'hono/cookie';
 import { checkOrigin, clearSessionCookie, optionalSession, setSessionCookie } from '../http/auth.js';
 import { requireCaptcha } from '../http/captcha.js';
 import { clientIp } from '../http/client-ip.js';
-import type { AppDeps, AppEnv } from '../http/context.js';
+import type { AppDeps } from '../deps.js';
+import type { AppEnv } from '../http/context.js';
 import { createRouter, errorResponses, jsonBody, jsonResponse, SuccessSchema } from '../http/openapi.js';
 import { AppError } from '../lib/errors.js';
 import { resolveLocale } from '../lib/i18n.js';
@@ -38,10 +39,10 @@ import { SESSION_COOKIE } from './sessions.repo.js';
 const tags = ['Authentication'];
 
 /** Per-address (and per-email) limits of one operation; unknown emails count exactly like known ones. */
-function limit(c: Context, deps: AppDeps, operation: string, email?: string): string {
+function limit(c: Context<AppEnv>, deps: AppDeps, operation: string, email?: string): string {
   const ip = clientIp(c, deps.config.server.trust_proxy);
-  deps.rateLimiter.consume(`${operation}:ip`, ip, deps.config.rate_limits.auth_per_ip);
-  if (email !== undefined) deps.rateLimiter.consume(`${operation}:email`, normalizeEmail(email), deps.config.rate_limits.auth_per_email);
+  deps.rateLimiter.consume(`${operation}:ip`, ip, deps.config.rate_limits.auth_per_ip, c);
+  if (email !== undefined) deps.rateLimiter.consume(`${operation}:email`, normalizeEmail(email), deps.config.rate_limits.auth_per_email, c);
   return ip;
 }
 
@@ -63,10 +64,13 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
     createRoute({
       method: 'post',
       path: '/auth/register',
+      operationId: 'register',
       tags,
       summary: 'Create an account; a confirmation link is emailed (no session starts)',
       description:
-        'Answers alike whether or not the address already has an account: an unconfirmed one gets a new link (replacing older links, and setting the new password), a confirmed one gets a notice. At most one such mail per address every 5 minutes.',
+        'Answers alike whether or not the address already has an account: ' +
+        'an unconfirmed one gets a new link (replacing older links, and setting the new password), ' +
+        'a confirmed one gets a notice. At most one such mail per address every 5 minutes.',
       request: { body: jsonBody(RegisterBody) },
       responses: { 201: jsonResponse(RegisterResponse, 'Registered; check your mail'), ...errorResponses(400, 403, 413, 429, 503) },
     }),
@@ -84,10 +88,12 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
     createRoute({
       method: 'post',
       path: '/auth/login',
+      operationId: 'login',
       tags,
       summary: 'Sign in with email and password; sets the session cookie',
       description:
-        'Wrong password or unknown email: 401 invalid_credential. Right password on an unconfirmed account: 403 email_not_verified, and a new confirmation link is emailed at most every 5 minutes.',
+        'Wrong password or unknown email: 401 invalid_credential. Right password on an unconfirmed account: 403 email_not_verified, ' +
+        'and a new confirmation link is emailed at most every 5 minutes.',
       request: { body: jsonBody(LoginBody) },
       responses: { 200: jsonResponse(MerchantEnvelope, 'Signed in'), ...errorResponses(400, 401, 403, 413, 429, 503) },
     }),
@@ -95,7 +101,12 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
       const body = c.req.valid('json');
       const ip = limit(c, deps, 'login', body.email);
       await requireCaptcha(deps, body.captcha_token, ip);
-      const signedIn = await login(deps, { email: body.email, password: body.password, locale: resolveLocale(body.locale), previousToken: getCookie(c, SESSION_COOKIE) });
+      const signedIn = await login(deps, {
+        email: body.email,
+        password: body.password,
+        locale: resolveLocale(body.locale),
+        previousToken: getCookie(c, SESSION_COOKIE),
+      });
       setSessionCookie(c, deps, signedIn.sessionToken);
       return c.json({ merchant: toMerchantResponse(signedIn.merchant, deps.config) }, 200);
     },
@@ -105,6 +116,7 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
     createRoute({
       method: 'post',
       path: '/auth/verify-email',
+      operationId: 'verifyEmail',
       tags,
       summary: 'Confirm the email address with the token of the emailed link; signs in',
       description: 'The token is single use, valid 24 hours, and replaced by any newer confirmation mail: otherwise 400 invalid_token.',
@@ -124,6 +136,7 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
     createRoute({
       method: 'post',
       path: '/auth/password/forgot',
+      operationId: 'forgotPassword',
       tags,
       summary: 'Email a password reset link (valid 1 hour, single use)',
       description: 'Always 202, whether or not the address has an account.',
@@ -144,9 +157,11 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
     createRoute({
       method: 'post',
       path: '/auth/password/reset',
+      operationId: 'resetPassword',
       tags,
       summary: 'Set a new password with the token of the emailed link; signs in',
-      description: 'Revokes every existing session of the account and confirms its email address. A used, replaced, expired or unknown token: 400 invalid_token.',
+      description:
+        'Revokes every existing session of the account and confirms its email address. A used, replaced, expired or unknown token: 400 invalid_token.',
       request: { body: jsonBody(ResetBody) },
       responses: { 200: jsonResponse(MerchantEnvelope, 'Password changed and signed in'), ...errorResponses(400, 403, 413, 429) },
     }),
@@ -163,10 +178,13 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
     createRoute({
       method: 'post',
       path: '/auth/google',
+      operationId: 'signInWithGoogle',
       tags,
       summary: 'Sign in with a Google ID token; creates, links or claims the account',
       description:
-        'A new email creates an account (201). A confirmed account with the same email is linked on first use; an unconfirmed one is claimed and its password stops working (200). A bad credential: 401 invalid_credential; Google keys unreachable or sign-in not configured: 503 identity_provider_unavailable.',
+        'A new email creates an account (201). A confirmed account with the same email is linked on first use; ' +
+        'an unconfirmed one is claimed and its password stops working (200). A bad credential: 401 invalid_credential; ' +
+        'Google keys unreachable or sign-in not configured: 503 identity_provider_unavailable.',
       request: { body: jsonBody(GoogleBody) },
       responses: {
         200: jsonResponse(MerchantEnvelope, 'Signed in to an existing account'),
@@ -189,6 +207,8 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
     createRoute({
       method: 'get',
       path: '/auth/session',
+      operationId: 'getSession',
+      description: 'Unauthenticated: `signed_in` tells whether the gw_session cookie names a live session (a page can decide where to go without a 401).',
       tags,
       summary: 'Whether the request carries a live session',
       responses: { 200: jsonResponse(SessionStatus, 'Session status'), ...errorResponses(403) },
@@ -200,6 +220,8 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
     createRoute({
       method: 'post',
       path: '/auth/logout',
+      operationId: 'logout',
+      description: 'Deletes the session named by the cookie (if any) and clears the cookie; always 200.',
       tags,
       summary: 'End the session and clear its cookie',
       request: { body: jsonBody(EmptyBody) },

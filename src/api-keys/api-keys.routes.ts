@@ -1,6 +1,6 @@
 /** POST /api-keys, POST /api-keys/{id}/roll, DELETE /api-keys/{id}: owner session only. */
 import { createRoute } from '@hono/zod-openapi';
-import type { AppDeps } from '../http/context.js';
+import type { AppDeps } from '../deps.js';
 import { SCOPES } from '../http/context.js';
 import { requireSession } from '../http/auth.js';
 import { createRouter, errorResponses, jsonBody, jsonResponse, SuccessSchema, SESSION_ONLY } from '../http/openapi.js';
@@ -15,6 +15,7 @@ export function apiKeyRoutes(deps: AppDeps) {
     createRoute({
       method: 'post',
       path: '/api-keys',
+      operationId: 'createApiKey',
       tags: ['API keys'],
       summary: 'Create an API key; the secret is shown once',
       description: 'A new key gets the scopes invoices:read, invoices:write and ledger:read unless `scopes` names a non-empty subset.',
@@ -26,7 +27,12 @@ export function apiKeyRoutes(deps: AppDeps) {
     async (c) => {
       const body = c.req.valid('json');
       const now = deps.clock.now();
-      const { key, secret } = await createKey(deps.db, c.get('auth').merchantId, { name: body.name, scopes: body.scopes ?? SCOPES, expiresInDays: body.expires_in_days ?? null }, now);
+      const { key, secret } = await createKey(
+        deps.db,
+        c.get('auth').merchantId,
+        { name: body.name, scopes: body.scopes ?? SCOPES, expiresInDays: body.expires_in_days ?? null },
+        now,
+      );
       deps.log.info({ key_id: key.id, prefix: key.prefix }, 'api key created');
       return c.json({ api_key: toApiKeyResponse(key, now), secret, warning: KEY_WARNING }, 201);
     },
@@ -36,6 +42,7 @@ export function apiKeyRoutes(deps: AppDeps) {
     createRoute({
       method: 'post',
       path: '/api-keys/{id}/roll',
+      operationId: 'rollApiKey',
       tags: ['API keys'],
       summary: 'Replace a key with a new secret; the old key is revoked at once',
       description: 'The new key keeps the name and scopes; its expiry is the roll time plus the original lifetime. A revoked key cannot be rolled (404).',
@@ -56,6 +63,8 @@ export function apiKeyRoutes(deps: AppDeps) {
     createRoute({
       method: 'delete',
       path: '/api-keys/{id}',
+      operationId: 'revokeApiKey',
+      description: "Owner session only. Requests with the key fail with 401 from now on; another merchant's key answers 404.",
       tags: ['API keys'],
       summary: 'Revoke a key immediately',
       security: SESSION_ONLY,

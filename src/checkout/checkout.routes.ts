@@ -1,6 +1,6 @@
 /** GET /checkout/{token}: the payer-safe view of an invoice, public, by its capability token. */
 import { createRoute, z } from '@hono/zod-openapi';
-import type { AppDeps } from '../http/context.js';
+import type { AppDeps } from '../deps.js';
 import { createRouter, errorResponses, jsonResponse } from '../http/openapi.js';
 import { AppError } from '../lib/errors.js';
 import { toCheckoutInvoiceResponse } from '../invoices/invoice.model.js';
@@ -19,6 +19,8 @@ export function checkoutRoutes(deps: AppDeps) {
     createRoute({
       method: 'get',
       path: '/checkout/{token}',
+      operationId: 'getCheckout',
+      description: 'Unauthenticated: the checkout token in the path is the capability. The payer-safe view of the invoice (no order id, wallet id or metadata); the checkout page polls it.',
       tags: ['Checkout'],
       summary: 'What a payer needs to pay an invoice (no merchant-only fields)',
       request: { params: TokenParamSchema },

@@ -1,6 +1,6 @@
 /** GET /events and GET /events/{id}: the event history, for catching up after missed webhooks (key with invoices:read, or session). */
 import { createRoute, z } from '@hono/zod-openapi';
-import type { AppDeps } from '../http/context.js';
+import type { AppDeps } from '../deps.js';
 import { requireKeyOrSession } from '../http/auth.js';
 import { createRouter, errorResponses, jsonResponse, KEY_OR_SESSION } from '../http/openapi.js';
 import { pageRequest, pagingQuery, repeatable } from '../http/paging.js';
@@ -12,7 +12,10 @@ export const EventListQuerySchema = z.strictObject({
   ...pagingQuery('event', EVENT_ID_EXAMPLE),
   type: repeatable(EventTypeSchema, EVENT_TYPES.length)
     .optional()
-    .openapi({ param: { name: 'type', in: 'query', style: 'form', explode: true, description: 'Only events of these types; repeat it for several' }, example: ['invoice.confirmed'] }),
+    .openapi({
+      param: { name: 'type', in: 'query', style: 'form', explode: true, description: 'Only events of these types; repeat it for several' },
+      example: ['invoice.confirmed'],
+    }),
 });
 
 export function eventRoutes(deps: AppDeps) {

@@ -60,12 +60,18 @@ export const EventEnvelopeSchema = z.object({ event: EventSchema }).openapi('Eve
 export const EventListSchema = z
   .object({
     events: z.array(EventSchema).openapi({ description: 'Newest first' }),
-    has_more: z.boolean().openapi({ description: 'More events lie beyond this page: older ones, or newer ones when paging with ending_before', example: false }),
+    has_more: z
+      .boolean()
+      .openapi({ description: 'More events lie beyond this page: older ones, or newer ones when paging with ending_before', example: false }),
   })
   .openapi('EventList');
 
 export const EventIdParamSchema = z.object({
-  id: z.string().min(1).max(100).openapi({ param: { name: 'id', in: 'path', description: 'The event id' }, example: EVENT_ID_EXAMPLE }),
+  id: z
+    .string()
+    .min(1)
+    .max(100)
+    .openapi({ param: { name: 'id', in: 'path', description: 'The event id' }, example: EVENT_ID_EXAMPLE }),
 });
 
 export { WHEN as EVENT_DESCRIPTIONS };

@@ -9,7 +9,8 @@ import { findKeyBySecret, keyNeedsTouch, touchKey } from '../api-keys/api-keys.r
 import { onConnection } from '../db/database.js';
 import { findSession, renewSession, SESSION_COOKIE, SESSION_LIFETIME_MS } from '../accounts/sessions.repo.js';
 import { AppError } from '../lib/errors.js';
-import type { AppDeps, AppEnv, Auth, Scope } from './context.js';
+import type { AppDeps } from '../deps.js';
+import type { AppEnv, Auth, Scope } from './context.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -34,7 +35,10 @@ export function checkOrigin(c: Context, deps: AppDeps): void {
     return;
   }
   if (origin !== deps.config.publicOrigin) {
-    throw new AppError('invalid_origin', origin === undefined ? 'The Origin header is required with a session' : 'The Origin header does not match this server');
+    throw new AppError(
+      'invalid_origin',
+      origin === undefined ? 'The Origin header is required with a session' : 'The Origin header does not match this server',
+    );
   }
 }
 
@@ -65,7 +69,7 @@ async function sessionAuth(c: Context, deps: AppDeps, token: string): Promise<Au
   return { kind: 'session', merchantId: session.merchantId, sessionHash: session.tokenHash };
 }
 
-async function keyAuth(deps: AppDeps, secret: string): Promise<Auth> {
+async function keyAuth(c: Context<AppEnv>, deps: AppDeps, secret: string): Promise<Auth> {
   const now = deps.clock.now();
   // Compiled queries on the one connection, taken as Kysely's own queries take it (never inside
   // another request's open transaction).
@@ -73,7 +77,7 @@ async function keyAuth(deps: AppDeps, secret: string): Promise<Auth> {
   if (!key || key.revokedAt !== null || (key.expiresAt !== null && key.expiresAt <= now)) {
     throw new AppError('unauthorized', 'Unknown, revoked or expired API key');
   }
-  deps.rateLimiter.consume('api_key', key.id, deps.config.rate_limits.api_per_key);
+  deps.rateLimiter.consume('api_key', key.id, deps.config.rate_limits.api_per_key, c);
   if (keyNeedsTouch(key, now)) await onConnection(deps.db, () => touchKey(deps.sqlite, key, now));
   return { kind: 'key', merchantId: key.merchantId, keyId: key.id, scopes: key.scopes };
 }
@@ -97,7 +101,7 @@ export function requireKeyOrSession(deps: AppDeps, scope: Scope): MiddlewareHand
     const secret = bearerToken(c);
     let auth: Auth;
     if (secret !== undefined) {
-      auth = await keyAuth(deps, secret);
+      auth = await keyAuth(c, deps, secret);
       if (auth.kind === 'key' && !auth.scopes.includes(scope)) {
         throw new AppError('insufficient_scope', `This API key lacks the ${scope} scope`);
       }

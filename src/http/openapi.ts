@@ -9,8 +9,8 @@ import type { AppEnv } from './context.js';
 export const ErrorEnvelopeSchema = z
   .object({
     error: z.object({
-      code: z.enum(ERROR_CODES as [string, ...string[]]),
-      message: z.string(),
+      code: z.enum(ERROR_CODES as [string, ...string[]]).openapi({ description: 'Stable, machine-readable; the closed list is the enum', example: 'validation_error' }),
+      message: z.string().openapi({ description: 'For people; may change', example: 'The request is not valid' }),
       details: z
         .array(
           z.object({
@@ -113,4 +113,3 @@ export const SuccessSchema = z.object({ success: z.literal(true) }).openapi('Suc
  */
 export const KEY_OR_SESSION: Array<Record<string, string[]>> = [{ bearerAuth: [] }, { sessionCookie: [] }];
 export const SESSION_ONLY: Array<Record<string, string[]>> = [{ sessionCookie: [] }];
-

@@ -39,7 +39,11 @@ export function pagingQuery(resource: string, idExample: string) {
       .max(100)
       .optional()
       .openapi({
-        param: { name: 'starting_after', in: 'query', description: `An ${resource} id: the page of the ${resource}s listed after it (older). The last id of a page gives the next page.` },
+        param: {
+          name: 'starting_after',
+          in: 'query',
+          description: `An ${resource} id: the page of the ${resource}s listed after it (older). The last id of a page gives the next page.`,
+        },
         example: idExample,
       }),
     ending_before: z
@@ -48,7 +52,11 @@ export function pagingQuery(resource: string, idExample: string) {
       .max(100)
       .optional()
       .openapi({
-        param: { name: 'ending_before', in: 'query', description: `An ${resource} id: the page of the ${resource}s listed before it (newer). The first id of a page gives the previous page.` },
+        param: {
+          name: 'ending_before',
+          in: 'query',
+          description: `An ${resource} id: the page of the ${resource}s listed before it (newer). The first id of a page gives the previous page.`,
+        },
         example: idExample,
       }),
     created_gte: IsoDateTime.optional().openapi({
@@ -80,7 +88,9 @@ export interface PagingQuery {
  */
 export async function pageRequest(q: PagingQuery, resource: string, findCursor: (id: string) => Promise<Cursor | undefined>): Promise<PageRequest> {
   if (q.starting_after !== undefined && q.ending_before !== undefined) {
-    throw new AppError('validation_error', 'The request is not valid', [{ path: 'query.ending_before', message: 'use starting_after or ending_before, not both' }]);
+    throw new AppError('validation_error', 'The request is not valid', [
+      { path: 'query.ending_before', message: 'use starting_after or ending_before, not both' },
+    ]);
   }
   const page: PageRequest = { limit: q.limit ?? MAX_PAGE, createdGte: q.created_gte, createdLt: q.created_lt };
   for (const name of ['starting_after', 'ending_before'] as const) {

@@ -3,7 +3,7 @@ import { sql, type Insertable, type SqlBool } from 'kysely';
 import { compileQuery, type Param } from '../db/compiled.js';
 import { pageQueries, readPage, type Cursor, type Page, type PageRequest } from '../db/paging.js';
 import type { Db, Sqlite, Trx } from '../db/database.js';
-import type { InvoicesTable, InvoiceStatus } from '../db/schema.js';
+import type { CheckoutQr, InvoicesTable, InvoiceStatus } from '../db/schema.js';
 import { toDbAmount } from '../lib/amounts.js';
 import { rowToInvoice, toInvoiceResponse, type Invoice } from './invoice.model.js';
 
@@ -170,18 +170,18 @@ export async function listInvoicesForMerchant(db: Db, merchantId: string, public
   return (await listMerchantInvoices(db, merchantId, limit)).map((inv) => toInvoiceResponse(inv, publicUrl));
 }
 
-/** The invoice behind a checkout link and its merchant's display name. */
-export async function findByCheckoutToken(db: Db, token: string): Promise<{ invoice: Invoice; merchantName: string } | undefined> {
+/** The invoice behind a checkout link, its merchant's display name and checkout QR format. */
+export async function findByCheckoutToken(db: Db, token: string): Promise<{ invoice: Invoice; merchantName: string; checkoutQr: CheckoutQr } | undefined> {
   const row = await db
     .selectFrom('invoices')
     .innerJoin('merchants', 'merchants.id', 'invoices.merchant_id')
     .selectAll('invoices')
-    .select('merchants.name as merchant_name')
+    .select(['merchants.name as merchant_name', 'merchants.checkout_qr as merchant_checkout_qr'])
     .where('invoices.checkout_token', '=', token)
     .executeTakeFirst();
   if (!row) return undefined;
-  const { merchant_name, ...invoice } = row;
-  return { invoice: rowToInvoice(invoice), merchantName: merchant_name };
+  const { merchant_name, merchant_checkout_qr, ...invoice } = row;
+  return { invoice: rowToInvoice(invoice), merchantName: merchant_name, checkoutQr: merchant_checkout_qr };
 }
 
 /**

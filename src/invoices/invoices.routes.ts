@@ -3,7 +3,7 @@
  * POST /invoices/{id}/review and POST /invoices/{id}/resolve (session).
  */
 import { createRoute, z } from '@hono/zod-openapi';
-import type { AppDeps } from '../http/context.js';
+import type { AppDeps } from '../deps.js';
 import { requireKeyOrSession, requireSession } from '../http/auth.js';
 import { createRouter, errorResponses, jsonBody, jsonResponse, KEY_OR_SESSION, SESSION_ONLY } from '../http/openapi.js';
 import { pageRequest, pagingQuery, repeatable } from '../http/paging.js';
@@ -31,7 +31,10 @@ export const InvoiceListQuerySchema = z.strictObject({
   ...pagingQuery('invoice', INVOICE_ID_EXAMPLE),
   status: repeatable(InvoiceStatusSchema, STATUSES.length)
     .optional()
-    .openapi({ param: { name: 'status', in: 'query', style: 'form', explode: true, description: 'Only invoices in these statuses; repeat it for several' }, example: ['pending'] }),
+    .openapi({
+      param: { name: 'status', in: 'query', style: 'form', explode: true, description: 'Only invoices in these statuses; repeat it for several' },
+      example: ['pending'],
+    }),
   wallet_id: z
     .string()
     .min(1)
@@ -72,7 +75,12 @@ export function invoiceRoutes(deps: AppDeps) {
       const merchantId = c.get('auth').merchantId;
       const q = c.req.valid('query');
       const page = await pageRequest(q, 'invoice', (id) => findInvoiceCursor(deps.db, merchantId, id));
-      const { items, hasMore } = await listInvoicePage(deps.db, merchantId, { statuses: q.status, walletId: q.wallet_id, merchantOrderId: q.merchant_order_id }, page);
+      const { items, hasMore } = await listInvoicePage(
+        deps.db,
+        merchantId,
+        { statuses: q.status, walletId: q.wallet_id, merchantOrderId: q.merchant_order_id },
+        page,
+      );
       return c.json({ invoices: items.map((inv) => toInvoiceResponse(inv, publicUrl)), has_more: hasMore }, 200);
     },
   );
@@ -106,7 +114,16 @@ export function invoiceRoutes(deps: AppDeps) {
         body: c.req.valid('json'),
       });
       if (!replay) {
-        deps.log.info({ invoice_id: invoice.id, merchant_id: invoice.merchantId, wallet_id: invoice.walletId, payable: formatAmount(invoice.payableAmount), status: invoice.status }, 'invoice created');
+        deps.log.info(
+          {
+            invoice_id: invoice.id,
+            merchant_id: invoice.merchantId,
+            wallet_id: invoice.walletId,
+            payable: formatAmount(invoice.payableAmount),
+            status: invoice.status,
+          },
+          'invoice created',
+        );
       }
       const envelope = { invoice: view ?? toInvoiceResponse(invoice, publicUrl), idempotent_replay: replay };
       return replay ? c.json(envelope, 200) : c.json(envelope, 201);
@@ -146,7 +163,10 @@ export function invoiceRoutes(deps: AppDeps) {
       security: SESSION_ONLY,
       middleware: [requireSession(deps)] as const,
       request: { params: InvoiceIdParamSchema, body: jsonBody(ReviewDecisionSchema) },
-      responses: { 200: jsonResponse(InvoiceEnvelopeSchema.omit({ idempotent_replay: true }), 'The decided invoice'), ...errorResponses(400, 401, 403, 404, 409, 413) },
+      responses: {
+        200: jsonResponse(InvoiceEnvelopeSchema.omit({ idempotent_replay: true }), 'The decided invoice'),
+        ...errorResponses(400, 401, 403, 404, 409, 413),
+      },
     }),
     async (c) => {
       const { decision } = c.req.valid('json');
@@ -171,7 +191,10 @@ export function invoiceRoutes(deps: AppDeps) {
       security: KEY_OR_SESSION,
       middleware: [requireKeyOrSession(deps, 'invoices:write')] as const,
       request: { params: InvoiceIdParamSchema, body: jsonBody(CancelInvoiceSchema, 'An empty object (or no body)') },
-      responses: { 200: jsonResponse(InvoiceEnvelopeSchema.omit({ idempotent_replay: true }), 'The cancelled invoice'), ...errorResponses(400, 401, 403, 404, 409, 413, 429) },
+      responses: {
+        200: jsonResponse(InvoiceEnvelopeSchema.omit({ idempotent_replay: true }), 'The cancelled invoice'),
+        ...errorResponses(400, 401, 403, 404, 409, 413, 429),
+      },
     }),
     async (c) => {
       const { invoice, changed } = await cancelInvoice(deps, c.get('auth').merchantId, c.req.valid('param').id);

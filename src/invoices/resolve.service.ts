@@ -6,7 +6,7 @@
  */
 import { writeTransaction } from '../db/database.js';
 import { insertEvent } from '../events/events.repo.js';
-import type { AppDeps } from '../http/context.js';
+import type { AppDeps } from '../deps.js';
 import { AppError } from '../lib/errors.js';
 import { findTransferByLog } from '../chain/chain.repo.js';
 import { toTransactionResponse } from '../chain/chain.model.js';
@@ -15,7 +15,7 @@ import { toInvoiceResponse, type Invoice } from './invoice.model.js';
 import { findMerchantInvoice } from './invoices.repo.js';
 import { confirmByResolution, findResolutionByTransfer, insertResolution } from './resolutions.repo.js';
 
-type ResolveDeps = Pick<AppDeps, 'db' | 'sqlite' | 'config' | 'clock' | 'hooks'>;
+type ResolveDeps = Pick<AppDeps, 'db' | 'sqlite' | 'config' | 'clock' | 'deliveriesQueued'>;
 
 export interface ResolveRequest {
   merchantId: string;
@@ -67,6 +67,6 @@ export async function resolveInvoice(deps: ResolveDeps, req: ResolveRequest): Pr
     );
     return after;
   });
-  deps.hooks.deliveriesQueued();
+  deps.deliveriesQueued.notify();
   return updated;
 }

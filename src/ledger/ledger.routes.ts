@@ -1,6 +1,6 @@
 /** GET /ledger.csv: the operational ledger (key with ledger:read, or session). */
 import { createRoute, z } from '@hono/zod-openapi';
-import type { AppDeps } from '../http/context.js';
+import type { AppDeps } from '../deps.js';
 import { requireKeyOrSession } from '../http/auth.js';
 import { createRouter, errorResponses, KEY_OR_SESSION } from '../http/openapi.js';
 import { LEDGER_COLUMNS, ledgerStream } from './ledger.service.js';
@@ -36,11 +36,14 @@ export function ledgerRoutes(deps: AppDeps) {
     createRoute({
       method: 'get',
       path: '/ledger.csv',
+      operationId: 'getLedger',
       tags: ['Ledger'],
       summary: 'The full operational ledger as CSV (not a statutory accounting report)',
       description:
         `Columns: ${LEDGER_COLUMNS.join(',')}. One row per invoice, newest first. RFC 4180 quoting, CRLF line ends, UTF-8; ` +
-        "a cell starting with =, +, -, @, tab or CR is prefixed with '. late_payments: hashes of transfers of the invoice's amount that arrived after its window, joined by ';'. received_amount: USDT the invoice actually received (the applied transfer's amount for a payment resolved by hand), empty while unpaid. " +
+        "a cell starting with =, +, -, @, tab or CR is prefixed with '. " +
+        "late_payments: hashes of transfers of the invoice's amount that arrived after its window, joined by ';'. " +
+        "received_amount: USDT the invoice actually received (the applied transfer's amount for a payment resolved by hand), empty while unpaid. " +
         'created_gte and created_lt limit the rows to a range of creation times.',
       security: KEY_OR_SESSION,
       middleware: [requireKeyOrSession(deps, 'ledger:read')] as const,

@@ -5,7 +5,8 @@
 import { createRoute } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import { requireSession } from '../http/auth.js';
-import type { AppDeps, AppEnv } from '../http/context.js';
+import type { AppDeps } from '../deps.js';
+import type { AppEnv } from '../http/context.js';
 import { createRouter, errorResponses, jsonBody, jsonResponse } from '../http/openapi.js';
 import { registerPublicSupportRoutes } from './support-public.routes.js';
 import { toInboxThreadResponse, toInboxTicketResponse, toThreadResponse, toTicketResponse } from './support.mappers.js';
@@ -52,6 +53,8 @@ export function supportRoutes(deps: AppDeps) {
     createRoute({
       method: 'get',
       path: '/support/tickets',
+      operationId: 'listSupportTickets',
+      description: 'Owner session only.',
       tags: ['Support'],
       summary: 'Your support tickets, newest activity first (at most 200)',
       security: sessionSecurity,
@@ -68,6 +71,8 @@ export function supportRoutes(deps: AppDeps) {
     createRoute({
       method: 'post',
       path: '/support/tickets',
+      operationId: 'createSupportTicket',
+      description: 'Owner session only. The team answers in the ticket and by email.',
       tags: ['Support'],
       summary: 'Open a support ticket',
       security: sessionSecurity,
@@ -85,6 +90,8 @@ export function supportRoutes(deps: AppDeps) {
     createRoute({
       method: 'get',
       path: '/support/tickets/{id}',
+      operationId: 'getSupportTicket',
+      description: "Owner session only; another merchant's ticket answers 404.",
       tags: ['Support'],
       summary: 'One of your tickets with its messages',
       security: sessionSecurity,
@@ -102,6 +109,8 @@ export function supportRoutes(deps: AppDeps) {
     createRoute({
       method: 'post',
       path: '/support/tickets/{id}/messages',
+      operationId: 'postSupportTicketMessage',
+      description: "Owner session only; another merchant's ticket answers 404.",
       tags: ['Support'],
       summary: 'Write on your ticket; the ticket becomes open (a closed one reopens)',
       security: sessionSecurity,
@@ -119,6 +128,8 @@ export function supportRoutes(deps: AppDeps) {
     createRoute({
       method: 'post',
       path: '/support/tickets/{id}/close',
+      operationId: 'closeSupportTicket',
+      description: "Owner session only; another merchant's ticket answers 404.",
       tags: ['Support'],
       summary: 'Close your ticket (closing a closed ticket changes nothing)',
       security: sessionSecurity,
@@ -138,6 +149,7 @@ export function supportRoutes(deps: AppDeps) {
     createRoute({
       method: 'get',
       path: '/support/inbox',
+      operationId: 'listSupportInbox',
       tags: ['Support inbox'],
       summary: 'Every ticket with contact details: open first, then answered, then closed; newest activity first within each (at most 300)',
       description: 'Needs the session of an account listed in support.staff_emails (403 support_staff_required otherwise).',
@@ -155,6 +167,8 @@ export function supportRoutes(deps: AppDeps) {
     createRoute({
       method: 'get',
       path: '/support/inbox/{id}',
+      operationId: 'getSupportInboxTicket',
+      description: 'Support staff only (support.staff_emails); anyone else gets 403 support_staff_required.',
       tags: ['Support inbox'],
       summary: 'A ticket with its messages and contact details',
       security: sessionSecurity,
@@ -169,6 +183,7 @@ export function supportRoutes(deps: AppDeps) {
     createRoute({
       method: 'post',
       path: '/support/inbox/{id}/messages',
+      operationId: 'replySupportTicket',
       tags: ['Support inbox'],
       summary: 'Reply as staff; the ticket becomes answered',
       description: 'A contact-form ticket cannot be answered here: 409 email_reply_required (answer by email, then set the status).',
@@ -187,6 +202,8 @@ export function supportRoutes(deps: AppDeps) {
     createRoute({
       method: 'post',
       path: '/support/inbox/{id}/status',
+      operationId: 'setSupportTicketStatus',
+      description: 'Support staff only (support.staff_emails): open, answered or closed.',
       tags: ['Support inbox'],
       summary: 'Set the status of any ticket',
       security: sessionSecurity,

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import type { AppDeps } from '../http/context.js';
+import type { AppDeps } from '../deps.js';
 import { livePayments } from './live-payments.js';
 import { createRouter, errorResponses, jsonResponse } from '../http/openapi.js';
 
@@ -36,6 +36,8 @@ export function systemRoutes(deps: AppDeps, version: string) {
     createRoute({
       method: 'get',
       path: '/health',
+      operationId: 'getHealth',
+      description: 'Unauthenticated. `status` is `ok` while the chain watcher keeps up; the delivery backlog counts pending webhook deliveries.',
       tags: ['System'],
       summary: 'Liveness, the chain watcher state and the webhook delivery backlog',
       responses: { 200: jsonResponse(HealthSchema, 'The service is up'), ...errorResponses() },
@@ -64,6 +66,9 @@ export function systemRoutes(deps: AppDeps, version: string) {
     createRoute({
       method: 'get',
       path: '/config',
+      operationId: 'getPublicConfig',
+      description:
+        'Unauthenticated. What a sign-in or registration form needs: whether a captcha is required (and its site key) and whether Google sign-in is offered.',
       tags: ['System'],
       summary: 'Public client configuration: captcha and external sign-in',
       responses: { 200: jsonResponse(ConfigSchema, 'What a sign-in page needs to know'), ...errorResponses() },

@@ -1,6 +1,6 @@
 /** GET /wallets (key or session, invoices:read), POST /wallets and PATCH /wallets/{id} (session only). */
 import { createRoute } from '@hono/zod-openapi';
-import type { AppDeps } from '../http/context.js';
+import type { AppDeps } from '../deps.js';
 import { requireKeyOrSession, requireSession } from '../http/auth.js';
 import { createRouter, errorResponses, jsonBody, jsonResponse, KEY_OR_SESSION, SESSION_ONLY } from '../http/openapi.js';
 import { AppError } from '../lib/errors.js';
@@ -14,6 +14,8 @@ export function walletRoutes(deps: AppDeps) {
     createRoute({
       method: 'get',
       path: '/wallets',
+      operationId: 'listWallets',
+      description: 'Every receiving wallet of the merchant, newest first.',
       tags: ['Wallets'],
       summary: 'List the receiving wallets',
       security: KEY_OR_SESSION,
@@ -27,9 +29,11 @@ export function walletRoutes(deps: AppDeps) {
     createRoute({
       method: 'post',
       path: '/wallets',
+      operationId: 'createWallet',
       tags: ['Wallets'],
       summary: 'Register a receiving address (ownership is not verified)',
-      description: '201 when registered; 200 with the existing wallet when this merchant already has the address. Other merchants may register the same address.',
+      description:
+        '201 when registered; 200 with the existing wallet when this merchant already has the address. Other merchants may register the same address.',
       security: SESSION_ONLY,
       middleware: [requireSession(deps)] as const,
       request: { body: jsonBody(CreateWalletSchema) },

@@ -4,7 +4,7 @@ import { invoicePageQueries, type InvoiceFilter } from '../../src/invoices/invoi
 import type { PageRequest } from '../../src/db/paging.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import type { HttpClient } from '../helpers/http.js';
-import { ADDRESSES, addWallet, createInvoice, newKey, shop } from './setup.js';
+import { ADDRESSES, addWallet, createInvoice, newKey, shop } from '../helpers/shop.js';
 
 interface Row {
   id: string;
@@ -61,23 +61,37 @@ test('GET /invoices pages newest first by cursor, forwards and backwards, with h
     const { s, all } = await seed(t);
     const whole = await s.client.get('/invoices');
     assert.equal(whole.status, 200);
-    assert.deepEqual(whole.body.invoices.map((i: Row) => i.id), all.map((i) => i.id), 'no limit: all of them (500 at most), newest first');
+    assert.deepEqual(
+      whole.body.invoices.map((i: Row) => i.id),
+      all.map((i) => i.id),
+      'no limit: all of them (500 at most), newest first',
+    );
     assert.equal(whole.body.has_more, false);
 
     for (const limit of [1, 4, 5, 23]) {
       const pages = await walk(s.client, '', limit);
-      assert.deepEqual(pages.flat().map((i) => i.id), all.map((i) => i.id), `limit ${limit}: every invoice once, in order`);
+      assert.deepEqual(
+        pages.flat().map((i) => i.id),
+        all.map((i) => i.id),
+        `limit ${limit}: every invoice once, in order`,
+      );
     }
     // Backwards from the last page: ending_before the first id of a page gives the page before it.
     const pages = await walk(s.client, '', 5);
     for (let p = pages.length - 1; p > 0; p--) {
       const res = await s.client.get(`/invoices?limit=5&ending_before=${pages[p]![0]!.id}`);
-      assert.deepEqual(res.body.invoices.map((i: Row) => i.id), pages[p - 1]!.map((i) => i.id));
+      assert.deepEqual(
+        res.body.invoices.map((i: Row) => i.id),
+        pages[p - 1]!.map((i) => i.id),
+      );
       assert.equal(res.body.has_more, p - 1 > 0, 'has_more: newer invoices remain');
     }
     // An API key with invoices:read sees the same list.
     const key = await newKey(s.client, { name: 'reader', scopes: ['invoices:read'] });
-    assert.deepEqual((await walk(s.client, '', 7, key.secret)).flat().map((i) => i.id), all.map((i) => i.id));
+    assert.deepEqual(
+      (await walk(s.client, '', 7, key.secret)).flat().map((i) => i.id),
+      all.map((i) => i.id),
+    );
   } finally {
     await t.close();
   }
@@ -99,7 +113,10 @@ test('GET /invoices filters: status (repeatable), wallet_id, merchant_order_id, 
       [`wallet_id=${s.walletId}&status=expired`, (i) => i.wallet_id === s.walletId && i.status === 'expired'],
       [`created_gte=${from}`, (i) => i.created_at >= from],
       [`created_lt=${encodeURIComponent(to)}`, (i) => i.created_at < to],
-      [`created_gte=${from}&created_lt=${to}&status=pending&wallet_id=${second}`, (i) => i.created_at >= from && i.created_at < to && i.status === 'pending' && i.wallet_id === second],
+      [
+        `created_gte=${from}&created_lt=${to}&status=pending&wallet_id=${second}`,
+        (i) => i.created_at >= from && i.created_at < to && i.status === 'pending' && i.wallet_id === second,
+      ],
       [`merchant_order_id=${all[3]!.merchant_order_id}`, (i) => i.id === all[3]!.id],
       [`merchant_order_id=${all[3]!.merchant_order_id}&status=confirmed`, () => false],
       ['merchant_order_id=no-such-order', () => false],
@@ -148,11 +165,18 @@ test('strict query strings: an unknown or malformed parameter is 400 validation_
       const res = await s.client.get(path);
       assert.equal(res.status, 400, `${path}: ${res.text}`);
       assert.equal(res.body.error.code, 'validation_error', path);
-      assert.ok(res.body.error.details.some((d: { path: string }) => d.path === param), `${path} names ${param}: ${JSON.stringify(res.body.error.details)}`);
+      assert.ok(
+        res.body.error.details.some((d: { path: string }) => d.path === param),
+        `${path} names ${param}: ${JSON.stringify(res.body.error.details)}`,
+      );
     }
     // Bodies and query strings alike: a POST with an unknown query parameter changes nothing.
     const before = (await s.client.get('/invoices')).body.invoices.length;
-    const res = await s.client.post('/invoices?dry_run=1', { merchant_order_id: 'q-1', amount: '1', wallet_id: s.walletId }, { headers: { 'idempotency-key': 'q-1' } });
+    const res = await s.client.post(
+      '/invoices?dry_run=1',
+      { merchant_order_id: 'q-1', amount: '1', wallet_id: s.walletId },
+      { headers: { 'idempotency-key': 'q-1' } },
+    );
     assert.equal(res.status, 400);
     assert.equal(res.body.error.details[0].path, 'query.dry_run');
     assert.equal((await s.client.get('/invoices')).body.invoices.length, before);
@@ -168,7 +192,13 @@ test('each filtered page is one index range read: no table scan and no sort, wha
     const explain = (q: { sql: string; parameters: readonly unknown[] }) =>
       (t.deps.sqlite.prepare(`EXPLAIN QUERY PLAN ${q.sql}`).all(...q.parameters) as Array<{ detail: string }>).map((r) => r.detail).join('; ');
     const cursor = { createdAt: t.clock.now() - 60_000, id: 'inv_x' };
-    const filters: InvoiceFilter[] = [{}, { statuses: ['pending'] }, { statuses: ['pending', 'expired', 'review'] }, { walletId: second }, { walletId: second, statuses: ['expired'] }];
+    const filters: InvoiceFilter[] = [
+      {},
+      { statuses: ['pending'] },
+      { statuses: ['pending', 'expired', 'review'] },
+      { walletId: second },
+      { walletId: second, statuses: ['expired'] },
+    ];
     const pages: PageRequest[] = [
       { limit: 100 },
       { limit: 100, startingAfter: cursor },
@@ -179,7 +209,11 @@ test('each filtered page is one index range read: no table scan and no sort, wha
       for (const page of pages) {
         for (const q of invoicePageQueries(t.deps.db, s.merchant.id, filter, page)) {
           const plan = explain(q);
-          assert.match(plan, /^SEARCH invoices USING (COVERING )?INDEX invoices_merchant_(created|status_created|wallet_created)_idx/, `${JSON.stringify(filter)} ${JSON.stringify(page)}: ${plan}`);
+          assert.match(
+            plan,
+            /^SEARCH invoices USING (COVERING )?INDEX invoices_merchant_(created|status_created|wallet_created)_idx/,
+            `${JSON.stringify(filter)} ${JSON.stringify(page)}: ${plan}`,
+          );
           assert.doesNotMatch(plan, /TEMP B-TREE|SCAN/, `${JSON.stringify(filter)}: ${plan}`);
         }
       }

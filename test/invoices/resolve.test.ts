@@ -4,7 +4,7 @@ import { runOnce } from '../../src/chain/chain.worker.js';
 import { MINUTE, SECOND } from '../../src/lib/clock.js';
 import { startChainHarness, transfersOf, type ChainHarness } from '../helpers/chain-fixtures.js';
 import { randomAddress } from '../helpers/tron-samples.js';
-import { addWallet, ADDRESSES, createInvoice, newKey, shop } from './setup.js';
+import { addWallet, ADDRESSES, createInvoice, newKey, shop } from '../helpers/shop.js';
 
 async function pass(h: ChainHarness, ms = 5 * SECOND): Promise<void> {
   h.t.clock.advance(ms);

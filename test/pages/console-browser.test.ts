@@ -56,7 +56,7 @@ test('console in Chromium: add a wallet, create an invoice, pay its checkout thr
   // Its checkout page; the payer pays through the TronGrid stand-in, the watcher verifies the
   // transfer, and the open page turns to paid without a reload.
   await page.goto(checkoutUrl);
-  assert.equal(await page.locator('#amount').innerText(), '12.500001 USDT');
+  assert.equal(await page.locator('#amount').innerText(), '12.500\u202F001 USDT');
   assert.equal(await page.locator('.description').innerText(), `Two books ${XSS}`);
   const marker = await page.evaluate('window.__noReload = true');
   assert.equal(marker, true);
