@@ -5,8 +5,8 @@ import { requireKeyOrSession } from '../http/auth.js';
 import { createRouter, errorResponses, jsonResponse, KEY_OR_SESSION } from '../http/openapi.js';
 import { pageRequest, pagingQuery, repeatable } from '../http/paging.js';
 import { AppError } from '../lib/errors.js';
-import { EVENT_TYPES, findEventCursor, findMerchantEvent, listEventPage, toEventResponse } from './events.repo.js';
-import { EVENT_ID_EXAMPLE, EventEnvelopeSchema, EventIdParamSchema, EventListSchema, EventTypeSchema } from './events.schemas.js';
+import { EVENT_TYPES, findEventCursor, findMerchantEvent, listEventPage } from './events.repo.js';
+import { EVENT_ID_EXAMPLE, EventEnvelopeSchema, EventIdParamSchema, EventListSchema, EventTypeSchema, toEventResponse } from './events.schemas.js';
 
 export const EventListQuerySchema = z.strictObject({
   ...pagingQuery('event', EVENT_ID_EXAMPLE),

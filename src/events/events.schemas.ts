@@ -6,7 +6,8 @@ import { z } from '@hono/zod-openapi';
 import { TransactionSchema } from '../chain/chain.schemas.js';
 import { DateTime, Mode } from '../http/openapi.js';
 import { InvoiceSchema } from '../invoices/invoices.schemas.js';
-import { EVENT_TYPES, type EventType } from './events.repo.js';
+import { iso } from '../lib/clock.js';
+import { EVENT_TYPES, type EventType, type StoredEvent } from './events.repo.js';
 
 export const EVENT_ID_EXAMPLE = 'evt_Jd8Kq2Lw5Rt0Yx3Bn6Cv9m';
 
@@ -75,3 +76,9 @@ export const EventIdParamSchema = z.object({
 });
 
 export { WHEN as EVENT_DESCRIPTIONS };
+
+/** The Event resource as the API and the webhook body show it. */
+export function toEventResponse(event: StoredEvent) {
+  // data is stored exactly as it was built by the change that caused the event (typed in EventSchema).
+  return { id: event.id, type: event.type, created_at: iso(event.createdAt), mode: 'live' as const, data: event.data as z.infer<typeof EventSchema>['data'] };
+}

@@ -19,8 +19,8 @@ export interface RateLimitState {
 }
 
 /**
- * In-process token buckets (one node): `perMinute` requests a minute with a burst of the same size.
- * A limit of 0 turns the check off.
+ * In-process token buckets (gatewayd runs as one process): `perMinute` requests a minute with a
+ * burst of the same size. A limit of 0 turns the check off.
  */
 export class RateLimiter {
   private buckets = new Map<string, Bucket>();

@@ -9,7 +9,6 @@ import { createRouter, errorResponses, jsonBody, jsonResponse, KEY_OR_SESSION, S
 import { pageRequest, pagingQuery, repeatable } from '../http/paging.js';
 import { formatAmount } from '../lib/amounts.js';
 import { AppError } from '../lib/errors.js';
-import { toInvoiceResponse } from './invoice.model.js';
 import { findInvoiceCursor, findMerchantInvoice, listInvoicePage } from './invoices.repo.js';
 import {
   CancelInvoiceSchema,
@@ -23,6 +22,7 @@ import {
   ResolveInvoiceSchema,
   ReviewDecisionSchema,
   STATUSES,
+  toInvoiceResponse,
 } from './invoices.schemas.js';
 import { resolveInvoice } from './resolve.service.js';
 import { cancelInvoice, decideReview, InvoiceCreator } from './invoices.service.js';

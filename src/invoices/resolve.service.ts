@@ -9,9 +9,10 @@ import { insertEvent } from '../events/events.repo.js';
 import type { AppDeps } from '../deps.js';
 import { AppError } from '../lib/errors.js';
 import { findTransferByLog } from '../chain/chain.repo.js';
-import { toTransactionResponse } from '../chain/chain.model.js';
+import { toTransactionResponse } from '../chain/chain.schemas.js';
 import { findMerchantWalletByAddress } from '../wallets/wallets.repo.js';
-import { toInvoiceResponse, type Invoice } from './invoice.model.js';
+import type { Invoice } from './invoice.model.js';
+import { toInvoiceResponse } from './invoices.schemas.js';
 import { findMerchantInvoice } from './invoices.repo.js';
 import { confirmByResolution, findResolutionByTransfer, insertResolution } from './resolutions.repo.js';
 
@@ -25,7 +26,7 @@ export interface ResolveRequest {
 }
 
 export async function resolveInvoice(deps: ResolveDeps, req: ResolveRequest): Promise<Invoice> {
-  const updated = await writeTransaction(deps.db, async (trx) => {
+  const updated = await writeTransaction(deps.db, async (trx, tx) => {
     const now = deps.clock.now();
     const invoice = await findMerchantInvoice(trx, req.merchantId, req.invoiceId);
     if (!invoice) throw new AppError('not_found', 'Invoice not found');
@@ -56,7 +57,7 @@ export async function resolveInvoice(deps: ResolveDeps, req: ResolveRequest): Pr
     await insertResolution(trx, { invoiceId: invoice.id, transferId: transfer.id, merchantId: req.merchantId, previousStatus: invoice.status, resolvedAt: now });
     const after: Invoice = { ...invoice, status: 'confirmed', txHash: transfer.txHash, confirmedAt: now, receivedAmount: transfer.amount };
     insertEvent(
-      deps.sqlite,
+      tx,
       {
         merchantId: req.merchantId,
         type: 'invoice.confirmed',

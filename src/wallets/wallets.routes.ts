@@ -4,8 +4,8 @@ import type { AppDeps } from '../deps.js';
 import { requireKeyOrSession, requireSession } from '../http/auth.js';
 import { createRouter, errorResponses, jsonBody, jsonResponse, KEY_OR_SESSION, SESSION_ONLY } from '../http/openapi.js';
 import { AppError } from '../lib/errors.js';
-import { CreateWalletSchema, UpdateWalletSchema, WalletEnvelopeSchema, WalletIdParamSchema, WalletListSchema } from './wallets.schemas.js';
-import { listWalletsForMerchant, registerWallet, toWalletResponse, updateWallet } from './wallets.repo.js';
+import { CreateWalletSchema, toWalletResponse, UpdateWalletSchema, WalletEnvelopeSchema, WalletIdParamSchema, WalletListSchema } from './wallets.schemas.js';
+import { listMerchantWallets, registerWallet, updateWallet } from './wallets.repo.js';
 
 export function walletRoutes(deps: AppDeps) {
   const app = createRouter();
@@ -22,7 +22,7 @@ export function walletRoutes(deps: AppDeps) {
       middleware: [requireKeyOrSession(deps, 'invoices:read')] as const,
       responses: { 200: jsonResponse(WalletListSchema, 'The wallets, newest first'), ...errorResponses(401, 403, 429) },
     }),
-    async (c) => c.json({ wallets: await listWalletsForMerchant(deps.db, c.get('auth').merchantId) }, 200),
+    async (c) => c.json({ wallets: (await listMerchantWallets(deps.db, c.get('auth').merchantId)).map(toWalletResponse) }, 200),
   );
 
   app.openapi(
