@@ -187,6 +187,29 @@
     else form.reset();
     panel.hidden = false;
     panel.focus();
+    // A roll inside the list shows its secret in the list itself: that list is not swapped away.
+    if (then === 'secret' && !form.closest('[data-list]')) refreshLists();
+  }
+
+  // After a key or webhook is created the page stays (its secret is shown once), so the lists marked
+  // data-list are read again from the server and swapped in, their forms wired like the rest.
+  function refreshLists() {
+    fetch(window.location.pathname + window.location.search, { credentials: 'same-origin', headers: { accept: 'text/html' } })
+      .then(function (res) { return res.ok ? res.text() : null; })
+      .then(function (html) {
+        if (!html) return;
+        var fresh = new DOMParser().parseFromString(html, 'text/html');
+        var lists = document.querySelectorAll('[data-list]');
+        for (var i = 0; i < lists.length; i++) {
+          var next = fresh.getElementById(lists[i].id);
+          if (!next) continue;
+          var node = document.importNode(next, true);
+          lists[i].parentNode.replaceChild(node, lists[i]);
+          var inner = node.querySelectorAll('form[data-api]');
+          for (var j = 0; j < inner.length; j++) bind(inner[j]);
+        }
+      })
+      .catch(function () { /* the list refreshes on the next page load */ });
   }
 
   function submit(form, event) {
@@ -226,8 +249,7 @@
     return m ? m[1] : null;
   }
 
-  var forms = document.querySelectorAll('form[data-api]');
-  for (var i = 0; i < forms.length; i++) {
+  function bind(form) {
     (function (form) {
       var fragment = form.getAttribute('data-fragment');
       if (fragment) {
@@ -245,8 +267,11 @@
         if (f.setCustomValidity) f.setCustomValidity('');
         if (f.removeAttribute) f.removeAttribute('aria-invalid');
       });
-    })(forms[i]);
+    })(form);
   }
+
+  var forms = document.querySelectorAll('form[data-api]');
+  for (var i = 0; i < forms.length; i++) bind(forms[i]);
 
   // The confirmation page: the token is in the #verify= fragment (never sent to a server in a URL).
   var verify = document.getElementById('verify');
