@@ -53,6 +53,8 @@ export interface WalletsTable {
   address: string;
   network: string;
   created_at: number;
+  /** 0012_console_v2: archived wallets take no new invoices and are still watched. */
+  archived_at: number | null;
 }
 
 export type InvoiceStatus = 'pending' | 'confirmed' | 'expired' | 'review';
@@ -84,6 +86,17 @@ export interface InvoicesTable {
   /** 0011_integrator_api. */
   redirect_url: string | null;
   cancelled_at: number | null;
+  /** 0012_console_v2: micro-USDT received when a transfer was applied by hand; NULL otherwise. */
+  received_amount: Generated<number | null>;
+}
+
+/** 0012_console_v2: a transfer the owner applied to an invoice by hand. */
+export interface InvoiceResolutionsTable {
+  invoice_id: string;
+  transfer_id: string;
+  merchant_id: string;
+  previous_status: InvoiceStatus;
+  resolved_at: number;
 }
 
 export interface AmountReservationsTable {
@@ -284,5 +297,6 @@ export interface Database {
   chain_transfers: ChainTransfersTable;
   chain_scan: ChainScanTable;
   chain_scan_gaps: ChainScanGapsTable;
+  invoice_resolutions: InvoiceResolutionsTable;
   schema_migrations: SchemaMigrationsTable;
 }

@@ -19,9 +19,11 @@ export const ErrorEnvelopeSchema = z
             path: z.string().openapi({ description: 'The field, query parameter or header at fault', example: 'merchant_order_id' }),
             message: z.string().openapi({ example: 'Already used by invoice inv_3kT9wq2LmX8vR4pZ' }),
             invoice_id: z.string().optional().openapi({ description: 'duplicate_order_id: the invoice holding the order id', example: 'inv_3kT9wq2LmX8vR4pZ' }),
+            reason: z.string().optional().openapi({ description: 'A stable word naming the broken rule, where one exists (invalid_webhook_url: not_url, scheme, credentials, fragment, port, ip_literal, localhost, not_fqdn, dns_timeout, unresolvable, blocked_address)' }),
           }),
         )
-        .optional(),
+        .optional()
+        .openapi({ description: 'One entry per field at fault; a field is listed once (its first broken rule)' }),
     }),
     mode: z.literal('live'),
   })
@@ -60,7 +62,8 @@ export function jsonResponse<T extends z.ZodType>(schema: T, description: string
 
 /**
  * One detail per field at fault, its path prefixed with the request part for anything but the JSON
- * body (`query.limit`, `param.id`, `header.idempotency-key`). Unknown keys get one detail each.
+ * body (`query.limit`, `param.id`, `header.idempotency-key`). Unknown keys get one detail each. A
+ * field that breaks two rules (a pattern and a maximum) is named once, by its first.
  */
 export function zodIssuesToDetails(issues: readonly z.core.$ZodIssue[], target?: string): ErrorDetail[] {
   const detail = (segments: readonly PropertyKey[], message: string): ErrorDetail => {
@@ -73,7 +76,9 @@ export function zodIssuesToDetails(issues: readonly z.core.$ZodIssue[], target?:
       ? issue.keys.map((key) => detail([...issue.path, key], target === 'query' ? 'unknown query parameter' : 'unknown field'))
       : [detail(issue.path, issue.message)],
   );
-  return details.slice(0, 20);
+  const byPath = new Map<string, ErrorDetail>();
+  for (const d of details) if (!byPath.has(d.path)) byPath.set(d.path, d);
+  return [...byPath.values()].slice(0, 20);
 }
 
 /** What an operation that declares no query parameters accepts: none at all. */

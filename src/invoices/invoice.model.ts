@@ -34,6 +34,11 @@ export interface Invoice {
   redirectUrl: string | null;
   /** When the merchant cancelled it (status expired); null otherwise. */
   cancelledAt: number | null;
+  /**
+   * Micro-USDT the invoice actually received: the applied transfer's amount when the owner resolved
+   * a payment by hand, the payable amount when a matching transfer paid it, null while unpaid.
+   */
+  receivedAmount: bigint | null;
 }
 
 export function rowToInvoice(row: Selectable<InvoicesTable>): Invoice {
@@ -63,6 +68,7 @@ export function rowToInvoice(row: Selectable<InvoicesTable>): Invoice {
     reservedUntil: row.reserved_until,
     redirectUrl: row.redirect_url,
     cancelledAt: row.cancelled_at,
+    receivedAmount: row.received_amount !== null ? fromDbAmount(row.received_amount) : row.tx_hash !== null ? fromDbAmount(row.payable_amount) : null,
   };
 }
 

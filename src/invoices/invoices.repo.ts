@@ -44,6 +44,7 @@ const insertInvoiceQuery = compileQuery((db, p: Param<Required<Insertable<Invoic
     reserved_until: p('reserved_until'),
     redirect_url: p('redirect_url'),
     cancelled_at: p('cancelled_at'),
+    received_amount: p('received_amount'),
   }),
 );
 
@@ -75,6 +76,8 @@ export function insertInvoice(tx: TxSqlite, inv: Invoice): void {
     reserved_until: inv.reservedUntil,
     redirect_url: inv.redirectUrl,
     cancelled_at: inv.cancelledAt,
+    // A new invoice has received nothing; only a payment applied by hand writes this column.
+    received_amount: null,
   });
 }
 

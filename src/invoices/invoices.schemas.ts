@@ -88,6 +88,15 @@ export const InvoiceSchema = z
       .optional()
       .openapi({ format: 'uri', description: 'Where the checkout offers to send the payer once the invoice is confirmed or expired', example: 'https://shop.example/orders/1042' }),
     cancelled_at: DateTime.nullable().optional().openapi({ description: 'When the merchant cancelled the invoice (status expired)', example: null }),
+    received_amount: z
+      .string()
+      .nullable()
+      .optional()
+      .openapi({
+        pattern: '^[0-9]+\\.[0-9]{6}$',
+        description: 'USDT actually received: payable_amount when a matching transfer paid the invoice, the transfer\'s own amount when the owner applied a payment by hand (POST /invoices/{id}/resolve); null while unpaid',
+        example: '25.000137',
+      }),
   })
   .openapi('Invoice');
 
@@ -178,6 +187,16 @@ export const ReviewDecisionSchema = z
 
 export const CancelInvoiceSchema = z.strictObject({}).openapi('CancelInvoice');
 
+export const ResolveInvoiceSchema = z
+  .strictObject({
+    tx_hash: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/, 'expected 64 lower-case hex characters')
+      .openapi({ description: 'The verified unmatched or late transfer to apply', example: 'c5d1a3f0e8b94c7d2a6f1e0b3c9d8a7f6e5d4c3b2a1908f7e6d5c4b3a2918070' }),
+    log_index: z.number().int().min(0).max(100_000).openapi({ description: 'Its Transfer log within the transaction', example: 0 }),
+  })
+  .openapi('ResolveInvoice');
+
 /** Fields shared by the merchant's and the payer's view. */
 function commonFields(inv: Invoice) {
   return {
@@ -212,6 +231,7 @@ export function toInvoiceResponse(inv: Invoice, publicUrl: string) {
     metadata: inv.metadata,
     redirect_url: inv.redirectUrl,
     cancelled_at: isoOrNull(inv.cancelledAt),
+    received_amount: inv.receivedAmount === null ? null : formatAmount(inv.receivedAmount),
   };
 }
 

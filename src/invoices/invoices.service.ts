@@ -96,6 +96,9 @@ export function createInvoiceInTrx(tx: TxSqlite, deps: InvoiceDeps, req: CreateI
   }
   const wallet = findMerchantWallet(tx, req.merchantId, body.wallet_id);
   if (!wallet) throw new AppError('not_found', 'Wallet not found');
+  if (wallet.archivedAt !== null) {
+    throw new AppError('wallet_archived', 'This wallet is archived and takes no new invoices; restore it or use another wallet', [{ path: 'wallet_id', message: 'archived' }]);
+  }
 
   const base = parseAmount(body.amount)!;
   const maxAdjustment = parseAmount(deps.config.invoices.max_adjustment)!;
@@ -129,6 +132,7 @@ export function createInvoiceInTrx(tx: TxSqlite, deps: InvoiceDeps, req: CreateI
     reservedUntil: now + RESERVATION_MS,
     redirectUrl: body.redirect_url ?? null,
     cancelledAt: null,
+    receivedAmount: null,
   };
   insertInvoice(tx, invoice);
   if (review) {

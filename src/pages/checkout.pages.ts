@@ -3,6 +3,7 @@
  * amount to the right address, with the status kept live by polling GET /api/v1/checkout/{token}
  * (and a meta refresh when JavaScript is off).
  */
+import { livePayments } from '../system/live-payments.js';
 import type { Hono } from 'hono';
 import QRCode from 'qrcode';
 import type { AppDeps } from '../deps.js';
@@ -69,6 +70,8 @@ export function checkoutPages(app: Hono<AppEnv>, deps: AppDeps, renderer: Render
         overdue: remainingMs === 0,
         remaining: formatRemaining(remainingMs),
         qrSvg,
+        // While the watcher cannot confirm payments, the page stops promising to update by itself.
+        live: livePayments(deps.watcherStatus).enabled,
         qrUri: checkoutQr === 'tron_uri',
         groupedAmount: groupDigits(view.payable_amount),
         // Only the URL stored on the invoice (https, checked at creation) is ever offered as a way back.

@@ -78,6 +78,7 @@ export async function insertInvoice(t: TestApp, input: InvoiceInput): Promise<In
     reserved_until: createdAt + 90 * DAY,
     redirect_url: null,
     cancelled_at: null,
+    received_amount: null,
   };
   await db.insertInto('invoices').values(row).execute();
   await db

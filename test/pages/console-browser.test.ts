@@ -81,6 +81,8 @@ test('console in Chromium: add a wallet, create an invoice, pay its checkout thr
   // The field is in the page before the answer fills it: wait for the text, not the element.
   const firstSecret = await shownSecret(main.locator('[data-done] [data-field="secret"]').first(), /^gw_live_/);
   assert.match(firstSecret, /^gw_live_[A-Za-z0-9_-]{43}$/);
+  // The key list refreshes by itself while the secret is still on screen.
+  await main.locator('#keys-list table').getByText(`Backend ${XSS}`).waitFor();
   await page.goto(`${app.baseUrl}/console/api-keys`);
   assert.ok(!(await page.content()).includes(firstSecret), 'the secret is never shown again');
   await main.locator('table').getByText(`Backend ${XSS}`).waitFor();
