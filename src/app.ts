@@ -11,7 +11,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { AppError, errorEnvelope } from './lib/errors.js';
 import { newId } from './lib/ids.js';
 import type { AppDeps, AppEnv } from './http/context.js';
-import { createRouter } from './http/openapi.js';
+import { createRouter, narrowToNetwork } from './http/openapi.js';
 import { systemRoutes } from './system/system.routes.js';
 import { pagesRoutes, wantsPage } from './pages/pages.routes.js';
 import { supportRoutes } from './support/support.routes.js';
@@ -149,7 +149,7 @@ export function respondError(c: Context, err: AppError): Response {
 }
 
 export function buildOpenApiDocument(app: App, deps: AppDeps): Record<string, unknown> {
-  return app.getOpenAPI31Document({
+  const document = app.getOpenAPI31Document({
     openapi: '3.1.0',
     info: {
       title: 'gatewayd API',
@@ -161,6 +161,7 @@ export function buildOpenApiDocument(app: App, deps: AppDeps): Record<string, un
     // Paths carry the /api/v1 prefix themselves, so the server is the bare public origin.
     servers: [{ url: deps.config.server.public_url.replace(/\/+$/, '') }],
   }) as unknown as Record<string, unknown>;
+  return narrowToNetwork(document, deps.config.network);
 }
 
 interface RoutePattern {

@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { parse as parseToml } from 'smol-toml';
 import { z } from 'zod';
 import { parseAmount } from './lib/amounts.js';
+import { NETWORK_NAMES, NETWORKS, type TronNetwork } from './lib/tron.js';
 
 export class ConfigError extends Error {
   constructor(message: string) {
@@ -50,7 +51,9 @@ export const configSchema = z.strictObject({
     path: z.string().min(1).default('data/gateway.db'),
   }).prefault({}),
   tron: z.strictObject({
-    api_url: httpUrl('expected an absolute http(s) URL').default('https://api.trongrid.io'),
+    network: z.enum(NETWORK_NAMES, { message: `expected one of ${NETWORK_NAMES.map((n) => `"${n}"`).join(', ')}` }).default('mainnet'),
+    // '' = the network's own TronGrid (api.trongrid.io on mainnet, nile.trongrid.io on Nile).
+    api_url: z.union([z.literal(''), httpUrl('expected an absolute http(s) URL')]).default(''),
     api_key: z.string().default(''),
     poll_interval_seconds: z.number().positive().max(3600).default(5),
   }).prefault({}),
@@ -111,6 +114,8 @@ export type Config = ParsedConfig & {
   readonly secretGenerated: boolean;
   /** The public origin (scheme://host[:port]) derived from server.public_url. */
   readonly publicOrigin: string;
+  /** The TRON network of tron.network: its API id, USDT contract and default provider. */
+  readonly network: Readonly<TronNetwork>;
 };
 
 export interface ListenAddress {
@@ -131,6 +136,8 @@ export interface LoadConfigOptions {
   path?: string;
   env?: NodeJS.ProcessEnv;
   cwd?: string;
+  /** Keys a command sets itself (`gatewayd dev`), over the file and the environment. */
+  overrides?: Record<string, Record<string, unknown>>;
 }
 
 /** The file to read, following the documented order; undefined means built-in defaults. */
@@ -163,6 +170,10 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     }
   }
   applyEnvOverrides(raw, env);
+  for (const [section, keys] of Object.entries(options.overrides ?? {})) {
+    const current = raw[section];
+    raw[section] = { ...(typeof current === 'object' && current !== null && !Array.isArray(current) ? current : {}), ...keys };
+  }
   const result = configSchema.safeParse(raw);
   const where = path ?? 'built-in defaults';
   if (!result.success) {
@@ -175,15 +186,21 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   if (parsed.webhooks.ca_file && !isAbsolute(parsed.webhooks.ca_file)) {
     parsed.webhooks.ca_file = resolve(baseDir, parsed.webhooks.ca_file);
   }
+  return finish(parsed, where);
+}
+
+/** Derived values and the checks that span keys; the result is frozen. */
+function finish(parsed: ParsedConfig, source: string): Config {
+  const network = NETWORKS[parsed.tron.network];
+  if (parsed.tron.api_url === '') {
+    if (network.defaultApiUrl === '') {
+      throw new ConfigError(`${source}: tron.api_url: tron.network = "${network.name}" has no public provider; give the simulated node's URL, or run \`gatewayd dev\` (which sets it)`);
+    }
+    parsed.tron.api_url = network.defaultApiUrl;
+  }
   const secretGenerated = parsed.server.secret === '';
   if (secretGenerated) parsed.server.secret = randomBytes(32).toString('base64url');
-  const config: Config = {
-    ...parsed,
-    source: where,
-    secretGenerated,
-    publicOrigin: new URL(parsed.server.public_url).origin,
-  };
-  return deepFreeze(config);
+  return deepFreeze({ ...parsed, source, secretGenerated, publicOrigin: new URL(parsed.server.public_url).origin, network });
 }
 
 function describeIssue(issue: z.core.$ZodIssue, raw: Record<string, unknown>): string {
@@ -258,8 +275,5 @@ function deepFreeze<T>(value: T): T {
 export function buildConfig(overrides: Record<string, Record<string, unknown>> = {}): Config {
   const result = configSchema.safeParse(overrides);
   if (!result.success) throw new ConfigError(`overrides: ${describeIssue(result.error.issues[0]!, overrides)}`);
-  const parsed = result.data;
-  const secretGenerated = parsed.server.secret === '';
-  if (secretGenerated) parsed.server.secret = randomBytes(32).toString('base64url');
-  return deepFreeze({ ...parsed, source: 'overrides', secretGenerated, publicOrigin: new URL(parsed.server.public_url).origin });
+  return finish(result.data, 'overrides');
 }

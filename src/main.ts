@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config.js';
 import { MigrationError } from './db/migrator.js';
+import { NetworkMismatchError } from './db/network-guard.js';
 import { BackupError, runBackup } from './cli/backup.js';
 import { runDoctor } from './cli/doctor.js';
 import { runInit } from './cli/init.js';
@@ -70,7 +71,7 @@ export async function main(argv: string[]): Promise<number> {
         throw new UsageError(`unknown command "${command}"; see gatewayd --help`);
     }
   } catch (err) {
-    if (err instanceof UsageError || err instanceof ConfigError) {
+    if (err instanceof UsageError || err instanceof ConfigError || err instanceof NetworkMismatchError) {
       process.stderr.write(`gatewayd: ${err.message}\n`);
       return 2;
     }

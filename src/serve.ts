@@ -9,7 +9,7 @@ import { serve as nodeServe } from '@hono/node-server';
 import { createApp } from './app.js';
 import { parseListen, type Config } from './config.js';
 import { ensureDatabaseFile, openDatabase } from './db/database.js';
-import { isEmptyDatabase, migrate, migrationStatus } from './db/migrator.js';
+import { configuredClaim, prepareDatabase, type NetworkClaim } from './db/network-guard.js';
 import { createDeps } from './deps.js';
 import { createLogger, type Log } from './lib/log.js';
 import { startLoop, type LoopHandle } from './lib/loop.js';
@@ -24,24 +24,19 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-export async function startServer(config: Config, log: Log = createLogger(config.log.level)): Promise<RunningServer> {
+/**
+ * `claim`: the network this server runs on as the database must record it (the configured one;
+ * `gatewayd dev` claims tron-devnet in its own words).
+ */
+export async function startServer(config: Config, log: Log = createLogger(config.log.level), claim: NetworkClaim = configuredClaim(config)): Promise<RunningServer> {
   if (config.secretGenerated) {
     log.warn('server.secret is not set: using a random secret for this process (run `gatewayd init` to write one)');
   }
   const created = ensureDatabaseFile(config.database.path);
   const database = openDatabase(config.database.path);
   try {
-    if (created || isEmptyDatabase(database.sqlite)) {
-      const applied = migrate(database.sqlite, Date.now());
-      log.info({ applied: applied.map((m) => m.version) }, 'new database: migrations applied');
-    } else {
-      const { pending } = migrationStatus(database.sqlite);
-      if (pending.length > 0) {
-        throw new ServeError(
-          `${config.database.path}: ${pending.length} pending migration(s) (${pending.map((m) => m.version).join(', ')}); run \`gatewayd migrate\` first`,
-        );
-      }
-    }
+    const applied = prepareDatabase(database.sqlite, config.database.path, claim, created, Date.now());
+    if (applied.length > 0) log.info({ applied: applied.map((m) => m.version) }, 'new database: migrations applied');
   } catch (err) {
     await database.close();
     throw err;

@@ -69,7 +69,7 @@ export async function composeDashboard(deps: AppDeps, merchant: Merchant): Promi
     listInvoicesForMerchant(deps.db, merchant.id, deps.config.server.public_url, DASHBOARD_INVOICES),
     listApiKeysForMerchant(deps.db, merchant.id, deps.clock.now()),
     listMerchantLatePayments(deps.db, merchant.id),
-    listUnmatchedTransfers(deps.db, merchant.id),
+    listUnmatchedTransfers(deps.db, deps.config.network, merchant.id),
   ]);
   return {
     merchant: toMerchantResponse(merchant, deps.config),

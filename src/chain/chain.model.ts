@@ -5,7 +5,6 @@
 import type { ChainTransferKind } from '../db/schema.js';
 import { formatAmount } from '../lib/amounts.js';
 import { iso } from '../lib/clock.js';
-import { USDT_CONTRACT } from '../lib/tron.js';
 
 export interface ChainTransfer {
   id: string;
@@ -14,6 +13,8 @@ export interface ChainTransfer {
   from: string;
   to: string;
   amount: bigint;
+  /** The USDT contract that emitted the Transfer log. */
+  tokenContract: string;
   kind: ChainTransferKind;
   invoiceId: string | null;
   blockNumber: number;
@@ -22,14 +23,14 @@ export interface ChainTransfer {
 }
 
 /** The `transaction` object of invoice events and of the console views (decisions.md section 12). */
-export function toTransactionResponse(t: Pick<ChainTransfer, 'txHash' | 'logIndex' | 'from' | 'to' | 'amount' | 'blockNumber' | 'blockTimestamp'>) {
+export function toTransactionResponse(t: Pick<ChainTransfer, 'txHash' | 'logIndex' | 'from' | 'to' | 'amount' | 'tokenContract' | 'blockNumber' | 'blockTimestamp'>) {
   return {
     tx_hash: t.txHash,
     log_index: t.logIndex,
     from: t.from,
     to: t.to,
     amount: formatAmount(t.amount),
-    token_contract: USDT_CONTRACT,
+    token_contract: t.tokenContract,
     block_number: t.blockNumber,
     block_timestamp: iso(t.blockTimestamp),
   };

@@ -7,7 +7,7 @@ import type { Db, Trx } from '../db/database.js';
 import type { ChainTransferKind, ChainTransfersTable } from '../db/schema.js';
 import { fromDbAmount, toDbAmount } from '../lib/amounts.js';
 import { newId } from '../lib/ids.js';
-import { NETWORK, USDT_CONTRACT } from '../lib/tron.js';
+import type { TronNetwork } from '../lib/tron.js';
 import { rowToInvoice, type Invoice } from '../invoices/invoice.model.js';
 import { isOpen } from '../invoices/invoices.repo.js';
 import type { VerifiedTransfer } from './verifier.js';
@@ -28,7 +28,7 @@ export interface WatchedAddress {
 }
 
 /** The query behind listWatchedAddresses (exported for the query-plan test). */
-export function watchedAddressesQuery(db: Db) {
+export function watchedAddressesQuery(db: Db, network: TronNetwork) {
   return db
     .selectFrom('invoices as i')
     .leftJoin('chain_cursors as c', (join) =>
@@ -40,16 +40,16 @@ export function watchedAddressesQuery(db: Db) {
       eb.fn.max('c.covered_until').as('covered'),
       eb.fn.min(eb.case().when('i.created_at', '>', eb.ref('c.updated_at')).then(eb.ref('i.created_at')).end()).as('newest_open'),
     ])
-    .where('i.network', '=', NETWORK)
-    .where('i.token_contract', '=', USDT_CONTRACT)
+    .where('i.network', '=', network.id)
+    .where('i.token_contract', '=', network.usdtContract)
     .where(isOpen('i.status'))
     .groupBy('i.wallet_address')
     .orderBy('i.wallet_address');
 }
 
 /** Addresses with at least one open (pending or review) invoice, with their cursors. */
-export async function listWatchedAddresses(db: Db): Promise<WatchedAddress[]> {
-  const rows = await watchedAddressesQuery(db).execute();
+export async function listWatchedAddresses(db: Db, network: TronNetwork): Promise<WatchedAddress[]> {
+  const rows = await watchedAddressesQuery(db, network).execute();
   return rows.map((r) => {
     const covered = r.covered === null ? null : Number(r.covered);
     const newest = r.newest_open === null ? null : Number(r.newest_open);
@@ -57,22 +57,22 @@ export async function listWatchedAddresses(db: Db): Promise<WatchedAddress[]> {
   });
 }
 
-export async function findCursor(db: Db, address: string): Promise<number | undefined> {
+export async function findCursor(db: Db, network: TronNetwork, address: string): Promise<number | undefined> {
   const row = await db
     .selectFrom('chain_cursors')
     .select('covered_until')
-    .where('network', '=', NETWORK)
-    .where('token_contract', '=', USDT_CONTRACT)
+    .where('network', '=', network.id)
+    .where('token_contract', '=', network.usdtContract)
     .where('address', '=', address)
     .executeTakeFirst();
   return row?.covered_until;
 }
 
 /** Moves the cursor forward (never back: a concurrent or repeated pass cannot undo coverage). */
-export async function saveCursor(trx: Trx, address: string, coveredUntil: number, now: number): Promise<void> {
+export async function saveCursor(trx: Trx, network: TronNetwork, address: string, coveredUntil: number, now: number): Promise<void> {
   await trx
     .insertInto('chain_cursors')
-    .values({ network: NETWORK, token_contract: USDT_CONTRACT, address, covered_until: coveredUntil, updated_at: now })
+    .values({ network: network.id, token_contract: network.usdtContract, address, covered_until: coveredUntil, updated_at: now })
     .onConflict((oc) =>
       oc.columns(['network', 'token_contract', 'address']).doUpdateSet((eb) => ({
         covered_until: eb.fn('max', [eb.ref('chain_cursors.covered_until'), eb.ref('excluded.covered_until')]),
@@ -94,12 +94,12 @@ export async function isLogRecorded(trx: Trx, txHash: string, logIndex: number):
 }
 
 /** Invoices on `address` whose payable amount is `amount` (several only after a 90-day reuse). */
-export async function findInvoicesByAmount(trx: Trx, address: string, amount: bigint): Promise<Invoice[]> {
+export async function findInvoicesByAmount(trx: Trx, network: TronNetwork, address: string, amount: bigint): Promise<Invoice[]> {
   const rows = await trx
     .selectFrom('invoices')
     .selectAll()
-    .where('network', '=', NETWORK)
-    .where('token_contract', '=', USDT_CONTRACT)
+    .where('network', '=', network.id)
+    .where('token_contract', '=', network.usdtContract)
     .where('wallet_address', '=', address)
     .where('payable_amount', '=', toDbAmount(amount))
     .orderBy('created_at', 'desc')
@@ -112,13 +112,13 @@ export async function findInvoiceById(trx: Trx, id: string): Promise<Invoice | u
   return row ? rowToInvoice(row) : undefined;
 }
 
-export async function insertTransfer(trx: Trx, t: VerifiedTransfer, kind: ChainTransferKind, invoiceId: string | null, now: number): Promise<void> {
+export async function insertTransfer(trx: Trx, network: TronNetwork, t: VerifiedTransfer, kind: ChainTransferKind, invoiceId: string | null, now: number): Promise<void> {
   await trx
     .insertInto('chain_transfers')
     .values({
       id: newId('trf'),
-      network: NETWORK,
-      token_contract: USDT_CONTRACT,
+      network: network.id,
+      token_contract: t.tokenContract,
       tx_hash: t.txHash,
       log_index: t.logIndex,
       from_address: t.from,
@@ -160,18 +160,18 @@ export async function markReviewPaid(trx: Trx, id: string, txHash: string): Prom
  * Open, unpaid invoices on `address` whose whole window lies within the covered history and the
  * past. A paid review invoice waits for its owner and never expires here.
  */
-export async function findExpirable(trx: Trx, address: string, coveredUntil: number, now: number): Promise<Invoice[]> {
-  const rows = await expirableQuery(trx, address, coveredUntil, now).execute();
+export async function findExpirable(trx: Trx, network: TronNetwork, address: string, coveredUntil: number, now: number): Promise<Invoice[]> {
+  const rows = await expirableQuery(trx, network, address, coveredUntil, now).execute();
   return rows.map(rowToInvoice);
 }
 
 /** The query behind findExpirable (exported for the query-plan test). */
-export function expirableQuery(db: Db | Trx, address: string, coveredUntil: number, now: number) {
+export function expirableQuery(db: Db | Trx, network: TronNetwork, address: string, coveredUntil: number, now: number) {
   return db
     .selectFrom('invoices')
     .selectAll()
-    .where('network', '=', NETWORK)
-    .where('token_contract', '=', USDT_CONTRACT)
+    .where('network', '=', network.id)
+    .where('token_contract', '=', network.usdtContract)
     .where('wallet_address', '=', address)
     .where(isOpen('status'))
     .where('tx_hash', 'is', null)
@@ -201,6 +201,7 @@ function rowToTransfer(row: Selectable<ChainTransfersTable>): ChainTransfer {
     from: row.from_address,
     to: row.to_address,
     amount: fromDbAmount(row.amount),
+    tokenContract: row.token_contract,
     kind: row.kind,
     invoiceId: row.invoice_id,
     blockNumber: row.block_number,
@@ -275,19 +276,19 @@ export async function latePaymentHashes(db: Db, invoiceIds: readonly string[]): 
  * Unmatched transfers to any of the merchant's wallet addresses, newest first. An address shared
  * by several merchants shows its unmatched transfers to each of them (nobody can tell whose they are).
  */
-export async function listUnmatchedTransfers(db: Db, merchantId: string, limit = 100): Promise<ChainTransfer[]> {
-  const rows = await unmatchedTransfersQuery(db, merchantId, limit).execute();
+export async function listUnmatchedTransfers(db: Db, network: TronNetwork, merchantId: string, limit = 100): Promise<ChainTransfer[]> {
+  const rows = await unmatchedTransfersQuery(db, network, merchantId, limit).execute();
   return rows.map(rowToTransfer);
 }
 
 /** Through the partial index of unmatched transfers (the kind a literal). Exported for the query-plan test. */
-export function unmatchedTransfersQuery(db: Db, merchantId: string, limit = 100) {
+export function unmatchedTransfersQuery(db: Db, network: TronNetwork, merchantId: string, limit = 100) {
   return db
     .selectFrom('chain_transfers')
     .selectAll()
     .where(sql<SqlBool>`kind = 'unmatched'`)
-    .where('network', '=', NETWORK)
-    .where('to_address', 'in', (eb) => eb.selectFrom('wallets').select('address').where('merchant_id', '=', merchantId).where('network', '=', NETWORK))
+    .where('network', '=', network.id)
+    .where('to_address', 'in', (eb) => eb.selectFrom('wallets').select('address').where('merchant_id', '=', merchantId).where('network', '=', network.id))
     .orderBy('block_timestamp', 'desc')
     .orderBy('id')
     .limit(limit);

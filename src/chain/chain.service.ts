@@ -62,13 +62,13 @@ export async function recordTransfers(deps: AppDeps, transfers: VerifiedTransfer
         deps.log.error({ tx_hash: t.txHash, log_index: t.logIndex, to: t.to }, 'chain: transfer amount too large to store; not recorded');
         continue;
       }
-      const candidates = await findInvoicesByAmount(trx, t.to, t.amount);
+      const candidates = await findInvoicesByAmount(trx, deps.config.network, t.to, t.amount);
       let { kind, invoice } = classify(candidates, t);
       // The moves are guarded; inside this immediate transaction they cannot lose a race, but if
       // one ever finds the invoice moved, the money is still recorded against it as late.
       if (invoice && kind === 'confirmed' && !(await confirmInvoice(trx, invoice.id, t.txHash, now))) kind = 'late';
       if (invoice && kind === 'review_paid' && !(await markReviewPaid(trx, invoice.id, t.txHash))) kind = 'late';
-      await insertTransfer(trx, t, kind, invoice?.id ?? null, now);
+      await insertTransfer(trx, deps.config.network, t, kind, invoice?.id ?? null, now);
       if (invoice && (kind === 'confirmed' || kind === 'review_paid')) {
         const updated = (await findInvoiceById(trx, invoice.id))!;
         insertEvent(
@@ -109,8 +109,8 @@ export async function advanceCoverage(deps: AppDeps, coverage: Coverage[]): Prom
   const result = await writeTransaction(deps.db, async (trx) => {
     const expired: Invoice[] = [];
     for (const { address, coveredUntil } of coverage) {
-      await saveCursor(trx, address, coveredUntil, now);
-      for (const inv of await findExpirable(trx, address, coveredUntil, now)) {
+      await saveCursor(trx, deps.config.network, address, coveredUntil, now);
+      for (const inv of await findExpirable(trx, deps.config.network, address, coveredUntil, now)) {
         if (!(await expireInvoice(trx, inv.id))) continue;
         const updated = (await findInvoiceById(trx, inv.id))!;
         insertEvent(deps.sqlite, { merchantId: updated.merchantId, type: 'invoice.expired', invoiceId: updated.id, data: { invoice: toInvoiceResponse(updated, publicUrl) } }, now);

@@ -76,6 +76,7 @@ export function createChainRuntime(config: Config, options: { timeoutMs?: number
   return {
     client: new TronClient({
       apiUrl: config.tron.api_url,
+      usdtContract: config.network.usdtContract,
       apiKey: config.tron.api_key,
       timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       maxRequestsPerSecond: options.maxRequestsPerSecond ?? DEFAULT_MAX_RPS,
@@ -106,7 +107,7 @@ export function chainWorker(deps: AppDeps): Worker {
 export async function runOnce(deps: AppDeps): Promise<boolean> {
   const rt = deps.chain;
   const now = deps.clock.now();
-  const watched = await listWatchedAddresses(deps.db);
+  const watched = await listWatchedAddresses(deps.db, deps.config.network);
   if (watched.length === 0) {
     setStatus(deps, 'idle', null);
     return false;
@@ -171,7 +172,7 @@ export async function runOnce(deps: AppDeps): Promise<boolean> {
     deps.log.info('chain: TRON API reachable again');
     rt.fault = undefined;
   }
-  setStatus(deps, healthy ? 'running' : 'degraded', lagSeconds(await listWatchedAddresses(deps.db), deps.clock.now()));
+  setStatus(deps, healthy ? 'running' : 'degraded', lagSeconds(await listWatchedAddresses(deps.db, deps.config.network), deps.clock.now()));
   return false;
 }
 
@@ -213,7 +214,7 @@ async function pollAddress(deps: AppDeps, head: Head, w: WatchedAddress): Promis
       for (const rest of records.slice(i)) heldBackTo = Math.min(heldBackTo ?? Infinity, rest.block_timestamp - 1);
       break;
     }
-    const reason = rejectRecord(record, w.address);
+    const reason = rejectRecord(record, w.address, deps.config.network.usdtContract);
     if (reason) {
       deps.log.debug({ address: w.address, tx_hash: record.transaction_id, reason }, 'chain: record ignored');
       continue;
@@ -225,7 +226,7 @@ async function pollAddress(deps: AppDeps, head: Head, w: WatchedAddress): Promis
     const key = `${w.address}:${txHash}`;
     if (rt.rejected.has(key) || (await isTxRecorded(deps.db, txHash, w.address))) continue;
     const receipt = await client.solidReceipt(txHash);
-    const verdict = receipt ? verifyReceipt(receipt, txHash, w.address, head.number) : undefined;
+    const verdict = receipt ? verifyReceipt(receipt, txHash, w.address, head.number, deps.config.network.usdtContract) : undefined;
     if (!verdict || (!verdict.ok && !verdict.final)) {
       // Not settled yet: coverage stays before it, so the next pass looks again.
       heldBackTo = Math.min(heldBackTo ?? Infinity, record.block_timestamp - 1);

@@ -9,7 +9,6 @@
  * whose `kind` the watcher uses to back off and to log each condition once.
  */
 import { z } from 'zod';
-import { USDT_CONTRACT } from '../lib/tron.js';
 
 export type TronFaultKind = 'timeout' | 'network' | 'rate_limited' | 'auth' | 'server' | 'bad_response';
 
@@ -87,6 +86,8 @@ export interface Trc20Page {
 
 export interface TronClientOptions {
   apiUrl: string;
+  /** The USDT contract of the network: the only token whose history and events are asked for. */
+  usdtContract: string;
   apiKey: string;
   timeoutMs: number;
   /** Requests started per second at most; 0 = unpaced (loopback tests and benchmarks). */
@@ -131,7 +132,7 @@ export class TronClient {
     const params = new URLSearchParams({
       only_confirmed: 'true',
       only_to: 'true',
-      contract_address: USDT_CONTRACT,
+      contract_address: this.options.usdtContract,
       min_timestamp: String(minTimestamp),
       order_by: 'block_timestamp,asc',
       limit: String(PAGE_LIMIT),
@@ -172,7 +173,7 @@ export class TronClient {
    */
   async indexedUpTo(): Promise<number> {
     const params = new URLSearchParams({ event_name: 'Transfer', only_confirmed: 'true', order_by: 'block_timestamp,desc', limit: '1' });
-    const body = await this.request('events', `${this.base}/v1/contracts/${USDT_CONTRACT}/events?${params}`, { method: 'GET' });
+    const body = await this.request('events', `${this.base}/v1/contracts/${this.options.usdtContract}/events?${params}`, { method: 'GET' });
     const parsed = eventsPageSchema.safeParse(body);
     if (!parsed.success || parsed.data.data.length === 0) throw new TronApiError('bad_response', 'events', 'no confirmed USDT event listed');
     return parsed.data.data[0]!.block_timestamp;

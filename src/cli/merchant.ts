@@ -9,7 +9,7 @@ import { defaultName } from '../accounts/auth.service.js';
 import { findMerchantByEmail, insertMerchant, normalizeEmail } from '../accounts/merchants.repo.js';
 import { hashPassword } from '../accounts/passwords.js';
 import { ensureDatabaseFile, openDatabase, writeTransaction } from '../db/database.js';
-import { isEmptyDatabase, migrate, migrationStatus } from '../db/migrator.js';
+import { configuredClaim, prepareDatabase } from '../db/network-guard.js';
 import { UsageError } from './usage.js';
 
 export class MerchantCommandError extends Error {}
@@ -70,11 +70,7 @@ export async function runMerchantCreate(
   const created = ensureDatabaseFile(config.database.path);
   const database = openDatabase(config.database.path);
   try {
-    if (created || isEmptyDatabase(database.sqlite)) migrate(database.sqlite, Date.now());
-    const { pending } = migrationStatus(database.sqlite);
-    if (pending.length > 0) {
-      throw new MerchantCommandError(`${config.database.path}: ${pending.length} pending migration(s); run \`gatewayd migrate\` first`);
-    }
+    prepareDatabase(database.sqlite, config.database.path, configuredClaim(config), created, Date.now());
     const email = normalizeEmail(input.email);
     const passwordHash = await hashPassword(password);
     const now = Date.now();

@@ -215,6 +215,13 @@ export interface ChainCursorsTable {
   updated_at: number;
 }
 
+/** The one network this database belongs to (migration 0013; src/db/network-guard.ts). */
+export interface InstanceNetworkTable {
+  id: number;
+  network: string;
+  recorded_at: number;
+}
+
 export interface SchemaMigrationsTable {
   version: number;
   name: string;
@@ -245,4 +252,5 @@ export interface Database {
   chain_transfers: ChainTransfersTable;
   chain_cursors: ChainCursorsTable;
   schema_migrations: SchemaMigrationsTable;
+  instance_network: InstanceNetworkTable;
 }

@@ -7,6 +7,7 @@ import type { Selectable } from 'kysely';
 import type { InvoicesTable, InvoiceStatus } from '../db/schema.js';
 import { formatAmount, fromDbAmount } from '../lib/amounts.js';
 import { iso, isoOrNull } from '../lib/clock.js';
+import type { NetworkId } from '../lib/tron.js';
 
 export interface Invoice {
   id: string;
@@ -81,7 +82,7 @@ function commonFields(inv: Invoice) {
     ...(inv.description !== null ? { description: inv.description } : {}),
     tx_hash: inv.txHash,
     mode: 'live' as const,
-    network: inv.network as 'tron-mainnet',
+    network: inv.network as NetworkId,
     token: inv.token as 'USDT',
     token_contract: inv.tokenContract,
     amount_reuse_review: inv.amountReuseReview,

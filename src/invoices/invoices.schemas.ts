@@ -2,6 +2,7 @@
 import { z } from '@hono/zod-openapi';
 import { DateTime } from '../http/openapi.js';
 import { parseAmount } from '../lib/amounts.js';
+import { NETWORK_IDS } from '../lib/tron.js';
 
 export const AMOUNT_PATTERN = '^(0|[1-9][0-9]{0,9})(\\.[0-9]{1,6})?$';
 export const MAX_INVOICE_AMOUNT = 1_000_000_000_000_000n; // 1 000 000 000 USDT in micro-units
@@ -39,7 +40,7 @@ const invoiceCommon = {
   description: z.string().optional(),
   tx_hash: z.string().nullable().optional().openapi({ description: 'Hash of the matched USDT transfer, 64 hex characters' }),
   mode: z.literal('live'),
-  network: z.literal('tron-mainnet').optional(),
+  network: z.enum(NETWORK_IDS).optional().openapi({ description: "The instance's TRON network" }),
   token: z.literal('USDT').optional(),
   token_contract: z.string().optional().openapi({ description: 'The USDT TRC20 contract of the network' }),
   amount_reuse_review: z.boolean().optional(),

@@ -10,7 +10,7 @@ import { DAY, MINUTE } from '../lib/clock.js';
 import { randomToken, sha256Hex } from '../lib/crypto.js';
 import { AppError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
-import { NETWORK, TOKEN, USDT_CONTRACT } from '../lib/tron.js';
+import { TOKEN } from '../lib/tron.js';
 import { findMerchantWallet } from '../wallets/wallets.repo.js';
 import { chooseAmount, insertReservation, takeOverReservation, type AmountTarget } from './allocation.repo.js';
 import { matchedTransaction } from './chain-link.js';
@@ -90,7 +90,8 @@ export function createInvoiceInTrx(sqlite: Sqlite, deps: InvoiceDeps, req: Creat
 
   const base = parseAmount(req.body.amount)!;
   const maxAdjustment = parseAmount(deps.config.invoices.max_adjustment)!;
-  const target: AmountTarget = { network: NETWORK, tokenContract: USDT_CONTRACT, address: wallet.address };
+  const { network } = deps.config;
+  const target: AmountTarget = { network: network.id, tokenContract: network.usdtContract, address: wallet.address };
   const allocation = chooseAmount(sqlite, target, base, maxAdjustment, now);
   if (allocation.kind === 'exhausted') return { exhausted: true };
   const review = allocation.kind === 'reuse';
@@ -98,9 +99,9 @@ export function createInvoiceInTrx(sqlite: Sqlite, deps: InvoiceDeps, req: Creat
     id: newId('inv'),
     merchantId: req.merchantId,
     walletId: wallet.id,
-    network: NETWORK,
+    network: network.id,
     token: TOKEN,
-    tokenContract: USDT_CONTRACT,
+    tokenContract: network.usdtContract,
     walletAddress: wallet.address,
     merchantOrderId: req.body.merchant_order_id,
     idempotencyKey: req.idempotencyKey,

@@ -66,12 +66,12 @@ export function consolePages(app: Hono<AppEnv>, deps: AppDeps, renderer: Rendere
     const now = deps.clock.now();
     const stats = await dashboardStats(deps.db, req.merchant.id, now);
     const recent = (await listInvoices(deps.db, req.merchant.id, undefined)).slice(0, 10).map((inv) => toInvoiceResponse(inv, publicUrl));
-    const wallets = await listWallets(deps.db, req.merchant.id);
+    const wallets = await listWallets(deps.db, req.merchant.id, deps.config.network.usdtContract);
     return render(c, req, 'console-overview', 'overview', req.ctx.t('console.overview.title'), { stats, recent, hasWallet: wallets.length > 0 });
   });
 
   consoleGet(app, deps, '/console/wallets', async (c, req) => {
-    const wallets = await listWallets(deps.db, req.merchant.id);
+    const wallets = await listWallets(deps.db, req.merchant.id, deps.config.network.usdtContract);
     return render(c, req, 'console-wallets', 'wallets', req.ctx.t('console.wallets.title'), { wallets });
   });
 
@@ -83,7 +83,7 @@ export function consolePages(app: Hono<AppEnv>, deps: AppDeps, renderer: Rendere
   });
 
   consoleGet(app, deps, '/console/invoices/new', async (c, req) => {
-    const wallets = await listWallets(deps.db, req.merchant.id);
+    const wallets = await listWallets(deps.db, req.merchant.id, deps.config.network.usdtContract);
     return render(c, req, 'console-invoice-new', 'invoices', req.ctx.t('console.invoice_new.title'), { wallets });
   });
 
@@ -105,7 +105,7 @@ export function consolePages(app: Hono<AppEnv>, deps: AppDeps, renderer: Rendere
   });
 
   consoleGet(app, deps, '/console/transfers', async (c, req) => {
-    const unmatched = await listUnmatchedTransfers(deps.db, req.merchant.id);
+    const unmatched = await listUnmatchedTransfers(deps.db, deps.config.network, req.merchant.id);
     const late = await listMerchantLatePayments(deps.db, req.merchant.id);
     return render(c, req, 'console-transfers', 'transfers', req.ctx.t('console.transfers.title'), { unmatched, late });
   });

@@ -9,7 +9,6 @@ import { rowToInvoice, type Invoice } from '../invoices/invoice.model.js';
 import { isOpen } from '../invoices/invoices.repo.js';
 import { invoiceStats } from '../accounts/dashboard.js';
 import { listWebhooks } from '../webhooks/webhooks.repo.js';
-import { USDT_CONTRACT } from '../lib/tron.js';
 
 export const CONSOLE_INVOICE_LIMIT = 500;
 
@@ -26,7 +25,7 @@ export interface WalletView {
  * with bound statuses SQLite cannot use a partial index, and the count read every invoice of the
  * merchant).
  */
-export function walletViewsQuery(db: Db, merchantId: string) {
+export function walletViewsQuery(db: Db, merchantId: string, tokenContract: string) {
   return db
     .selectFrom('wallets as w')
     .select(['w.id', 'w.label', 'w.address', 'w.created_at'])
@@ -35,7 +34,7 @@ export function walletViewsQuery(db: Db, merchantId: string) {
         .selectFrom('invoices as i')
         .select(sql<number>`count(*)`.as('n'))
         .whereRef('i.network', '=', 'w.network')
-        .where('i.token_contract', '=', USDT_CONTRACT)
+        .where('i.token_contract', '=', tokenContract)
         .whereRef('i.wallet_address', '=', 'w.address')
         .where(isOpen('i.status'))
         .whereRef('i.wallet_id', '=', 'w.id')
@@ -45,8 +44,9 @@ export function walletViewsQuery(db: Db, merchantId: string) {
     .orderBy('w.created_at', 'asc');
 }
 
-export async function listWallets(db: Db, merchantId: string): Promise<WalletView[]> {
-  const rows = await walletViewsQuery(db, merchantId).execute();
+/** `tokenContract`: the instance's USDT contract (the open-invoice index is keyed by it). */
+export async function listWallets(db: Db, merchantId: string, tokenContract: string): Promise<WalletView[]> {
+  const rows = await walletViewsQuery(db, merchantId, tokenContract).execute();
   return rows.map((r) => ({ id: r.id, label: r.label, address: r.address, createdAt: r.created_at, openInvoices: Number(r.open ?? 0) }));
 }
 

@@ -5,7 +5,7 @@ import type { Db, Sqlite } from '../db/database.js';
 import type { WalletsTable } from '../db/schema.js';
 import { iso } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
-import { NETWORK } from '../lib/tron.js';
+import type { NetworkId } from '../lib/tron.js';
 
 export interface Wallet {
   id: string;
@@ -25,7 +25,7 @@ export function toWalletResponse(w: Wallet) {
     id: w.id,
     label: w.label,
     address: w.address,
-    network: w.network as 'tron-mainnet',
+    network: w.network as NetworkId,
     verified: false as const,
     verification_status: 'unverified' as const,
     created_at: iso(w.createdAt),
@@ -33,21 +33,21 @@ export function toWalletResponse(w: Wallet) {
 }
 
 /**
- * Registers an address for a merchant. `created` is false when this merchant already had it (the
+ * Registers an address on `network` (the instance's) for a merchant. `created` is false when this merchant already had it (the
  * existing wallet, label unchanged, is returned); the unique index settles concurrent registrations.
  */
-export async function registerWallet(db: Db, merchantId: string, label: string, address: string, now: number): Promise<{ wallet: Wallet; created: boolean }> {
+export async function registerWallet(db: Db, network: NetworkId, merchantId: string, label: string, address: string, now: number): Promise<{ wallet: Wallet; created: boolean }> {
   const id = newId('wal');
   await db
     .insertInto('wallets')
-    .values({ id, merchant_id: merchantId, label, address, network: NETWORK, created_at: now })
+    .values({ id, merchant_id: merchantId, label, address, network, created_at: now })
     .onConflict((oc) => oc.columns(['merchant_id', 'network', 'address']).doNothing())
     .executeTakeFirst();
   const row = await db
     .selectFrom('wallets')
     .selectAll()
     .where('merchant_id', '=', merchantId)
-    .where('network', '=', NETWORK)
+    .where('network', '=', network)
     .where('address', '=', address)
     .executeTakeFirstOrThrow();
   return { wallet: rowToWallet(row), created: row.id === id };

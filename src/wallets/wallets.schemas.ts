@@ -1,14 +1,14 @@
 /** The Wallet resource and its requests (interface-spec.md, Wallets). */
 import { z } from '@hono/zod-openapi';
 import { DateTime } from '../http/openapi.js';
-import { isValidTronAddress, TRON_ADDRESS_RE } from '../lib/tron.js';
+import { isValidTronAddress, NETWORK_IDS, TRON_ADDRESS_RE } from '../lib/tron.js';
 
 export const WalletSchema = z
   .object({
     id: z.string(),
     label: z.string(),
     address: z.string().openapi({ description: 'TRON base58check address' }),
-    network: z.literal('tron-mainnet'),
+    network: z.enum(NETWORK_IDS).openapi({ description: "The instance's TRON network" }),
     verified: z.literal(false).openapi({ description: 'Ownership is never verified' }),
     verification_status: z.literal('unverified'),
     created_at: DateTime,

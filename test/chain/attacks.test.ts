@@ -250,7 +250,7 @@ test('an unsolidified receipt never confirms and holds coverage (and expiry) bac
     await pass(h, 20 * MINUTE);
     await pass(h);
     await assertNotConfirmed(h, inv.id);
-    assert.ok((await findCursor(t.deps.db, address))! < start + 4 * MINUTE, 'coverage stops before the unsettled record');
+    assert.ok((await findCursor(t.deps.db, t.config.network, address))! < start + 4 * MINUTE, 'coverage stops before the unsettled record');
     assert.equal(h.t.logs.filter((l) => l.msg === 'chain: transfer not settled yet; will retry').length, 1, 'logged once');
 
     tg.receipts.set(paid.txId, tg.fullNodeReceipts.get(paid.txId)!);

@@ -28,15 +28,15 @@ test('the watcher reads open invoices through the small partial index, not every
     })();
     const now = t.clock.now();
     // Literal statuses let the partial index serve the expiry scan even without statistics.
-    assert.match(plan(t, expirableQuery(t.deps.db, address, now, now).compile()), /invoices_open_idx/);
+    assert.match(plan(t, expirableQuery(t.deps.db, t.config.network, address, now, now).compile()), /invoices_open_idx/);
     // With the statistics the maintenance worker keeps, the watched-address list uses it too.
     await optimize(t.deps);
-    assert.match(plan(t, watchedAddressesQuery(t.deps.db).compile()), /invoices_open_idx/);
+    assert.match(plan(t, watchedAddressesQuery(t.deps.db, t.config.network).compile()), /invoices_open_idx/);
     assert.ok(t.deps.sqlite.prepare(`SELECT count(*) AS n FROM sqlite_stat1 WHERE tbl = 'invoices'`).get(), 'invoices were analyzed');
     // The console's wallet list counts open invoices through the same index, per wallet.
     await insertInvoice(t, { address, amount: 5_000_002n, status: 'review', merchantId: first.merchantId });
     await insertInvoice(t, { address, amount: 5_000_003n, status: 'pending' }); // another merchant's wallet on that address
-    const wallets = walletViewsQuery(t.deps.db, first.merchantId);
+    const wallets = walletViewsQuery(t.deps.db, first.merchantId, t.config.network.usdtContract);
     assert.match(plan(t, wallets.compile()), /invoices_open_idx/);
     assert.deepEqual(
       (await wallets.execute()).map((w) => [w.address, Number(w.open)]),
@@ -74,9 +74,9 @@ test("the Dashboard's late and unmatched transfers come through their partial in
     })();
     await optimize(t.deps);
     assert.match(plan(t, merchantLatePaymentsQuery(t.deps.db, mine.merchantId).compile()), /^SCAN t USING INDEX chain_transfers_late_idx/);
-    assert.match(plan(t, unmatchedTransfersQuery(t.deps.db, mine.merchantId).compile()), /chain_transfers_unmatched_idx/);
+    assert.match(plan(t, unmatchedTransfersQuery(t.deps.db, t.config.network, mine.merchantId).compile()), /chain_transfers_unmatched_idx/);
     assert.deepEqual((await listMerchantLatePayments(t.deps.db, mine.merchantId)).map((x) => x.blockTimestamp), [7_000, 5_000]);
-    assert.deepEqual((await listUnmatchedTransfers(t.deps.db, mine.merchantId)).map((x) => x.blockTimestamp), [8_000]);
+    assert.deepEqual((await listUnmatchedTransfers(t.deps.db, t.config.network, mine.merchantId)).map((x) => x.blockTimestamp), [8_000]);
   } finally {
     await t.close();
   }

@@ -33,7 +33,7 @@ test('stopping the watcher mid-pass ends the pass early, keeps coverage before w
     await loop.stop();
     const recorded = (await transfersOf(t)).length;
     assert.ok(recorded < count / 2, `the pass went on after stop(): ${recorded} of ${count} recorded`);
-    const covered = await findCursor(t.deps.db, address);
+    const covered = await findCursor(t.deps.db, t.config.network, address);
     const firstUnread = start + MINUTE + recorded * 3000;
     assert.ok(covered === undefined || covered < firstUnread, `coverage ${covered} passed an unread payment at ${firstUnread}`);
 

@@ -6,7 +6,7 @@ import { runOnce, createChainRuntime, COVERAGE_MARGIN_MS, MAX_PAGES_PER_POLL } f
 import { findCursor, latePaymentHashes, listLatePayments, listMerchantLatePayments, listUnmatchedTransfers } from '../../src/chain/chain.repo.js';
 import { toChainTransferResponse } from '../../src/chain/chain.model.js';
 import { MINUTE, SECOND, HOUR } from '../../src/lib/clock.js';
-import { USDT_CONTRACT } from '../../src/lib/tron.js';
+import { USDT_CONTRACT } from '../helpers/tron-samples.js';
 import { eventsOf, getInvoice, insertInvoice, newMerchantId, startChainHarness, transfersOf, type ChainHarness } from '../helpers/chain-fixtures.js';
 import { startTestApp, tempDir } from '../helpers/app.js';
 import { startTronGrid } from '../helpers/trongrid.js';
@@ -115,7 +115,7 @@ test('polls resume from the durable cursor, read each receipt once and poll each
 
     await pass(h, 3 * MINUTE);
     assert.equal((await getInvoice(t, a.id)).status, 'confirmed');
-    const covered = await findCursor(t.deps.db, address);
+    const covered = await findCursor(t.deps.db, t.config.network, address);
     assert.equal(covered, tg.currentSolidHead().timestamp - COVERAGE_MARGIN_MS);
 
     // Same instant again: the interval has not passed, no request at all.
@@ -132,7 +132,7 @@ test('polls resume from the durable cursor, read each receipt once and poll each
     // made while the process was down is found, and the old one is not counted again.
     tg.pay({ to: address, amount: 10_000_002n, blockTimestamp: t.clock.now() - 30 * SECOND });
     t.deps.chain = createChainRuntime(t.config, { maxRequestsPerSecond: 0 });
-    const coveredBeforeRestart = (await findCursor(t.deps.db, address))!;
+    const coveredBeforeRestart = (await findCursor(t.deps.db, t.config.network, address))!;
     await pass(h, 2 * MINUTE);
     assert.equal(tg.requests.filter((r) => r.endpoint === 'trc20').at(-1)!.query.get('min_timestamp'), String(coveredBeforeRestart + 1));
     assert.equal((await getInvoice(t, b.id)).status, 'confirmed');
@@ -156,7 +156,7 @@ test('expiry waits until the confirmed history is covered past expires_at; a pay
     tg.solidHead = { number: blockNumberAt(start + MINUTE), timestamp: start + MINUTE };
     await pass(h, 20 * MINUTE);
     assert.equal((await getInvoice(t, inv.id)).status, 'pending', 'past expires_at but not covered: still pending');
-    assert.ok((await findCursor(t.deps.db, address)) === undefined || (await findCursor(t.deps.db, address))! < start + 10 * MINUTE);
+    assert.ok((await findCursor(t.deps.db, t.config.network, address)) === undefined || (await findCursor(t.deps.db, t.config.network, address))! < start + 10 * MINUTE);
 
     // Paid at 9:57 into the window; it becomes visible long after expires_at.
     tg.pay({ to: address, amount: 5_000_123n, blockTimestamp: start + 9 * MINUTE + 57 * SECOND });
@@ -208,7 +208,7 @@ test('an unpaid invoice expires once covered; a later payment of its amount is r
     assert.deepEqual((await listMerchantLatePayments(t.deps.db, merchantId)).map((p) => [p.txHash, p.invoiceId]), [[late.txId, inv.id]]);
     assert.deepEqual(await listMerchantLatePayments(t.deps.db, otherMerchant), []);
 
-    const unmatched = await listUnmatchedTransfers(t.deps.db, merchantId);
+    const unmatched = await listUnmatchedTransfers(t.deps.db, t.config.network, merchantId);
     assert.deepEqual(unmatched.map((u) => u.txHash), [stray.txId]);
     assert.deepEqual(toChainTransferResponse(unmatched[0]!), {
       id: unmatched[0]!.id,
@@ -224,7 +224,7 @@ test('an unpaid invoice expires once covered; a later payment of its amount is r
       block_timestamp: new Date(start + 21 * MINUTE).toISOString(),
       recorded_at: new Date(t.clock.now()).toISOString(),
     });
-    assert.deepEqual(await listUnmatchedTransfers(t.deps.db, otherMerchant), [], 'another merchant never sees them');
+    assert.deepEqual(await listUnmatchedTransfers(t.deps.db, t.config.network, otherMerchant), [], 'another merchant never sees them');
     assert.deepEqual((await eventsOf(t, inv.id)).map((e) => e.type), ['invoice.expired'], 'no event for late money');
   } finally {
     await h.close();
@@ -330,7 +330,7 @@ test('a backlog longer than one pass reads is continued next pass, covering only
     await pass(h, 5 * MINUTE);
     assert.equal(tg.count('trc20'), MAX_PAGES_PER_POLL);
     assert.equal((await getInvoice(t, inv.id)).status, 'pending');
-    assert.equal(await findCursor(t.deps.db, address), times[MAX_PAGES_PER_POLL - 1]! - 1, 'the last block reached may continue on the next page');
+    assert.equal(await findCursor(t.deps.db, t.config.network, address), times[MAX_PAGES_PER_POLL - 1]! - 1, 'the last block reached may continue on the next page');
     await pass(h);
     assert.equal((await getInvoice(t, inv.id)).status, 'confirmed');
     assert.equal((await transfersOf(t)).length, MAX_PAGES_PER_POLL + 2, 'the boundary block is listed twice but recorded once');
@@ -349,7 +349,7 @@ test('a server clock behind the chain: a new invoice opening inside covered hist
     // The chain (and so the solidified head) is 10 minutes ahead of this server's clock.
     tg.solidHead = { number: blockNumberAt(start + 10 * MINUTE), timestamp: start + 10 * MINUTE };
     await pass(h);
-    const covered = (await findCursor(t.deps.db, address))!;
+    const covered = (await findCursor(t.deps.db, t.config.network, address))!;
     assert.ok(covered > t.clock.now(), 'coverage is ahead of the local clock');
 
     t.clock.advance(SECOND);
@@ -384,7 +384,7 @@ test('a real restart (database closed and reopened) resumes from the cursor: no 
     now = t.clock.now();
     await runOnce(t.deps);
     assert.equal((await getInvoice(t, a.id)).status, 'confirmed');
-    const covered = (await findCursor(t.deps.db, address))!;
+    const covered = (await findCursor(t.deps.db, t.config.network, address))!;
     await t.close();
 
     // While down: B is paid.
@@ -417,7 +417,7 @@ test("coverage also waits for TronGrid's confirmed index: a payment indexed late
     // The solidity node is at now - 57 s, but TronGrid's event index is stuck 15 minutes back.
     tg.indexedUpTo = start + 2 * MINUTE;
     await pass(h, 30 * MINUTE);
-    assert.equal(await findCursor(t.deps.db, address), start + 2 * MINUTE - COVERAGE_MARGIN_MS);
+    assert.equal(await findCursor(t.deps.db, t.config.network, address), start + 2 * MINUTE - COVERAGE_MARGIN_MS);
     assert.equal((await getInvoice(t, unpaid.id)).status, 'pending', 'not expired while the index trails');
     // The indexer catches up and the paid transfer (made in time) appears in the feed.
     tg.pay({ to: address, amount: 5_500_001n, blockTimestamp: start + 9 * MINUTE });

@@ -5,6 +5,8 @@
  *   GET  /v1/contracts/{contract}/events             (the newest confirmed event: index progress)
  *   GET|POST /walletsolidity/gettransactioninfobyid, /wallet/gettransactioninfobyid
  *   GET|POST /walletsolidity/getnowblock, /wallet/getnowblock
+ *   POST /wallet/getblockbynum {"num": 0} (the genesis block of its network, for doctor)
+ *   POST /wallet/getcontract   (its network's USDT contract, `{}` for any other address)
  * Tests put records and receipts in, queue faults per endpoint, and read request counts; the
  * real-shaped data builders live in tron-samples.ts.
  *
@@ -16,10 +18,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { hexToTronAddress, tronAddressToHex, USDT_CONTRACT } from '../../src/lib/tron.js';
+import { hexToTronAddress, NETWORKS, tronAddressToHex, type TronNetwork } from '../../src/lib/tron.js';
 import { blockNumberAt, failedReceipt, newTxId, SAMPLE_PAYER, successReceipt, transferLog, trc20Record, type Trc20Record } from './tron-samples.js';
 
-export type Endpoint = 'trc20' | 'events' | 'receipt' | 'wallet_receipt' | 'nowblock' | 'wallet_nowblock';
+export type Endpoint = 'trc20' | 'events' | 'receipt' | 'wallet_receipt' | 'nowblock' | 'wallet_nowblock' | 'blockbynum' | 'getcontract';
 
 /** A queued fault: an HTTP answer of any status and body, a raw (non-JSON) 200 body, or a hang. */
 export type Fault =
@@ -52,11 +54,15 @@ export interface PayOptions {
   receipt?: 'success' | 'failed' | 'empty' | Record<string, unknown>;
   /** Not yet solidified: absent from only_confirmed feeds. */
   unconfirmed?: boolean;
+  /** The token contract that emits the Transfer (record and receipt); default: the stand-in network's USDT. */
+  contract?: string;
 }
 
 export interface StartOptions {
   /** The stand-in's idea of now, for the default solidified head (now - 57 s). */
   now?: () => number;
+  /** The network it presents (genesis block, USDT contract); default mainnet. */
+  network?: Readonly<TronNetwork>;
 }
 
 export class FakeTronGrid {
@@ -80,17 +86,19 @@ export class FakeTronGrid {
     private readonly server: Server,
     readonly url: string,
     private readonly now: () => number,
+    readonly network: Readonly<TronNetwork> = NETWORKS.mainnet,
   ) {}
 
   /** A transfer to `to`: its TronGrid record and its solidity receipt, consistent with each other. */
   pay(opts: PayOptions): { txId: string; record: Trc20Record } {
     const txId = opts.txId ?? newTxId();
     const from = opts.from ?? SAMPLE_PAYER;
-    const record = trc20Record({ txId, from, to: opts.to, amount: opts.amount, blockTimestamp: opts.blockTimestamp });
+    const contract = opts.contract ?? this.network.usdtContract;
+    const record = trc20Record({ txId, from, to: opts.to, amount: opts.amount, blockTimestamp: opts.blockTimestamp, contract });
     this.addRecord(opts.to, record, { confirmed: !opts.unconfirmed });
     const kind = opts.receipt ?? 'success';
-    if (kind === 'success') this.receipts.set(txId, successReceipt({ txId, blockTimestamp: opts.blockTimestamp, logs: [transferLog({ from, to: opts.to, amount: opts.amount })] }));
-    else if (kind === 'failed') this.receipts.set(txId, failedReceipt({ txId, blockTimestamp: opts.blockTimestamp }));
+    if (kind === 'success') this.receipts.set(txId, successReceipt({ txId, blockTimestamp: opts.blockTimestamp, contract, logs: [transferLog({ from, to: opts.to, amount: opts.amount, contract })] }));
+    else if (kind === 'failed') this.receipts.set(txId, failedReceipt({ txId, blockTimestamp: opts.blockTimestamp, contract }));
     else if (kind === 'empty') this.receipts.delete(txId);
     else this.receipts.set(txId, kind);
     return { txId, record };
@@ -167,8 +175,8 @@ export class FakeTronGrid {
             {
               block_number: blockNumberAt(at),
               block_timestamp: at,
-              caller_contract_address: USDT_CONTRACT,
-              contract_address: USDT_CONTRACT,
+              caller_contract_address: this.network.usdtContract,
+              contract_address: this.network.usdtContract,
               event_index: 0,
               event_name: 'Transfer',
               result: { '0': '0x01311788a9736dcc38cf6d53342c076c38e95ef2', '1': '0xb2ff692d318825a41b5668c4cefa263e8cdcc82e', '2': '1399000000', from: '0x01311788a9736dcc38cf6d53342c076c38e95ef2', to: '0xb2ff692d318825a41b5668c4cefa263e8cdcc82e', value: '1399000000' },
@@ -198,6 +206,31 @@ export class FakeTronGrid {
             raw_data: { number: shown.number, txTrieRoot: '0'.repeat(64), witness_address: '41e7860196ad5b5718c1d6326babab039b70b8c1cd', parentHash: '0'.repeat(64), version: 34, timestamp: shown.timestamp },
             witness_signature: '0'.repeat(130),
           },
+        });
+      }
+      case 'blockbynum': {
+        const num = numOf(body);
+        if (num !== 0) return send(res, 200, {});
+        // Genesis: its blockID is the network's; a network without a known one gets a made-up id.
+        const id = this.network.genesisBlockId ?? `${'0'.repeat(16)}${createHash('sha256').update(this.network.id).digest('hex').slice(16)}`;
+        return send(res, 200, {
+          blockID: id,
+          block_header: { raw_data: { txTrieRoot: '0'.repeat(64), witness_address: '41206e65772073797374656d206d75737420616c6c6f77206578697374696e672073797374656d7320746f206265206c696e6b656420746f67657468657220776974686f757420726571756972696e6720616e792063656e7472616c20636f6e74726f6c206f7220636f6f7264696e6174696f6e', parentHash: 'e58f33f9baf9305dc6f82b9f1934ea8f0ade2defb951258d50167028c780351f' } },
+        });
+      }
+      case 'getcontract': {
+        const address = valueOf(body);
+        // java-tron answers {} for an address without a contract.
+        if (address !== this.network.usdtContract) return send(res, 200, {});
+        return send(res, 200, {
+          origin_address: 'THPvaUhoh2Qn2y9THCZML3H815hhFhn5YC',
+          contract_address: this.network.usdtContract,
+          abi: { entrys: [{ outputs: [{ type: 'string' }], constant: true, name: 'name', stateMutability: 'View', type: 'Function' }] },
+          bytecode: '6080604052',
+          consume_user_resource_percent: 100,
+          name: 'TetherToken',
+          origin_energy_limit: 10000000,
+          code_hash: createHash('sha256').update(this.network.usdtContract).digest('hex'),
         });
       }
     }
@@ -266,7 +299,7 @@ export async function startTronGrid(options: StartOptions = {}): Promise<FakeTro
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  tg = new FakeTronGrid(server, url, options.now ?? (() => Date.now()));
+  tg = new FakeTronGrid(server, url, options.now ?? (() => Date.now()), options.network);
   return tg;
 }
 
@@ -277,7 +310,28 @@ function endpointOf(path: string): Endpoint | 'unknown' {
   if (path === '/wallet/gettransactioninfobyid') return 'wallet_receipt';
   if (path === '/walletsolidity/getnowblock') return 'nowblock';
   if (path === '/wallet/getnowblock') return 'wallet_nowblock';
+  if (path === '/wallet/getblockbynum') return 'blockbynum';
+  if (path === '/wallet/getcontract') return 'getcontract';
   return 'unknown';
+}
+
+function jsonBody(body: string): Record<string, unknown> {
+  try {
+    const parsed = JSON.parse(body) as unknown;
+    return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+function numOf(body: string): number | undefined {
+  const num = jsonBody(body).num;
+  return typeof num === 'number' ? num : undefined;
+}
+
+function valueOf(body: string): string | undefined {
+  const value = jsonBody(body).value;
+  return typeof value === 'string' ? value : undefined;
 }
 
 function txIdOf(method: string | undefined, url: URL, body: string): string | undefined {

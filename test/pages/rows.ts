@@ -7,7 +7,8 @@ import { toDbAmount } from '../../src/lib/amounts.js';
 import { randomToken } from '../../src/lib/crypto.js';
 import { newId } from '../../src/lib/ids.js';
 import { MINUTE, DAY } from '../../src/lib/clock.js';
-import { NETWORK, TOKEN, USDT_CONTRACT } from '../../src/lib/tron.js';
+import { TOKEN } from '../../src/lib/tron.js';
+import { NETWORK, USDT_CONTRACT } from '../helpers/tron-samples.js';
 import type { InvoiceStatus } from '../../src/db/schema.js';
 
 export const WALLET_ADDRESS = 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7';
