@@ -96,6 +96,13 @@ export const configSchema = z.strictObject({
     enabled: z.boolean().default(false),
     listen: listenSchema.default('127.0.0.1:9464'),
   }).prefault({}),
+  // The simulated chain of `gatewayd dev` (never read by `gatewayd serve`).
+  dev: z.strictObject({
+    node_listen: listenSchema.default('127.0.0.1:0'),
+    block_interval_ms: z.number().int().min(100).max(60_000).default(1000),
+    solidity_lag: z.number().int().min(0).max(100).default(3),
+    filler_per_block: z.number().int().min(0).max(1000).default(6),
+  }).prefault({}),
   rate_limits: z.strictObject({
     auth_per_ip: perMinute.default(20),
     auth_per_email: perMinute.default(10),
@@ -116,6 +123,11 @@ export type Config = ParsedConfig & {
   readonly publicOrigin: string;
   /** The TRON network of tron.network: its API id, USDT contract and default provider. */
   readonly network: Readonly<TronNetwork>;
+  /**
+   * True only in a process started by `gatewayd dev` (never from a file or the environment): its
+   * webhooks may go to http and to loopback or private addresses, such as a receiver on localhost.
+   */
+  readonly devMode: boolean;
 };
 
 export interface ListenAddress {
@@ -131,6 +143,13 @@ export function parseListen(value: string): ListenAddress | undefined {
   return { host: (m[1] ?? m[2])!, port };
 }
 
+/** An http URL that reaches a listen address from this machine (a wildcard address through loopback). */
+export function localUrl(listen: string): string {
+  const at = parseListen(listen)!;
+  const host = at.host === '0.0.0.0' ? '127.0.0.1' : at.host === '::' ? '[::1]' : at.host.includes(':') ? `[${at.host}]` : at.host;
+  return `http://${host}:${at.port}`;
+}
+
 export interface LoadConfigOptions {
   /** --config FILE */
   path?: string;
@@ -138,6 +157,8 @@ export interface LoadConfigOptions {
   cwd?: string;
   /** Keys a command sets itself (`gatewayd dev`), over the file and the environment. */
   overrides?: Record<string, Record<string, unknown>>;
+  /** Set by `gatewayd dev` alone: see Config.devMode. */
+  devMode?: boolean;
 }
 
 /** The file to read, following the documented order; undefined means built-in defaults. */
@@ -186,11 +207,11 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   if (parsed.webhooks.ca_file && !isAbsolute(parsed.webhooks.ca_file)) {
     parsed.webhooks.ca_file = resolve(baseDir, parsed.webhooks.ca_file);
   }
-  return finish(parsed, where);
+  return finish(parsed, where, options.devMode === true);
 }
 
 /** Derived values and the checks that span keys; the result is frozen. */
-function finish(parsed: ParsedConfig, source: string): Config {
+function finish(parsed: ParsedConfig, source: string, devMode = false): Config {
   const network = NETWORKS[parsed.tron.network];
   if (parsed.tron.api_url === '') {
     if (network.defaultApiUrl === '') {
@@ -200,7 +221,7 @@ function finish(parsed: ParsedConfig, source: string): Config {
   }
   const secretGenerated = parsed.server.secret === '';
   if (secretGenerated) parsed.server.secret = randomBytes(32).toString('base64url');
-  return deepFreeze({ ...parsed, source, secretGenerated, publicOrigin: new URL(parsed.server.public_url).origin, network });
+  return deepFreeze({ ...parsed, source, secretGenerated, publicOrigin: new URL(parsed.server.public_url).origin, network, devMode });
 }
 
 function describeIssue(issue: z.core.$ZodIssue, raw: Record<string, unknown>): string {
@@ -272,8 +293,8 @@ function deepFreeze<T>(value: T): T {
 }
 
 /** A configuration for tests and tools: defaults with the given sections merged in. */
-export function buildConfig(overrides: Record<string, Record<string, unknown>> = {}): Config {
+export function buildConfig(overrides: Record<string, Record<string, unknown>> = {}, options: { devMode?: boolean } = {}): Config {
   const result = configSchema.safeParse(overrides);
   if (!result.success) throw new ConfigError(`overrides: ${describeIssue(result.error.issues[0]!, overrides)}`);
-  return finish(result.data, 'overrides');
+  return finish(result.data, 'overrides', options.devMode === true);
 }

@@ -90,6 +90,12 @@ export function orderIdExists(sqlite: Sqlite, merchantId: string, merchantOrderI
   return orderIdQuery.first(sqlite, { merchantId, orderId: merchantOrderId }) !== undefined;
 }
 
+/** Any merchant's invoice by id: for `gatewayd dev`'s simulated payments only; requests use findMerchantInvoice. */
+export async function findInvoiceAnyMerchant(db: Db, id: string): Promise<Invoice | undefined> {
+  const row = await db.selectFrom('invoices').selectAll().where('id', '=', id).executeTakeFirst();
+  return row ? rowToInvoice(row) : undefined;
+}
+
 /** An invoice of this merchant; another merchant's invoice is absent. */
 export async function findMerchantInvoice(db: Db | Trx, merchantId: string, id: string): Promise<Invoice | undefined> {
   const row = await db.selectFrom('invoices').selectAll().where('id', '=', id).where('merchant_id', '=', merchantId).executeTakeFirst();
