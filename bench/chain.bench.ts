@@ -1,151 +1,189 @@
 /**
- * Chain watcher figures (`npm run bench:chain`), against the loopback TronGrid stand-in:
- *  1. latency from a transfer becoming visible to its invoice being confirmed, with the event and
- *     its webhook deliveries queued in the same transaction: one pass right away (processing
- *     only), and the real loop (processing + waiting for the next poll);
- *  2. TronGrid requests per poll and pass duration with 1, 100 and 1 000 watched addresses.
- * Real wall clock; the numbers are printed, never asserted.
+ * Chain watcher figures (`npm run bench:chain`), against the simulated TRON node (blocks of 200 to
+ * 400 transactions, as on mainnet, with strangers' USDT transfers, TRX transfers, reverted calls,
+ * zero-value poisoning and fake tokens):
+ *  1. requests and bytes a day for 1, 10, 100 and 1 000 watched addresses (simulated time: the
+ *     scanner and the node share a manual clock; 5 s polls; counts scaled to a day);
+ *  2. confirmation latency after the paying block's solidification (real clock, real loop, the
+ *     node in its own process, mainnet's 3 s blocks and 19-block solidification);
+ *  3. backfill speed and peak RSS over a 10 000-block gap, beside the ceiling (the same blocks
+ *     fetched and parsed with nothing else done).
+ * The numbers are printed, never asserted. BENCH_SECONDS sets the latency run's length (default 60).
  */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { performance } from 'node:perf_hooks';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import { chainWorker, createChainRuntime, runOnce } from '../src/chain/chain.worker.js';
+import { startSimulatedTron, type SimulatedTronOptions } from '../src/devnet/tron-node.js';
+import { HOUR, MINUTE, SECOND, systemClock } from '../src/lib/clock.js';
 import { startLoop } from '../src/lib/loop.js';
-import { systemClock, MINUTE } from '../src/lib/clock.js';
-import { newId } from '../src/lib/ids.js';
-import { startTestApp, type TestApp } from '../test/helpers/app.js';
+import { startTestApp } from '../test/helpers/app.js';
 import { insertInvoice, newMerchantId } from '../test/helpers/chain-fixtures.js';
-import { startTronGrid, type FakeTronGrid } from '../test/helpers/trongrid.js';
 import { randomAddress } from '../test/helpers/tron-samples.js';
 
-async function setup(pollSeconds: number): Promise<{ t: TestApp; tg: FakeTronGrid; close(): Promise<void> }> {
-  const tg = await startTronGrid();
-  const t = await startTestApp({ now: Date.now(), config: { tron: { api_url: tg.url, poll_interval_seconds: pollSeconds }, log: { level: 'warn' } } });
+const FILLER: [number, number] = [200, 400];
+const DAY_S = 86_400;
+
+function stats(samples: number[]): { median: number; max: number; n: number } {
+  const s = [...samples].sort((a, b) => a - b);
+  return { n: s.length, median: s[Math.floor(s.length / 2)] ?? NaN, max: s.at(-1) ?? NaN };
+}
+
+const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
+
+async function startNodeProcess(options: SimulatedTronOptions): Promise<{ url: string; child: ChildProcess }> {
+  const script = fileURLToPath(new URL('./lib/sim-node-process.js', import.meta.url));
+  const child = spawn(process.execPath, [script, JSON.stringify(options)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
+  return { url: (JSON.parse(line) as { url: string }).url, child };
+}
+
+/** Figure 1: requests and bytes per day by address count, in simulated time. */
+async function requestsPerDay(): Promise<void> {
+  const simMinutes = 20;
+  console.log(`\n1. Requests and bytes a day (simulated ${simMinutes} min of 5 s polls, scaled to a day; one payment per watched address an hour)`);
+  console.log('addresses | requests/day | head reads/day | block reads/day | wire MiB/day (gzip) | decoded MiB/day | pass ms (median)');
+  for (const n of [1, 10, 100, 1000]) {
+    let clockNow = Date.UTC(2026, 0, 15, 12, 0, 0);
+    const addresses = Array.from({ length: n }, () => randomAddress());
+    const node = await startSimulatedTron({ now: () => clockNow, fillerPerBlock: FILLER, poisonTargets: addresses.slice(0, 50) });
+    const t = await startTestApp({ now: clockNow, config: { tron: { api_url: node.url }, log: { level: 'warn' } } });
+    t.deps.chain = createChainRuntime(t.config, { maxRequestsPerSecond: 0 });
+    const merchant = await newMerchantId(t);
+    const start = t.clock.now();
+    for (const [i, address] of addresses.entries()) await insertInvoice(t, { address, amount: 20_000_000n + BigInt(i), merchantId: merchant, expiresAt: start + 2 * HOUR });
+    // Payments spread over the simulated time: each address pays once an hour.
+    const payments = Math.max(1, Math.round((n * simMinutes) / 60));
+    for (let k = 0; k < payments; k++) node.transfer({ to: addresses[k % n]!, amount: 20_000_000n + BigInt(k % n), at: start + 2 * MINUTE + Math.floor((k * (simMinutes - 3) * MINUTE) / payments) });
+    // Warm up (the first pass reads the head and starts at the invoices' creation).
+    t.clock.advance(5 * SECOND);
+    clockNow = t.clock.now();
+    while (await runOnce(t.deps));
+    node.resetCounts();
+    const before = t.deps.chain.pool.totals();
+    const passMs: number[] = [];
+    const from = t.clock.now();
+    while (t.clock.now() - from < simMinutes * MINUTE) {
+      t.clock.advance(5 * SECOND);
+      clockNow = t.clock.now();
+      const started = performance.now();
+      while (await runOnce(t.deps));
+      passMs.push(performance.now() - started);
+    }
+    const scale = DAY_S / ((t.clock.now() - from) / 1000);
+    const after = t.deps.chain.pool.totals();
+    const confirmed = await t.deps.db.selectFrom('invoices').select((eb) => eb.fn.countAll<number>().as('c')).where('status', '=', 'confirmed').executeTakeFirstOrThrow();
+    console.log(
+      [
+        n,
+        Math.round(node.count() * scale),
+        Math.round(node.count('nowblock') * scale),
+        Math.round(node.count('blockinfo') * scale),
+        mib(node.bytes() * scale),
+        mib((after.bytes - before.bytes) * scale),
+        `${stats(passMs).median.toFixed(1)} (${Number(confirmed.c)} of ${payments} payments confirmed)`,
+      ].join(' | '),
+    );
+    await t.close();
+    await node.close();
+  }
+}
+
+/** Figure 2: latency from the paying block's solidification to the confirmation, real loop. */
+async function latency(): Promise<void> {
+  const seconds = Number(process.env.BENCH_SECONDS ?? 60);
+  const { url, child } = await startNodeProcess({ fillerPerBlock: FILLER });
+  const t = await startTestApp({ now: Date.now(), config: { tron: { api_url: url, poll_interval_seconds: 5 }, log: { level: 'warn' } } });
   t.deps.clock = systemClock;
   t.deps.chain = createChainRuntime(t.config, { maxRequestsPerSecond: 0 });
-  return {
-    t,
-    tg,
-    async close() {
-      await t.close();
-      await tg.close();
-    },
-  };
-}
-
-/** A webhook so that confirmation also queues a delivery (the outbox row the delivery worker sends). */
-async function addWebhook(t: TestApp, merchantId: string): Promise<void> {
-  await t.deps.db.insertInto('webhooks').values({ id: newId('whk'), merchant_id: merchantId, url: 'https://hooks.example.test/in', secret: 'whsec_bench', created_at: Date.now() }).execute();
-}
-
-async function confirmedAndQueued(t: TestApp, invoiceId: string): Promise<boolean> {
-  const inv = await t.deps.db.selectFrom('invoices').select('status').where('id', '=', invoiceId).executeTakeFirstOrThrow();
-  if (inv.status !== 'confirmed') return false;
-  const d = await t.deps.db
-    .selectFrom('deliveries')
-    .innerJoin('events', 'events.id', 'deliveries.event_id')
-    .select('deliveries.id')
-    .where('events.invoice_id', '=', invoiceId)
-    .where('events.type', '=', 'invoice.confirmed')
-    .executeTakeFirst();
-  return d !== undefined;
-}
-
-function stats(samples: number[]): string {
-  const s = [...samples].sort((a, b) => a - b);
-  const pick = (q: number) => s[Math.min(s.length - 1, Math.floor(q * s.length))]!;
-  return `n=${s.length} median=${pick(0.5).toFixed(1)} ms p90=${pick(0.9).toFixed(1)} ms max=${s.at(-1)!.toFixed(1)} ms`;
-}
-
-/** Block time of a transfer that has just solidified: the stand-in's head is now - 57 s. */
-const justSolidified = (): number => Math.floor((Date.now() - 57_000) / 3000) * 3000;
-
-async function latencyOnePass(): Promise<void> {
-  const env = await setup(0.001);
   try {
-    const merchantId = await newMerchantId(env.t);
-    await addWebhook(env.t, merchantId);
-    const samples: number[] = [];
-    for (let i = 0; i < 50; i++) {
-      const address = randomAddress();
-      const amount = 10_000_000n + BigInt(i);
-      const inv = await insertInvoice(env.t, { address, amount, merchantId, createdAt: Date.now() - 10 * MINUTE });
-      env.tg.pay({ to: address, amount, blockTimestamp: justSolidified() });
-      const t0 = performance.now();
-      await runOnce(env.t.deps);
-      if (!(await confirmedAndQueued(env.t, inv.id))) throw new Error('not confirmed in one pass');
-      samples.push(performance.now() - t0);
+    const merchant = await newMerchantId(t);
+    const addresses = Array.from({ length: 10 }, () => randomAddress());
+    const invoices: Array<{ id: string; address: string; amount: bigint }> = [];
+    for (let i = 0; i < 200; i++) {
+      const address = addresses[i % 10]!;
+      const inv = await insertInvoice(t, { address, amount: 30_000_000n + BigInt(i), merchantId: merchant, createdAt: Date.now() - MINUTE, expiresAt: Date.now() + HOUR });
+      invoices.push({ id: inv.id, address, amount: inv.payableAmount });
     }
-    console.log(`visible -> confirmed + webhook queued, one pass right away:   ${stats(samples)}`);
-  } finally {
-    await env.close();
-  }
-}
-
-async function latencyLoop(pollSeconds: number, count: number): Promise<void> {
-  const env = await setup(pollSeconds);
-  const loop = startLoop(chainWorker(env.t.deps), env.t.deps.log);
-  try {
-    const merchantId = await newMerchantId(env.t);
-    await addWebhook(env.t, merchantId);
-    // One long-lived invoice keeps an address watched so the loop is polling when payments appear.
-    const address = randomAddress();
-    await insertInvoice(env.t, { address, amount: 1n, merchantId, createdAt: Date.now() - 10 * MINUTE, expiresAt: Date.now() + 60 * MINUTE });
+    const loop = startLoop(chainWorker(t.deps), t.deps.log);
+    const waiting = new Map<string, number>(); // invoice id -> solidification time (ms)
     const samples: number[] = [];
-    for (let i = 0; i < count; i++) {
-      const amount = 20_000_000n + BigInt(i);
-      const inv = await insertInvoice(env.t, { address, amount, merchantId, createdAt: Date.now() - 10 * MINUTE, expiresAt: Date.now() + 60 * MINUTE });
-      await new Promise((r) => setTimeout(r, Math.random() * pollSeconds * 1000));
-      env.tg.pay({ to: address, amount, blockTimestamp: justSolidified() });
-      const t0 = performance.now();
-      while (!(await confirmedAndQueued(env.t, inv.id))) await new Promise((r) => setTimeout(r, 2));
-      samples.push(performance.now() - t0);
+    const watcher = setInterval(() => {
+      for (const [id, solidAt] of waiting) {
+        const row = t.deps.sqlite.prepare('SELECT status FROM invoices WHERE id = ?').get(id) as { status: string };
+        if (row.status === 'confirmed') {
+          samples.push(Date.now() - solidAt);
+          waiting.delete(id);
+        }
+      }
+    }, 20);
+    const until = Date.now() + seconds * 1000;
+    let k = 0;
+    while (Date.now() < until && k < invoices.length) {
+      const inv = invoices[k++]!;
+      const res = await fetch(`${url}/_sim/transfer`, { method: 'POST', body: JSON.stringify({ to: inv.address, amount: Number(inv.amount) }) });
+      const landed = (await res.json()) as { block_timestamp: number };
+      waiting.set(inv.id, landed.block_timestamp + 19 * 3000);
+      await new Promise((r) => setTimeout(r, 2500 + Math.random() * 3000));
     }
-    console.log(`visible -> confirmed + webhook queued, loop every ${pollSeconds} s:        ${stats(samples)}`);
-  } finally {
+    const deadline = Date.now() + 90 * SECOND;
+    while (waiting.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    clearInterval(watcher);
     await loop.stop();
-    await env.close();
-  }
-}
-
-async function requestsPerPoll(addresses: number): Promise<void> {
-  const env = await setup(5);
-  try {
-    const merchantId = await newMerchantId(env.t);
-    const created = Date.now() - 10 * MINUTE;
-    const watched: string[] = [];
-    for (let i = 0; i < addresses; i++) {
-      const address = randomAddress();
-      watched.push(address);
-      await insertInvoice(env.t, { address, amount: 30_000_000n + BigInt(i), merchantId, createdAt: created });
-    }
-    // Quiet poll: nobody paid.
-    env.tg.resetCounts();
-    let t0 = performance.now();
-    await runOnce(env.t.deps);
-    const quietMs = performance.now() - t0;
-    const quiet = { total: env.tg.count(), trc20: env.tg.count('trc20'), receipt: env.tg.count('receipt'), head: env.tg.count('nowblock') + env.tg.count('events') };
-
-    // Busy poll: every address received one payment since the last poll.
-    watched.forEach((address, i) => env.tg.pay({ to: address, amount: 30_000_000n + BigInt(i), blockTimestamp: justSolidified() }));
-    env.t.deps.chain.lastPollAt.clear();
-    env.tg.resetCounts();
-    t0 = performance.now();
-    await runOnce(env.t.deps);
-    const busyMs = performance.now() - t0;
-    const busy = { total: env.tg.count(), trc20: env.tg.count('trc20'), receipt: env.tg.count('receipt'), head: env.tg.count('nowblock') + env.tg.count('events') };
-    console.log(
-      `${String(addresses).padStart(5)} addresses | quiet poll: ${quiet.total} requests (${quiet.head} head/index + ${quiet.trc20} history + ${quiet.receipt} receipts) in ${quietMs.toFixed(0)} ms` +
-        ` | all paid: ${busy.total} requests (${busy.head} + ${busy.trc20} + ${busy.receipt}) in ${busyMs.toFixed(0)} ms`,
-    );
+    const s = stats(samples);
+    console.log(`\n2. Confirmation latency after the paying block's solidification (5 s poll, real clock, ${s.n} payments, ${waiting.size} unconfirmed)`);
+    console.log(`median ${(s.median / 1000).toFixed(2)} s, max ${(s.max / 1000).toFixed(2)} s (aim: within the poll interval + 1 s = 6 s)`);
   } finally {
-    await env.close();
+    await t.close();
+    child.kill('SIGTERM');
   }
 }
 
-// `node dist/bench/chain.bench.js [latency|requests]` runs one part; no argument runs both.
-const part = process.argv[2];
-console.log('# chain watcher benchmark (loopback stand-in; real TronGrid adds its round trip per request)');
-if (part === undefined || part === 'latency') {
-  await latencyOnePass();
-  await latencyLoop(1, 15);
+/** Figure 3: a 10 000-block gap backfilled; blocks/s and peak RSS, beside the bare fetch+parse ceiling. */
+async function backfill(): Promise<void> {
+  const blocks = 10_000;
+  const { url, child } = await startNodeProcess({ fillerPerBlock: FILLER });
+  const t = await startTestApp({ now: Date.now(), config: { tron: { api_url: url, poll_interval_seconds: 5 }, log: { level: 'warn' } } });
+  t.deps.chain = createChainRuntime(t.config, { maxRequestsPerSecond: 0 });
+  try {
+    // Ceiling: the same kind of blocks fetched and parsed one after another, nothing else done.
+    const head = (await (await fetch(`${url}/walletsolidity/getnowblock`)).json()) as { block_header: { raw_data: { number: number } } };
+    const top = head.block_header.raw_data.number;
+    const ceilingBlocks = 500;
+    let started = performance.now();
+    for (let n = top - 20_000; n < top - 20_000 + ceilingBlocks; n++) {
+      const res = await fetch(`${url}/walletsolidity/gettransactioninfobyblocknum`, { method: 'POST', body: JSON.stringify({ num: n }) });
+      JSON.parse(await res.text());
+    }
+    const ceiling = ceilingBlocks / ((performance.now() - started) / 1000);
+
+    const merchant = await newMerchantId(t);
+    const address = randomAddress();
+    await insertInvoice(t, { address, amount: 40_000_001n, merchantId: merchant, createdAt: Date.now() - blocks * 3000, expiresAt: Date.now() + HOUR });
+    global.gc?.();
+    const baseline = process.memoryUsage().rss;
+    let peak = baseline;
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, process.memoryUsage().rss);
+    }, 50);
+    started = performance.now();
+    t.clock.set(Date.now());
+    while (await runOnce(t.deps)) t.clock.set(Date.now());
+    const seconds = (performance.now() - started) / 1000;
+    clearInterval(sampler);
+    const read = t.deps.chain.pool.totals();
+    console.log(`\n3. Backfill of a ${blocks}-block gap (${FILLER[0]}-${FILLER[1]} transactions a block, loopback node in its own process)`);
+    console.log(`${(read.requests / seconds).toFixed(1)} blocks/s (${read.requests} requests in ${seconds.toFixed(1)} s; ceiling, fetch + JSON.parse alone: ${ceiling.toFixed(1)} blocks/s); ${mib(read.bytes)} MiB decoded`);
+    console.log(`RSS: ${mib(baseline)} MiB before, peak ${mib(peak)} MiB during (aim: at least 10 blocks/s, memory bounded)`);
+  } finally {
+    await t.close();
+    child.kill('SIGTERM');
+  }
 }
-if (part === undefined || part === 'requests') for (const n of [1, 100, 1000]) await requestsPerPoll(n);
+
+console.log(`gatewayd chain bench, Node ${process.version}, load ${(await import('node:os')).loadavg()[0]!.toFixed(2)}`);
+await backfill();
+await requestsPerDay();
+await latency();

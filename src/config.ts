@@ -55,7 +55,19 @@ export const configSchema = z.strictObject({
     // '' = the network's own TronGrid (api.trongrid.io on mainnet, nile.trongrid.io on Nile).
     api_url: z.union([z.literal(''), httpUrl('expected an absolute http(s) URL')]).default(''),
     api_key: z.string().default(''),
+    /** Providers in order of preference; empty = one provider from api_url and api_key. */
+    providers: z.array(z.strictObject({
+      url: httpUrl('expected an absolute http(s) URL'),
+      api_key: z.string().default(''),
+      /** Requests started per second at most; 0 = unpaced (an own node). */
+      requests_per_second: z.number().min(0).max(10_000).default(12),
+      timeout_seconds: z.number().positive().max(300).default(10),
+    })).default([]),
     poll_interval_seconds: z.number().positive().max(3600).default(5),
+    /** How long scanning goes on after the last open invoice closes (late payments are still recorded). */
+    linger_hours: z.number().min(0).max(24 * 365).default(24),
+    /** Transfers below this amount are folded away in the console (still recorded). */
+    dust_threshold: z.string().refine((v) => parseAmount(v) !== undefined, { message: 'expected a decimal USDT amount such as "0.01"' }).default('0.01'),
   }).prefault({}),
   invoices: z.strictObject({
     max_adjustment: amountString.default('0.099999'),

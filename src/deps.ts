@@ -7,6 +7,7 @@ import { systemClock, type Clock } from './lib/clock.js';
 import type { Log } from './lib/log.js';
 import { createMailer, type Mailer } from './email/mailer.js';
 import { createChainRuntime } from './chain/chain.worker.js';
+import { registerChainMetrics } from './chain/chain.health.js';
 import { createMetrics, registerCoreGauges } from './ops/metrics.js';
 import { VERSION } from './version.js';
 import { systemLookup } from './webhooks/url-policy.js';
@@ -28,5 +29,6 @@ export function createDeps(opts: { config: Config; database: OpenedDatabase; log
     dnsLookup: systemLookup,
   };
   registerCoreGauges(deps.metrics, deps);
+  registerChainMetrics(deps.metrics, deps);
   return deps;
 }

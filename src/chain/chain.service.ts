@@ -1,24 +1,16 @@
 /**
- * What a verified transfer does to invoices (decisions.md section 3), and safe expiry. Each call is
- * one short write transaction: the guarded invoice move, the recorded transfer and the event
- * commit together or not at all. No network here.
+ * Recording what the scanner found: each call is one short write transaction in which the
+ * verified transfers are recorded (each log once: UNIQUE tx hash + log index), the invoices they
+ * pay move (through the invoices feature, with their events), the scan state moves, and the
+ * invoices whose whole window is now scanned expire. A crash anywhere repeats work, never loses
+ * it or counts it twice. No network here.
  */
 import { writeTransaction } from '../db/database.js';
 import type { ChainTransferKind } from '../db/schema.js';
-import { insertEvent } from '../events/events.repo.js';
 import type { AppDeps } from '../http/context.js';
-import { toInvoiceResponse, type Invoice } from '../invoices/invoice.model.js';
-import {
-  confirmInvoice,
-  expireInvoice,
-  findExpirable,
-  findInvoiceById,
-  findInvoicesByAmount,
-  insertTransfer,
-  isLogRecorded,
-  markReviewPaid,
-  saveCursor,
-} from './chain.repo.js';
+import type { Invoice } from '../invoices/invoice.model.js';
+import { applyChainPayment, expireScanned } from '../invoices/invoice-payments.js';
+import { insertTransfer, isLogRecorded, saveScanState, updateGap, type ScanGap, type ScanState } from './chain.repo.js';
 import { toTransactionResponse } from './chain.model.js';
 import type { VerifiedTransfer } from './verifier.js';
 
@@ -31,94 +23,35 @@ export interface RecordedTransfer {
 /** Largest amount SQLite stores exactly here; a bigger USDT transfer would exceed the token's supply. */
 const MAX_STORABLE = BigInt(Number.MAX_SAFE_INTEGER);
 
-/**
- * Which invoice a transfer belongs to and how:
- * - an invoice of that amount whose window [created_at, expires_at] holds the block time pays it
- *   (pending -> confirmed; review -> review_paid) unless it already took a payment or was closed;
- * - otherwise the newest invoice of that amount created before the block: a late payment;
- * - otherwise (no invoice of that amount existed yet): unmatched.
- */
-function classify(candidates: Invoice[], t: VerifiedTransfer): { kind: ChainTransferKind; invoice: Invoice | undefined } {
-  const inWindow = candidates.find((inv) => inv.createdAt <= t.blockTimestamp && t.blockTimestamp <= inv.expiresAt);
-  if (inWindow) {
-    if (inWindow.status === 'pending') return { kind: 'confirmed', invoice: inWindow };
-    if (inWindow.status === 'review' && inWindow.txHash === null) return { kind: 'review_paid', invoice: inWindow };
-    return { kind: 'late', invoice: inWindow };
-  }
-  const before = candidates.find((inv) => inv.createdAt <= t.blockTimestamp);
-  if (before) return { kind: 'late', invoice: before };
-  return { kind: 'unmatched', invoice: undefined };
+export interface ScanCommit {
+  transfers: VerifiedTransfer[];
+  state?: ScanState;
+  /** A gap that shrank (or closed: `gap` undefined). */
+  gap?: { oldFrom: number; gap: ScanGap | undefined };
+  /** Where the scan stands once this commits, for expiry. */
+  unscanned: { scannedUntil: number; gaps: Array<{ after: number; before: number }> };
 }
 
-/** Records the verified Transfer logs of one receipt; returns those that were new. */
-export async function recordTransfers(deps: AppDeps, transfers: VerifiedTransfer[]): Promise<RecordedTransfer[]> {
+export async function commitScan(deps: AppDeps, c: ScanCommit): Promise<{ recorded: RecordedTransfer[]; expired: Invoice[] }> {
   const now = deps.clock.now();
-  const publicUrl = deps.config.server.public_url;
   const result = await writeTransaction(deps.db, async (trx) => {
     const recorded: RecordedTransfer[] = [];
-    for (const t of transfers) {
+    for (const t of c.transfers) {
       if (await isLogRecorded(trx, t.txHash, t.logIndex)) continue;
       if (t.amount > MAX_STORABLE) {
         deps.log.error({ tx_hash: t.txHash, log_index: t.logIndex, to: t.to }, 'chain: transfer amount too large to store; not recorded');
         continue;
       }
-      const candidates = await findInvoicesByAmount(trx, deps.config.network, t.to, t.amount);
-      let { kind, invoice } = classify(candidates, t);
-      // The moves are guarded; inside this immediate transaction they cannot lose a race, but if
-      // one ever finds the invoice moved, the money is still recorded against it as late.
-      if (invoice && kind === 'confirmed' && !(await confirmInvoice(trx, invoice.id, t.txHash, now))) kind = 'late';
-      if (invoice && kind === 'review_paid' && !(await markReviewPaid(trx, invoice.id, t.txHash))) kind = 'late';
-      await insertTransfer(trx, deps.config.network, t, kind, invoice?.id ?? null, now);
-      if (invoice && (kind === 'confirmed' || kind === 'review_paid')) {
-        const updated = (await findInvoiceById(trx, invoice.id))!;
-        insertEvent(
-          deps.sqlite,
-          {
-            merchantId: updated.merchantId,
-            type: kind === 'confirmed' ? 'invoice.confirmed' : 'invoice.review',
-            invoiceId: updated.id,
-            data: { invoice: toInvoiceResponse(updated, publicUrl), transaction: toTransactionResponse(t) },
-          },
-          now,
-        );
-      }
-      recorded.push({ transfer: t, kind, invoiceId: invoice?.id ?? null });
+      const { kind, invoiceId } = await applyChainPayment(deps, trx, { to: t.to, amount: t.amount, txHash: t.txHash, blockTimestamp: t.blockTimestamp, transaction: toTransactionResponse(t) }, now);
+      await insertTransfer(trx, deps.config.network, t, kind, invoiceId, now);
+      recorded.push({ transfer: t, kind, invoiceId });
     }
-    return recorded;
+    if (c.state) await saveScanState(trx, deps.config.network, c.state, now);
+    if (c.gap) await updateGap(trx, deps.config.network, c.gap.oldFrom, c.gap.gap);
+    const expired = await expireScanned(deps, trx, c.unscanned, now);
+    return { recorded, expired };
   });
   // Events were committed with their deliveries: wake the delivery worker now, not at its next poll.
-  if (result.some((r) => r.kind === 'confirmed' || r.kind === 'review_paid')) deps.hooks.deliveriesQueued();
-  return result;
-}
-
-export interface Coverage {
-  address: string;
-  coveredUntil: number;
-}
-
-/**
- * Moves the cursors (one transaction for a whole pass: one fsync, not one per address) and, in the
- * same transaction, expires the open, unpaid invoices whose window ended within the covered
- * history: every confirmed transfer up to their expires_at has been seen by then, so none of them
- * was a payment. Transfers are recorded before this runs, so a crash in between only repeats work.
- */
-export async function advanceCoverage(deps: AppDeps, coverage: Coverage[]): Promise<Invoice[]> {
-  if (coverage.length === 0) return [];
-  const now = deps.clock.now();
-  const publicUrl = deps.config.server.public_url;
-  const result = await writeTransaction(deps.db, async (trx) => {
-    const expired: Invoice[] = [];
-    for (const { address, coveredUntil } of coverage) {
-      await saveCursor(trx, deps.config.network, address, coveredUntil, now);
-      for (const inv of await findExpirable(trx, deps.config.network, address, coveredUntil, now)) {
-        if (!(await expireInvoice(trx, inv.id))) continue;
-        const updated = (await findInvoiceById(trx, inv.id))!;
-        insertEvent(deps.sqlite, { merchantId: updated.merchantId, type: 'invoice.expired', invoiceId: updated.id, data: { invoice: toInvoiceResponse(updated, publicUrl) } }, now);
-        expired.push(updated);
-      }
-    }
-    return expired;
-  });
-  if (result.length > 0) deps.hooks.deliveriesQueued();
+  if (result.expired.length > 0 || result.recorded.some((r) => r.kind === 'confirmed' || r.kind === 'review_paid')) deps.hooks.deliveriesQueued();
   return result;
 }

@@ -1,94 +1,94 @@
 /**
- * The chain watcher (decisions.md section 5). One pass: read the solidified head once, then for
- * each address with open invoices that is due, page through its confirmed incoming USDT history
- * from its durable cursor, verify each candidate against its solidified receipt, record what it
- * finds, and move the cursor (and expire what the new coverage allows).
+ * The chain watcher: a block scanner. It reads every solidified block once
+ * (`/walletsolidity/gettransactioninfobyblocknum`), from a durable cursor up to the solidified
+ * head, and records every USDT Transfer log to a registered wallet address. One request per block
+ * (about 28 800 a day), whatever the number of addresses, payments or spam.
  *
- * Coverage: after a complete pass over an address (no page left), every confirmed transfer with a
- * block time <= min(solidified head, TronGrid's confirmed event index) - COVERAGE_MARGIN_MS is
- * known. The index position is the newest confirmed USDT event TronGrid lists (the account history
- * is built from that index, which may trail the solidity node); the margin absorbs the index
- * filling blocks slightly out of order. A transaction not settled yet (receipt not solidified, block
- * above the head read at the start of the pass) holds coverage back to just before it. A fault
- * while reading an address leaves that address's cursor where it was; only complete reads move
- * cursors, and only moved cursors expire invoices.
+ * - Exact coverage: a scanned block covers every address up to its time, so an invoice expires
+ *   once the scanned blocks pass its `expires_at` and no unread range meets its window.
+ * - Head first: when the cursor is far behind (downtime, a first start), the follower jumps to the
+ *   head and the blocks in between become a gap, read with the time left in each pass, oldest
+ *   first. New payments never wait behind a backfill.
+ * - Few head reads: the next block's solidification time is predicted from the last head seen and
+ *   the learned delay between a block's time and its solidification; the block is asked for then.
+ *   The head is read only when a block is not there yet (or to start).
+ * - Cross-checked: with more than one provider, a block that pays a watched address a positive
+ *   amount is read again from another provider (its own quota, not the first one's); if the reads
+ *   disagree the block is not trusted (nothing recorded, the cursor stays) and the fault is logged
+ *   loudly. It is read again next pass. One request a block is kept whatever the payments.
+ * - Idle: with no open invoice and the linger (tron.linger_hours after the last one closed) over,
+ *   the scanner makes no TRON request. When an invoice opens it resumes from the block of that
+ *   invoice's creation, or from its cursor if that is later.
  */
+import { performance } from 'node:perf_hooks';
 import type { Config } from '../config.js';
 import type { AppDeps } from '../http/context.js';
-import { MINUTE } from '../lib/clock.js';
+import { HOUR, MINUTE } from '../lib/clock.js';
 import type { Worker } from '../lib/loop.js';
-import { listWatchedAddresses, isTxRecorded, type WatchedAddress } from './chain.repo.js';
-import { advanceCoverage, recordTransfers, type Coverage } from './chain.service.js';
-import { DEFAULT_MAX_RPS, DEFAULT_TIMEOUT_MS, TronApiError, TronClient, type TronFaultKind, type Trc20Record } from './trongrid.client.js';
-import { rejectRecord, verifyReceipt } from './verifier.js';
+import { openInvoiceAddresses, openInvoices } from '../invoices/invoice-payments.js';
+import { insertGap, listGaps, listWalletAddresses, loadScanState, type ScanGap, type ScanState } from './chain.repo.js';
+import { commitScan } from './chain.service.js';
+import { ProviderPool, providerSettings, type Provider } from './providers.js';
+import { TronApiError, type BlockRef, type TxInfo } from './tron.client.js';
+import { blockDigest, transfersInBlock, watchedSet, type VerifiedTransfer, type WatchedSet } from './verifier.js';
 
-/** How far behind the solidified head coverage stays, for TronGrid's indexer lag. */
-export const COVERAGE_MARGIN_MS = MINUTE;
-/** Pages read per address per pass (200 records each); a longer backlog continues next pass. */
-export const MAX_PAGES_PER_POLL = 10;
-/** Requests in flight at once across addresses: TronGrid allows about 15 per second per key. */
-export const POLL_CONCURRENCY = 4;
-export const MAX_BACKOFF_MS = 5 * MINUTE;
-
-export interface Backoff {
-  until: number;
-  failures: number;
-}
-
-/** The watcher's in-memory state across passes (durable state is the cursor table). */
-export interface ChainRuntime {
-  client: TronClient;
-  intervalMs: number;
-  lastPollAt: Map<string, number>;
-  /** Set by faults of the provider as a whole: no request at all until it passes. */
-  global: Backoff;
-  /** Set by faults met while reading one address: that address waits, the others go on. */
-  perAddress: Map<string, Backoff>;
-  /** The fault condition last logged (kind:endpoint), so a repeating condition is logged once. */
-  fault: string | undefined;
-  /** Transactions already logged as waiting for solidification. */
-  waitingLogged: Set<string>;
-  /**
-   * address:tx pairs whose solidified receipt was rejected for good. Records near the head are
-   * listed again by the next passes (coverage trails the head); this spares their receipt reads
-   * and repeated log lines. Losing it (restart) only repeats that work.
-   */
-  rejected: Set<string>;
-  /**
-   * Set when the server shuts down: the running pass stops reading at the next record or address
-   * (one pass can hold thousands of paced receipt reads, which a SIGTERM must not wait for).
-   * Coverage then stays before the first record not judged, so the next start reads it again.
-   */
-  stopping: boolean;
-}
-
+/** TRON makes a block every 3 s. */
+export const BLOCK_INTERVAL_MS = 3000;
+/** A follower further behind the head than this (1 minute) jumps to the head; the rest becomes a gap. */
+export const MAX_FOLLOW_BEHIND = 20;
+/** Blocks read before the scanner's estimate of an invoice's creation block (server and chain clocks differ). */
+export const START_MARGIN_BLOCKS = 20;
+/** Blocks committed at once when none of them carries a transfer. */
+const FLUSH_EVERY = 200;
 /**
- * Faults that say the provider is unusable for every address right now (rate limit, refused key,
- * unreachable): the pass stops. Others (5xx, timeouts, bad answers) may concern one address's
- * query, so only that address backs off: one bad address never stalls the rest.
+ * The head is also read this often (besides when a predicted block is not there): each read refines
+ * the learned solidification delay (reads at varied moments of the 3 s block cycle) and the lag
+ * figures. 100 s: 864 reads a day, and 100 s is not a multiple of 3 s, so the moments vary.
  */
-const GLOBAL_FAULTS: ReadonlySet<TronFaultKind> = new Set(['rate_limited', 'auth', 'network']);
+export const HEAD_REFRESH_MS = 100_000;
 
-/** Bound on the in-memory sets above; they are cleared when full. */
-const MEMORY_LIMIT = 10_000;
+/** The scanner's figures for /health and the metrics. */
+export interface ScanFigures {
+  /** The newest block the head follower has read. */
+  block: number | null;
+  /** The newest solidified block known. */
+  solid_head: number | null;
+  /** Solidified blocks not read yet by the follower. */
+  behind_blocks: number | null;
+  /** Blocks in unread ranges behind the follower (being backfilled). */
+  gap_blocks: number;
+  /** Blocks whose two reads disagreed (never trusted). */
+  inconsistent_blocks: number;
+}
+
+/** The watcher's in-memory state across passes (durable state is chain_scan and chain_scan_gaps). */
+export interface ChainRuntime {
+  pool: ProviderPool;
+  intervalMs: number;
+  lingerMs: number;
+  /** The newest solidified head seen, and when it was read (injected clock). */
+  head: BlockRef | undefined;
+  headReadAt: number;
+  /** Least observed delay between a block's timestamp and the clock when it was seen solidified. */
+  solidDelayMs: number | undefined;
+  /** Set when the server shuts down: the running pass stops at the next block. */
+  stopping: boolean;
+  /** The fault condition last logged, so a repeating condition is logged once. */
+  fault: string | undefined;
+  figures: ScanFigures;
+}
 
 export function createChainRuntime(config: Config, options: { timeoutMs?: number; maxRequestsPerSecond?: number } = {}): ChainRuntime {
   return {
-    client: new TronClient({
-      apiUrl: config.tron.api_url,
-      usdtContract: config.network.usdtContract,
-      apiKey: config.tron.api_key,
-      timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-      maxRequestsPerSecond: options.maxRequestsPerSecond ?? DEFAULT_MAX_RPS,
-    }),
+    pool: new ProviderPool(providerSettings(config), options),
     intervalMs: config.tron.poll_interval_seconds * 1000,
-    lastPollAt: new Map(),
-    global: { until: 0, failures: 0 },
-    perAddress: new Map(),
-    fault: undefined,
-    waitingLogged: new Set(),
-    rejected: new Set(),
+    lingerMs: config.tron.linger_hours * HOUR,
+    head: undefined,
+    headReadAt: 0,
+    solidDelayMs: undefined,
     stopping: false,
+    fault: undefined,
+    figures: { block: null, solid_head: null, behind_blocks: null, gap_blocks: 0, inconsistent_blocks: 0 },
   };
 }
 
@@ -103,196 +103,281 @@ export function chainWorker(deps: AppDeps): Worker {
   };
 }
 
-/** One watcher pass. Never returns true: each address is polled at most once per interval. */
+/** Two reads of one block disagreed. */
+class InconsistentBlock extends Error {}
+
+/** One pass's working state. */
+interface Pass {
+  deps: AppDeps;
+  state: ScanState;
+  gaps: ScanGap[];
+  watched: WatchedSet;
+  /** Transfers read since the last commit, and whether the state or a gap moved. */
+  pending: VerifiedTransfer[];
+  dirty: boolean;
+  gapMoved: { oldFrom: number; gap: ScanGap | undefined } | undefined;
+  sinceFlush: number;
+}
+
+/**
+ * One scanner pass: follow the head, then backfill with the time left. Returns true when a
+ * backfill remains (the loop runs again at once; every pass follows the head first).
+ */
 export async function runOnce(deps: AppDeps): Promise<boolean> {
   const rt = deps.chain;
   const now = deps.clock.now();
-  const watched = await listWatchedAddresses(deps.db, deps.config.network);
-  if (watched.length === 0) {
-    setStatus(deps, 'idle', null);
+  const stored = await loadScanState(deps.db, deps.config.network);
+  const open = await openInvoices(deps.db, deps.config.network);
+  const wasActive = stored !== undefined && now < stored.activeUntil;
+  if (open.count === 0 && !wasActive) {
+    setStatus(deps, 'idle', undefined);
     return false;
   }
-  // Forget addresses no longer watched (their state would only grow, or keep /health degraded).
-  const watchedSet = new Set(watched.map((w) => w.address));
-  for (const map of [rt.lastPollAt, rt.perAddress]) for (const address of map.keys()) if (!watchedSet.has(address)) map.delete(address);
-  const waiting = (address: string) => (rt.perAddress.get(address)?.until ?? 0) > now;
-  const due = now < rt.global.until ? [] : watched.filter((w) => (rt.lastPollAt.get(w.address) ?? -Infinity) + rt.intervalMs <= now && !waiting(w.address));
-  if (due.length === 0) {
-    const backingOff = now < rt.global.until || watched.some((w) => waiting(w.address));
-    setStatus(deps, backingOff || deps.watcherStatus.state === 'degraded' ? 'degraded' : 'running', lagSeconds(watched, now));
+  const activeUntil = open.count > 0 ? now + rt.lingerMs : stored!.activeUntil;
+  if (rt.pool.providers.every((p) => p.until > now)) {
+    // Every provider is backing off: no request until one may be asked again.
+    setStatus(deps, 'degraded', undefined);
     return false;
   }
-
-  let globalFault: TronApiError | undefined;
-  let addressFault: { err: TronApiError; backoff: Backoff } | undefined;
-  const coverage: Coverage[] = [];
+  const started = performance.now();
+  let pass: Pass | undefined;
+  let more = false;
   try {
-    const solid = await rt.client.solidHead();
-    const indexed = await rt.client.indexedUpTo();
-    const head: Head = { number: solid.number, coverableUntil: Math.min(solid.timestamp, indexed) - COVERAGE_MARGIN_MS };
-    const queue = [...due];
-    // Anything but a TRON API fault (a database error, a bug) stops every lane before it is
-    // rethrown, so no lane outlives the pass.
-    let crash: { err: unknown } | undefined;
-    const lane = async (): Promise<void> => {
-      for (let w = queue.shift(); w && !globalFault && !crash && !rt.stopping; w = queue.shift()) {
-        rt.lastPollAt.set(w.address, now);
-        try {
-          const covered = await pollAddress(deps, head, w);
-          if (covered !== undefined) coverage.push({ address: w.address, coveredUntil: covered });
-          rt.perAddress.delete(w.address);
-        } catch (err) {
-          if (!(err instanceof TronApiError)) {
-            crash ??= { err };
-          } else if (GLOBAL_FAULTS.has(err.kind)) {
-            globalFault ??= err;
-          } else {
-            const backoff = rt.perAddress.get(w.address) ?? { until: 0, failures: 0 };
-            rt.perAddress.set(w.address, backoff);
-            backOff(deps, backoff, err);
-            addressFault ??= { err, backoff };
-          }
-        }
+    if (!rt.head || now - rt.headReadAt >= HEAD_REFRESH_MS) await refreshHead(deps);
+    const head = rt.head!;
+    let state: ScanState;
+    let dirty = false;
+    const resumeFrom = open.oldestCreatedAt === null ? undefined : open.oldestCreatedAt - START_MARGIN_BLOCKS * BLOCK_INTERVAL_MS;
+    if (!stored) {
+      // First start: from the oldest open invoice's creation.
+      const start = Math.min(head.number, blockFor(head, resumeFrom!));
+      state = { cursorBlock: start - 1, cursorTime: resumeFrom!, activeUntil };
+      dirty = true;
+    } else {
+      state = { ...stored, activeUntil };
+      dirty = Math.abs(activeUntil - stored.activeUntil) >= MINUTE;
+      if (!wasActive && resumeFrom !== undefined && blockFor(head, resumeFrom) > state.cursorBlock + 1) {
+        // Resuming after an idle time: the blocks before the oldest open invoice matter to nobody.
+        state.cursorBlock = Math.min(head.number, blockFor(head, resumeFrom)) - 1;
+        state.cursorTime = Math.max(state.cursorTime, resumeFrom);
+        dirty = true;
       }
-    };
-    await Promise.all(Array.from({ length: Math.min(POLL_CONCURRENCY, queue.length) }, lane));
-    if (crash) throw crash.err;
+    }
+    const gaps = await listGaps(deps.db, deps.config.network);
+    if (head.number - state.cursorBlock > MAX_FOLLOW_BEHIND) {
+      // Far behind: follow the head now, read the blocks in between as a backfill.
+      const gap: ScanGap = { fromBlock: state.cursorBlock + 1, toBlock: head.number - 1, afterTime: state.cursorTime, beforeTime: head.timestamp };
+      await insertGap(deps.db, deps.config.network, gap);
+      gaps.push(gap);
+      deps.log.info({ from_block: gap.fromBlock, to_block: gap.toBlock, blocks: gap.toBlock - gap.fromBlock + 1 }, 'chain: following the head; backfilling the blocks behind it');
+      state.cursorBlock = head.number - 1;
+      state.cursorTime = head.timestamp - 1;
+      dirty = true;
+    }
+    const addresses = new Set([...(await listWalletAddresses(deps.db, deps.config.network)), ...(await openInvoiceAddresses(deps.db, deps.config.network))]);
+    pass = { deps, state, gaps, watched: watchedSet(addresses), pending: [], dirty, gapMoved: undefined, sinceFlush: 0 };
+
+    await follow(pass);
+    more = await backfill(pass, started);
+    await flush(pass);
+    if (rt.fault !== undefined) {
+      deps.log.info('chain: TRON API reachable again');
+      rt.fault = undefined;
+    }
+    setStatus(deps, rt.pool.providers.some((p) => p.health.state !== 'ok') ? 'degraded' : 'running', pass);
   } catch (err) {
+    // What was read and verified before the fault is kept.
+    if (pass) await flush(pass);
+    if (err instanceof InconsistentBlock) {
+      setStatus(deps, 'degraded', pass);
+      return false;
+    }
     if (!(err instanceof TronApiError)) throw err;
-    globalFault = err;
+    logFault(deps, err);
+    setStatus(deps, 'degraded', pass);
+    return false;
   }
-  // Addresses read completely keep their progress whatever happened to the others.
-  for (const inv of await advanceCoverage(deps, coverage)) deps.log.info({ invoice_id: inv.id }, 'chain: invoice expired');
-  if (globalFault) backOff(deps, rt.global, globalFault);
-  else rt.global = { until: 0, failures: 0 };
-  if (globalFault) logFault(deps, globalFault, rt.global);
-  else if (addressFault) logFault(deps, addressFault.err, addressFault.backoff);
-  const healthy = !globalFault && !addressFault && rt.perAddress.size === 0;
-  if (healthy && rt.fault !== undefined) {
-    deps.log.info('chain: TRON API reachable again');
-    rt.fault = undefined;
+  return more;
+}
+
+/** Block number of the first block at or after `t`, estimated low (missed slots make real numbers higher). */
+function blockFor(head: BlockRef, t: number): number {
+  return head.number - Math.ceil(Math.max(0, head.timestamp - t) / BLOCK_INTERVAL_MS);
+}
+
+async function refreshHead(deps: AppDeps): Promise<BlockRef> {
+  const rt = deps.chain;
+  const { value } = await rt.pool.call(() => deps.clock.now(), (c) => c.solidHead());
+  if (!rt.head || value.number >= rt.head.number) rt.head = value;
+  rt.headReadAt = deps.clock.now();
+  learnDelay(deps, value.timestamp);
+  return rt.head;
+}
+
+function learnDelay(deps: AppDeps, blockTimestamp: number): void {
+  const rt = deps.chain;
+  const seen = deps.clock.now() - blockTimestamp;
+  if (seen >= 0 && (rt.solidDelayMs === undefined || seen < rt.solidDelayMs)) rt.solidDelayMs = seen;
+}
+
+/** True when block n should be solidified by now, by the last head seen and the learned delay. */
+function predictedSolid(deps: AppDeps, n: number): boolean {
+  const rt = deps.chain;
+  if (!rt.head || rt.solidDelayMs === undefined) return false;
+  return rt.head.timestamp + (n - rt.head.number) * BLOCK_INTERVAL_MS + rt.solidDelayMs <= deps.clock.now();
+}
+
+/** Reads the follower's next blocks up to the solidified head. */
+async function follow(pass: Pass): Promise<void> {
+  const { deps } = pass;
+  const rt = deps.chain;
+  while (!rt.stopping) {
+    const n = pass.state.cursorBlock + 1;
+    let read: { infos: TxInfo[]; provider: Provider } | undefined;
+    if (n > rt.head!.number) {
+      if (!predictedSolid(deps, n)) {
+        // Not due yet by the prediction; still look at the head once a poll when nothing is predicted.
+        if (rt.solidDelayMs !== undefined) break;
+      } else {
+        read = await readBlock(deps, n);
+        if (read.infos.length === 0) read = undefined; // not there yet, or an empty block: the head says which
+      }
+      if (!read) {
+        await refreshHead(deps);
+        if (n > rt.head!.number) break;
+      }
+    }
+    read ??= await readBlock(deps, n);
+    // An empty block tells no time, unless it is the head just read: coverage stays at the last
+    // block that did (a little lag, never too far).
+    const time = read.infos[0]?.blockTimeStamp ?? (n === rt.head!.number ? rt.head!.timestamp : undefined);
+    if (time !== undefined) learnDelay(deps, time);
+    await take(pass, n, read);
+    pass.state.cursorBlock = n;
+    if (time !== undefined) pass.state.cursorTime = Math.max(pass.state.cursorTime, time);
+    pass.dirty = true;
+    await maybeFlush(pass);
   }
-  setStatus(deps, healthy ? 'running' : 'degraded', lagSeconds(await listWatchedAddresses(deps.db, deps.config.network), deps.clock.now()));
+}
+
+/** Reads the gaps, oldest first, until the pass has used its time; true when some remain. */
+async function backfill(pass: Pass, started: number): Promise<boolean> {
+  const { deps } = pass;
+  const rt = deps.chain;
+  const budgetMs = rt.intervalMs * 0.8;
+  while (pass.gaps.length > 0) {
+    const gap = pass.gaps[0]!;
+    while (gap.fromBlock <= gap.toBlock) {
+      if (rt.stopping || performance.now() - started > budgetMs) return true;
+      const n = gap.fromBlock;
+      const read = await readBlock(deps, n);
+      await take(pass, n, read);
+      const oldFrom = pass.gapMoved?.oldFrom ?? gap.fromBlock;
+      gap.fromBlock = n + 1;
+      gap.afterTime = Math.max(gap.afterTime, read.infos[0]?.blockTimeStamp ?? gap.afterTime);
+      pass.gapMoved = { oldFrom, gap: gap.fromBlock <= gap.toBlock ? { ...gap } : undefined };
+      await maybeFlush(pass);
+    }
+    await flush(pass);
+    deps.log.info({ to_block: gap.toBlock }, 'chain: backfill complete');
+    pass.gaps.shift();
+  }
   return false;
 }
 
-/** Reads and records one address's new history; returns how far it is now covered (undefined: no progress). */
-interface Head {
-  /** The solidified head block: receipts above it are not judged yet. */
-  number: number;
-  /** The most a complete read of an address can cover (ms). */
-  coverableUntil: number;
+/**
+ * One block's infos. An empty answer for a block the head says is solidified is read once more
+ * (a load-balanced provider may have asked a node that lags): only two empty reads make an empty block.
+ */
+async function readBlock(deps: AppDeps, n: number, avoid?: Provider): Promise<{ infos: TxInfo[]; provider: Provider }> {
+  const now = () => deps.clock.now();
+  const first = await deps.chain.pool.call(now, (c) => c.blockInfos(n), avoid);
+  if (first.value.length > 0 || !deps.chain.head || n > deps.chain.head.number) return { infos: first.value, provider: first.provider };
+  const second = await deps.chain.pool.call(now, (c) => c.blockInfos(n), first.provider);
+  return { infos: second.value, provider: second.provider };
 }
 
-async function pollAddress(deps: AppDeps, head: Head, w: WatchedAddress): Promise<number | undefined> {
-  const rt = deps.chain;
-  const { client } = rt;
-  const minTimestamp = w.coveredUntil === null ? w.earliestCreatedAt : Math.min(w.coveredUntil + 1, w.rewindTo ?? Infinity);
-
-  // Read the whole window first: a fault on any page leaves the address untouched.
-  const records: Trc20Record[] = [];
-  const fingerprints = new Set<string>();
-  let fingerprint: string | undefined;
-  let complete = false;
-  for (let page = 0; page < MAX_PAGES_PER_POLL; page++) {
-    const result = await client.trc20Page(w.address, minTimestamp, fingerprint);
-    records.push(...result.records);
-    if (result.fingerprint === undefined) {
-      complete = true;
-      break;
-    }
-    if (fingerprints.has(result.fingerprint)) throw new TronApiError('bad_response', 'trc20', 'pagination fingerprint repeated');
-    fingerprints.add(result.fingerprint);
-    fingerprint = result.fingerprint;
-  }
-
-  let heldBackTo: number | undefined;
-  const seen = new Set<string>();
-  for (const [i, record] of records.entries()) {
-    if (rt.stopping) {
-      // Shutting down: what is not judged yet is read again at the next start.
-      for (const rest of records.slice(i)) heldBackTo = Math.min(heldBackTo ?? Infinity, rest.block_timestamp - 1);
-      break;
-    }
-    const reason = rejectRecord(record, w.address, deps.config.network.usdtContract);
-    if (reason) {
-      deps.log.debug({ address: w.address, tx_hash: record.transaction_id, reason }, 'chain: record ignored');
-      continue;
-    }
-    const txHash = record.transaction_id.toLowerCase();
-    // Pages overlap and one transaction can carry several logs: its receipt is read once.
-    if (seen.has(txHash)) continue;
-    seen.add(txHash);
-    const key = `${w.address}:${txHash}`;
-    if (rt.rejected.has(key) || (await isTxRecorded(deps.db, txHash, w.address))) continue;
-    const receipt = await client.solidReceipt(txHash);
-    const verdict = receipt ? verifyReceipt(receipt, txHash, w.address, head.number, deps.config.network.usdtContract) : undefined;
-    if (!verdict || (!verdict.ok && !verdict.final)) {
-      // Not settled yet: coverage stays before it, so the next pass looks again.
-      heldBackTo = Math.min(heldBackTo ?? Infinity, record.block_timestamp - 1);
-      if (!rt.waitingLogged.has(key)) {
-        remember(rt.waitingLogged, key);
-        deps.log.info({ address: w.address, tx_hash: txHash, reason: verdict ? verdict.reason : 'receipt not solidified yet' }, 'chain: transfer not settled yet; will retry');
-      }
-      continue;
-    }
-    rt.waitingLogged.delete(key);
-    if (!verdict.ok) {
-      remember(rt.rejected, key);
-      deps.log.info({ address: w.address, tx_hash: txHash, reason: verdict.reason }, 'chain: transfer rejected');
-      continue;
-    }
-    for (const r of await recordTransfers(deps, verdict.transfers)) {
-      deps.log.info({ tx_hash: r.transfer.txHash, log_index: r.transfer.logIndex, kind: r.kind, invoice_id: r.invoiceId }, 'chain: transfer recorded');
+/** Verifies one block's transfers to the watched addresses and queues them for the next commit. */
+async function take(pass: Pass, n: number, read: { infos: TxInfo[]; provider: Provider }): Promise<void> {
+  const { deps } = pass;
+  const found = transfersInBlock(read.infos, pass.watched, deps.config.network.usdtContract);
+  const other = deps.chain.pool.other(read.provider, deps.clock.now());
+  if (other && found.transfers.some((t) => t.amount > 0n)) {
+    // It pays a watched address and another provider is available: its read must agree.
+    const again = await deps.chain.pool.call(() => deps.clock.now(), (c) => c.blockInfos(n), read.provider);
+    if (blockDigest(transfersInBlock(again.value, pass.watched, deps.config.network.usdtContract)) !== blockDigest(found)) {
+      deps.chain.figures.inconsistent_blocks += 1;
+      read.provider.health.inconsistent_blocks += 1;
+      if (again.provider !== read.provider) again.provider.health.inconsistent_blocks += 1;
+      deps.log.error(
+        { block: n, first_provider: read.provider.health.name, second_provider: again.provider.health.name },
+        'chain: BLOCK READ INCONSISTENTLY: two reads of a solidified block disagree about payments to watched addresses; nothing from it is trusted; it will be read again',
+      );
+      throw new InconsistentBlock(`block ${n}`);
     }
   }
-
-  let covered = head.coverableUntil;
-  if (!complete) {
-    // An incomplete read covers only the blocks strictly before the last one it reached (that
-    // block may continue on the next page).
-    const last = records.at(-1);
-    const pagesCovered = last ? last.block_timestamp - 1 : minTimestamp - 1;
-    if (pagesCovered <= minTimestamp - 1) {
-      deps.log.warn({ address: w.address, min_timestamp: minTimestamp }, 'chain: more records in one block than a pass reads; coverage cannot advance');
-    }
-    covered = Math.min(covered, pagesCovered);
+  for (const r of found.rejected) deps.log.info({ block: n, tx_hash: r.txHash, to: r.to, reason: r.reason }, 'chain: transfer rejected');
+  if (found.transfers.length > 0) {
+    pass.pending.push(...found.transfers);
+    // Transfers commit with the cursor that covers them, at once (a payment is not held back).
+    await flush(pass);
   }
-  if (heldBackTo !== undefined) covered = Math.min(covered, heldBackTo);
-  return covered > minTimestamp - 1 ? covered : undefined;
 }
 
-function remember(set: Set<string>, key: string): void {
-  if (set.size >= MEMORY_LIMIT) set.clear();
-  set.add(key);
+async function maybeFlush(pass: Pass): Promise<void> {
+  pass.sinceFlush += 1;
+  if (pass.sinceFlush >= FLUSH_EVERY) await flush(pass);
 }
 
-function backOff(deps: AppDeps, b: Backoff, err: TronApiError): void {
-  b.failures += 1;
-  const exponential = Math.min(MAX_BACKOFF_MS, deps.chain.intervalMs * 2 ** (b.failures - 1));
-  b.until = deps.clock.now() + Math.max(exponential, err.retryAfterMs ?? 0);
+/** Commits the queued transfers, the scan state and the gap, and expires what the coverage allows. */
+async function flush(pass: Pass): Promise<void> {
+  const { deps } = pass;
+  pass.sinceFlush = 0;
+  const transfers = pass.pending;
+  pass.pending = [];
+  const gap = pass.gapMoved;
+  pass.gapMoved = undefined;
+  const state = pass.dirty ? { ...pass.state } : undefined;
+  pass.dirty = false;
+  const { recorded, expired } = await commitScan(deps, {
+    transfers,
+    state,
+    gap,
+    unscanned: { scannedUntil: pass.state.cursorTime, gaps: pass.gaps.filter((g) => g.fromBlock <= g.toBlock).map((g) => ({ after: g.afterTime, before: g.beforeTime })) },
+  });
+  for (const r of recorded) {
+    deps.log.info({ tx_hash: r.transfer.txHash, log_index: r.transfer.logIndex, block: r.transfer.blockNumber, kind: r.kind, invoice_id: r.invoiceId }, 'chain: transfer recorded');
+  }
+  for (const inv of expired) deps.log.info({ invoice_id: inv.id }, 'chain: invoice expired');
 }
 
-function logFault(deps: AppDeps, err: TronApiError, b: Backoff): void {
+function logFault(deps: AppDeps, err: TronApiError): void {
   const rt = deps.chain;
   const condition = `${err.kind}:${err.endpoint}`;
-  const fields = { kind: err.kind, endpoint: err.endpoint, status: err.status, detail: err.message, retry_in_ms: b.until - deps.clock.now(), failures: b.failures };
+  const fields = { kind: err.kind, endpoint: err.endpoint, status: err.status, detail: err.message, providers: rt.pool.health().map((p) => ({ name: p.name, state: p.state, last_error: p.last_error })) };
   if (condition !== rt.fault) {
     rt.fault = condition;
-    deps.log.warn(fields, 'chain: TRON API fault; nothing confirmed or expired; retrying with backoff');
+    deps.log.warn(fields, 'chain: every TRON provider failed; nothing confirmed or expired past the last good block; retrying with backoff');
   } else {
-    deps.log.debug(fields, 'chain: TRON API fault persists');
+    deps.log.debug(fields, 'chain: TRON provider fault persists');
   }
 }
 
-/** Seconds between now and the least covered watched address (its first poll counts from its oldest invoice). */
-function lagSeconds(watched: WatchedAddress[], now: number): number | null {
-  if (watched.length === 0) return null;
-  const oldest = watched.reduce((min, w) => Math.min(min, w.coveredUntil ?? w.earliestCreatedAt), Infinity);
-  return Math.max(0, Math.round((now - oldest) / 1000));
-}
-
-function setStatus(deps: AppDeps, state: 'idle' | 'running' | 'degraded', lag: number | null): void {
+function setStatus(deps: AppDeps, state: 'idle' | 'running' | 'degraded', pass: Pass | undefined): void {
+  const rt = deps.chain;
+  const f = rt.figures;
+  if (pass) {
+    f.block = pass.state.cursorBlock;
+    f.solid_head = rt.head?.number ?? null;
+    f.behind_blocks = rt.head ? Math.max(0, rt.head.number - pass.state.cursorBlock) : null;
+    f.gap_blocks = pass.gaps.reduce((sum, g) => sum + Math.max(0, g.toBlock - g.fromBlock + 1), 0);
+  }
   deps.watcherStatus.state = state;
-  deps.watcherStatus.lagSeconds = lag;
+  if (state === 'idle') {
+    deps.watcherStatus.lagSeconds = null;
+  } else if (pass) {
+    // Every block up to this time is read: the follower's block, or the oldest unread range's start.
+    const covered = Math.min(pass.state.cursorTime, ...pass.gaps.filter((g) => g.fromBlock <= g.toBlock).map((g) => g.afterTime));
+    deps.watcherStatus.lagSeconds = Math.max(0, Math.round((deps.clock.now() - covered) / 1000));
+  }
 }

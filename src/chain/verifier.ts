@@ -1,92 +1,103 @@
 /**
- * The verifier checklist of tron-notes.md section 4. A TronGrid record is only a hint that decides
- * whether a receipt is worth reading; what counts is the solidified receipt: SUCCESS, and Transfer
- * logs emitted by the USDT contract itself, decoded from topics and data (never from calldata,
- * `contractResult`, symbols or names, which senders control).
+ * What a solidified block pays to the watched addresses. Only the TransactionInfo counts: SUCCESS
+ * and not FAILED, Transfer logs emitted by the USDT contract itself (compared exactly, with or
+ * without the 41 prefix), with exactly 3 topics, decoded from topics and data (never from calldata,
+ * `contractResult`, symbols or names, which senders control), to a watched address.
  */
 import { hexToTronAddress, tronAddressToHex } from '../lib/tron.js';
-import type { Receipt, Trc20Record } from './trongrid.client.js';
+import type { TxInfo } from './tron.client.js';
 
 /** keccak256("Transfer(address,address,uint256)") */
 export const TRANSFER_TOPIC = 'ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
-/** A contract as receipts name it: 20-byte hex without the 41 prefix. */
-export function logAddress(contract: string): string {
-  return tronAddressToHex(contract)!.slice(2);
-}
 
 const TX_ID_RE = /^[0-9a-f]{64}$/;
 const ADDRESS_WORD_RE = /^0{24}[0-9a-f]{40}$/;
 const DATA_RE = /^[0-9a-f]{64}$/;
-const DECIMAL_RE = /^[0-9]{1,80}$/;
-
-/**
- * Why a record is not worth a receipt read (for debug logs), or undefined when it is.
- * `usdtContract`: the USDT contract of the instance's network.
- */
-export function rejectRecord(record: Trc20Record, watchedAddress: string, usdtContract: string): string | undefined {
-  if (!TX_ID_RE.test(record.transaction_id.toLowerCase())) return 'malformed transaction id';
-  if (record.type !== 'Transfer') return `type ${record.type}`;
-  // The contract address, compared exactly: symbol and name are chosen by whoever deploys a token.
-  if (record.token_info.address !== usdtContract) return 'not the USDT contract';
-  if (record.to !== watchedAddress) return 'another recipient';
-  if (!DECIMAL_RE.test(record.value) || BigInt(record.value) === 0n) return 'zero or malformed value';
-  return undefined;
-}
 
 export interface VerifiedTransfer {
   txHash: string;
+  /** Index of the log in its transaction's `log` array: (txHash, logIndex) is recorded once. */
   logIndex: number;
   from: string;
   to: string;
+  /** May be 0 (poisoning): recorded, never matched to an invoice. */
   amount: bigint;
+  /** The USDT contract that emitted the log (the network's). */
   tokenContract: string;
   blockNumber: number;
   blockTimestamp: number;
 }
 
-export type ReceiptVerdict =
-  | { ok: true; transfers: VerifiedTransfer[] }
-  /** final: the solidified receipt can never change, so neither can this rejection. */
-  | { ok: false; reason: string; final: boolean };
+export interface Rejection {
+  txHash: string;
+  to: string;
+  reason: string;
+}
+
+/** The watched addresses by their 20-byte hex (the form topics carry) -> base58. */
+export type WatchedSet = ReadonlyMap<string, string>;
+
+export function watchedSet(addresses: Iterable<string>): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const a of addresses) {
+    const h = tronAddressToHex(a);
+    if (h) out.set(h.slice(2), a);
+  }
+  return out;
+}
+
+function logAddress(address: string): string {
+  const a = address.toLowerCase();
+  return a.length === 42 && a.startsWith('41') ? a.slice(2) : a;
+}
 
 /**
- * The USDT Transfer logs of a solidified receipt that pay `watchedAddress` a positive amount.
- * `solidHeadNumber` is a second finality check: the block must be at or below the solid head.
+ * USDT Transfer logs of one block to a watched address, from successful transactions; and the
+ * rejected ones (a failed transaction that still carries such a log), for the logs.
  */
-export function verifyReceipt(receipt: Receipt, txHash: string, watchedAddress: string, solidHeadNumber: number, usdtContract: string): ReceiptVerdict {
-  const tx = txHash.toLowerCase();
-  // A provider answering for another transaction may answer correctly next time.
-  if (receipt.id.toLowerCase() !== tx) return { ok: false, reason: 'receipt of another transaction', final: false };
-  // The head was read before the history: a block solidified since then is simply not judged yet.
-  if (receipt.blockNumber > solidHeadNumber) return { ok: false, reason: 'block above the solidified head', final: false };
-  if (receipt.receipt?.result !== 'SUCCESS' || receipt.result === 'FAILED') {
-    return { ok: false, reason: `execution ${receipt.receipt?.result ?? receipt.result ?? 'without result'}`, final: true };
-  }
-  const watchedHex = tronAddressToHex(watchedAddress);
-  if (!watchedHex) return { ok: false, reason: 'watched address is not a valid TRON address', final: true };
-  const usdtLogAddress = logAddress(usdtContract);
+export function transfersInBlock(infos: readonly TxInfo[], watched: WatchedSet, usdtContract: string): { transfers: VerifiedTransfer[]; rejected: Rejection[] } {
+  // The network's USDT as logs name it: 20-byte hex without the 41 prefix.
+  const usdtLogAddress = tronAddressToHex(usdtContract)!.slice(2);
   const transfers: VerifiedTransfer[] = [];
-  (receipt.log ?? []).forEach((log, index) => {
-    if (log.address.toLowerCase() !== usdtLogAddress) return;
-    if (log.topics.length !== 3 || log.topics[0]!.toLowerCase() !== TRANSFER_TOPIC) return;
-    const fromWord = log.topics[1]!.toLowerCase();
-    const toWord = log.topics[2]!.toLowerCase();
-    const data = (log.data ?? '').toLowerCase();
-    if (!ADDRESS_WORD_RE.test(fromWord) || !ADDRESS_WORD_RE.test(toWord) || !DATA_RE.test(data)) return;
-    if (`41${toWord.slice(24)}` !== watchedHex) return;
-    const amount = BigInt(`0x${data}`);
-    if (amount === 0n) return;
-    transfers.push({
-      txHash: tx,
-      logIndex: index,
-      from: hexToTronAddress(`41${fromWord.slice(24)}`)!,
-      to: watchedAddress,
-      amount,
-      tokenContract: usdtContract,
-      blockNumber: receipt.blockNumber,
-      blockTimestamp: receipt.blockTimeStamp,
+  const rejected: Rejection[] = [];
+  for (const info of infos) {
+    if (!info.log || info.log.length === 0) continue;
+    const txHash = info.id.toLowerCase();
+    const candidates: VerifiedTransfer[] = [];
+    info.log.forEach((log, index) => {
+      if (logAddress(log.address) !== usdtLogAddress) return;
+      if (log.topics.length !== 3 || log.topics[0]!.toLowerCase() !== TRANSFER_TOPIC) return;
+      const fromWord = log.topics[1]!.toLowerCase();
+      const toWord = log.topics[2]!.toLowerCase();
+      const data = (log.data ?? '').toLowerCase();
+      if (!ADDRESS_WORD_RE.test(fromWord) || !ADDRESS_WORD_RE.test(toWord) || !DATA_RE.test(data)) return;
+      const to = watched.get(toWord.slice(24));
+      if (to === undefined) return;
+      candidates.push({
+        txHash,
+        logIndex: index,
+        from: hexToTronAddress(`41${fromWord.slice(24)}`)!,
+        to,
+        amount: BigInt(`0x${data}`),
+        tokenContract: usdtContract,
+        blockNumber: info.blockNumber,
+        blockTimestamp: info.blockTimeStamp,
+      });
     });
-  });
-  if (transfers.length === 0) return { ok: false, reason: 'no USDT Transfer log to this address', final: true };
-  return { ok: true, transfers };
+    if (candidates.length === 0) continue;
+    if (!TX_ID_RE.test(txHash)) {
+      for (const c of candidates) rejected.push({ txHash, to: c.to, reason: 'malformed transaction id' });
+    } else if (info.receipt?.result !== 'SUCCESS' || info.result === 'FAILED') {
+      const reason = `execution ${info.receipt?.result ?? info.result ?? 'without result'}`;
+      for (const c of candidates) rejected.push({ txHash, to: c.to, reason });
+    } else {
+      transfers.push(...candidates);
+    }
+  }
+  return { transfers, rejected };
+}
+
+/** A stable text of what a block says about the watched addresses, to compare two reads. */
+export function blockDigest(result: { transfers: VerifiedTransfer[]; rejected: Rejection[] }): string {
+  return JSON.stringify([result.transfers.map((t) => [t.txHash, t.logIndex, t.from, t.to, t.amount.toString(), t.blockTimestamp]), result.rejected.map((r) => [r.txHash, r.to, r.reason])]);
 }

@@ -207,12 +207,20 @@ export interface ChainTransfersTable {
   recorded_at: number;
 }
 
-export interface ChainCursorsTable {
+export interface ChainScanTable {
   network: string;
-  token_contract: string;
-  address: string;
-  covered_until: number;
+  cursor_block: number;
+  cursor_time: number;
+  active_until: number;
   updated_at: number;
+}
+
+export interface ChainScanGapsTable {
+  network: string;
+  from_block: number;
+  to_block: number;
+  after_time: number;
+  before_time: number;
 }
 
 /** The one network this database belongs to (migration 0013; src/db/network-guard.ts). */
@@ -250,7 +258,8 @@ export interface Database {
   support_messages: SupportMessagesTable;
   email_tokens: EmailTokensTable;
   chain_transfers: ChainTransfersTable;
-  chain_cursors: ChainCursorsTable;
+  chain_scan: ChainScanTable;
+  chain_scan_gaps: ChainScanGapsTable;
   schema_migrations: SchemaMigrationsTable;
   instance_network: InstanceNetworkTable;
 }

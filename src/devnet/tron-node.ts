@@ -104,9 +104,8 @@ export interface SimulatedTronOptions {
   fillerPerBlock?: number | [number, number];
   /** Clock; default Date.now. */
   now?: () => number;
-  /** Block number at genesisTime; default 70 000 000. */
+  /** A block number and its timestamp that anchor the chain; default mainnet's block 69 316 562 at 1738601505000. */
   genesisBlock?: number;
-  /** Timestamp of genesisBlock; default: 1 day before now, aligned to the interval. */
   genesisTime?: number;
   /** Seed of the filler (the same seed gives the same chain). */
   seed?: number;
@@ -137,6 +136,12 @@ export interface SimulatedTron {
   readonly requests: SimRequest[];
   /** Injects a transfer (or a failed call) into a block; returns where it landed. */
   transfer(t: SimTransfer): SimTransferResult;
+  /**
+   * Injects a transaction with a hand-made TransactionInfo (any logs, receipt, result), for attack
+   * cases the transfer() shapes do not cover; id, blockNumber and blockTimeStamp are filled in
+   * unless given.
+   */
+  injectInfo(o: { info: Record<string, unknown>; at?: number; block?: number }): SimTransferResult;
   /** Queues `fault` for the next `times` requests to `endpoint` ('*' = any endpoint). */
   fail(endpoint: SimEndpoint | '*', fault: SimFault, times?: number): void;
   clearFaults(): void;
@@ -295,8 +300,8 @@ class Node implements SimulatedTron {
     const f = options.fillerPerBlock ?? [4, 8];
     this.filler = typeof f === 'number' ? [f, f] : f;
     this.now = options.now ?? (() => Date.now());
-    this.genesisBlock = options.genesisBlock ?? 70_000_000;
-    this.genesisTime = options.genesisTime ?? Math.floor((this.now() - 86_400_000) / this.interval) * this.interval;
+    this.genesisBlock = options.genesisBlock ?? 69_316_562;
+    this.genesisTime = options.genesisTime ?? 1_738_601_505_000;
     this.seed = options.seed ?? 1;
     this.poisonHex = (options.poisonTargets ?? []).map(toHex41);
     this.usdtHex = toHex41(options.usdtContract ?? NETWORKS.mainnet.usdtContract);
@@ -341,6 +346,18 @@ class Node implements SimulatedTron {
     this.injected.set(block, list);
     this.cache.delete(block);
     return { txId: id, blockNumber: block, blockTimestamp: ts, logIndex: result === 'SUCCESS' ? 0 : -1 };
+  }
+
+  injectInfo(o: { info: Record<string, unknown>; at?: number; block?: number }): SimTransferResult {
+    const block = o.block ?? (o.at !== undefined ? this.blockAt(o.at).number : this.head().number + 1);
+    const ts = this.blockTime(block);
+    const id = (o.info.id as string | undefined) ?? createHash('sha256').update(`inject:${this.seed}:${block}:${++this.counter}:${this.now()}`).digest('hex');
+    const info = { id, blockNumber: block, blockTimeStamp: ts, ...o.info };
+    const list = this.injected.get(block) ?? [];
+    list.push({ info, body: { ret: [{ contractRet: 'SUCCESS' }], txID: id, raw_data: { contract: [], timestamp: ts - 2000 } } });
+    this.injected.set(block, list);
+    this.cache.delete(block);
+    return { txId: id, blockNumber: block, blockTimestamp: ts, logIndex: 0 };
   }
 
   /** The transactions of block n: deterministic filler with the injected transactions spread among them. */
@@ -489,10 +506,10 @@ class Node implements SimulatedTron {
         const num = Number(params.num);
         if (!Number.isSafeInteger(num) || num < 0) return json({ Error: 'class java.lang.NumberFormatException : invalid num' });
         const isInfo = endpoint.endsWith('blockinfo');
-        if (num > solid || num < this.genesisBlock - 1_000_000) return json(isInfo ? [] : {});
+        if (num > solid || num < 0) return json(isInfo ? [] : {});
         if (!isInfo) return json(this.block(num));
         let infos = this.blockInfos(num);
-        if (fault) infos = mutate(infos);
+        if (fault) infos = mutate(infos, new Set((this.injected.get(num) ?? []).map((t) => t.info.id as string)));
         return json(infos);
       }
       case 'txinfo':
@@ -556,10 +573,14 @@ class Node implements SimulatedTron {
   }
 }
 
-/** An altered copy of a block's infos: the first transfer log's amount changed, or a transaction dropped. */
-function mutate(infos: Record<string, unknown>[]): Record<string, unknown>[] {
+/**
+ * An altered copy of a block's infos: the amount of the first injected transfer (else of the first
+ * log) is one micro-unit more, or, without any log, a transaction is dropped.
+ */
+function mutate(infos: Record<string, unknown>[], injected: Set<string>): Record<string, unknown>[] {
   const copy = structuredClone(infos);
-  const withLog = copy.find((i) => Array.isArray(i.log) && (i.log as unknown[]).length > 0);
+  const hasLog = (i: Record<string, unknown>) => Array.isArray(i.log) && (i.log as unknown[]).length > 0;
+  const withLog = copy.find((i) => hasLog(i) && injected.has(i.id as string)) ?? copy.find(hasLog);
   if (withLog) {
     const log = (withLog.log as Array<{ data: string }>)[0]!;
     log.data = (BigInt(`0x${log.data}`) + 1n).toString(16).padStart(64, '0');

@@ -13,7 +13,8 @@ import { newId } from '../lib/ids.js';
 import { TOKEN } from '../lib/tron.js';
 import { findMerchantWallet } from '../wallets/wallets.repo.js';
 import { chooseAmount, insertReservation, takeOverReservation, type AmountTarget } from './allocation.repo.js';
-import { matchedTransaction } from './chain-link.js';
+import { findReviewPayment } from '../chain/chain.repo.js';
+import { toTransactionResponse } from '../chain/chain.model.js';
 import { GroupCommit } from './group-commit.js';
 import { toInvoiceResponse, type Invoice, type InvoiceResponse } from './invoice.model.js';
 import type { CreateInvoiceBody } from './invoices.schemas.js';
@@ -187,8 +188,8 @@ export async function decideReview(deps: InvoiceDeps, merchantId: string, invoic
     const after: Invoice = { ...invoice, status: accept ? 'confirmed' : 'expired', confirmedAt: accept ? now : null };
     const data: Record<string, unknown> = { invoice: toInvoiceResponse(after, deps.config.server.public_url) };
     if (accept) {
-      const transaction = await matchedTransaction(trx, after);
-      if (transaction) data.transaction = transaction;
+      const transfer = await findReviewPayment(trx, after.id);
+      if (transfer) data.transaction = toTransactionResponse(transfer);
     }
     insertEvent(deps.sqlite, { merchantId, type: accept ? 'invoice.confirmed' : 'invoice.expired', invoiceId: invoice.id, data }, now);
     return after;

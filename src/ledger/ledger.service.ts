@@ -7,7 +7,7 @@ import { stringify } from 'csv-stringify/sync';
 import type { Db } from '../db/database.js';
 import { formatAmount } from '../lib/amounts.js';
 import { iso, isoOrNull } from '../lib/clock.js';
-import { latePaymentHashes } from '../invoices/chain-link.js';
+import { latePaymentHashes } from '../chain/chain.repo.js';
 import type { Invoice } from '../invoices/invoice.model.js';
 import { ledgerPage, type LedgerCursor } from './ledger.repo.js';
 
@@ -89,7 +89,7 @@ export function ledgerStream(db: Db, merchantId: string, pageSize = PAGE_SIZE): 
         return;
       }
       const late = await latePaymentHashes(db, page.map((inv) => inv.id));
-      controller.enqueue(encoder.encode(csvLines(page.map((inv) => ledgerRow(inv, late.get(inv.id) ?? '')))));
+      controller.enqueue(encoder.encode(csvLines(page.map((inv) => ledgerRow(inv, late.get(inv.id)?.join(';') ?? '')))));
       const last = page[page.length - 1]!;
       cursor = { createdAt: last.createdAt, id: last.id };
       if (page.length < pageSize) controller.close();

@@ -1,5 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { AppDeps } from '../http/context.js';
+import { watcherHealth } from '../chain/chain.health.js';
+import { WatcherHealthSchema } from '../chain/chain.schemas.js';
 import { createRouter, errorResponses, jsonResponse } from '../http/openapi.js';
 
 const HealthSchema = z
@@ -8,12 +10,7 @@ const HealthSchema = z
     mode: z.literal('live').optional(),
     live_payments_enabled: z.boolean().optional(),
     version: z.string().optional(),
-    watcher: z
-      .object({
-        state: z.enum(['stopped', 'idle', 'running', 'degraded']),
-        lag_seconds: z.number().nullable(),
-      })
-      .optional(),
+    watcher: WatcherHealthSchema.optional(),
     deliveries: z.object({ backlog: z.number().int() }).optional(),
   })
   .openapi('Health');
@@ -48,7 +45,7 @@ export function systemRoutes(deps: AppDeps, version: string) {
           mode: 'live' as const,
           live_payments_enabled: true,
           version,
-          watcher: { state: deps.watcherStatus.state, lag_seconds: deps.watcherStatus.lagSeconds },
+          watcher: watcherHealth(deps),
           deliveries: { backlog: Number(backlog.n) },
         },
         200,

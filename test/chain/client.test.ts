@@ -1,34 +1,38 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MAX_BODY_BYTES, TronApiError, TronClient } from '../../src/chain/trongrid.client.js';
+import { MAX_BODY_BYTES, TronApiError, TronClient } from '../../src/chain/tron.client.js';
 import { startTronGrid } from '../helpers/trongrid.js';
-import { randomAddress, USDT_CONTRACT } from '../helpers/tron-samples.js';
 
 test('the client paces its requests under the provider rate limit', async () => {
   const tg = await startTronGrid();
   try {
-    const client = new TronClient({ apiUrl: `${tg.url}/`, usdtContract: USDT_CONTRACT, apiKey: '', timeoutMs: 2000, maxRequestsPerSecond: 10 });
+    const client = new TronClient({ apiUrl: `${tg.url}/`, apiKey: '', timeoutMs: 2000, maxRequestsPerSecond: 10 });
+    const head = tg.solidHead().number;
     const started = performance.now();
-    await Promise.all(Array.from({ length: 6 }, () => client.trc20Page(randomAddress(), 0)));
+    await Promise.all(Array.from({ length: 6 }, (_, i) => client.blockInfos(head - i)));
     const elapsed = performance.now() - started;
-    assert.equal(tg.count('trc20'), 6);
+    assert.equal(tg.count('blockinfo'), 6);
     assert.ok(elapsed >= 480, `6 requests at 10/s take at least 0.5 s (took ${elapsed.toFixed(0)} ms)`);
     assert.ok(tg.requests.every((r) => r.headers['tron-pro-api-key'] === undefined), 'no key header when none is configured');
+    assert.deepEqual(client.stats.requests, 6);
   } finally {
     await tg.close();
   }
 });
 
-test('the client refuses a provider that answers for an invalid address, and never follows redirects', async () => {
+test('the client reads the solidified head and blocks, refuses redirects, and answers [] above the head', async () => {
   const tg = await startTronGrid();
   try {
-    const client = new TronClient({ apiUrl: tg.url, usdtContract: USDT_CONTRACT, apiKey: 'k', timeoutMs: 2000, maxRequestsPerSecond: 0 });
-    await assert.rejects(client.trc20Page('TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6u', 0), (err: unknown) => err instanceof TronApiError && err.kind === 'bad_response' && /A valid account address is required/.test(err.message));
-    tg.fail('receipt', { status: 302, headers: { location: 'https://api.trongrid.io/walletsolidity/gettransactioninfobyid' } });
-    await assert.rejects(client.solidReceipt('00'.repeat(32)), (err: unknown) => err instanceof TronApiError && err.kind === 'network');
-    assert.equal(await client.solidReceipt('00'.repeat(32)), undefined, '{} = not solidified yet');
+    const client = new TronClient({ apiUrl: tg.url, apiKey: 'k', timeoutMs: 2000, maxRequestsPerSecond: 0 });
     const head = await client.solidHead();
-    assert.deepEqual(head, tg.currentSolidHead());
+    assert.equal(head.number, tg.solidHead().number);
+    assert.equal(head.timestamp, tg.solidHead().timestamp);
+    const infos = await client.blockInfos(head.number);
+    assert.ok(infos.length > 0);
+    assert.ok(infos.every((i) => i.blockNumber === head.number && i.blockTimeStamp === head.timestamp));
+    assert.deepEqual(await client.blockInfos(head.number + 5), [], 'not solidified yet');
+    tg.fail('blockinfo', { status: 302, headers: { location: 'https://api.trongrid.io/walletsolidity/gettransactioninfobyblocknum' } });
+    await assert.rejects(client.blockInfos(head.number), (err: unknown) => err instanceof TronApiError && err.kind === 'network');
   } finally {
     await tg.close();
   }
@@ -37,11 +41,11 @@ test('the client refuses a provider that answers for an invalid address, and nev
 test('the client refuses an oversized answer without holding it', async () => {
   const tg = await startTronGrid();
   try {
-    const client = new TronClient({ apiUrl: tg.url, usdtContract: USDT_CONTRACT, apiKey: '', timeoutMs: 5000, maxRequestsPerSecond: 0 });
-    tg.fail('trc20', { raw: `{"data":[${'"x",'.repeat(MAX_BODY_BYTES / 4)}"x"],"success":true,"meta":{}}` });
-    await assert.rejects(client.trc20Page(randomAddress(), 0), (err: unknown) => err instanceof TronApiError && err.kind === 'bad_response' && err.endpoint === 'trc20' && /larger than/.test(err.message));
-    const page = await client.trc20Page(randomAddress(), 0);
-    assert.deepEqual(page, { records: [], fingerprint: undefined });
+    const client = new TronClient({ apiUrl: tg.url, apiKey: '', timeoutMs: 5000, maxRequestsPerSecond: 0 });
+    tg.fail('blockinfo', { raw: `[${'"x",'.repeat(MAX_BODY_BYTES / 4)}"x"]` });
+    const n = tg.solidHead().number;
+    await assert.rejects(client.blockInfos(n), (err: unknown) => err instanceof TronApiError && err.kind === 'bad_response' && err.endpoint === 'blockinfo' && /larger than/.test(err.message));
+    assert.ok((await client.blockInfos(n)).length > 0);
   } finally {
     await tg.close();
   }

@@ -13,6 +13,7 @@ import { NETWORK, USDT_CONTRACT } from './tron-samples.js';
 import type { TestApp } from './app.js';
 import { startTronGrid, type FakeTronGrid } from './trongrid.js';
 import { createChainRuntime } from '../../src/chain/chain.worker.js';
+import type { SimulatedTronOptions } from '../../src/devnet/tron-node.js';
 import { startTestApp, type ConfigOverrides } from './app.js';
 
 let counter = 0;
@@ -99,14 +100,14 @@ export interface ChainHarness {
 }
 
 /** A test app whose tron.api_url is a fresh stand-in that shares the app's ManualClock. */
-export async function startChainHarness(options: { config?: ConfigOverrides; now?: number } = {}): Promise<ChainHarness> {
+export async function startChainHarness(options: { config?: ConfigOverrides; now?: number; node?: SimulatedTronOptions } = {}): Promise<ChainHarness> {
   const config = options.config ?? {};
-  let clockNow: () => number = () => Date.now();
-  const tg = await startTronGrid({ now: () => clockNow() });
+  let clockNow: () => number = () => options.now ?? Date.UTC(2026, 0, 15, 12, 0, 0);
+  const tg = await startTronGrid({ ...options.node, now: () => clockNow() });
   const t = await startTestApp({ now: options.now, config: { ...config, tron: { api_url: tg.url, poll_interval_seconds: 5, ...(config.tron ?? {}) } } });
   clockNow = () => t.clock.now();
   // Unpaced: loopback tests need not stay under TronGrid's rate (pacing has its own test).
-  t.deps.chain = createChainRuntime(t.config, { maxRequestsPerSecond: 0 });
+  t.deps.chain = createChainRuntime(t.config, { maxRequestsPerSecond: 0, timeoutMs: 2000 });
   return {
     t,
     tg,

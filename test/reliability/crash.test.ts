@@ -31,11 +31,10 @@ test('crash safety: SIGKILL under load of creations, confirmations and deliverie
   const kills = size(3, 24);
   const pace = size(60, 15);
   const payEveryMs = Number(process.env.RELIABILITY_PAY_MS ?? 250);
-  // The stand-in's clock runs two minutes ahead of the gateway's, so its solidified head (57 s
-  // behind its now) is 63 s ahead of the gateway's now. A payment is put at gateway
-  // time + 30 s: already final, inside the invoice's window, and above the watcher's coverage
-  // (head - 60 s), as a fresh transfer always is on the real chain.
-  const tg = await startTronGrid({ now: () => Date.now() + 120_000 });
+  // Blocks every 3 s, solidified one block later (mainnet: 19): a payment is put in the first
+  // block after gateway time + 1 s, inside the invoice's window and in a block the watcher has
+  // not read yet, as a fresh transfer always is on the real chain; it is final within seconds.
+  const tg = await startTronGrid({ solidityLag: 1 });
   const rx = await startHttpsReceiver();
   const prepared = await prepareDatabase(6, { addresses: ['TL24LCps5FKwp3PoU1MvrYrwhi5LU1tHre', 'TXVj38D1XR3TPgSHTCZGC8wkLDAGqF1oqx'] });
   const config = {
@@ -90,13 +89,12 @@ test('crash safety: SIGKILL under load of creations, confirmations and deliverie
     };
     const payer = async (): Promise<void> => {
       while (running) {
-        // At most about four a second (RELIABILITY_PAY_MS overrides): each payment costs the
-        // watcher a receipt read, and it paces itself under TronGrid's request rate.
+        // At most about four a second (RELIABILITY_PAY_MS overrides).
         await sleep(payEveryMs);
         const open = [...answered.values()].filter((a) => !paid.has(a.id));
         if (open.length === 0) continue;
         const a = open[Math.floor(random() * open.length)]!;
-        const { txId } = tg.pay({ to: a.address, amount: micro(a.payable), blockTimestamp: Date.now() + 30_000 });
+        const { txId } = tg.pay({ to: a.address, amount: micro(a.payable), blockTimestamp: Date.now() + 1000 });
         paid.set(a.id, txId);
       }
     };

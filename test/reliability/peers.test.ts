@@ -10,7 +10,7 @@ import { startGateway } from '../helpers/process.js';
 import { startHttpsReceiver } from '../helpers/https-receiver.js';
 import { startSmtp } from '../helpers/smtp.js';
 import { startTronGrid, type Endpoint, type Fault } from '../helpers/trongrid.js';
-import { FAKE_USDT_CONTRACTS, LOOKALIKE_PAYER, newTxId, SAMPLE_PAYER, successReceipt, transferLog, trc20Record } from '../helpers/tron-samples.js';
+import { APPROVAL_TOPIC, FAKE_USDT_CONTRACTS, LOOKALIKE_PAYER, SAMPLE_PAYER, successReceipt, transferLog, type ReceiptLog } from '../helpers/tron-samples.js';
 import { HttpClient } from '../helpers/http.js';
 import { prepareDatabase, reader, rng, sessionClient, size, sleep, Tally, type PreparedMerchant } from './harness.js';
 
@@ -19,58 +19,44 @@ function micro(text: string): bigint {
   return BigInt(whole!) * 1_000_000n + BigInt(frac.padEnd(6, '0'));
 }
 
-/** One lie per kind: each reaches the watcher through real-shaped answers and must confirm nothing. */
+/** One lie per kind: each reaches the watcher as block contents in real shapes and must confirm nothing. */
 type Lie = (tg: Awaited<ReturnType<typeof startTronGrid>>, to: string, amount: bigint, at: number) => void;
+/** A hand-made TransactionInfo with these logs (successful unless `extra` says otherwise). */
+function inject(tg: Awaited<ReturnType<typeof startTronGrid>>, at: number, logs: ReceiptLog[], extra: Record<string, unknown> = {}): void {
+  const { id: _id, blockNumber: _n, blockTimeStamp: _t, ...info } = successReceipt({ txId: 'x', blockTimestamp: at, logs });
+  tg.injectInfo({ at, info: { ...info, ...extra } });
+}
 const LIES: Record<string, Lie> = {
-  fake_token: (tg, to, amount, at) => {
-    const txId = newTxId();
-    const fake = FAKE_USDT_CONTRACTS[0]!;
-    tg.addRecord(to, trc20Record({ txId, from: SAMPLE_PAYER, to, amount, blockTimestamp: at, contract: fake, symbol: 'USDT', name: 'Tether USD' }));
-    tg.receipts.set(txId, successReceipt({ txId, blockTimestamp: at, contract: fake, logs: [transferLog({ from: SAMPLE_PAYER, to, amount, contract: fake })] }));
-  },
+  fake_token: (tg, to, amount, at) => void tg.pay({ to, amount, blockTimestamp: at, contract: FAKE_USDT_CONTRACTS[0]! }),
   failed_receipt: (tg, to, amount, at) => void tg.pay({ to, amount, blockTimestamp: at, receipt: 'failed' }),
-  missing_receipt: (tg, to, amount, at) => void tg.pay({ to, amount, blockTimestamp: at, receipt: 'empty' }),
-  receipt_other_value: (tg, to, amount, at) => {
-    const txId = newTxId();
-    tg.addRecord(to, trc20Record({ txId, from: SAMPLE_PAYER, to, amount, blockTimestamp: at }));
-    tg.receipts.set(txId, successReceipt({ txId, blockTimestamp: at, logs: [transferLog({ from: SAMPLE_PAYER, to, amount: amount - 1n })] }));
-  },
-  receipt_lookalike_recipient: (tg, to, amount, at) => {
-    const txId = newTxId();
-    tg.addRecord(to, trc20Record({ txId, from: SAMPLE_PAYER, to, amount, blockTimestamp: at }));
-    tg.receipts.set(txId, successReceipt({ txId, blockTimestamp: at, logs: [transferLog({ from: SAMPLE_PAYER, to: LOOKALIKE_PAYER, amount })] }));
-  },
-  unconfirmed_only: (tg, to, amount, at) => {
-    const { txId } = tg.pay({ to, amount, blockTimestamp: at, unconfirmed: true, receipt: 'empty' });
-    tg.fullNodeReceipts.set(txId, successReceipt({ txId, blockTimestamp: at, logs: [transferLog({ from: SAMPLE_PAYER, to, amount })] }));
-  },
+  reverted_with_log: (tg, to, amount, at) => inject(tg, at, [transferLog({ from: SAMPLE_PAYER, to, amount })], { receipt: { result: 'REVERT' }, result: 'FAILED' }),
+  fake_log_in_usdt_call: (tg, to, amount, at) => inject(tg, at, [transferLog({ from: SAMPLE_PAYER, to, amount, contract: FAKE_USDT_CONTRACTS[1]! })]),
+  approval_log: (tg, to, amount, at) => inject(tg, at, [transferLog({ from: SAMPLE_PAYER, to, amount, topic: APPROVAL_TOPIC })]),
+  lookalike_recipient: (tg, _to, amount, at) => void tg.pay({ to: LOOKALIKE_PAYER, amount, blockTimestamp: at }),
   wrong_amount: (tg, to, amount, at) => void tg.pay({ to, amount: amount + 1n, blockTimestamp: at }),
   zero_value_lookalike: (tg, to, _amount, at) => void tg.pay({ to, amount: 0n, from: LOOKALIKE_PAYER, blockTimestamp: at }),
   before_creation: (tg, to, amount, at) => void tg.pay({ to, amount, blockTimestamp: at - 3_600_000 }),
 };
 
 const FAULTS: Array<[Endpoint, Fault]> = [
-  ['trc20', { status: 429, body: { Error: 'request rate exceeded the allowed_rps(15), and the query server is suspended for 1s' } }],
-  ['trc20', { status: 500, body: 'Internal Server Error' }],
-  ['trc20', { status: 503 }],
-  ['trc20', { raw: '<html><body>Bad gateway</body></html>' }],
-  ['trc20', { raw: '{"data":[{"transaction_id":' }],
-  ['trc20', { status: 200, body: { data: 'not a list', success: true } }],
-  ['receipt', { status: 500 }],
-  ['receipt', { raw: 'null' }],
-  ['receipt', { status: 429 }],
+  ['blockinfo', { status: 429, body: { Error: 'request rate exceeded the allowed_rps(15), and the query server is suspended for 1s' } }],
+  ['blockinfo', { status: 500, body: 'Internal Server Error' }],
+  ['blockinfo', { status: 503 }],
+  ['blockinfo', { raw: '<html><body>Bad gateway</body></html>' }],
+  ['blockinfo', { raw: '[{"id":"0130dfde9281a48378' }],
+  ['blockinfo', { status: 200, body: { data: 'not a list', success: true } }],
+  ['blockinfo', { inconsistent: true }],
+  ['blockinfo', { raw: 'null' }],
   ['nowblock', { status: 502 }],
   ['nowblock', { raw: '{}' }],
-  ['events', { status: 500 }],
-  ['events', { raw: '[]' }],
 ];
 
 test('slow and faulty peers: a lying, throttling TronGrid, a hanging receiver, a refusing SMTP server', { timeout: 600_000 }, async () => {
   const tally = new Tally('peers');
   const random = rng();
-  // The stand-in's clock is two minutes ahead, so transfers put at gateway time + 30 s are final
-  // and above the watcher's coverage (see crash.test.ts).
-  const tg = await startTronGrid({ now: () => Date.now() + 120_000 });
+  // Blocks every 3 s solidified one block later, so a payment put at gateway time + 1 s is final
+  // within seconds (see crash.test.ts).
+  const tg = await startTronGrid({ solidityLag: 1 });
   const rx = await startHttpsReceiver();
   rx.answer((req) => (req.path.startsWith('/hang') ? 'hang' : 200));
   const smtp = await startSmtp();
@@ -110,11 +96,9 @@ test('slow and faulty peers: a lying, throttling TronGrid, a hanging receiver, a
           tally.requests += 1;
           if (!tally.check(res.status === 201, `create ${key}: ${res.status} ${res.text.slice(0, 120)}`)) continue;
           const inv = res.body.invoice;
-          const at = Date.now() + 30_000;
+          const at = Date.now() + 1000;
           if (kind === 'real') {
-            const { txId, record } = tg.pay({ to: inv.wallet_address, amount: micro(inv.payable_amount), blockTimestamp: at });
-            // Reported twice (overlapping pages): still one confirmation.
-            tg.addRecord(inv.wallet_address, record);
+            const { txId } = tg.pay({ to: inv.wallet_address, amount: micro(inv.payable_amount), blockTimestamp: at });
             real.set(inv.id, txId);
           } else {
             LIES[kind]!(tg, inv.wallet_address, micro(inv.payable_amount), at);
@@ -155,7 +139,7 @@ test('slow and faulty peers: a lying, throttling TronGrid, a hanging receiver, a
       tg.fail(endpoint, fault, 1 + Math.floor(random() * 3));
       tally.faults += 1;
       if (hangs < 1 && random() < 0.1) {
-        tg.fail('receipt', { hang: true });
+        tg.fail('blockinfo', { hang: true });
         hangs += 1;
         tally.faults += 1;
       }

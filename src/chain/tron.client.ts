@@ -1,8 +1,8 @@
 /**
- * Plain-HTTP client for the three TRON endpoints the watcher uses (tron-notes.md sections 1 and 2):
- * the TronGrid v1 account TRC20 history, the solidity node's transaction receipt and its head block.
- * tronweb is not used: it costs ~380 ms to load, has no method for the history endpoint and wraps
- * errors in axios objects; fetch with AbortSignal.timeout gives the same requests with less code.
+ * Plain-HTTP client for the two java-tron endpoints the block scanner uses, served alike by
+ * TronGrid and by an operator's own node: the solidified head block and the transaction infos of
+ * one solidified block. tronweb is not used: it costs ~380 ms to load and wraps errors in axios
+ * objects; fetch with AbortSignal.timeout gives the same requests with less code.
  *
  * Every answer is untrusted input: it is parsed with zod, and anything unexpected (an HTTP error,
  * a 200 carrying {"Error": ...}, malformed JSON, a wrong shape, a timeout) becomes a TronApiError
@@ -26,32 +26,14 @@ export class TronApiError extends Error {
   }
 }
 
-const trc20RecordSchema = z.object({
-  transaction_id: z.string(),
-  token_info: z.object({ address: z.string() }).loose(),
-  block_timestamp: z.number().int(),
-  from: z.string(),
-  to: z.string(),
-  type: z.string(),
-  value: z.string(),
-}).loose();
-
-export type Trc20Record = z.infer<typeof trc20RecordSchema>;
-
-const trc20PageSchema = z.object({
-  success: z.literal(true),
-  data: z.array(trc20RecordSchema),
-  meta: z.object({ at: z.number().optional(), fingerprint: z.string().min(1).optional() }).loose(),
-}).loose();
-
 const logSchema = z.object({
   address: z.string(),
   topics: z.array(z.string()),
   data: z.string().optional(),
 }).loose();
 
-/** A solidified receipt; `{}` (not found / not solidified yet) parses to `undefined` before this. */
-const receiptSchema = z.object({
+/** One TransactionInfo of a block (java-tron's shape; fields not read here are kept but unchecked). */
+const txInfoSchema = z.object({
   id: z.string(),
   blockNumber: z.number().int(),
   blockTimeStamp: z.number().int(),
@@ -60,8 +42,10 @@ const receiptSchema = z.object({
   log: z.array(logSchema).optional(),
 }).loose();
 
-export type Receipt = z.infer<typeof receiptSchema>;
-export type ReceiptLog = z.infer<typeof logSchema>;
+export type TxInfo = z.infer<typeof txInfoSchema>;
+export type TxLog = z.infer<typeof logSchema>;
+
+const blockInfosSchema = z.array(txInfoSchema);
 
 const nowBlockSchema = z.object({
   block_header: z.object({
@@ -69,28 +53,16 @@ const nowBlockSchema = z.object({
   }).loose(),
 }).loose();
 
-const eventsPageSchema = z.object({
-  success: z.literal(true),
-  data: z.array(z.object({ block_timestamp: z.number().int() }).loose()),
-}).loose();
-
-export interface SolidHead {
+export interface BlockRef {
   number: number;
   timestamp: number;
 }
 
-export interface Trc20Page {
-  records: Trc20Record[];
-  fingerprint: string | undefined;
-}
-
 export interface TronClientOptions {
   apiUrl: string;
-  /** The USDT contract of the network: the only token whose history and events are asked for. */
-  usdtContract: string;
   apiKey: string;
   timeoutMs: number;
-  /** Requests started per second at most; 0 = unpaced (loopback tests and benchmarks). */
+  /** Requests started per second at most; 0 = unpaced (an own node, loopback tests and benchmarks). */
   maxRequestsPerSecond: number;
 }
 
@@ -100,12 +72,12 @@ export const DEFAULT_TIMEOUT_MS = 10_000;
  * blackout (tron-notes.md section 1.2): pacing a little below it is faster than backing off.
  */
 export const DEFAULT_MAX_RPS = 12;
-/** TronGrid's largest page. */
-export const PAGE_LIMIT = 200;
 
 export class TronClient {
   private readonly base: string;
   private nextSlot = 0;
+  /** Requests made and body bytes received (decoded), for the metrics and the benchmark. */
+  readonly stats = { requests: 0, bytes: 0 };
 
   constructor(private readonly options: TronClientOptions) {
     this.base = options.apiUrl.replace(/\/+$/, '');
@@ -123,42 +95,8 @@ export class TronClient {
     if (slot > now) await new Promise((resolve) => setTimeout(resolve, slot - now));
   }
 
-  /**
-   * One page of confirmed incoming USDT records of `address` from `minTimestamp` (inclusive),
-   * oldest first. The next page is asked with the same parameters plus the fingerprint; the
-   * provider's `links.next` is never followed (it names api.trongrid.io, without our key).
-   */
-  async trc20Page(address: string, minTimestamp: number, fingerprint?: string): Promise<Trc20Page> {
-    const params = new URLSearchParams({
-      only_confirmed: 'true',
-      only_to: 'true',
-      contract_address: this.options.usdtContract,
-      min_timestamp: String(minTimestamp),
-      order_by: 'block_timestamp,asc',
-      limit: String(PAGE_LIMIT),
-    });
-    if (fingerprint !== undefined) params.set('fingerprint', fingerprint);
-    const url = `${this.base}/v1/accounts/${encodeURIComponent(address)}/transactions/trc20?${params}`;
-    const body = await this.request('trc20', url, { method: 'GET' });
-    const parsed = trc20PageSchema.safeParse(body);
-    if (!parsed.success) throw new TronApiError('bad_response', 'trc20', 'unexpected TRC20 history shape');
-    return { records: parsed.data.data, fingerprint: parsed.data.meta.fingerprint };
-  }
-
-  /** The solidified receipt of a transaction, or undefined while it is not solidified (`{}`). */
-  async solidReceipt(txId: string): Promise<Receipt | undefined> {
-    const body = await this.request('receipt', `${this.base}/walletsolidity/gettransactioninfobyid`, {
-      method: 'POST',
-      body: JSON.stringify({ value: txId }),
-    });
-    if (isEmptyObject(body)) return undefined;
-    const parsed = receiptSchema.safeParse(body);
-    if (!parsed.success) throw new TronApiError('bad_response', 'receipt', 'unexpected receipt shape');
-    return parsed.data;
-  }
-
   /** The solidified head block: every block at or below it is irreversible. */
-  async solidHead(): Promise<SolidHead> {
+  async solidHead(): Promise<BlockRef> {
     const body = await this.request('nowblock', `${this.base}/walletsolidity/getnowblock`, { method: 'GET' });
     const parsed = nowBlockSchema.safeParse(body);
     if (!parsed.success) throw new TronApiError('bad_response', 'nowblock', 'unexpected solid head block shape');
@@ -167,16 +105,18 @@ export class TronClient {
   }
 
   /**
-   * How far TronGrid's confirmed event index has got: the block time of the newest confirmed
-   * USDT Transfer it lists. USDT moves in practically every block, so this tracks the indexer
-   * behind the account history, which may trail the solidity node.
+   * Every TransactionInfo of solidified block `num` (`[]` for a block above the solidified head,
+   * or an empty block). Each must name block `num`: an answer about another block is refused.
    */
-  async indexedUpTo(): Promise<number> {
-    const params = new URLSearchParams({ event_name: 'Transfer', only_confirmed: 'true', order_by: 'block_timestamp,desc', limit: '1' });
-    const body = await this.request('events', `${this.base}/v1/contracts/${this.options.usdtContract}/events?${params}`, { method: 'GET' });
-    const parsed = eventsPageSchema.safeParse(body);
-    if (!parsed.success || parsed.data.data.length === 0) throw new TronApiError('bad_response', 'events', 'no confirmed USDT event listed');
-    return parsed.data.data[0]!.block_timestamp;
+  async blockInfos(num: number): Promise<TxInfo[]> {
+    const body = await this.request('blockinfo', `${this.base}/walletsolidity/gettransactioninfobyblocknum`, {
+      method: 'POST',
+      body: JSON.stringify({ num }),
+    });
+    const parsed = blockInfosSchema.safeParse(body);
+    if (!parsed.success) throw new TronApiError('bad_response', 'blockinfo', 'unexpected transaction info list shape');
+    if (parsed.data.some((i) => i.blockNumber !== num)) throw new TronApiError('bad_response', 'blockinfo', `transaction infos of another block than ${num}`);
+    return parsed.data;
   }
 
   private async request(endpoint: string, url: string, init: { method: string; body?: string }): Promise<unknown> {
@@ -184,11 +124,13 @@ export class TronClient {
     if (init.body !== undefined) headers['content-type'] = 'application/json';
     if (this.options.apiKey) headers['TRON-PRO-API-KEY'] = this.options.apiKey;
     await this.pace();
+    this.stats.requests += 1;
     let res: Response;
     let text: string;
     try {
       res = await fetch(url, { ...init, headers, redirect: 'error', signal: AbortSignal.timeout(this.options.timeoutMs) });
       text = await readCapped(res, endpoint);
+      this.stats.bytes += Buffer.byteLength(text);
     } catch (err) {
       if (err instanceof TronApiError) throw err;
       const name = err instanceof Error ? err.name : '';
@@ -225,8 +167,8 @@ export class TronClient {
   }
 }
 
-/** A full page of 200 records is about 100 KB; anything far larger is not an answer we want to hold. */
-export const MAX_BODY_BYTES = 4 * 1024 * 1024;
+/** A mainnet block's transaction infos are 0.2-0.5 MB; anything far larger is not an answer we want to hold. */
+export const MAX_BODY_BYTES = 16 * 1024 * 1024;
 
 async function readCapped(res: Response, endpoint: string): Promise<string> {
   if (!res.body) return '';
@@ -239,10 +181,6 @@ async function readCapped(res: Response, endpoint: string): Promise<string> {
     chunks.push(chunk);
   }
   return Buffer.concat(chunks).toString('utf8');
-}
-
-function isEmptyObject(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
 }
 
 /** The provider's error text, whichever casing it used (`Error` or `error`). */

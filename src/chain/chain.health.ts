@@ -1,0 +1,42 @@
+/** The chain watcher's figures as /health and the metrics show them. */
+import type { AppDeps } from '../http/context.js';
+import { isoOrNull } from '../lib/clock.js';
+import type { Metrics } from '../ops/metrics.js';
+
+/** The `watcher` object of GET /health. */
+export function watcherHealth(deps: Pick<AppDeps, 'watcherStatus' | 'chain'>) {
+  return {
+    state: deps.watcherStatus.state,
+    lag_seconds: deps.watcherStatus.lagSeconds,
+    scan: { ...deps.chain.figures },
+    providers: deps.chain.pool.health().map((p) => ({ ...p, last_ok_at: isoOrNull(p.last_ok_at), retry_at: isoOrNull(p.retry_at) })),
+  };
+}
+
+/** Scrape-time gauges of the block scanner and of each provider. */
+export function registerChainMetrics(metrics: Metrics, deps: Pick<AppDeps, 'chain'>): void {
+  const block = metrics.gauge('gatewayd_chain_scan_block', 'The newest block the head follower has read (NaN before the first)');
+  const head = metrics.gauge('gatewayd_chain_solid_head_block', 'The newest solidified block known (NaN before the first)');
+  const behind = metrics.gauge('gatewayd_chain_scan_behind_blocks', 'Solidified blocks the head follower has not read yet');
+  const gap = metrics.gauge('gatewayd_chain_scan_gap_blocks', 'Blocks behind the follower still to be backfilled');
+  const inconsistent = metrics.gauge('gatewayd_chain_inconsistent_blocks', 'Blocks whose two reads disagreed since the start (never trusted)');
+  const up = metrics.gauge('gatewayd_chain_provider_up', 'A TRON provider answers (1) or is backing off (0)', ['provider']);
+  const requests = metrics.gauge('gatewayd_chain_provider_requests', 'Requests made to a TRON provider since the start', ['provider']);
+  const failures = metrics.gauge('gatewayd_chain_provider_failures', 'Failed requests to a TRON provider since the start', ['provider']);
+  const bytes = metrics.gauge('gatewayd_chain_provider_received_bytes', 'Body bytes received from a TRON provider since the start', ['provider']);
+  metrics.onScrape(() => {
+    const f = deps.chain.figures;
+    block.set(f.block ?? Number.NaN);
+    head.set(f.solid_head ?? Number.NaN);
+    behind.set(f.behind_blocks ?? Number.NaN);
+    gap.set(f.gap_blocks);
+    inconsistent.set(f.inconsistent_blocks);
+    for (const p of deps.chain.pool.providers) {
+      const labels = { provider: p.health.name };
+      up.set(labels, p.health.state === 'ok' ? 1 : 0);
+      requests.set(labels, p.client.stats.requests);
+      failures.set(labels, p.health.failures);
+      bytes.set(labels, p.client.stats.bytes);
+    }
+  });
+}

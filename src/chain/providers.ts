@@ -1,0 +1,138 @@
+/**
+ * The TRON providers, in the operator's order of preference (for example an own java-tron node,
+ * then TronGrid with one or more keys). A request goes to the first provider that is not backing
+ * off; a fault moves it to the next one at once (failover) and puts the faulty provider in
+ * exponential backoff (honouring Retry-After / "suspended for N s"). Each provider keeps its own
+ * pacing, so its own request rate, and its health for /health and the metrics.
+ */
+import type { Config } from '../config.js';
+import { MINUTE, SECOND } from '../lib/clock.js';
+import { DEFAULT_MAX_RPS, DEFAULT_TIMEOUT_MS, TronApiError, TronClient } from './tron.client.js';
+
+export const MAX_BACKOFF_MS = 5 * MINUTE;
+const FIRST_BACKOFF_MS = 2 * SECOND;
+
+export interface ProviderHealth {
+  /** The provider's origin (never its key). */
+  name: string;
+  state: 'ok' | 'backing_off';
+  consecutive_failures: number;
+  requests: number;
+  failures: number;
+  /** Blocks whose re-read from this provider disagreed with an earlier read. */
+  inconsistent_blocks: number;
+  last_error: string | null;
+  last_ok_at: number | null;
+  retry_at: number | null;
+}
+
+export interface Provider {
+  client: TronClient;
+  health: ProviderHealth;
+  /** Until when it is skipped (ms, injected clock). */
+  until: number;
+}
+
+export interface ProviderSettings {
+  url: string;
+  api_key: string;
+  requests_per_second: number;
+  timeout_seconds: number;
+}
+
+/** tron.providers, or (backward compatible) the single provider named by tron.api_url and tron.api_key. */
+export function providerSettings(config: Config): ProviderSettings[] {
+  if (config.tron.providers.length > 0) return config.tron.providers.map((p) => ({ ...p }));
+  return [{ url: config.tron.api_url, api_key: config.tron.api_key, requests_per_second: DEFAULT_MAX_RPS, timeout_seconds: DEFAULT_TIMEOUT_MS / 1000 }];
+}
+
+export class ProviderPool {
+  readonly providers: Provider[];
+
+  constructor(settings: ProviderSettings[], overrides: { timeoutMs?: number; maxRequestsPerSecond?: number } = {}) {
+    this.providers = settings.map((s) => ({
+      client: new TronClient({
+        apiUrl: s.url,
+        apiKey: s.api_key,
+        timeoutMs: overrides.timeoutMs ?? s.timeout_seconds * 1000,
+        maxRequestsPerSecond: overrides.maxRequestsPerSecond ?? s.requests_per_second,
+      }),
+      health: {
+        name: originOf(s.url),
+        state: 'ok',
+        consecutive_failures: 0,
+        requests: 0,
+        failures: 0,
+        inconsistent_blocks: 0,
+        last_error: null,
+        last_ok_at: null,
+        retry_at: null,
+      },
+      until: 0,
+    }));
+  }
+
+  /**
+   * Runs `fn` against the providers in order, skipping those backing off (unless all are) and
+   * `avoid` (unless it is the only one left). Throws the last fault when every provider failed.
+   */
+  async call<T>(now: () => number, fn: (client: TronClient) => Promise<T>, avoid?: Provider): Promise<{ value: T; provider: Provider }> {
+    const t = now();
+    let order = this.providers.filter((p) => p.until <= t && p !== avoid);
+    if (order.length === 0) order = this.providers.filter((p) => p.until <= t);
+    if (order.length === 0) {
+      const soonest = Math.min(...this.providers.map((p) => p.until));
+      throw new TronApiError('rate_limited', 'providers', 'every provider is backing off', soonest - t);
+    }
+    let last: TronApiError | undefined;
+    for (const p of order) {
+      p.health.requests += 1;
+      try {
+        const value = await fn(p.client);
+        p.health.consecutive_failures = 0;
+        p.health.state = 'ok';
+        p.health.retry_at = null;
+        p.health.last_ok_at = now();
+        p.until = 0;
+        return { value, provider: p };
+      } catch (err) {
+        if (!(err instanceof TronApiError)) throw err;
+        last = err;
+        this.fault(p, err, now());
+      }
+    }
+    throw last!;
+  }
+
+  fault(p: Provider, err: TronApiError, t: number): void {
+    p.health.failures += 1;
+    p.health.consecutive_failures += 1;
+    p.health.last_error = `${err.kind} (${err.endpoint}): ${err.message}`;
+    const wait = Math.max(Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** (p.health.consecutive_failures - 1)), err.retryAfterMs ?? 0);
+    p.until = t + wait;
+    p.health.state = 'backing_off';
+    p.health.retry_at = p.until;
+  }
+
+  /** Another provider than `p` that is not backing off, if any (for cross-checking a block). */
+  other(p: Provider, t: number): Provider | undefined {
+    return this.providers.find((q) => q !== p && q.until <= t);
+  }
+
+  health(): ProviderHealth[] {
+    return this.providers.map((p) => ({ ...p.health }));
+  }
+
+  totals(): { requests: number; bytes: number } {
+    return this.providers.reduce((sum, p) => ({ requests: sum.requests + p.client.stats.requests, bytes: sum.bytes + p.client.stats.bytes }), { requests: 0, bytes: 0 });
+  }
+}
+
+function originOf(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}${u.pathname === '/' ? '' : u.pathname.replace(/\/+$/, '')}`;
+  } catch {
+    return 'invalid-url';
+  }
+}

@@ -1,0 +1,205 @@
+/**
+ * The invoice state changes that payments on the chain cause, owned by the invoices feature (the
+ * chain feature finds verified transfers and calls these; it never touches the invoices table):
+ * - an invoice of the transfer's amount whose window [created_at, expires_at] holds the block time
+ *   is paid: pending -> confirmed; review -> review with tx_hash (the owner decides); expired (by
+ *   the watcher, unpaid) -> confirmed, because a payment made in time and seen late still confirms
+ *   (an expired review invoice goes back to review with the payment);
+ * - otherwise the newest invoice of that amount created before the block: a late payment;
+ * - otherwise, or for a zero amount: unmatched.
+ * Expiry: open, unpaid invoices whose whole window lies in scanned blocks.
+ * Each function runs inside the caller's write transaction, with the events it emits.
+ */
+import { sql, type SqlBool } from 'kysely';
+import type { Db, Trx } from '../db/database.js';
+import type { ChainTransferKind } from '../db/schema.js';
+import { insertEvent } from '../events/events.repo.js';
+import { toDbAmount } from '../lib/amounts.js';
+import type { TronNetwork } from '../lib/tron.js';
+import { rowToInvoice, toInvoiceResponse, type Invoice } from './invoice.model.js';
+import { isOpen } from './invoices.repo.js';
+import type { Sqlite } from '../db/database.js';
+
+export interface PaymentDeps {
+  sqlite: Sqlite;
+  config: { server: { public_url: string }; network: Readonly<TronNetwork> };
+}
+
+/** A verified transfer to an invoice address, as the invoices feature needs it. */
+export interface ChainPayment {
+  to: string;
+  amount: bigint;
+  txHash: string;
+  blockTimestamp: number;
+  /** The `transaction` object of the event it causes. */
+  transaction: Record<string, unknown>;
+}
+
+/** Invoices on `address` whose payable amount is `amount` (several only after a 90-day reuse), newest first. */
+async function findInvoicesByAmount(trx: Trx, network: TronNetwork, address: string, amount: bigint): Promise<Invoice[]> {
+  const rows = await trx
+    .selectFrom('invoices')
+    .selectAll()
+    .where('network', '=', network.id)
+    .where('token_contract', '=', network.usdtContract)
+    .where('wallet_address', '=', address)
+    .where('payable_amount', '=', toDbAmount(amount))
+    .orderBy('created_at', 'desc')
+    .execute();
+  return rows.map(rowToInvoice);
+}
+
+async function findInvoiceById(trx: Trx, id: string): Promise<Invoice> {
+  return rowToInvoice(await trx.selectFrom('invoices').selectAll().where('id', '=', id).executeTakeFirstOrThrow());
+}
+
+/** pending (or watcher-expired, unpaid) -> confirmed, guarded: false when the invoice moved meanwhile. */
+async function confirmInvoice(trx: Trx, id: string, txHash: string, now: number): Promise<boolean> {
+  const r = await trx
+    .updateTable('invoices')
+    .set({ status: 'confirmed', tx_hash: txHash, confirmed_at: now })
+    .where('id', '=', id)
+    .where('status', 'in', ['pending', 'expired'])
+    .where('tx_hash', 'is', null)
+    .executeTakeFirst();
+  return r.numUpdatedRows === 1n;
+}
+
+/** A review invoice (or an expired one that was in review) is paid: record the transaction; the owner decides. */
+async function markReviewPaid(trx: Trx, id: string, txHash: string): Promise<boolean> {
+  const r = await trx
+    .updateTable('invoices')
+    .set({ status: 'review', tx_hash: txHash })
+    .where('id', '=', id)
+    .where('status', 'in', ['review', 'expired'])
+    .where('tx_hash', 'is', null)
+    .executeTakeFirst();
+  return r.numUpdatedRows === 1n;
+}
+
+function classify(candidates: Invoice[], p: ChainPayment): { kind: ChainTransferKind; invoice: Invoice | undefined } {
+  if (p.amount <= 0n) return { kind: 'unmatched', invoice: undefined };
+  const inWindow = candidates.find((inv) => inv.createdAt <= p.blockTimestamp && p.blockTimestamp <= inv.expiresAt);
+  if (inWindow) {
+    if (inWindow.txHash === null) {
+      const reviewed = inWindow.status === 'review' || (inWindow.status === 'expired' && inWindow.amountReuseReview);
+      if (reviewed) return { kind: 'review_paid', invoice: inWindow };
+      if (inWindow.status === 'pending' || inWindow.status === 'expired') return { kind: 'confirmed', invoice: inWindow };
+    }
+    return { kind: 'late', invoice: inWindow };
+  }
+  const before = candidates.find((inv) => inv.createdAt <= p.blockTimestamp);
+  if (before) return { kind: 'late', invoice: before };
+  return { kind: 'unmatched', invoice: undefined };
+}
+
+/**
+ * Applies one verified transfer to the invoices: moves the invoice it pays (with its event) and
+ * says how the transfer is to be recorded. The moves are guarded; if one ever finds the invoice
+ * moved, the money is still recorded against it as late.
+ */
+export async function applyChainPayment(deps: PaymentDeps, trx: Trx, p: ChainPayment, now: number): Promise<{ kind: ChainTransferKind; invoiceId: string | null }> {
+  const candidates = p.amount > 0n ? await findInvoicesByAmount(trx, deps.config.network, p.to, p.amount) : [];
+  let { kind, invoice } = classify(candidates, p);
+  if (invoice && kind === 'confirmed' && !(await confirmInvoice(trx, invoice.id, p.txHash, now))) kind = 'late';
+  if (invoice && kind === 'review_paid' && !(await markReviewPaid(trx, invoice.id, p.txHash))) kind = 'late';
+  if (invoice && (kind === 'confirmed' || kind === 'review_paid')) {
+    const updated = await findInvoiceById(trx, invoice.id);
+    insertEvent(
+      deps.sqlite,
+      {
+        merchantId: updated.merchantId,
+        type: kind === 'confirmed' ? 'invoice.confirmed' : 'invoice.review',
+        invoiceId: updated.id,
+        data: { invoice: toInvoiceResponse(updated, deps.config.server.public_url), transaction: p.transaction },
+      },
+      now,
+    );
+  }
+  return { kind, invoiceId: invoice?.id ?? null };
+}
+
+/** Block times not scanned yet: every unscanned block's time lies in one of these open intervals (ms). */
+export interface Unscanned {
+  /** Every block up to this time (ms, inclusive) is scanned, except in `gaps`. */
+  scannedUntil: number;
+  gaps: Array<{ after: number; before: number }>;
+}
+
+/**
+ * The query behind expireScanned (exported for the query-plan test): through the partial index of
+ * open invoices by expires_at (every invoice of a database is USDT of its one network).
+ */
+export function expirableQuery(db: Db | Trx, scannedUntil: number, now: number) {
+  return db
+    .selectFrom('invoices')
+    .selectAll()
+    .where(isOpen('status'))
+    .where('expires_at', '<=', scannedUntil)
+    .where('expires_at', '<', now)
+    .where('tx_hash', 'is', null);
+}
+
+/**
+ * pending (or unpaid review) -> expired, with invoice.expired, for every invoice whose whole window
+ * has been scanned with no payment: its end is at or before `scannedUntil` and no unscanned range
+ * meets its window. A paid review invoice waits for its owner and never expires here.
+ */
+export async function expireScanned(deps: PaymentDeps, trx: Trx, unscanned: Unscanned, now: number): Promise<Invoice[]> {
+  const rows = await expirableQuery(trx, unscanned.scannedUntil, now).execute();
+  const expired: Invoice[] = [];
+  for (const row of rows) {
+    const inv = rowToInvoice(row);
+    if (unscanned.gaps.some((g) => g.after < inv.expiresAt && g.before > inv.createdAt)) continue;
+    const r = await trx
+      .updateTable('invoices')
+      .set({ status: 'expired' })
+      .where('id', '=', inv.id)
+      .where(isOpen('status'))
+      .where('tx_hash', 'is', null)
+      .executeTakeFirst();
+    if (r.numUpdatedRows !== 1n) continue;
+    const updated: Invoice = { ...inv, status: 'expired' };
+    insertEvent(deps.sqlite, { merchantId: inv.merchantId, type: 'invoice.expired', invoiceId: inv.id, data: { invoice: toInvoiceResponse(updated, deps.config.server.public_url) } }, now);
+    expired.push(updated);
+  }
+  return expired;
+}
+
+/** How many invoices are open and when the oldest of them was created (null when none). */
+export async function openInvoices(db: Db, network: TronNetwork): Promise<{ count: number; oldestCreatedAt: number | null; newestCreatedAt: number | null }> {
+  const row = await db
+    .selectFrom('invoices')
+    .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min('created_at').as('oldest'), eb.fn.max('created_at').as('newest')])
+    .where(isOpen('status'))
+    .where('network', '=', network.id)
+    .where('token_contract', '=', network.usdtContract)
+    .executeTakeFirstOrThrow();
+  return { count: Number(row.n), oldestCreatedAt: row.oldest === null ? null : Number(row.oldest), newestCreatedAt: row.newest === null ? null : Number(row.newest) };
+}
+
+/** The addresses of open invoices (watched even if their wallet row is gone). */
+export async function openInvoiceAddresses(db: Db, network: TronNetwork): Promise<string[]> {
+  const rows = await db.selectFrom('invoices').select('wallet_address').distinct().where(isOpen('status')).where('network', '=', network.id).execute();
+  return rows.map((r) => r.wallet_address);
+}
+
+/**
+ * The merchant's late payments, newest first (the Dashboard's list): walks the late transfers
+ * newest first through their partial index and keeps the merchant's (CROSS JOIN keeps that order:
+ * starting from the merchant's invoices read all of them, 90 ms at 1 000 000). Exported for the
+ * query-plan test.
+ */
+export function merchantLatePaymentsQuery(db: Db, merchantId: string, limit = 100, minAmount = 0) {
+  return db
+    .selectFrom('chain_transfers as t')
+    .crossJoin('invoices as i')
+    .selectAll('t')
+    .where(sql<SqlBool>`t.kind = 'late'`)
+    .whereRef('i.id', '=', 't.invoice_id')
+    .where('i.merchant_id', '=', merchantId)
+    .where('t.amount', '>=', minAmount)
+    .orderBy('t.block_timestamp', 'desc')
+    .orderBy('t.id')
+    .limit(limit);
+}
