@@ -224,7 +224,9 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
 
 /** Derived values and the checks that span keys; the result is frozen. */
 function finish(parsed: ParsedConfig, source: string, devMode = false): Config {
-  const network = NETWORKS[parsed.tron.network];
+  const named = NETWORKS[parsed.tron.network];
+  // The simulated chain runs as fast as [dev] says; real networks make a block every 3 s.
+  const network = named.name === 'devnet' ? { ...named, blockIntervalMs: parsed.dev.block_interval_ms } : named;
   if (parsed.tron.api_url === '') {
     if (network.defaultApiUrl === '') {
       throw new ConfigError(`${source}: tron.api_url: tron.network = "${network.name}" has no public provider; give the simulated node's URL, or run \`gatewayd dev\` (which sets it)`);

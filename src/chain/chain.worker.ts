@@ -32,8 +32,6 @@ import { ProviderPool, providerSettings, type Provider } from './providers.js';
 import { TronApiError, type BlockRef, type TxInfo } from './tron.client.js';
 import { blockDigest, transfersInBlock, watchedSet, type VerifiedTransfer, type WatchedSet } from './verifier.js';
 
-/** TRON makes a block every 3 s. */
-export const BLOCK_INTERVAL_MS = 3000;
 /** A follower further behind the head than this (1 minute) jumps to the head; the rest becomes a gap. */
 export const MAX_FOLLOW_BEHIND = 20;
 /** Blocks read before the scanner's estimate of an invoice's creation block (server and chain clocks differ). */
@@ -147,18 +145,20 @@ export async function runOnce(deps: AppDeps): Promise<boolean> {
     const head = rt.head!;
     let state: ScanState;
     let dirty = false;
-    const resumeFrom = open.oldestCreatedAt === null ? undefined : open.oldestCreatedAt - START_MARGIN_BLOCKS * BLOCK_INTERVAL_MS;
+    // TRON makes a block every 3 s; the devnet of `gatewayd dev` as often as it is told to.
+    const interval = deps.config.network.blockIntervalMs;
+    const resumeFrom = open.oldestCreatedAt === null ? undefined : open.oldestCreatedAt - START_MARGIN_BLOCKS * interval;
     if (!stored) {
       // First start: from the oldest open invoice's creation.
-      const start = Math.min(head.number, blockFor(head, resumeFrom!));
+      const start = Math.min(head.number, blockFor(head, resumeFrom!, interval));
       state = { cursorBlock: start - 1, cursorTime: resumeFrom!, activeUntil };
       dirty = true;
     } else {
       state = { ...stored, activeUntil };
       dirty = Math.abs(activeUntil - stored.activeUntil) >= MINUTE;
-      if (!wasActive && resumeFrom !== undefined && blockFor(head, resumeFrom) > state.cursorBlock + 1) {
+      if (!wasActive && resumeFrom !== undefined && blockFor(head, resumeFrom, interval) > state.cursorBlock + 1) {
         // Resuming after an idle time: the blocks before the oldest open invoice matter to nobody.
-        state.cursorBlock = Math.min(head.number, blockFor(head, resumeFrom)) - 1;
+        state.cursorBlock = Math.min(head.number, blockFor(head, resumeFrom, interval)) - 1;
         state.cursorTime = Math.max(state.cursorTime, resumeFrom);
         dirty = true;
       }
@@ -201,8 +201,8 @@ export async function runOnce(deps: AppDeps): Promise<boolean> {
 }
 
 /** Block number of the first block at or after `t`, estimated low (missed slots make real numbers higher). */
-function blockFor(head: BlockRef, t: number): number {
-  return head.number - Math.ceil(Math.max(0, head.timestamp - t) / BLOCK_INTERVAL_MS);
+function blockFor(head: BlockRef, t: number, interval: number): number {
+  return head.number - Math.ceil(Math.max(0, head.timestamp - t) / interval);
 }
 
 async function refreshHead(deps: AppDeps): Promise<BlockRef> {
@@ -224,7 +224,7 @@ function learnDelay(deps: AppDeps, blockTimestamp: number): void {
 function predictedSolid(deps: AppDeps, n: number): boolean {
   const rt = deps.chain;
   if (!rt.head || rt.solidDelayMs === undefined) return false;
-  return rt.head.timestamp + (n - rt.head.number) * BLOCK_INTERVAL_MS + rt.solidDelayMs <= deps.clock.now();
+  return rt.head.timestamp + (n - rt.head.number) * deps.config.network.blockIntervalMs + rt.solidDelayMs <= deps.clock.now();
 }
 
 /** Reads the follower's next blocks up to the solidified head. */

@@ -45,7 +45,7 @@ export function claimNetwork(sqlite: Sqlite, path: string, claim: NetworkClaim, 
   const recorded = recordedNetwork(sqlite);
   if (recorded !== claim.network) {
     throw new NetworkMismatchError(
-      `${path}: this database belongs to ${recorded}, but ${claim.chosenBy} runs ${claim.network}; use a database of ${claim.network} (another database.path), never one of another network`,
+      `${path}: this database belongs to ${recorded}, but ${claim.chosenBy} runs ${claim.network}; a database never changes network: use another database file`,
     );
   }
 }

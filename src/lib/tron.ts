@@ -23,6 +23,8 @@ export interface TronNetwork {
   usdtDecimals: 6;
   /** The provider used when `tron.api_url` is not set; '' when there is none (devnet: `gatewayd dev` sets it). */
   defaultApiUrl: string;
+  /** A block every 3 s on TRON; the devnet's is dev.block_interval_ms. */
+  blockIntervalMs: number;
   /**
    * The blockID of block 0, which `doctor` compares with the provider's (`/wallet/getblockbynum`):
    * a provider of another network answers another genesis. Its last 4 bytes are the chain id that
@@ -47,6 +49,7 @@ export const NETWORKS: Readonly<Record<NetworkName, Readonly<TronNetwork>>> = Ob
     usdtContract: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t',
     usdtDecimals: 6,
     defaultApiUrl: 'https://api.trongrid.io',
+    blockIntervalMs: 3000,
     genesisBlockId: '00000000000000001ebf88508a03865c71d452e25f4d51194196a1d22b6653dc',
   }),
   nile: Object.freeze({
@@ -56,6 +59,7 @@ export const NETWORKS: Readonly<Record<NetworkName, Readonly<TronNetwork>>> = Ob
     usdtContract: 'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf',
     usdtDecimals: 6,
     defaultApiUrl: 'https://nile.trongrid.io',
+    blockIntervalMs: 3000,
     genesisBlockId: '0000000000000000d698d4192c56cb6be724a558448e2684802de4d6cd8690dc',
   }),
   devnet: Object.freeze({
@@ -65,6 +69,7 @@ export const NETWORKS: Readonly<Record<NetworkName, Readonly<TronNetwork>>> = Ob
     usdtContract: 'TNU3QwzARN348EKD6iXuYV3q9iAJ8FPLGN',
     usdtDecimals: 6,
     defaultApiUrl: '',
+    blockIntervalMs: 1000,
     genesisBlockId: undefined,
   }),
 } as const);
