@@ -18,6 +18,8 @@ export interface TronNetwork {
   id: NetworkId;
   /** A test network: its USDT is worth nothing, and every page and mail says so. */
   test: boolean;
+  /** How a payer is told which chain to use (a proper name, the same in every language). */
+  label: string;
   /** The USDT TRC20 contract of this network (base58check); every other token is ignored. */
   usdtContract: string;
   usdtDecimals: 6;
@@ -46,6 +48,7 @@ export const NETWORKS: Readonly<Record<NetworkName, Readonly<TronNetwork>>> = Ob
     name: 'mainnet',
     id: 'tron-mainnet',
     test: false,
+    label: 'TRON',
     usdtContract: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t',
     usdtDecimals: 6,
     defaultApiUrl: 'https://api.trongrid.io',
@@ -56,6 +59,7 @@ export const NETWORKS: Readonly<Record<NetworkName, Readonly<TronNetwork>>> = Ob
     name: 'nile',
     id: 'tron-nile',
     test: true,
+    label: 'TRON Nile testnet',
     usdtContract: 'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf',
     usdtDecimals: 6,
     defaultApiUrl: 'https://nile.trongrid.io',
@@ -66,6 +70,7 @@ export const NETWORKS: Readonly<Record<NetworkName, Readonly<TronNetwork>>> = Ob
     name: 'devnet',
     id: 'tron-devnet',
     test: true,
+    label: 'TRON devnet (simulated)',
     usdtContract: 'TNU3QwzARN348EKD6iXuYV3q9iAJ8FPLGN',
     usdtDecimals: 6,
     defaultApiUrl: '',
