@@ -23,7 +23,17 @@ function parse(args: string[], options: NonNullable<NonNullable<Parameters<typeo
   }
 }
 
+/** `gatewayd dev pay ID | head -1` closes stdout early: stop quietly instead of crashing on EPIPE. */
+function quietOnClosedStdout(): void {
+  if (process.stdout.listenerCount('error') > 0) return;
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+    process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
+  });
+}
+
 export async function main(argv: string[]): Promise<number> {
+  quietOnClosedStdout();
   const [command, ...rest] = argv;
   try {
     switch (command) {
