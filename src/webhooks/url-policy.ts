@@ -83,8 +83,9 @@ export function createUrlPolicy(config: Config, lookup: HostLookup = systemLooku
     return { ...target, address, family: isIP(address) === 6 ? 6 : 4 };
   };
 
-  if (config.devMode) return { check: (raw) => resolveDev(parseDevWebhookUrl(raw), lookup, timeoutMs) };
-  return { check: (raw) => resolve(parseWebhookUrl(raw, allowedPorts)) };
+  // async: a URL refused by the static rules is a rejected promise, like one refused after DNS.
+  if (config.devMode) return { check: async (raw) => resolveDev(parseDevWebhookUrl(raw), lookup, timeoutMs) };
+  return { check: async (raw) => resolve(parseWebhookUrl(raw, allowedPorts)) };
 }
 
 /** `gatewayd dev`: an absolute http(s) URL without credentials or fragment; any host and port. */
