@@ -8,7 +8,8 @@
  *     node in its own process, mainnet's 3 s blocks and 19-block solidification);
  *  3. backfill speed and peak RSS over a 10 000-block gap, beside the ceiling (the same blocks
  *     fetched and parsed with nothing else done).
- * The numbers are printed, never asserted. BENCH_SECONDS sets the latency run's length (default 60).
+ * The numbers are printed, never asserted. BENCH_SECONDS sets the latency run's length (default 60);
+ * arguments name the sections to run (`requests`, `latency`, `backfill`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -53,10 +54,16 @@ async function requestsPerDay(): Promise<void> {
     t.deps.chain = createChainRuntime(t.config, { maxRequestsPerSecond: 0 });
     const merchant = await newMerchantId(t);
     const start = t.clock.now();
-    for (const [i, address] of addresses.entries()) await insertInvoice(t, { address, amount: 20_000_000n + BigInt(i), merchantId: merchant, expiresAt: start + 2 * HOUR });
+    for (const [i, address] of addresses.entries())
+      await insertInvoice(t, { address, amount: 20_000_000n + BigInt(i), merchantId: merchant, expiresAt: start + 2 * HOUR });
     // Payments spread over the simulated time: each address pays once an hour.
     const payments = Math.max(1, Math.round((n * simMinutes) / 60));
-    for (let k = 0; k < payments; k++) node.transfer({ to: addresses[k % n]!, amount: 20_000_000n + BigInt(k % n), at: start + 2 * MINUTE + Math.floor((k * (simMinutes - 3) * MINUTE) / payments) });
+    for (let k = 0; k < payments; k++)
+      node.transfer({
+        to: addresses[k % n]!,
+        amount: 20_000_000n + BigInt(k % n),
+        at: start + 2 * MINUTE + Math.floor((k * (simMinutes - 3) * MINUTE) / payments),
+      });
     // Warm up (the first pass reads the head and starts at the invoices' creation).
     t.clock.advance(5 * SECOND);
     clockNow = t.clock.now();
@@ -74,7 +81,11 @@ async function requestsPerDay(): Promise<void> {
     }
     const scale = DAY_S / ((t.clock.now() - from) / 1000);
     const after = t.deps.chain.pool.totals();
-    const confirmed = await t.deps.db.selectFrom('invoices').select((eb) => eb.fn.countAll<number>().as('c')).where('status', '=', 'confirmed').executeTakeFirstOrThrow();
+    const confirmed = await t.deps.db
+      .selectFrom('invoices')
+      .select((eb) => eb.fn.countAll<number>().as('c'))
+      .where('status', '=', 'confirmed')
+      .executeTakeFirstOrThrow();
     console.log(
       [
         n,
@@ -104,7 +115,13 @@ async function latency(): Promise<void> {
     const invoices: Array<{ id: string; address: string; amount: bigint }> = [];
     for (let i = 0; i < 200; i++) {
       const address = addresses[i % 10]!;
-      const inv = await insertInvoice(t, { address, amount: 30_000_000n + BigInt(i), merchantId: merchant, createdAt: Date.now() - MINUTE, expiresAt: Date.now() + HOUR });
+      const inv = await insertInvoice(t, {
+        address,
+        amount: 30_000_000n + BigInt(i),
+        merchantId: merchant,
+        createdAt: Date.now() - MINUTE,
+        expiresAt: Date.now() + HOUR,
+      });
       invoices.push({ id: inv.id, address, amount: inv.payableAmount });
     }
     const loop = startLoop(chainWorker(t.deps), t.deps.log);
@@ -175,7 +192,9 @@ async function backfill(): Promise<void> {
     clearInterval(sampler);
     const read = t.deps.chain.pool.totals();
     console.log(`\n3. Backfill of a ${blocks}-block gap (${FILLER[0]}-${FILLER[1]} transactions a block, loopback node in its own process)`);
-    console.log(`${(read.requests / seconds).toFixed(1)} blocks/s (${read.requests} requests in ${seconds.toFixed(1)} s; ceiling, fetch + JSON.parse alone: ${ceiling.toFixed(1)} blocks/s); ${mib(read.bytes)} MiB decoded`);
+    console.log(
+      `${(read.requests / seconds).toFixed(1)} blocks/s (${read.requests} requests in ${seconds.toFixed(1)} s; ceiling, fetch + JSON.parse alone: ${ceiling.toFixed(1)} blocks/s); ${mib(read.bytes)} MiB decoded`,
+    );
     console.log(`RSS: ${mib(baseline)} MiB before, peak ${mib(peak)} MiB during (aim: at least 10 blocks/s, memory bounded)`);
   } finally {
     await t.close();
@@ -183,7 +202,10 @@ async function backfill(): Promise<void> {
   }
 }
 
+// Sections by name (`requests`, `latency`, `backfill`); all when none is named.
+const wanted = new Set(process.argv.slice(2));
+const run = (name: string) => wanted.size === 0 || wanted.has(name);
 console.log(`gatewayd chain bench, Node ${process.version}, load ${(await import('node:os')).loadavg()[0]!.toFixed(2)}`);
-await backfill();
-await requestsPerDay();
-await latency();
+if (run('backfill')) await backfill();
+if (run('requests')) await requestsPerDay();
+if (run('latency')) await latency();

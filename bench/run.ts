@@ -302,8 +302,9 @@ async function figure5(): Promise<void> {
       // Pay at a random point of the poll cycle, as a real payer would (in a block after the creation).
       await sleep(50 + Math.random() * poll * 1000);
       const [whole, frac = ''] = invoice.payable_amount.split('.');
-      tg.pay({ to: seeded.address, amount: BigInt(whole!) * 1_000_000n + BigInt(frac.padEnd(6, '0')), blockTimestamp: Date.now() - 1 });
-      const t0 = performance.now();
+      // Into the next block, which the stand-in (57 s ahead) solidifies at its own timestamp in real time.
+      const landed = tg.pay({ to: seeded.address, amount: BigInt(whole!) * 1_000_000n + BigInt(frac.padEnd(6, '0')), blockTimestamp: Date.now() });
+      const t0 = performance.now() + (landed.blockTimestamp - Date.now());
       const deadline = t0 + 4 * poll * 1000;
       const confirmedHere = () => rx.requests.some((r) => r.rawBody.includes('invoice.confirmed') && r.rawBody.includes(invoice.id));
       while (!confirmedHere()) {
@@ -314,7 +315,7 @@ async function figure5(): Promise<void> {
     }
     const p = percentiles(samples);
     raw.figure5 = { pollSeconds: poll, samples };
-    row('5', `transfer visible -> confirmed + webhook received (${samples.length} payments)`, `median ${fmt(p.p50)} ms, max ${fmt(p.max)} ms`, `${poll + 1} s (poll + 1 s)`, p.max <= (poll + 1) * 1000 ? 'within' : 'over');
+    row('5', `block solidified -> confirmed + webhook received (${samples.length} payments)`, `median ${fmt(p.p50)} ms, max ${fmt(p.max)} ms`, `${poll + 1} s (poll + 1 s)`, p.max <= (poll + 1) * 1000 ? 'within' : 'over');
   } finally {
     await gw.stop();
     await rx.close();
@@ -322,8 +323,8 @@ async function figure5(): Promise<void> {
   }
   const out = await runChild('chain.bench.js', ['requests']);
   for (const line of out.split('\n')) {
-    const m = /^\s*(\d+) addresses \| quiet poll: (\d+) requests .* in (\d+) ms \| all paid: (\d+) requests .* in (\d+) ms/.exec(line);
-    if (m) row('5', `TronGrid requests per poll, ${m[1]} watched addresses`, `${m[2]} quiet (${m[3]} ms), ${m[4]} when all paid (${m[5]} ms)`);
+    const m = /^(\d+) \| (\d+) \| \d+ \| \d+ \| ([\d.]+) \| ([\d.]+) \|/.exec(line);
+    if (m) row('5', `TRON requests a day, ${m[1]} watched addresses (blocks of 200-400 transactions)`, `${m[2]} (${m[3]} MiB gzip, ${m[4]} MiB decoded)`, '30,000 (aim)', Number(m[2]) <= 30_000 ? 'within' : 'over');
   }
 }
 

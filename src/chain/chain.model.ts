@@ -22,7 +22,7 @@ export interface ChainTransfer {
   recordedAt: number;
 }
 
-/** The `transaction` object of invoice events and of the console views (decisions.md section 12). */
+/** The `transaction` object of invoice events and of the console views. */
 export function toTransactionResponse(t: Pick<ChainTransfer, 'txHash' | 'logIndex' | 'from' | 'to' | 'amount' | 'tokenContract' | 'blockNumber' | 'blockTimestamp'>) {
   return {
     tx_hash: t.txHash,

@@ -35,7 +35,9 @@ export async function saveScanState(trx: Db | Trx, network: TronNetwork, s: Scan
   await trx
     .insertInto('chain_scan')
     .values({ network: network.id, cursor_block: s.cursorBlock, cursor_time: s.cursorTime, active_until: s.activeUntil, updated_at: now })
-    .onConflict((oc) => oc.column('network').doUpdateSet({ cursor_block: s.cursorBlock, cursor_time: s.cursorTime, active_until: s.activeUntil, updated_at: now }))
+    .onConflict((oc) =>
+      oc.column('network').doUpdateSet({ cursor_block: s.cursorBlock, cursor_time: s.cursorTime, active_until: s.activeUntil, updated_at: now }),
+    )
     .execute();
 }
 
@@ -46,7 +48,10 @@ export async function listGaps(db: Db | Trx, network: TronNetwork): Promise<Scan
 }
 
 export async function insertGap(trx: Db | Trx, network: TronNetwork, g: ScanGap): Promise<void> {
-  await trx.insertInto('chain_scan_gaps').values({ network: network.id, from_block: g.fromBlock, to_block: g.toBlock, after_time: g.afterTime, before_time: g.beforeTime }).execute();
+  await trx
+    .insertInto('chain_scan_gaps')
+    .values({ network: network.id, from_block: g.fromBlock, to_block: g.toBlock, after_time: g.afterTime, before_time: g.beforeTime })
+    .execute();
 }
 
 /** The gap that started at `oldFrom` now starts at `g.fromBlock` (or is gone when g is undefined). */
@@ -157,6 +162,19 @@ export async function latePaymentHashes(db: Db, invoiceIds: readonly string[]): 
 export async function listUnmatchedTransfers(db: Db, network: TronNetwork, merchantId: string, limit = 100, minAmount = 0): Promise<ChainTransfer[]> {
   const rows = await unmatchedTransfersQuery(db, network, merchantId, limit, minAmount).execute();
   return rows.map(rowToTransfer);
+}
+
+/** How many unmatched transfers to the merchant's wallets are below `minAmount` micro-units (dust, folded away in the console). */
+export async function countUnmatchedDust(db: Db, network: TronNetwork, merchantId: string, minAmount: number): Promise<number> {
+  const row = await db
+    .selectFrom('chain_transfers')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where(sql<SqlBool>`kind = 'unmatched'`)
+    .where('amount', '<', minAmount)
+    .where('network', '=', network.id)
+    .where('to_address', 'in', (eb) => eb.selectFrom('wallets').select('address').where('merchant_id', '=', merchantId).where('network', '=', network.id))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }
 
 /** Through the partial index of unmatched transfers (the kind a literal). Exported for the query-plan test. */

@@ -7,7 +7,7 @@
  */
 import { writeTransaction } from '../db/database.js';
 import type { ChainTransferKind } from '../db/schema.js';
-import type { AppDeps } from '../http/context.js';
+import type { AppDeps } from '../deps.js';
 import type { Invoice } from '../invoices/invoice.model.js';
 import { applyChainPayment, expireScanned } from '../invoices/invoice-payments.js';
 import { insertTransfer, isLogRecorded, saveScanState, updateGap, type ScanGap, type ScanState } from './chain.repo.js';
@@ -42,7 +42,12 @@ export async function commitScan(deps: AppDeps, c: ScanCommit): Promise<{ record
         deps.log.error({ tx_hash: t.txHash, log_index: t.logIndex, to: t.to }, 'chain: transfer amount too large to store; not recorded');
         continue;
       }
-      const { kind, invoiceId } = await applyChainPayment(deps, trx, { to: t.to, amount: t.amount, txHash: t.txHash, blockTimestamp: t.blockTimestamp, transaction: toTransactionResponse(t) }, now);
+      const { kind, invoiceId } = await applyChainPayment(
+        deps,
+        trx,
+        { to: t.to, amount: t.amount, txHash: t.txHash, blockTimestamp: t.blockTimestamp, transaction: toTransactionResponse(t) },
+        now,
+      );
       await insertTransfer(trx, deps.config.network, t, kind, invoiceId, now);
       recorded.push({ transfer: t, kind, invoiceId });
     }
@@ -52,6 +57,6 @@ export async function commitScan(deps: AppDeps, c: ScanCommit): Promise<{ record
     return { recorded, expired };
   });
   // Events were committed with their deliveries: wake the delivery worker now, not at its next poll.
-  if (result.expired.length > 0 || result.recorded.some((r) => r.kind === 'confirmed' || r.kind === 'review_paid')) deps.hooks.deliveriesQueued();
+  if (result.expired.length > 0 || result.recorded.some((r) => r.kind === 'confirmed' || r.kind === 'review_paid')) deps.deliveriesQueued.notify();
   return result;
 }

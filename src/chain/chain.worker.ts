@@ -10,8 +10,8 @@
  *   head and the blocks in between become a gap, read with the time left in each pass, oldest
  *   first. New payments never wait behind a backfill.
  * - Few head reads: the next block's solidification time is predicted from the last head seen and
- *   the learned delay between a block's time and its solidification; the block is asked for then.
- *   The head is read only when a block is not there yet (or to start).
+ *   the learned delay between a block's time and its solidification; the next pass runs then and
+ *   asks for that block. The head is read when a block is not there yet, to start, and every 100 s.
  * - Cross-checked: with more than one provider, a block that pays a watched address a positive
  *   amount is read again from another provider (its own quota, not the first one's); if the reads
  *   disagree the block is not trusted (nothing recorded, the cursor stays) and the fault is logged
@@ -22,7 +22,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { Config } from '../config.js';
-import type { AppDeps } from '../http/context.js';
+import type { AppDeps } from '../deps.js';
 import { HOUR, MINUTE } from '../lib/clock.js';
 import type { Worker } from '../lib/loop.js';
 import { openInvoiceAddresses, openInvoices } from '../invoices/invoice-payments.js';
@@ -32,6 +32,8 @@ import { ProviderPool, providerSettings, type Provider } from './providers.js';
 import { TronApiError, type BlockRef, type TxInfo } from './tron.client.js';
 import { blockDigest, transfersInBlock, watchedSet, type VerifiedTransfer, type WatchedSet } from './verifier.js';
 
+/** TRON makes a block every 3 s (a private or simulated chain may be faster: the scanner learns it). */
+export const BLOCK_INTERVAL_MS = 3000;
 /** A follower further behind the head than this (1 minute) jumps to the head; the rest becomes a gap. */
 export const MAX_FOLLOW_BEHIND = 20;
 /** Blocks read before the scanner's estimate of an invoice's creation block (server and chain clocks differ). */
@@ -64,11 +66,18 @@ export interface ChainRuntime {
   pool: ProviderPool;
   intervalMs: number;
   lingerMs: number;
+  /** The chain's block interval: TRON's 3 s, or less when consecutive blocks show it (a dev chain). */
+  blockIntervalMs: number;
+  /** The last block read with a timestamp (for the interval). */
+  lastBlock: BlockRef | undefined;
   /** The newest solidified head seen, and when it was read (injected clock). */
   head: BlockRef | undefined;
   headReadAt: number;
-  /** Least observed delay between a block's timestamp and the clock when it was seen solidified. */
+  /** Least observed delay between a block's timestamp and the clock when it was seen solidified (an upper bound). */
   solidDelayMs: number | undefined;
+  /** Largest delay at which a block was seen not solidified yet (a lower bound), and the last probe between the two. */
+  solidDelayLowMs: number;
+  probedAt: number;
   /** Set when the server shuts down: the running pass stops at the next block. */
   stopping: boolean;
   /** The fault condition last logged, so a repeating condition is logged once. */
@@ -81,9 +90,14 @@ export function createChainRuntime(config: Config, options: { timeoutMs?: number
     pool: new ProviderPool(providerSettings(config), options),
     intervalMs: config.tron.poll_interval_seconds * 1000,
     lingerMs: config.tron.linger_hours * HOUR,
+    // The network's (3 s on TRON; the devnet's own under `gatewayd dev`); shorter ones are learned anyway.
+    blockIntervalMs: config.network.blockIntervalMs,
+    lastBlock: undefined,
     head: undefined,
     headReadAt: 0,
     solidDelayMs: undefined,
+    solidDelayLowMs: 0,
+    probedAt: 0,
     stopping: false,
     fault: undefined,
     figures: { block: null, solid_head: null, behind_blocks: null, gap_blocks: 0, inconsistent_blocks: 0 },
@@ -95,10 +109,24 @@ export function chainWorker(deps: AppDeps): Worker {
     name: 'chain',
     intervalMs: deps.chain.intervalMs,
     runOnce: () => runOnce(deps),
+    nextDelayMs: () => nextBlockDelay(deps),
     onStop: () => {
       deps.chain.stopping = true;
     },
   };
+}
+
+/**
+ * Waiting for the next block: the pass after this one runs when the block after the cursor is
+ * predicted to be solidified (never sooner than 200 ms, never later than the poll interval). So a
+ * payment confirms about when its block solidifies, at the same one request a block.
+ */
+function nextBlockDelay(deps: AppDeps): number | undefined {
+  const rt = deps.chain;
+  const delay = expectedDelay(deps);
+  if (deps.watcherStatus.state !== 'running' || !rt.head || delay === undefined || rt.figures.block === null) return undefined;
+  const due = rt.head.timestamp + (rt.figures.block + 1 - rt.head.number) * rt.blockIntervalMs + delay;
+  return Math.max(200, due - deps.clock.now());
 }
 
 /** Two reads of one block disagreed. */
@@ -145,20 +173,18 @@ export async function runOnce(deps: AppDeps): Promise<boolean> {
     const head = rt.head!;
     let state: ScanState;
     let dirty = false;
-    // TRON makes a block every 3 s; the devnet of `gatewayd dev` as often as it is told to.
-    const interval = deps.config.network.blockIntervalMs;
-    const resumeFrom = open.oldestCreatedAt === null ? undefined : open.oldestCreatedAt - START_MARGIN_BLOCKS * interval;
+    const resumeFrom = open.oldestCreatedAt === null ? undefined : open.oldestCreatedAt - START_MARGIN_BLOCKS * BLOCK_INTERVAL_MS;
     if (!stored) {
       // First start: from the oldest open invoice's creation.
-      const start = Math.min(head.number, blockFor(head, resumeFrom!, interval));
+      const start = Math.min(head.number, blockFor(head, resumeFrom!, rt.blockIntervalMs));
       state = { cursorBlock: start - 1, cursorTime: resumeFrom!, activeUntil };
       dirty = true;
     } else {
       state = { ...stored, activeUntil };
       dirty = Math.abs(activeUntil - stored.activeUntil) >= MINUTE;
-      if (!wasActive && resumeFrom !== undefined && blockFor(head, resumeFrom, interval) > state.cursorBlock + 1) {
+      if (!wasActive && resumeFrom !== undefined && blockFor(head, resumeFrom, rt.blockIntervalMs) > state.cursorBlock + 1) {
         // Resuming after an idle time: the blocks before the oldest open invoice matter to nobody.
-        state.cursorBlock = Math.min(head.number, blockFor(head, resumeFrom, interval)) - 1;
+        state.cursorBlock = Math.min(head.number, blockFor(head, resumeFrom, rt.blockIntervalMs)) - 1;
         state.cursorTime = Math.max(state.cursorTime, resumeFrom);
         dirty = true;
       }
@@ -169,7 +195,10 @@ export async function runOnce(deps: AppDeps): Promise<boolean> {
       const gap: ScanGap = { fromBlock: state.cursorBlock + 1, toBlock: head.number - 1, afterTime: state.cursorTime, beforeTime: head.timestamp };
       await insertGap(deps.db, deps.config.network, gap);
       gaps.push(gap);
-      deps.log.info({ from_block: gap.fromBlock, to_block: gap.toBlock, blocks: gap.toBlock - gap.fromBlock + 1 }, 'chain: following the head; backfilling the blocks behind it');
+      deps.log.info(
+        { from_block: gap.fromBlock, to_block: gap.toBlock, blocks: gap.toBlock - gap.fromBlock + 1 },
+        'chain: following the head; backfilling the blocks behind it',
+      );
       state.cursorBlock = head.number - 1;
       state.cursorTime = head.timestamp - 1;
       dirty = true;
@@ -201,13 +230,16 @@ export async function runOnce(deps: AppDeps): Promise<boolean> {
 }
 
 /** Block number of the first block at or after `t`, estimated low (missed slots make real numbers higher). */
-function blockFor(head: BlockRef, t: number, interval: number): number {
-  return head.number - Math.ceil(Math.max(0, head.timestamp - t) / interval);
+function blockFor(head: BlockRef, t: number, intervalMs: number): number {
+  return head.number - Math.ceil(Math.max(0, head.timestamp - t) / intervalMs);
 }
 
 async function refreshHead(deps: AppDeps): Promise<BlockRef> {
   const rt = deps.chain;
-  const { value } = await rt.pool.call(() => deps.clock.now(), (c) => c.solidHead());
+  const { value } = await rt.pool.call(
+    () => deps.clock.now(),
+    (c) => c.solidHead(),
+  );
   if (!rt.head || value.number >= rt.head.number) rt.head = value;
   rt.headReadAt = deps.clock.now();
   learnDelay(deps, value.timestamp);
@@ -218,13 +250,39 @@ function learnDelay(deps: AppDeps, blockTimestamp: number): void {
   const rt = deps.chain;
   const seen = deps.clock.now() - blockTimestamp;
   if (seen >= 0 && (rt.solidDelayMs === undefined || seen < rt.solidDelayMs)) rt.solidDelayMs = seen;
+  if (rt.solidDelayMs !== undefined && rt.solidDelayMs < rt.solidDelayLowMs) rt.solidDelayLowMs = 0;
 }
 
-/** True when block n should be solidified by now, by the last head seen and the learned delay. */
+/**
+ * The delay to expect between a block's time and its solidification. Normally the least delay seen
+ * (an upper bound); once per HEAD_REFRESH_MS, while the bounds are more than 300 ms apart, halfway
+ * between the bounds (a probe: if the block is there, the upper bound drops; if not, the lower
+ * bound rises, at the cost of one head read). Passes scheduled at the prediction would otherwise
+ * never learn a smaller delay than the first one seen.
+ */
+function expectedDelay(deps: AppDeps): number | undefined {
+  const rt = deps.chain;
+  if (rt.solidDelayMs === undefined) return undefined;
+  const probing = rt.solidDelayMs - rt.solidDelayLowMs > 300 && deps.clock.now() - rt.probedAt >= HEAD_REFRESH_MS;
+  return probing ? Math.round((rt.solidDelayMs + rt.solidDelayLowMs) / 2) : rt.solidDelayMs;
+}
+
+/** Two consecutive blocks show the interval (never longer than TRON's 3 s: missed slots only lengthen a step). */
+function learnInterval(rt: ChainRuntime, n: number, timestamp: number): void {
+  const last = rt.lastBlock;
+  if (last && last.number === n - 1) {
+    const step = timestamp - last.timestamp;
+    if (step >= 100 && step < rt.blockIntervalMs) rt.blockIntervalMs = step;
+  }
+  rt.lastBlock = { number: n, timestamp };
+}
+
+/** True when block n should be solidified by now, by the last head seen and the expected delay. */
 function predictedSolid(deps: AppDeps, n: number): boolean {
   const rt = deps.chain;
-  if (!rt.head || rt.solidDelayMs === undefined) return false;
-  return rt.head.timestamp + (n - rt.head.number) * deps.config.network.blockIntervalMs + rt.solidDelayMs <= deps.clock.now();
+  const delay = expectedDelay(deps);
+  if (!rt.head || delay === undefined) return false;
+  return rt.head.timestamp + (n - rt.head.number) * rt.blockIntervalMs + delay <= deps.clock.now();
 }
 
 /** Reads the follower's next blocks up to the solidified head. */
@@ -239,8 +297,16 @@ async function follow(pass: Pass): Promise<void> {
         // Not due yet by the prediction; still look at the head once a poll when nothing is predicted.
         if (rt.solidDelayMs !== undefined) break;
       } else {
+        const probe = expectedDelay(deps) !== rt.solidDelayMs;
+        if (probe) rt.probedAt = deps.clock.now();
         read = await readBlock(deps, n);
-        if (read.infos.length === 0) read = undefined; // not there yet, or an empty block: the head says which
+        if (read.infos.length === 0) {
+          // Not there yet (or an empty block: the head says which).
+          rt.solidDelayLowMs = Math.max(rt.solidDelayLowMs, deps.clock.now() - (rt.head!.timestamp + (n - rt.head!.number) * rt.blockIntervalMs));
+          // Predicted but not there: the delay grew (a slower provider, a missed slot); the head read below measures it again.
+          if (!probe) rt.solidDelayMs = undefined;
+          read = undefined;
+        }
       }
       if (!read) {
         await refreshHead(deps);
@@ -252,6 +318,7 @@ async function follow(pass: Pass): Promise<void> {
     // block that did (a little lag, never too far).
     const time = read.infos[0]?.blockTimeStamp ?? (n === rt.head!.number ? rt.head!.timestamp : undefined);
     if (time !== undefined) learnDelay(deps, time);
+    if (read.infos.length > 0) learnInterval(rt, n, read.infos[0]!.blockTimeStamp);
     await take(pass, n, read);
     pass.state.cursorBlock = n;
     if (time !== undefined) pass.state.cursorTime = Math.max(pass.state.cursorTime, time);
@@ -272,6 +339,7 @@ async function backfill(pass: Pass, started: number): Promise<boolean> {
       const n = gap.fromBlock;
       const read = await readBlock(deps, n);
       await take(pass, n, read);
+      if (read.infos.length > 0) learnInterval(rt, n, read.infos[0]!.blockTimeStamp);
       const oldFrom = pass.gapMoved?.oldFrom ?? gap.fromBlock;
       gap.fromBlock = n + 1;
       gap.afterTime = Math.max(gap.afterTime, read.infos[0]?.blockTimeStamp ?? gap.afterTime);
@@ -304,7 +372,11 @@ async function take(pass: Pass, n: number, read: { infos: TxInfo[]; provider: Pr
   const other = deps.chain.pool.other(read.provider, deps.clock.now());
   if (other && found.transfers.some((t) => t.amount > 0n)) {
     // It pays a watched address and another provider is available: its read must agree.
-    const again = await deps.chain.pool.call(() => deps.clock.now(), (c) => c.blockInfos(n), read.provider);
+    const again = await deps.chain.pool.call(
+      () => deps.clock.now(),
+      (c) => c.blockInfos(n),
+      read.provider,
+    );
     if (blockDigest(transfersInBlock(again.value, pass.watched, deps.config.network.usdtContract)) !== blockDigest(found)) {
       deps.chain.figures.inconsistent_blocks += 1;
       read.provider.health.inconsistent_blocks += 1;
@@ -343,10 +415,16 @@ async function flush(pass: Pass): Promise<void> {
     transfers,
     state,
     gap,
-    unscanned: { scannedUntil: pass.state.cursorTime, gaps: pass.gaps.filter((g) => g.fromBlock <= g.toBlock).map((g) => ({ after: g.afterTime, before: g.beforeTime })) },
+    unscanned: {
+      scannedUntil: pass.state.cursorTime,
+      gaps: pass.gaps.filter((g) => g.fromBlock <= g.toBlock).map((g) => ({ after: g.afterTime, before: g.beforeTime })),
+    },
   });
   for (const r of recorded) {
-    deps.log.info({ tx_hash: r.transfer.txHash, log_index: r.transfer.logIndex, block: r.transfer.blockNumber, kind: r.kind, invoice_id: r.invoiceId }, 'chain: transfer recorded');
+    deps.log.info(
+      { tx_hash: r.transfer.txHash, log_index: r.transfer.logIndex, block: r.transfer.blockNumber, kind: r.kind, invoice_id: r.invoiceId },
+      'chain: transfer recorded',
+    );
   }
   for (const inv of expired) deps.log.info({ invoice_id: inv.id }, 'chain: invoice expired');
 }
@@ -354,7 +432,13 @@ async function flush(pass: Pass): Promise<void> {
 function logFault(deps: AppDeps, err: TronApiError): void {
   const rt = deps.chain;
   const condition = `${err.kind}:${err.endpoint}`;
-  const fields = { kind: err.kind, endpoint: err.endpoint, status: err.status, detail: err.message, providers: rt.pool.health().map((p) => ({ name: p.name, state: p.state, last_error: p.last_error })) };
+  const fields = {
+    kind: err.kind,
+    endpoint: err.endpoint,
+    status: err.status,
+    detail: err.message,
+    providers: rt.pool.health().map((p) => ({ name: p.name, state: p.state, last_error: p.last_error })),
+  };
   if (condition !== rt.fault) {
     rt.fault = condition;
     deps.log.warn(fields, 'chain: every TRON provider failed; nothing confirmed or expired past the last good block; retrying with backoff');

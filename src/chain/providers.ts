@@ -124,7 +124,10 @@ export class ProviderPool {
   }
 
   totals(): { requests: number; bytes: number } {
-    return this.providers.reduce((sum, p) => ({ requests: sum.requests + p.client.stats.requests, bytes: sum.bytes + p.client.stats.bytes }), { requests: 0, bytes: 0 });
+    return this.providers.reduce((sum, p) => ({ requests: sum.requests + p.client.stats.requests, bytes: sum.bytes + p.client.stats.bytes }), {
+      requests: 0,
+      bytes: 0,
+    });
   }
 }
 

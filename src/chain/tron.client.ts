@@ -26,32 +26,40 @@ export class TronApiError extends Error {
   }
 }
 
-const logSchema = z.object({
-  address: z.string(),
-  topics: z.array(z.string()),
-  data: z.string().optional(),
-}).loose();
+const logSchema = z
+  .object({
+    address: z.string(),
+    topics: z.array(z.string()),
+    data: z.string().optional(),
+  })
+  .loose();
 
 /** One TransactionInfo of a block (java-tron's shape; fields not read here are kept but unchecked). */
-const txInfoSchema = z.object({
-  id: z.string(),
-  blockNumber: z.number().int(),
-  blockTimeStamp: z.number().int(),
-  receipt: z.object({ result: z.string().optional() }).loose().optional(),
-  result: z.string().optional(),
-  log: z.array(logSchema).optional(),
-}).loose();
+const txInfoSchema = z
+  .object({
+    id: z.string(),
+    blockNumber: z.number().int(),
+    blockTimeStamp: z.number().int(),
+    receipt: z.object({ result: z.string().optional() }).loose().optional(),
+    result: z.string().optional(),
+    log: z.array(logSchema).optional(),
+  })
+  .loose();
 
 export type TxInfo = z.infer<typeof txInfoSchema>;
 export type TxLog = z.infer<typeof logSchema>;
 
 const blockInfosSchema = z.array(txInfoSchema);
 
-const nowBlockSchema = z.object({
-  block_header: z.object({
-    raw_data: z.object({ number: z.number().int(), timestamp: z.number().int() }).loose(),
-  }).loose(),
-}).loose();
+const nowBlockSchema = z
+  .object({
+    block_header: z
+      .object({
+        raw_data: z.object({ number: z.number().int(), timestamp: z.number().int() }).loose(),
+      })
+      .loose(),
+  })
+  .loose();
 
 export interface BlockRef {
   number: number;
@@ -69,7 +77,7 @@ export interface TronClientOptions {
 export const DEFAULT_TIMEOUT_MS = 10_000;
 /**
  * TronGrid allows about 15 requests per second per key and answers a burst above it with a ~30 s
- * blackout (tron-notes.md section 1.2): pacing a little below it is faster than backing off.
+ * blackout: pacing a little below it is faster than backing off.
  */
 export const DEFAULT_MAX_RPS = 12;
 

@@ -99,5 +99,8 @@ export function transfersInBlock(infos: readonly TxInfo[], watched: WatchedSet, 
 
 /** A stable text of what a block says about the watched addresses, to compare two reads. */
 export function blockDigest(result: { transfers: VerifiedTransfer[]; rejected: Rejection[] }): string {
-  return JSON.stringify([result.transfers.map((t) => [t.txHash, t.logIndex, t.from, t.to, t.amount.toString(), t.blockTimestamp]), result.rejected.map((r) => [r.txHash, r.to, r.reason])]);
+  return JSON.stringify([
+    result.transfers.map((t) => [t.txHash, t.logIndex, t.from, t.to, t.amount.toString(), t.blockTimestamp]),
+    result.rejected.map((r) => [r.txHash, r.to, r.reason]),
+  ]);
 }

@@ -1,4 +1,5 @@
 /** The network checks of `gatewayd doctor`: TRON API (and which network it serves), clock, SMTP. Each has a short timeout. */
+import { providerSettings } from '../chain/providers.js';
 import type { Config } from '../config.js';
 import { NETWORKS } from '../lib/tron.js';
 import type { Finding } from './doctor.js';
@@ -23,13 +24,16 @@ function describeFetchError(err: unknown): string {
   return e.cause?.code ?? e.cause?.message ?? e.message;
 }
 
-/** GET {api_url}/walletsolidity/getnowblock with the API key, as the watcher would. */
+/** GET {first provider}/walletsolidity/getnowblock with its API key, as the watcher would. */
 export async function checkTron(config: Config, timeoutMs: number): Promise<TronCheck> {
-  const base = config.tron.api_url.replace(/\/+$/, '');
+  // The first provider (tron.providers[0], or tron.api_url and tron.api_key).
+  const provider = providerSettings(config)[0]!;
+  const apiKey = provider.api_key;
+  const base = provider.url.replace(/\/+$/, '');
   const url = `${base}/walletsolidity/getnowblock`;
   const findings: Finding[] = [];
   const headers: Record<string, string> = { accept: 'application/json' };
-  if (config.tron.api_key) headers['TRON-PRO-API-KEY'] = config.tron.api_key;
+  if (apiKey) headers['TRON-PRO-API-KEY'] = apiKey;
   let res: Response;
   try {
     res = await fetch(url, { headers, signal: AbortSignal.timeout(timeoutMs) });
@@ -44,7 +48,7 @@ export async function checkTron(config: Config, timeoutMs: number): Promise<Tron
     findings.push({
       level: 'fail',
       check: 'tron',
-      detail: `${base} answered ${res.status}: ${config.tron.api_key ? 'tron.api_key is rejected (or rate-limited)' : 'access refused; set tron.api_key'}`,
+      detail: `${base} answered ${res.status}: ${apiKey ? 'tron.api_key is rejected (or rate-limited)' : 'access refused; set tron.api_key'}`,
     });
     return { findings, dateHeader, blockTime: undefined };
   }
@@ -67,13 +71,17 @@ export async function checkTron(config: Config, timeoutMs: number): Promise<Tron
   }
   findings.push({ level: 'ok', check: 'tron', detail: `${base}: solidified block ${number} at ${new Date(timestamp).toISOString()}` });
   findings.push(
-    config.tron.api_key
+    apiKey
       ? { level: 'ok', check: 'tron key', detail: 'tron.api_key accepted' }
       : { level: 'warn', check: 'tron key', detail: 'tron.api_key is empty: TronGrid throttles anonymous use; get a free key' },
   );
   const age = Date.now() - timestamp;
   if (age > STALE_BLOCK_MS) {
-    findings.push({ level: 'warn', check: 'tron', detail: `the solidified block is ${Math.round(age / 1000)} s old: the API's node lags (or this clock is ahead)` });
+    findings.push({
+      level: 'warn',
+      check: 'tron',
+      detail: `the solidified block is ${Math.round(age / 1000)} s old: the API's node lags (or this clock is ahead)`,
+    });
   }
   findings.push(...(await checkServedNetwork(config, base, headers, timeoutMs)));
   return { findings, dateHeader, blockTime: timestamp };

@@ -16,7 +16,7 @@ import type { App } from '../app.js';
 import { insertKey } from '../api-keys/api-keys.repo.js';
 import { DEV_HEADER } from '../cli/dev.js';
 import { createConfirmedMerchant, passwordProblem } from '../cli/merchant.js';
-import type { AppDeps } from '../http/context.js';
+import type { AppDeps } from '../deps.js';
 import { SCOPES } from '../http/context.js';
 import { zodIssuesToDetails } from '../http/openapi.js';
 import { findInvoiceAnyMerchant } from '../invoices/invoices.repo.js';

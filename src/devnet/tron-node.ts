@@ -63,10 +63,7 @@ const ENDPOINTS: Record<string, SimEndpoint> = {
  *   dropped, or the whole answer mutated), as a lagging or lying provider might.
  */
 export type SimFault =
-  | { status: number; body?: string | Record<string, unknown>; headers?: Record<string, string> }
-  | { raw: string }
-  | { hang: true }
-  | { inconsistent: true };
+  { status: number; body?: string | Record<string, unknown>; headers?: Record<string, string> } | { raw: string } | { hang: true } | { inconsistent: true };
 
 export interface SimTransfer {
   /** Recipient (base58). */
@@ -94,7 +91,7 @@ export interface SimTransferResult {
 }
 
 export interface SimulatedTronOptions {
-  /** The chain's USDT contract (base58): the token of filler and injected transfers. Default mainnet's; `gatewayd dev` uses the devnet's. */
+  /** The chain's USDT contract (base58): the token of filler and injected transfers. Default mainnet's; `gatewayd dev` uses the devnet's, a Nile stand-in Nile's. */
   usdtContract?: string;
   /** Block interval (ms), default 3000 (mainnet). */
   blockIntervalMs?: number;
@@ -176,7 +173,10 @@ function rng(seed: number): () => number {
 
 function hex(bytes: number, next: () => number): string {
   let out = '';
-  for (let i = 0; i < bytes; i++) out += Math.floor(next() * 256).toString(16).padStart(2, '0');
+  for (let i = 0; i < bytes; i++)
+    out += Math.floor(next() * 256)
+      .toString(16)
+      .padStart(2, '0');
   return out;
 }
 
@@ -208,7 +208,17 @@ function txId(seed: number, block: number, i: number): string {
 }
 
 /** The TransactionInfo and transaction body of a TRC20 transfer call, successful or failed. */
-function trc20Tx(o: { id: string; block: number; ts: number; fromHex: string; toHex: string; contractHex: string; amount: bigint; result: 'SUCCESS' | 'FAILED' | 'REVERT'; topic?: string }): Tx {
+function trc20Tx(o: {
+  id: string;
+  block: number;
+  ts: number;
+  fromHex: string;
+  toHex: string;
+  contractHex: string;
+  amount: bigint;
+  result: 'SUCCESS' | 'FAILED' | 'REVERT';
+  topic?: string;
+}): Tx {
   const amountWord = o.amount.toString(16).padStart(64, '0');
   const info: Record<string, unknown> = {
     id: o.id,
@@ -225,7 +235,7 @@ function trc20Tx(o: { id: string; block: number; ts: number; fromHex: string; to
   } else if (o.result === 'FAILED') {
     info.receipt = { energy_fee: 16_500_120, energy_usage_total: 78_572, net_usage: 345, result: 'OUT_OF_ENERGY', energy_penalty_total: 25_905 };
     info.result = 'FAILED';
-    info.resMessage = Buffer.from('Not enough energy for \'SSTORE\' operation executing').toString('hex');
+    info.resMessage = Buffer.from("Not enough energy for 'SSTORE' operation executing").toString('hex');
   } else {
     info.receipt = { energy_fee: 3_100_000, energy_usage_total: 14_651, net_usage: 345, result: 'REVERT' };
     info.result = 'FAILED';
@@ -264,7 +274,15 @@ function trxTx(o: { id: string; block: number; ts: number; fromHex: string; toHe
       signature: ['0'.repeat(130)],
       txID: o.id,
       raw_data: {
-        contract: [{ parameter: { value: { amount: o.amount, owner_address: o.fromHex, to_address: o.toHex }, type_url: 'type.googleapis.com/protocol.TransferContract' }, type: 'TransferContract' }],
+        contract: [
+          {
+            parameter: {
+              value: { amount: o.amount, owner_address: o.fromHex, to_address: o.toHex },
+              type_url: 'type.googleapis.com/protocol.TransferContract',
+            },
+            type: 'TransferContract',
+          },
+        ],
         ref_block_bytes: (o.block & 0xffff).toString(16).padStart(4, '0'),
         ref_block_hash: o.id.slice(0, 16),
         expiration: o.ts + 60_000,
@@ -380,7 +398,18 @@ class Node implements SimulatedTron {
       } else if (r < 0.8) {
         out.push(trxTx({ id, block: n, ts, fromHex, toHex, amount: Math.floor(next() * 1e9) }));
       } else if (r < 0.86) {
-        out.push(trc20Tx({ id, block: n, ts, fromHex, toHex, contractHex: this.usdtHex, amount: BigInt(Math.floor(next() * 1e8)), result: next() < 0.5 ? 'REVERT' : 'FAILED' }));
+        out.push(
+          trc20Tx({
+            id,
+            block: n,
+            ts,
+            fromHex,
+            toHex,
+            contractHex: this.usdtHex,
+            amount: BigInt(Math.floor(next() * 1e8)),
+            result: next() < 0.5 ? 'REVERT' : 'FAILED',
+          }),
+        );
       } else if (r < 0.94) {
         // Poisoning: a zero-value USDT transfer from a lookalike of a real sender.
         const target = this.poisonHex.length > 0 && next() < 0.5 ? this.poisonHex[Math.floor(next() * this.poisonHex.length)]! : toHex;
@@ -389,7 +418,19 @@ class Node implements SimulatedTron {
         // A fake "USDT" token's Transfer log (same topic, another contract), sometimes an Approval.
         const fake = toHex41(FAKE_USDT_CONTRACTS[Math.floor(next() * FAKE_USDT_CONTRACTS.length)]!);
         const target = this.poisonHex.length > 0 && next() < 0.5 ? this.poisonHex[Math.floor(next() * this.poisonHex.length)]! : toHex;
-        out.push(trc20Tx({ id, block: n, ts, fromHex, toHex: target, contractHex: fake, amount: BigInt(Math.floor(next() * 1e8)), result: 'SUCCESS', topic: next() < 0.2 ? APPROVAL_TOPIC : undefined }));
+        out.push(
+          trc20Tx({
+            id,
+            block: n,
+            ts,
+            fromHex,
+            toHex: target,
+            contractHex: fake,
+            amount: BigInt(Math.floor(next() * 1e8)),
+            result: 'SUCCESS',
+            topic: next() < 0.2 ? APPROVAL_TOPIC : undefined,
+          }),
+        );
       }
     }
     const injected = this.injected.get(n) ?? [];
@@ -406,11 +447,20 @@ class Node implements SimulatedTron {
   private block(n: number): Record<string, unknown> {
     const txs = this.txs(n);
     const id = createHash('sha256').update(`block:${this.seed}:${n}`).digest('hex');
-    const parent = createHash('sha256').update(`block:${this.seed}:${n - 1}`).digest('hex');
+    const parent = createHash('sha256')
+      .update(`block:${this.seed}:${n - 1}`)
+      .digest('hex');
     const block: Record<string, unknown> = {
       blockID: `${n.toString(16).padStart(16, '0')}${id.slice(16)}`,
       block_header: {
-        raw_data: { number: n, txTrieRoot: id, witness_address: WITNESS, parentHash: `${(n - 1).toString(16).padStart(16, '0')}${parent.slice(16)}`, version: 32, timestamp: this.blockTime(n) },
+        raw_data: {
+          number: n,
+          txTrieRoot: id,
+          witness_address: WITNESS,
+          parentHash: `${(n - 1).toString(16).padStart(16, '0')}${parent.slice(16)}`,
+          version: 32,
+          timestamp: this.blockTime(n),
+        },
         witness_signature: '0'.repeat(130),
       },
     };
@@ -463,7 +513,7 @@ class Node implements SimulatedTron {
     const path = url.pathname.replace(/\/+$/, '');
     const seen: SimRequest = { endpoint: 'unknown', path, body: raw, headers: req.headers, bytes: 0 };
     this.requests.push(seen);
-    if (this.requests.length > 200_000) this.requests.splice(0, 100_000);
+    if (this.requests.length > 50_000) this.requests.splice(0, 25_000); // bounded for a long-running dev node
     const gzip = /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''));
     const reply = (status: number, text: string, headers: Record<string, string> = {}): void => {
       const compress = gzip && text.length > 1024;
@@ -542,7 +592,13 @@ class Node implements SimulatedTron {
           for (const r of this.requests) if (r.endpoint !== 'control') out[r.endpoint] = (out[r.endpoint] ?? 0) + f(r);
           return out;
         };
-        return json({ head: this.head(), solid_head: this.solidHead(), block_interval_ms: this.interval, requests: byEndpoint(() => 1), bytes: byEndpoint((r) => r.bytes) });
+        return json({
+          head: this.head(),
+          solid_head: this.solidHead(),
+          block_interval_ms: this.interval,
+          requests: byEndpoint(() => 1),
+          bytes: byEndpoint((r) => r.bytes),
+        });
       }
       if (method !== 'POST') return bad('use POST');
       if (path === '/_sim/transfer') {
@@ -556,7 +612,13 @@ class Node implements SimulatedTron {
           at,
           block: body.block as number | undefined,
         });
-        return json({ tx_id: r.txId, block_number: r.blockNumber, block_timestamp: r.blockTimestamp, log_index: r.logIndex, solid_head: this.solidHead().number });
+        return json({
+          tx_id: r.txId,
+          block_number: r.blockNumber,
+          block_timestamp: r.blockTimestamp,
+          log_index: r.logIndex,
+          solid_head: this.solidHead().number,
+        });
       }
       if (path === '/_sim/fault') {
         this.fail(body.endpoint as SimEndpoint, body.fault as SimFault, (body.times as number | undefined) ?? 1);

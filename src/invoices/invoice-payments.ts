@@ -98,7 +98,12 @@ function classify(candidates: Invoice[], p: ChainPayment): { kind: ChainTransfer
  * says how the transfer is to be recorded. The moves are guarded; if one ever finds the invoice
  * moved, the money is still recorded against it as late.
  */
-export async function applyChainPayment(deps: PaymentDeps, trx: Trx, p: ChainPayment, now: number): Promise<{ kind: ChainTransferKind; invoiceId: string | null }> {
+export async function applyChainPayment(
+  deps: PaymentDeps,
+  trx: Trx,
+  p: ChainPayment,
+  now: number,
+): Promise<{ kind: ChainTransferKind; invoiceId: string | null }> {
   const candidates = p.amount > 0n ? await findInvoicesByAmount(trx, deps.config.network, p.to, p.amount) : [];
   let { kind, invoice } = classify(candidates, p);
   if (invoice && kind === 'confirmed' && !(await confirmInvoice(trx, invoice.id, p.txHash, now))) kind = 'late';
@@ -160,7 +165,11 @@ export async function expireScanned(deps: PaymentDeps, trx: Trx, unscanned: Unsc
       .executeTakeFirst();
     if (r.numUpdatedRows !== 1n) continue;
     const updated: Invoice = { ...inv, status: 'expired' };
-    insertEvent(deps.sqlite, { merchantId: inv.merchantId, type: 'invoice.expired', invoiceId: inv.id, data: { invoice: toInvoiceResponse(updated, deps.config.server.public_url) } }, now);
+    insertEvent(
+      deps.sqlite,
+      { merchantId: inv.merchantId, type: 'invoice.expired', invoiceId: inv.id, data: { invoice: toInvoiceResponse(updated, deps.config.server.public_url) } },
+      now,
+    );
     expired.push(updated);
   }
   return expired;
@@ -175,7 +184,11 @@ export async function openInvoices(db: Db, network: TronNetwork): Promise<{ coun
     .where('network', '=', network.id)
     .where('token_contract', '=', network.usdtContract)
     .executeTakeFirstOrThrow();
-  return { count: Number(row.n), oldestCreatedAt: row.oldest === null ? null : Number(row.oldest), newestCreatedAt: row.newest === null ? null : Number(row.newest) };
+  return {
+    count: Number(row.n),
+    oldestCreatedAt: row.oldest === null ? null : Number(row.oldest),
+    newestCreatedAt: row.newest === null ? null : Number(row.newest),
+  };
 }
 
 /** The addresses of open invoices (watched even if their wallet row is gone). */

@@ -7,6 +7,8 @@ export interface Worker {
   name: string;
   /** Pause between passes when the last pass found nothing to do. */
   intervalMs: number;
+  /** A shorter pause after this pass, when the worker knows work is due sooner (e.g. the next block). */
+  nextDelayMs?(): number | undefined;
   runOnce: RunOnce;
   /** Called once with the loop's handle, e.g. to let other code wake it. */
   onStart?(loop: LoopHandle): void;
@@ -51,7 +53,8 @@ export function startLoop(worker: Worker, log: Log): LoopHandle {
         log.error({ err, worker: worker.name }, 'worker pass failed');
       }
       running = undefined;
-      schedule(busy || wakeRequested ? 0 : worker.intervalMs);
+      const sooner = worker.nextDelayMs?.();
+      schedule(busy || wakeRequested ? 0 : Math.max(0, Math.min(worker.intervalMs, sooner ?? worker.intervalMs)));
     })();
   };
 

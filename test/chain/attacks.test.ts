@@ -5,18 +5,21 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MINUTE, SECOND } from '../../src/lib/clock.js';
-import { runOnce } from '../../src/chain/chain.worker.js';
 import { tronAddressToHex } from '../../src/lib/tron.js';
 import { USDT_CONTRACT } from '../helpers/tron-samples.js';
-import { eventsOf, getInvoice, insertInvoice, startChainHarness, transfersOf, type ChainHarness } from '../helpers/chain-fixtures.js';
-import { APPROVAL_TOPIC, FAKE_USDT_CONTRACTS, LOOKALIKE_PAYER, randomAddress, SAMPLE_PAYER, successReceipt, transferLog, type ReceiptLog } from '../helpers/tron-samples.js';
+import { eventsOf, getInvoice, insertInvoice, pass, startChainHarness, transfersOf, type ChainHarness } from '../helpers/chain-fixtures.js';
+import {
+  APPROVAL_TOPIC,
+  FAKE_USDT_CONTRACTS,
+  LOOKALIKE_PAYER,
+  randomAddress,
+  SAMPLE_PAYER,
+  successReceipt,
+  transferLog,
+  type ReceiptLog,
+} from '../helpers/tron-samples.js';
 
 const AMOUNT = 41_677_389n;
-
-async function pass(h: ChainHarness, ms = 5 * SECOND): Promise<void> {
-  h.t.clock.advance(ms);
-  while (await runOnce(h.t.deps));
-}
 
 /** An invoice on a fresh address, a harness, and the time the invoice was created. */
 async function setup() {
@@ -45,7 +48,9 @@ test('a fake token with the USDT symbol and name never confirms (its log names t
   try {
     for (const fake of FAKE_USDT_CONTRACTS) h.tg.transfer({ to: address, amount: AMOUNT, contract: fake, at: start + MINUTE });
     // The transaction calls the USDT contract (contract_address) but the log comes from another one.
-    inject(h, start + MINUTE, [transferLog({ from: SAMPLE_PAYER, to: address, amount: AMOUNT, contract: FAKE_USDT_CONTRACTS[0]! })], { contract_address: tronAddressToHex(USDT_CONTRACT) });
+    inject(h, start + MINUTE, [transferLog({ from: SAMPLE_PAYER, to: address, amount: AMOUNT, contract: FAKE_USDT_CONTRACTS[0]! })], {
+      contract_address: tronAddressToHex(USDT_CONTRACT),
+    });
     await pass(h, 5 * MINUTE);
     await assertNotConfirmed(h, inv.id);
     assert.deepEqual(await transfersOf(h.t), []);
@@ -61,7 +66,10 @@ test('zero-value poisoning from a look-alike address never confirms; it is recor
     await pass(h, 5 * MINUTE);
     await assertNotConfirmed(h, inv.id);
     const rows = await transfersOf(h.t);
-    assert.deepEqual(rows.map((r) => [r.tx_hash, r.amount, r.kind, r.invoice_id, r.from_address]), [[p.txId, 0, 'unmatched', null, LOOKALIKE_PAYER]]);
+    assert.deepEqual(
+      rows.map((r) => [r.tx_hash, r.amount, r.kind, r.invoice_id, r.from_address]),
+      [[p.txId, 0, 'unmatched', null, LOOKALIKE_PAYER]],
+    );
   } finally {
     await h.close();
   }
@@ -110,10 +118,13 @@ test('an amount off by one micro-unit never confirms and is recorded as unmatche
     await pass(h, 5 * MINUTE);
     await assertNotConfirmed(h, inv.id);
     const rows = await transfersOf(h.t);
-    assert.deepEqual(rows.map((r) => [r.tx_hash, r.amount, r.kind, r.invoice_id]), [
-      [low.txId, Number(AMOUNT - 1n), 'unmatched', null],
-      [high.txId, Number(AMOUNT + 1n), 'unmatched', null],
-    ]);
+    assert.deepEqual(
+      rows.map((r) => [r.tx_hash, r.amount, r.kind, r.invoice_id]),
+      [
+        [low.txId, Number(AMOUNT - 1n), 'unmatched', null],
+        [high.txId, Number(AMOUNT + 1n), 'unmatched', null],
+      ],
+    );
   } finally {
     await h.close();
   }
@@ -196,11 +207,14 @@ test('two logs in one transaction: each log pays at most one invoice; the same a
     assert.equal((await getInvoice(t, a.id)).txHash, batch.txId);
     assert.equal((await getInvoice(t, b.id)).txHash, batch.txId);
     const rows = await transfersOf(t);
-    assert.deepEqual(rows.map((r) => [r.log_index, r.kind, r.invoice_id]), [
-      [1, 'confirmed', a.id],
-      [2, 'confirmed', b.id],
-      [3, 'late', a.id],
-    ]);
+    assert.deepEqual(
+      rows.map((r) => [r.log_index, r.kind, r.invoice_id]),
+      [
+        [1, 'confirmed', a.id],
+        [2, 'confirmed', b.id],
+        [3, 'late', a.id],
+      ],
+    );
     const ev = await eventsOf(t, a.id);
     assert.equal(ev.length, 1);
     assert.equal((ev[0]!.data.transaction as { log_index: number }).log_index, 1);

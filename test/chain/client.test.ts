@@ -13,7 +13,10 @@ test('the client paces its requests under the provider rate limit', async () => 
     const elapsed = performance.now() - started;
     assert.equal(tg.count('blockinfo'), 6);
     assert.ok(elapsed >= 480, `6 requests at 10/s take at least 0.5 s (took ${elapsed.toFixed(0)} ms)`);
-    assert.ok(tg.requests.every((r) => r.headers['tron-pro-api-key'] === undefined), 'no key header when none is configured');
+    assert.ok(
+      tg.requests.every((r) => r.headers['tron-pro-api-key'] === undefined),
+      'no key header when none is configured',
+    );
     assert.deepEqual(client.stats.requests, 6);
   } finally {
     await tg.close();
@@ -44,7 +47,10 @@ test('the client refuses an oversized answer without holding it', async () => {
     const client = new TronClient({ apiUrl: tg.url, apiKey: '', timeoutMs: 5000, maxRequestsPerSecond: 0 });
     tg.fail('blockinfo', { raw: `[${'"x",'.repeat(MAX_BODY_BYTES / 4)}"x"]` });
     const n = tg.solidHead().number;
-    await assert.rejects(client.blockInfos(n), (err: unknown) => err instanceof TronApiError && err.kind === 'bad_response' && err.endpoint === 'blockinfo' && /larger than/.test(err.message));
+    await assert.rejects(
+      client.blockInfos(n),
+      (err: unknown) => err instanceof TronApiError && err.kind === 'bad_response' && err.endpoint === 'blockinfo' && /larger than/.test(err.message),
+    );
     assert.ok((await client.blockInfos(n)).length > 0);
   } finally {
     await tg.close();

@@ -26,15 +26,41 @@ interface Case {
 }
 
 const cases: Case[] = [
-  { name: '429 with the wait in the body', endpoint: 'blockinfo', fault: { status: 429, body: { Error: 'The key exceeds the frequency limit(15), and the query server is suspended for 30 s' } }, kind: 'rate_limited', waitMs: 30 * SECOND },
-  { name: '429 with Retry-After', endpoint: 'blockinfo', fault: { status: 429, body: '', headers: { 'retry-after': '45' } }, kind: 'rate_limited', waitMs: 45 * SECOND },
-  { name: '403 rate limit as the docs print it', endpoint: 'nowblock', fault: { status: 403, body: { Success: false, Error: 'The key exceeds the frequency limit(15), and the query server is suspended for 30s', StatusCode: 403 } }, kind: 'rate_limited', waitMs: 30 * SECOND },
+  {
+    name: '429 with the wait in the body',
+    endpoint: 'blockinfo',
+    fault: { status: 429, body: { Error: 'The key exceeds the frequency limit(15), and the query server is suspended for 30 s' } },
+    kind: 'rate_limited',
+    waitMs: 30 * SECOND,
+  },
+  {
+    name: '429 with Retry-After',
+    endpoint: 'blockinfo',
+    fault: { status: 429, body: '', headers: { 'retry-after': '45' } },
+    kind: 'rate_limited',
+    waitMs: 45 * SECOND,
+  },
+  {
+    name: '403 rate limit as the docs print it',
+    endpoint: 'nowblock',
+    fault: {
+      status: 403,
+      body: { Success: false, Error: 'The key exceeds the frequency limit(15), and the query server is suspended for 30s', StatusCode: 403 },
+    },
+    kind: 'rate_limited',
+    waitMs: 30 * SECOND,
+  },
   { name: '401 bad API key', endpoint: 'blockinfo', fault: { status: 401, body: { Error: 'ApiKey not exists' } }, kind: 'auth' },
   { name: '403 forbidden', endpoint: 'nowblock', fault: { status: 403, body: '' }, kind: 'auth' },
   { name: '500 on a block', endpoint: 'blockinfo', fault: { status: 500, body: 'Internal Server Error' }, kind: 'server' },
   { name: '503 HTML page on the head', endpoint: 'nowblock', fault: { status: 503, body: '<html>busy</html>' }, kind: 'server' },
   { name: '200 HTML page (a proxy error)', endpoint: 'blockinfo', fault: { raw: '<html><body><h1>502 Bad Gateway</h1></body></html>' }, kind: 'bad_response' },
-  { name: '200 with {"Error": ...}', endpoint: 'blockinfo', fault: { status: 200, body: { Error: 'class org.tron.core.services.http.JsonFormat$ParseException : 1:1: Expected "{".' } }, kind: 'bad_response' },
+  {
+    name: '200 with {"Error": ...}',
+    endpoint: 'blockinfo',
+    fault: { status: 200, body: { Error: 'class org.tron.core.services.http.JsonFormat$ParseException : 1:1: Expected "{".' } },
+    kind: 'bad_response',
+  },
   { name: '200 with truncated JSON', endpoint: 'blockinfo', fault: { raw: '[{"id":"0130dfde9281a483781090' }, kind: 'bad_response' },
   { name: '200 with a wrong shape', endpoint: 'blockinfo', fault: { status: 200, body: { success: false, data: 'nope' } }, kind: 'bad_response' },
   { name: '400 with an empty body', endpoint: 'blockinfo', fault: { status: 400, body: '' }, kind: 'bad_response' },
@@ -86,7 +112,10 @@ for (const c of cases) {
       while (await runOnce(t.deps));
       assert.equal((await getInvoice(t, paid.id)).status, 'confirmed');
       assert.equal((await getInvoice(t, unpaid.id)).status, 'expired');
-      assert.deepEqual((await eventsOf(t, paid.id)).map((e) => e.type), ['invoice.confirmed']);
+      assert.deepEqual(
+        (await eventsOf(t, paid.id)).map((e) => e.type),
+        ['invoice.confirmed'],
+      );
       assert.equal(t.deps.watcherStatus.state, 'running');
       assert.equal(t.logs.filter((l) => l.msg === 'chain: TRON API reachable again').length, 1);
     } finally {
@@ -108,7 +137,10 @@ test('backoff doubles with repeated failures and is capped', async () => {
       waits.push(p.until - t.clock.now());
       t.clock.set(p.until);
     }
-    assert.deepEqual(waits, [2, 4, 8, 16, 32, 64, 128, 256, 300, 300].map((s) => s * SECOND));
+    assert.deepEqual(
+      waits,
+      [2, 4, 8, 16, 32, 64, 128, 256, 300, 300].map((s) => s * SECOND),
+    );
   } finally {
     await h.close();
   }
@@ -129,7 +161,14 @@ test('providers: a failing one fails over to the next at once; health per provid
   const grid = await startSimulatedTron({ now: () => now });
   const t = await startTestApp({
     now,
-    config: { tron: { providers: [{ url: own.url, requests_per_second: 0 }, { url: `${grid.url}/`, api_key: 'grid-key', requests_per_second: 0 }] } },
+    config: {
+      tron: {
+        providers: [
+          { url: own.url, requests_per_second: 0 },
+          { url: `${grid.url}/`, api_key: 'grid-key', requests_per_second: 0 },
+        ],
+      },
+    },
   });
   try {
     t.deps.chain = createChainRuntime(t.config, { timeoutMs: 500 });
@@ -162,7 +201,10 @@ test('providers: a failing one fails over to the next at once; health per provid
     assert.equal((await getInvoice(t, a.id)).status, 'confirmed');
     assert.ok(grid.count('blockinfo') > 0);
     assert.ok(grid.requests.every((r) => r.headers['tron-pro-api-key'] === 'grid-key'));
-    assert.ok(own.requests.every((r) => r.headers['tron-pro-api-key'] === undefined), 'each provider gets its own key');
+    assert.ok(
+      own.requests.every((r) => r.headers['tron-pro-api-key'] === undefined),
+      'each provider gets its own key',
+    );
     const health = (await t.client().get('/health')).body.watcher;
     assert.equal(health.state, 'degraded');
     assert.equal(health.providers.length, 2);

@@ -61,7 +61,17 @@ test("the Dashboard's late and unmatched transfers come through their partial in
     let n = 0;
     const transfer = (kind: string, invoice: typeof mine | null, to: string, ts: number) => {
       n += 1;
-      add.run({ id: `trf_${n}`, network: mine.network, contract: mine.tokenContract, hash: n.toString(16).padStart(64, '0'), from: randomAddress(), to, kind, invoice: invoice?.id ?? null, ts });
+      add.run({
+        id: `trf_${n}`,
+        network: mine.network,
+        contract: mine.tokenContract,
+        hash: n.toString(16).padStart(64, '0'),
+        from: randomAddress(),
+        to,
+        kind,
+        invoice: invoice?.id ?? null,
+        ts,
+      });
     };
     // Thousands of ordinary confirmations (as months of trade leave), a few late and unmatched ones.
     t.deps.sqlite.transaction(() => {
@@ -75,8 +85,14 @@ test("the Dashboard's late and unmatched transfers come through their partial in
     await optimize(t.deps);
     assert.match(plan(t, merchantLatePaymentsQuery(t.deps.db, mine.merchantId).compile()), /^SCAN t USING INDEX chain_transfers_late_idx/);
     assert.match(plan(t, unmatchedTransfersQuery(t.deps.db, t.config.network, mine.merchantId).compile()), /chain_transfers_unmatched_idx/);
-    assert.deepEqual((await listMerchantLatePayments(t.deps.db, mine.merchantId)).map((x) => x.blockTimestamp), [7_000, 5_000]);
-    assert.deepEqual((await listUnmatchedTransfers(t.deps.db, t.config.network, mine.merchantId)).map((x) => x.blockTimestamp), [8_000]);
+    assert.deepEqual(
+      (await listMerchantLatePayments(t.deps.db, mine.merchantId)).map((x) => x.blockTimestamp),
+      [7_000, 5_000],
+    );
+    assert.deepEqual(
+      (await listUnmatchedTransfers(t.deps.db, t.config.network, mine.merchantId)).map((x) => x.blockTimestamp),
+      [8_000],
+    );
   } finally {
     await t.close();
   }

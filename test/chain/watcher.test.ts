@@ -11,23 +11,27 @@ import { runOnce, createChainRuntime, MAX_FOLLOW_BEHIND } from '../../src/chain/
 import { listGaps, listLatePayments, listUnmatchedTransfers, loadScanState } from '../../src/chain/chain.repo.js';
 import { MINUTE, SECOND, HOUR } from '../../src/lib/clock.js';
 import { USDT_CONTRACT } from '../helpers/tron-samples.js';
-import { eventsOf, getInvoice, insertInvoice, startChainHarness, transfersOf, type ChainHarness } from '../helpers/chain-fixtures.js';
+import { eventsOf, getInvoice, insertInvoice, pass, startChainHarness, transfersOf, type ChainHarness } from '../helpers/chain-fixtures.js';
 import { startTestApp, tempDir } from '../helpers/app.js';
 import { startTronGrid } from '../helpers/trongrid.js';
 import { startSimulatedTron } from '../../src/devnet/tron-node.js';
 import { buildConfig } from '../../src/config.js';
-import { FAKE_USDT_CONTRACTS, LOOKALIKE_PAYER, randomAddress, SAMPLE_AMOUNT, SAMPLE_BLOCK, SAMPLE_BLOCK_TIME, SAMPLE_MERCHANT, SAMPLE_PAYER, SAMPLE_TX } from '../helpers/tron-samples.js';
-
-/** Moves the clock on and runs the watcher until it has nothing more to do (backfill included). */
-async function pass(h: ChainHarness, ms = 5 * SECOND): Promise<void> {
-  h.t.clock.advance(ms);
-  while (await runOnce(h.t.deps));
-}
+import {
+  FAKE_USDT_CONTRACTS,
+  LOOKALIKE_PAYER,
+  randomAddress,
+  SAMPLE_AMOUNT,
+  SAMPLE_BLOCK,
+  SAMPLE_BLOCK_TIME,
+  SAMPLE_MERCHANT,
+  SAMPLE_PAYER,
+  SAMPLE_TX,
+} from '../helpers/tron-samples.js';
 
 /** When block `n` of the stand-in is solidified (its time + 19 blocks). */
 const solidAt = (h: ChainHarness, n: number) => h.tg.blockTime(n) + 19 * 3000;
 
-// The real mainnet receipt of SAMPLE_TX (tron-notes.md section 2.1), verbatim.
+// The real mainnet TransactionInfo of SAMPLE_TX (block 69316562), verbatim.
 const REAL_RECEIPT = {
   id: '0130dfde9281a48378109039ef512229d5359fbee2a8adbb17ad73aebc67ea99',
   fee: 26420100,
@@ -67,7 +71,10 @@ test('the real mainnet payment confirms its invoice once, with the transaction i
     assert.equal(after.confirmedAt, t.clock.now());
 
     const events = await eventsOf(t, inv.id);
-    assert.deepEqual(events.map((e) => e.type), ['invoice.confirmed']);
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['invoice.confirmed'],
+    );
     const data = events[0]!.data as { invoice: { status: string; tx_hash: string; id: string }; transaction: unknown };
     assert.equal(data.invoice.status, 'confirmed');
     assert.deepEqual(data.transaction, {
@@ -81,15 +88,23 @@ test('the real mainnet payment confirms its invoice once, with the transaction i
       block_timestamp: '2025-02-03T16:51:45.000Z',
     });
 
-    // The requests: POST {"num": n} to the solidity endpoint, with our key; every block once.
+    // The requests: POST {"num": n} to the solidity endpoint, with our key; every block once, but
+    // for a block asked for a little early (an empty answer, then a head read, then the block).
     const reads = tg.requests.filter((r) => r.endpoint === 'blockinfo').map((r) => JSON.parse(r.body) as { num: number });
     assert.ok(tg.requests.every((r) => r.headers['tron-pro-api-key'] === 'tg-key-123'));
-    assert.ok(tg.requests.every((r) => r.path.startsWith('/walletsolidity/')), 'only solidified data is read');
+    assert.ok(
+      tg.requests.every((r) => r.path.startsWith('/walletsolidity/')),
+      'only solidified data is read',
+    );
     const nums = reads.map((r) => r.num);
-    assert.equal(nums.filter((n) => n === SAMPLE_BLOCK).length, 1);
-    assert.equal(new Set(nums).size, nums.length, 'no block read twice');
+    assert.ok(nums.filter((n) => n === SAMPLE_BLOCK).length <= 2);
+    assert.ok(nums.length - new Set(nums).size <= tg.count('nowblock'), 'a block is read again only after an early ask');
     const sorted = [...new Set(nums)].sort((a, b) => a - b);
-    assert.deepEqual(sorted, Array.from({ length: sorted.length }, (_, i) => sorted[0]! + i), 'no block skipped');
+    assert.deepEqual(
+      sorted,
+      Array.from({ length: sorted.length }, (_, i) => sorted[0]! + i),
+      'no block skipped',
+    );
 
     // Nothing is recorded twice; the scanner lingers (late payments) though nothing is open.
     await pass(h);
@@ -146,7 +161,8 @@ test('200 watched addresses: requests per minute stay near blocks per minute', a
     const start = t.clock.now();
     const addresses = Array.from({ length: 200 }, () => randomAddress());
     const invoices = [];
-    for (const [i, address] of addresses.entries()) invoices.push(await insertInvoice(t, { address, amount: 10_000_000n + BigInt(i), expiresAt: start + HOUR }));
+    for (const [i, address] of addresses.entries())
+      invoices.push(await insertInvoice(t, { address, amount: 10_000_000n + BigInt(i), expiresAt: start + HOUR }));
     await pass(h);
     // Half of them pay over the next minutes.
     for (let i = 0; i < 100; i++) tg.transfer({ to: addresses[i]!, amount: 10_000_000n + BigInt(i), at: start + 10 * SECOND + i * 3000 });
@@ -186,13 +202,22 @@ test('expiry waits until the scanned blocks pass expires_at; an unpaid invoice t
     await pass(h, 10 * SECOND);
     assert.equal((await getInvoice(t, paid.id)).status, 'confirmed');
     assert.equal((await getInvoice(t, unpaid.id)).status, 'expired');
-    assert.deepEqual((await eventsOf(t, unpaid.id)).map((e) => e.type), ['invoice.expired']);
+    assert.deepEqual(
+      (await eventsOf(t, unpaid.id)).map((e) => e.type),
+      ['invoice.expired'],
+    );
 
     const late = tg.transfer({ to: address, amount: 7_000_002n, at: t.clock.now() });
     const other = tg.transfer({ to: address, amount: 7_000_003n, at: t.clock.now() });
     await pass(h, 2 * MINUTE);
-    assert.deepEqual((await listLatePayments(t.deps.db, unpaid.id)).map((x) => x.txHash), [late.txId]);
-    assert.deepEqual((await listUnmatchedTransfers(t.deps.db, t.config.network, paid.merchantId)).map((x) => x.txHash), [other.txId]);
+    assert.deepEqual(
+      (await listLatePayments(t.deps.db, unpaid.id)).map((x) => x.txHash),
+      [late.txId],
+    );
+    assert.deepEqual(
+      (await listUnmatchedTransfers(t.deps.db, t.config.network, paid.merchantId)).map((x) => x.txHash),
+      [other.txId],
+    );
     assert.equal((await getInvoice(t, unpaid.id)).status, 'expired');
   } finally {
     await h.close();
@@ -215,7 +240,10 @@ test('an expired invoice is confirmed by an in-window transfer seen late (expire
     assert.equal(after.status, 'confirmed');
     assert.equal(after.txHash, p.txId);
     const events = await eventsOf(t, inv.id);
-    assert.deepEqual(events.map((e) => e.type), ['invoice.confirmed']);
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['invoice.confirmed'],
+    );
     assert.equal((events[0]!.data.transaction as { tx_hash: string }).tx_hash, p.txId);
     assert.equal((await getInvoice(t, keep.id)).status, 'pending');
   } finally {
@@ -238,13 +266,19 @@ test('a paid review invoice keeps its status, records tx_hash, emits invoice.rev
     assert.equal(after.txHash, p.txId);
     assert.equal(after.confirmedAt, null);
     const events = await eventsOf(t, inv.id);
-    assert.deepEqual(events.map((e) => e.type), ['invoice.review']);
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['invoice.review'],
+    );
     assert.equal((events[0]!.data.transaction as { tx_hash: string }).tx_hash, p.txId);
 
     // A second payment of the same amount is recorded late, not as a second review payment.
     const again = tg.pay({ to: address, amount: 3_000_077n, blockTimestamp: start + 6 * MINUTE });
     await pass(h, 20 * MINUTE);
-    assert.deepEqual((await listLatePayments(t.deps.db, inv.id)).map((x) => x.txHash), [again.txId]);
+    assert.deepEqual(
+      (await listLatePayments(t.deps.db, inv.id)).map((x) => x.txHash),
+      [again.txId],
+    );
     assert.equal((await getInvoice(t, inv.id)).status, 'review', 'paid review waits for the owner');
     assert.equal((await getInvoice(t, unpaid.id)).status, 'expired', 'unpaid review expires like pending');
   } finally {
@@ -384,7 +418,10 @@ test('nothing open and the linger over: no TRON request; a new invoice resumes f
     // Lingering: a late payment 30 minutes later is still recorded.
     const late = tg.transfer({ to: address, amount: 5_000_001n, at: start + 30 * MINUTE });
     for (let i = 0; i < 5; i++) await pass(h, 8 * MINUTE);
-    assert.deepEqual((await listLatePayments(t.deps.db, inv.id)).map((x) => x.txHash), [late.txId]);
+    assert.deepEqual(
+      (await listLatePayments(t.deps.db, inv.id)).map((x) => x.txHash),
+      [late.txId],
+    );
     // An hour after the last invoice closed: idle, and no request at all.
     await pass(h, HOUR);
     tg.resetCounts();
@@ -438,6 +475,26 @@ test('the owner accepts a paid review invoice: invoice.confirmed carries the pay
     const row = csv.text.split('\r\n').find((l) => l.startsWith(inv.id));
     assert.ok(row, 'the invoice is in the ledger');
     assert.ok(row.includes(late.txId), 'its late payment hash is in the late_payments column');
+  } finally {
+    await h.close();
+  }
+});
+
+test('a faster chain (a dev node with 1 s blocks): the scanner learns the interval and confirms at one request a block', async () => {
+  const h = await startChainHarness({ node: { blockIntervalMs: 1000, solidityLag: 2 } });
+  try {
+    const { t, tg } = h;
+    const address = randomAddress();
+    const start = t.clock.now();
+    const inv = await insertInvoice(t, { address, amount: 2_500_001n, expiresAt: start + 10 * MINUTE });
+    await pass(h, 30 * SECOND);
+    assert.equal(t.deps.chain.blockIntervalMs, 1000);
+    const p = tg.transfer({ to: address, amount: 2_500_001n, at: t.clock.now() + 2 * SECOND });
+    tg.resetCounts();
+    for (let i = 0; i < 12; i++) await pass(h);
+    assert.equal((await getInvoice(t, inv.id)).txHash, p.txId);
+    const reads = tg.count('blockinfo');
+    assert.ok(reads >= 60 && reads <= 66, `${reads} block reads for 60 blocks`);
   } finally {
     await h.close();
   }

@@ -11,13 +11,13 @@ import { createChainRuntime } from '../../src/chain/chain.worker.js';
 import { buildConfig } from '../../src/config.js';
 import { devRoutes } from '../../src/devnet/dev.routes.js';
 import { startSimulatedTron } from '../../src/devnet/tron-node.js';
-import type { AppDeps } from '../../src/http/context.js';
+import type { AppDeps } from '../../src/deps.js';
 import { MINUTE, SECOND } from '../../src/lib/clock.js';
 import { NETWORKS } from '../../src/lib/tron.js';
 import { createUrlPolicy, UrlRejected } from '../../src/webhooks/url-policy.js';
 import { startTestApp } from '../helpers/app.js';
 import { getInvoice, transfersOf } from '../helpers/chain-fixtures.js';
-import { createInvoice, micro, shop } from '../invoices/setup.js';
+import { createInvoice, micro, shop } from '../helpers/shop.js';
 
 const DEVNET = NETWORKS.devnet;
 

@@ -45,11 +45,25 @@ test('simulated node: heads follow the clock, solidity lags, blocks carry filler
     assert.equal(mine.log[0].topics[2], `000000000000000000000000${tronAddressToHex(MERCHANT)!.slice(2)}`);
     assert.equal(BigInt(`0x${mine.log[0].data}`), 41_677_389n);
     // Filler: TRX transfers without logs, failed calls, zero-value or fake-token logs appear over a few blocks.
-    const many = (await Promise.all([1090, 1091, 1092, 1093, 1094, 1095].map((num) => post(`${node.url}/walletsolidity/gettransactioninfobyblocknum`, { num })))).flatMap((r) => r.json() as any[]);
-    assert.ok(many.some((i) => !i.log && !i.receipt.result), 'a TRX transfer');
-    assert.ok(many.some((i) => i.result === 'FAILED'), 'a failed call');
-    assert.ok(many.some((i) => i.log && i.log[0].address !== tronAddressToHex(USDT_CONTRACT)!.slice(2)), 'a fake token');
-    assert.ok(many.some((i) => i.log && BigInt(`0x${i.log[0].data}`) === 0n), 'a zero-value transfer');
+    const many = (
+      await Promise.all([1090, 1091, 1092, 1093, 1094, 1095].map((num) => post(`${node.url}/walletsolidity/gettransactioninfobyblocknum`, { num })))
+    ).flatMap((r) => r.json() as any[]);
+    assert.ok(
+      many.some((i) => !i.log && !i.receipt.result),
+      'a TRX transfer',
+    );
+    assert.ok(
+      many.some((i) => i.result === 'FAILED'),
+      'a failed call',
+    );
+    assert.ok(
+      many.some((i) => i.log && i.log[0].address !== tronAddressToHex(USDT_CONTRACT)!.slice(2)),
+      'a fake token',
+    );
+    assert.ok(
+      many.some((i) => i.log && BigInt(`0x${i.log[0].data}`) === 0n),
+      'a zero-value transfer',
+    );
     // The same block reads the same twice (GET with query parameters too).
     const again = (await (await fetch(`${node.url}/walletsolidity/gettransactioninfobyblocknum?num=1101`)).json()) as any[];
     assert.deepEqual(again, infos);

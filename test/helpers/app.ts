@@ -15,7 +15,7 @@ import { openDatabase, type OpenedDatabase } from '../../src/db/database.js';
 import { migrate } from '../../src/db/migrator.js';
 import { claimNetwork, configuredClaim } from '../../src/db/network-guard.js';
 import { createDeps } from '../../src/deps.js';
-import type { AppDeps } from '../../src/http/context.js';
+import type { AppDeps } from '../../src/deps.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { createLogger } from '../../src/lib/log.js';
 import { HttpClient } from './http.js';

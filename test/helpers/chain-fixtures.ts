@@ -6,13 +6,13 @@ import { randomBytes } from 'node:crypto';
 import { insertMerchant } from '../../src/accounts/merchants.repo.js';
 import { rowToInvoice, type Invoice } from '../../src/invoices/invoice.model.js';
 import type { InvoiceStatus } from '../../src/db/schema.js';
-import { DAY, HOUR } from '../../src/lib/clock.js';
+import { DAY, HOUR, SECOND } from '../../src/lib/clock.js';
 import { newId } from '../../src/lib/ids.js';
 import { TOKEN } from '../../src/lib/tron.js';
 import { NETWORK, USDT_CONTRACT } from './tron-samples.js';
 import type { TestApp } from './app.js';
 import { startTronGrid, type FakeTronGrid } from './trongrid.js';
-import { createChainRuntime } from '../../src/chain/chain.worker.js';
+import { createChainRuntime, runOnce } from '../../src/chain/chain.worker.js';
 import type { SimulatedTronOptions } from '../../src/devnet/tron-node.js';
 import { startTestApp, type ConfigOverrides } from './app.js';
 
@@ -20,7 +20,11 @@ let counter = 0;
 
 export async function newMerchantId(t: TestApp): Promise<string> {
   counter += 1;
-  const m = await insertMerchant(t.deps.db, { email: `chain${counter}.${t.clock.now()}@example.test`, name: `Shop ${counter}`, passwordHash: null, emailVerifiedAt: t.clock.now() }, t.clock.now());
+  const m = await insertMerchant(
+    t.deps.db,
+    { email: `chain${counter}.${t.clock.now()}@example.test`, name: `Shop ${counter}`, passwordHash: null, emailVerifiedAt: t.clock.now() },
+    t.clock.now(),
+  );
   return m.id;
 }
 
@@ -42,7 +46,10 @@ export async function insertInvoice(t: TestApp, input: InvoiceInput): Promise<In
   let wallet = await db.selectFrom('wallets').select('id').where('merchant_id', '=', merchantId).where('address', '=', input.address).executeTakeFirst();
   if (!wallet) {
     wallet = { id: newId('wal') };
-    await db.insertInto('wallets').values({ id: wallet.id, merchant_id: merchantId, label: 'Main', address: input.address, network: NETWORK, created_at: createdAt }).execute();
+    await db
+      .insertInto('wallets')
+      .values({ id: wallet.id, merchant_id: merchantId, label: 'Main', address: input.address, network: NETWORK, created_at: createdAt })
+      .execute();
   }
   const id = newId('inv');
   const adjustment = input.amount % 1_000_000n;
@@ -74,8 +81,20 @@ export async function insertInvoice(t: TestApp, input: InvoiceInput): Promise<In
   await db.insertInto('invoices').values(row).execute();
   await db
     .insertInto('amount_reservations')
-    .values({ network: NETWORK, token_contract: USDT_CONTRACT, address: input.address, amount: Number(input.amount), invoice_id: id, reserved_at: createdAt, reserved_until: row.reserved_until })
-    .onConflict((oc) => oc.columns(['network', 'token_contract', 'address', 'amount']).doUpdateSet({ invoice_id: id, reserved_at: createdAt, reserved_until: row.reserved_until }))
+    .values({
+      network: NETWORK,
+      token_contract: USDT_CONTRACT,
+      address: input.address,
+      amount: Number(input.amount),
+      invoice_id: id,
+      reserved_at: createdAt,
+      reserved_until: row.reserved_until,
+    })
+    .onConflict((oc) =>
+      oc
+        .columns(['network', 'token_contract', 'address', 'amount'])
+        .doUpdateSet({ invoice_id: id, reserved_at: createdAt, reserved_until: row.reserved_until }),
+    )
     .execute();
   return rowToInvoice(row);
 }
@@ -116,4 +135,10 @@ export async function startChainHarness(options: { config?: ConfigOverrides; now
       await tg.close();
     },
   };
+}
+
+/** Moves the clock on and runs the watcher until it has nothing more to do (backfill included). */
+export async function pass(h: ChainHarness, ms = 5 * SECOND): Promise<void> {
+  h.t.clock.advance(ms);
+  while (await runOnce(h.t.deps));
 }

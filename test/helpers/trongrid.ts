@@ -8,7 +8,14 @@
  *   tg.fail('blockinfo', { status: 429, body: { Error: '... suspended for 30 s' } });
  *   tg.count('blockinfo');  await tg.close();
  */
-import { startSimulatedTron, type SimEndpoint, type SimFault, type SimTransferResult, type SimulatedTron, type SimulatedTronOptions } from '../../src/devnet/tron-node.js';
+import {
+  startSimulatedTron,
+  type SimEndpoint,
+  type SimFault,
+  type SimTransferResult,
+  type SimulatedTron,
+  type SimulatedTronOptions,
+} from '../../src/devnet/tron-node.js';
 
 export type Endpoint = SimEndpoint;
 export type Fault = SimFault;

@@ -12,7 +12,7 @@ import { LOCALES, translate } from '../../src/lib/i18n.js';
 import { startTestApp } from '../helpers/app.js';
 import { openBrowser, startBrowserApp } from '../helpers/browser.js';
 import { startSmtp } from '../helpers/smtp.js';
-import { createInvoice, shop } from '../invoices/setup.js';
+import { createInvoice, shop } from '../helpers/shop.js';
 
 const NILE = { tron: { network: 'nile' } };
 

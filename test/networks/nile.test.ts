@@ -11,7 +11,7 @@ import { runOnce } from '../../src/chain/chain.worker.js';
 import { SECOND } from '../../src/lib/clock.js';
 import { NETWORKS } from '../../src/lib/tron.js';
 import { eventsOf, getInvoice, startChainHarness, transfersOf, type ChainHarness } from '../helpers/chain-fixtures.js';
-import { addWallet, createInvoice, micro, shop } from '../invoices/setup.js';
+import { addWallet, createInvoice, micro, shop } from '../helpers/shop.js';
 
 const NILE = NETWORKS.nile;
 const MAINNET = NETWORKS.mainnet;

@@ -62,7 +62,7 @@ test('console in Chromium: add a wallet, create an invoice, pay its checkout thr
   assert.equal(marker, true);
   const { txId: txHash } = tg.pay({ to: WALLET_ADDRESS, amount: 12_500_001n, blockTimestamp: app.clock.now() + 3_000 });
   app.clock.advance(2 * 60_000); // past the solidified head's lag, well inside the 20-minute window
-  await runChainOnce(app.deps);
+  while (await runChainOnce(app.deps));
   await page.locator('#screen-confirmed').waitFor({ state: 'visible', timeout: 15_000 });
   assert.equal(await page.locator('#screen-pay').isVisible(), false);
   assert.equal(await page.locator('#screen-confirmed [data-field="tx_hash"]').innerText(), txHash);

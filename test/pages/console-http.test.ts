@@ -38,7 +38,7 @@ test('console pages render the owner data escaped, never another merchant\'s, an
     from_address: 'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf', to_address: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7', amount, kind,
     invoice_id: invoiceId, block_number: 70_000_000, block_timestamp: now, recorded_at: now,
   });
-  await app.deps.db.insertInto('chain_transfers').values([transfer('aaaa1111', 'unmatched', null, 4_990_000), transfer('bbbb2222', 'late', inv.id, 25_000_009)]).execute();
+  await app.deps.db.insertInto('chain_transfers').values([transfer('aaaa1111', 'unmatched', null, 4_990_000), transfer('bbbb2222', 'late', inv.id, 25_000_009), transfer('cccc3333', 'unmatched', null, 0), transfer('dddd4444', 'unmatched', null, 9_999)]).execute();
   const get = async (path: string, client = owner.client) => {
     const res = await fetch(`${app.baseUrl}${path}`, { headers: { cookie: `gw_session=${client.cookies.get('gw_session')}` }, redirect: 'manual' });
     return { status: res.status, text: await res.text(), headers: res.headers };
@@ -62,6 +62,11 @@ test('console pages render the owner data escaped, never another merchant\'s, an
   assert.ok((await get('/console/wallets')).text.includes(`Wallet ${ESCAPED}`));
   const transfers = (await get('/console/transfers')).text;
   assert.ok(transfers.includes('4.990000') && transfers.includes('aaaa1111'), 'unmatched transfer listed');
+  // Dust (below tron.dust_threshold, 0.01 USDT by default) is folded away, counted, and shown on demand.
+  assert.ok(!transfers.includes('cccc3333') && !transfers.includes('dddd4444'), 'dust folded away');
+  assert.ok(transfers.includes('2 transfers below 0.01 USDT are folded away'), 'the folded dust is counted');
+  const withDust = (await get('/console/transfers?dust=1')).text;
+  assert.ok(withDust.includes('cccc3333') && withDust.includes('dddd4444') && withDust.includes('aaaa1111'), 'dust shown on demand');
   assert.ok(transfers.includes('25.000009') && transfers.includes(`/console/invoices/${inv.id}`), 'late payment linked to its invoice');
   assert.ok(detail.text.includes('bbbb2222'), 'late payment on the invoice page');
   assert.ok((await get('/console/api-keys')).text.includes(`Key ${ESCAPED}`));
