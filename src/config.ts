@@ -1,5 +1,5 @@
 /**
- * Configuration: one TOML file validated by a strict zod schema (decisions.md section 1).
+ * Configuration: one TOML file validated by a strict zod schema (every key in docs/configuration.md).
  * Source order: --config, $GATEWAYD_CONFIG, ./gatewayd.toml when present, built-in defaults.
  * Every key may be overridden by GATEWAYD_<SECTION>_<KEY>. This is the only module that reads process.env.
  */
@@ -121,6 +121,10 @@ export const configSchema = z.strictObject({
     public_per_ip: perMinute.default(10),
     chat_per_token: perMinute.default(30),
     api_per_key: perMinute.default(1200),
+    invoices_per_merchant: perMinute.default(60),
+  }).prefault({}),
+  api_keys: z.strictObject({
+    max_active: z.number().int().min(1).max(10_000).default(20),
   }).prefault({}),
 });
 

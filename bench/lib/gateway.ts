@@ -28,7 +28,7 @@ export async function startBenchGateway(dir: string, config: ConfigOverrides = {
     ...config,
     server: { listen: `127.0.0.1:${port}`, public_url: `http://127.0.0.1:${port}`, secret: 'bench-secret-0123456789abcdef', ...(config.server ?? {}) },
     database: { path: join(dir, 'gateway.db') },
-    rate_limits: { api_per_key: 0, public_per_ip: 0, ...(config.rate_limits ?? {}) },
+    rate_limits: { api_per_key: 0, public_per_ip: 0, invoices_per_merchant: 0, ...(config.rate_limits ?? {}) },
     log: { level: 'warn', ...(config.log ?? {}) },
   };
   const configPath = writeConfig(dir, full);

@@ -1,5 +1,5 @@
 /**
- * /auth/*: public operations of the owner console's sign-in (decisions.md section 6).
+ * /auth/*: public operations of the owner console's sign-in (docs/api.md, Merchant accounts).
  *
  * Login CSRF: every /auth/* request that carries an Origin header must carry the public origin
  * (browsers always send Origin on cross-site POSTs, so a foreign page cannot sign a visitor into
@@ -12,7 +12,7 @@ import type { Context } from 'hono';
 import { getCookie } from 'hono/cookie';
 import { checkOrigin, clearSessionCookie, optionalSession, setSessionCookie } from '../http/auth.js';
 import { requireCaptcha } from '../http/captcha.js';
-import { clientIp } from '../http/client-ip.js';
+import { clientIp, rateLimitSubject } from '../http/client-ip.js';
 import type { AppDeps } from '../deps.js';
 import type { AppEnv } from '../http/context.js';
 import { createRouter, errorResponses, jsonBody, jsonResponse, SuccessSchema } from '../http/openapi.js';
@@ -28,11 +28,11 @@ import {
   RegisterResponse,
   ResetBody,
   SessionStatus,
+  toMerchantResponse,
   VerifyEmailBody,
 } from './accounts.schemas.js';
 import { forgotPassword, login, logout, register, resetPassword, verifyEmail } from './auth.service.js';
 import { createGoogleVerifier, googleSignIn } from './google.service.js';
-import { toMerchantResponse } from './merchant.view.js';
 import { normalizeEmail } from './merchants.repo.js';
 import { SESSION_COOKIE } from './sessions.repo.js';
 
@@ -41,7 +41,7 @@ const tags = ['Authentication'];
 /** Per-address (and per-email) limits of one operation; unknown emails count exactly like known ones. */
 function limit(c: Context, deps: AppDeps, operation: string, email?: string): string {
   const ip = clientIp(c, deps.config.server.trust_proxy);
-  deps.rateLimiter.consume(`${operation}:ip`, ip, deps.config.rate_limits.auth_per_ip);
+  deps.rateLimiter.consume(`${operation}:ip`, rateLimitSubject(ip), deps.config.rate_limits.auth_per_ip);
   if (email !== undefined) deps.rateLimiter.consume(`${operation}:email`, normalizeEmail(email), deps.config.rate_limits.auth_per_email);
   return ip;
 }

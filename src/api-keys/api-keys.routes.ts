@@ -4,9 +4,16 @@ import type { AppDeps } from '../deps.js';
 import { SCOPES } from '../http/context.js';
 import { requireSession } from '../http/auth.js';
 import { createRouter, errorResponses, jsonBody, jsonResponse, SuccessSchema, SESSION_ONLY } from '../http/openapi.js';
-import { toApiKeyResponse } from './api-keys.repo.js';
+import {
+  ApiKeyCreatedSchema,
+  ApiKeyRolledSchema,
+  CreateApiKeySchema,
+  EmptyBodySchema,
+  KEY_WARNING,
+  KeyIdParamSchema,
+  toApiKeyResponse,
+} from './api-keys.schemas.js';
 import { createKey, deleteKey, rollKey } from './api-keys.service.js';
-import { ApiKeyCreatedSchema, ApiKeyRolledSchema, CreateApiKeySchema, EmptyBodySchema, KEY_WARNING, KeyIdParamSchema } from './api-keys.schemas.js';
 
 export function apiKeyRoutes(deps: AppDeps) {
   const app = createRouter();
@@ -17,11 +24,13 @@ export function apiKeyRoutes(deps: AppDeps) {
       path: '/api-keys',
       tags: ['API keys'],
       summary: 'Create an API key; the secret is shown once',
-      description: 'A new key gets the scopes invoices:read, invoices:write and ledger:read unless `scopes` names a non-empty subset.',
+      description:
+        'A new key gets the scopes invoices:read, invoices:write and ledger:read unless `scopes` names a non-empty subset. ' +
+        'An account has at most `api_keys.max_active` (default 20) keys that are neither revoked nor expired; past it, 409 `api_key_limit_reached`.',
       security: SESSION_ONLY,
       middleware: [requireSession(deps)] as const,
       request: { body: jsonBody(CreateApiKeySchema) },
-      responses: { 201: jsonResponse(ApiKeyCreatedSchema, 'Created'), ...errorResponses(400, 401, 403, 413) },
+      responses: { 201: jsonResponse(ApiKeyCreatedSchema, 'Created'), ...errorResponses(400, 401, 403, 409, 413) },
     }),
     async (c) => {
       const body = c.req.valid('json');
@@ -30,6 +39,7 @@ export function apiKeyRoutes(deps: AppDeps) {
         deps.db,
         c.get('auth').merchantId,
         { name: body.name, scopes: body.scopes ?? SCOPES, expiresInDays: body.expires_in_days ?? null },
+        deps.config.api_keys.max_active,
         now,
       );
       deps.log.info({ key_id: key.id, prefix: key.prefix }, 'api key created');
@@ -43,15 +53,17 @@ export function apiKeyRoutes(deps: AppDeps) {
       path: '/api-keys/{id}/roll',
       tags: ['API keys'],
       summary: 'Replace a key with a new secret; the old key is revoked at once',
-      description: 'The new key keeps the name and scopes; its expiry is the roll time plus the original lifetime. A revoked key cannot be rolled (404).',
+      description:
+        'The new key keeps the name and scopes; its expiry is the roll time plus the original lifetime. A revoked key cannot be rolled (404). ' +
+        'Rolling an active key never passes the active-key cap (it replaces one key with one); rolling an expired key at the cap is 409 `api_key_limit_reached`.',
       security: SESSION_ONLY,
       middleware: [requireSession(deps)] as const,
       request: { params: KeyIdParamSchema, body: jsonBody(EmptyBodySchema) },
-      responses: { 201: jsonResponse(ApiKeyRolledSchema, 'Rolled'), ...errorResponses(400, 401, 403, 404, 413) },
+      responses: { 201: jsonResponse(ApiKeyRolledSchema, 'Rolled'), ...errorResponses(400, 401, 403, 404, 409, 413) },
     }),
     async (c) => {
       const now = deps.clock.now();
-      const { key, secret, replacedKeyId } = await rollKey(deps.db, c.get('auth').merchantId, c.req.valid('param').id, now);
+      const { key, secret, replacedKeyId } = await rollKey(deps.db, c.get('auth').merchantId, c.req.valid('param').id, deps.config.api_keys.max_active, now);
       deps.log.info({ key_id: key.id, prefix: key.prefix, replaced_key_id: replacedKeyId }, 'api key rolled');
       return c.json({ api_key: toApiKeyResponse(key, now), secret, warning: KEY_WARNING, replaced_key_id: replacedKeyId }, 201);
     },

@@ -1,6 +1,9 @@
 /** The recorded on-chain transfers as the Dashboard shows them (late payments, unmatched transfers). */
 import { z } from '@hono/zod-openapi';
 import { DateTime } from '../http/openapi.js';
+import { formatAmount } from '../lib/amounts.js';
+import { iso } from '../lib/clock.js';
+import type { ChainTransfer } from './chain.model.js';
 
 export const ChainTransferSchema = z
   .object({
@@ -52,3 +55,21 @@ export const WatcherHealthSchema = z
       .optional(),
   })
   .openapi('WatcherHealth');
+/** The `transaction` object of invoice events and of the console views (docs/api.md, Webhooks: receiving events). */
+export function toTransactionResponse(t: Pick<ChainTransfer, 'txHash' | 'logIndex' | 'from' | 'to' | 'amount' | 'tokenContract' | 'blockNumber' | 'blockTimestamp'>) {
+  return {
+    tx_hash: t.txHash,
+    log_index: t.logIndex,
+    from: t.from,
+    to: t.to,
+    amount: formatAmount(t.amount),
+    token_contract: t.tokenContract,
+    block_number: t.blockNumber,
+    block_timestamp: iso(t.blockTimestamp),
+  };
+}
+
+/** A recorded transfer as the Dashboard shows it. */
+export function toChainTransferResponse(t: ChainTransfer) {
+  return { id: t.id, kind: t.kind, invoice_id: t.invoiceId, ...toTransactionResponse(t), recorded_at: iso(t.recordedAt) };
+}

@@ -11,7 +11,7 @@ import type { AppDeps } from '../deps.js';
 import type { Invoice } from '../invoices/invoice.model.js';
 import { applyChainPayment, expireScanned } from '../invoices/invoice-payments.js';
 import { insertTransfer, isLogRecorded, saveScanState, updateGap, type ScanGap, type ScanState } from './chain.repo.js';
-import { toTransactionResponse } from './chain.model.js';
+import { toTransactionResponse } from './chain.schemas.js';
 import type { VerifiedTransfer } from './verifier.js';
 
 export interface RecordedTransfer {
@@ -34,7 +34,7 @@ export interface ScanCommit {
 
 export async function commitScan(deps: AppDeps, c: ScanCommit): Promise<{ recorded: RecordedTransfer[]; expired: Invoice[] }> {
   const now = deps.clock.now();
-  const result = await writeTransaction(deps.db, async (trx) => {
+  const result = await writeTransaction(deps.db, async (trx, tx) => {
     const recorded: RecordedTransfer[] = [];
     for (const t of c.transfers) {
       if (await isLogRecorded(trx, t.txHash, t.logIndex)) continue;
@@ -45,6 +45,7 @@ export async function commitScan(deps: AppDeps, c: ScanCommit): Promise<{ record
       const { kind, invoiceId } = await applyChainPayment(
         deps,
         trx,
+        tx,
         { to: t.to, amount: t.amount, txHash: t.txHash, blockTimestamp: t.blockTimestamp, transaction: toTransactionResponse(t) },
         now,
       );
@@ -53,7 +54,7 @@ export async function commitScan(deps: AppDeps, c: ScanCommit): Promise<{ record
     }
     if (c.state) await saveScanState(trx, deps.config.network, c.state, now);
     if (c.gap) await updateGap(trx, deps.config.network, c.gap.oldFrom, c.gap.gap);
-    const expired = await expireScanned(deps, trx, c.unscanned, now);
+    const expired = await expireScanned(deps, trx, tx, c.unscanned, now);
     return { recorded, expired };
   });
   // Events were committed with their deliveries: wake the delivery worker now, not at its next poll.

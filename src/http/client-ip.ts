@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import { getConnInfo } from '@hono/node-server/conninfo';
+import ipaddr from 'ipaddr.js';
 
 /**
  * The client's address. Behind a reverse proxy (server.trust_proxy) it is the last address of
@@ -19,4 +20,28 @@ export function clientIp(c: Context, trustProxy: boolean): string {
   } catch {
     return 'unknown';
   }
+}
+
+/**
+ * What a per-IP rate limit counts: an IPv4 address as itself (an IPv4-mapped IPv6 address too), an
+ * IPv6 address by its /64. One IPv6 subscriber or server is routinely handed a whole /64 (2^64
+ * addresses), so counting single IPv6 addresses would give each request a fresh budget.
+ */
+export function rateLimitSubject(ip: string): string {
+  let addr: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    addr = ipaddr.parse(ip);
+  } catch {
+    return ip;
+  }
+  if (addr.kind() === 'ipv4') return addr.toString();
+  const v6 = addr as ipaddr.IPv6;
+  if (v6.isIPv4MappedAddress()) return v6.toIPv4Address().toString();
+  const parts = v6.parts.slice(0, 4).map((p) => p.toString(16));
+  return `${parts.join(':')}::/64`;
+}
+
+/** The client's rate-limit subject (see rateLimitSubject). */
+export function clientSubject(c: Context, trustProxy: boolean): string {
+  return rateLimitSubject(clientIp(c, trustProxy));
 }

@@ -4,11 +4,18 @@ import type { Clock } from '../lib/clock.js';
 interface Bucket {
   tokens: number;
   updatedAt: number;
+  /** The limit this bucket was last consumed under: its capacity, refilled over one minute. */
+  perMinute: number;
 }
 
+/** Past this many buckets, the next new one first forgets the full ones. */
+const PRUNE_ABOVE = 50_000;
+
 /**
- * In-process token buckets (one node, decisions.md section 6): `perMinute` requests a minute with a
- * burst of the same size. A limit of 0 turns the check off.
+ * In-process token buckets (gatewayd runs as one process): `perMinute` requests a minute with a
+ * burst of the same size. A limit of 0 turns the check off. Scopes have different limits, so each
+ * bucket refills and is pruned by its own limit, never by the limit of whichever scope happened to
+ * trigger the pruning.
  */
 export class RateLimiter {
   private buckets = new Map<string, Bucket>();
@@ -16,23 +23,23 @@ export class RateLimiter {
   constructor(private readonly clock: Clock) {}
 
   /** Takes one token or throws 429 rate_limited with Retry-After (whole seconds). */
-  consume(scope: string, key: string, perMinute: number): void {
+  consume(scope: string, key: string, perMinute: number, message = 'Too many requests; retry later'): void {
     if (perMinute <= 0) return;
     const now = this.clock.now();
     const id = `${scope}\u0000${key}`;
-    const ratePerMs = perMinute / 60_000;
     let bucket = this.buckets.get(id);
     if (!bucket) {
-      if (this.buckets.size > 50_000) this.prune(now, ratePerMs, perMinute);
-      bucket = { tokens: perMinute, updatedAt: now };
+      if (this.buckets.size >= PRUNE_ABOVE) this.prune(now);
+      bucket = { tokens: perMinute, updatedAt: now, perMinute };
       this.buckets.set(id, bucket);
     } else {
-      bucket.tokens = Math.min(perMinute, bucket.tokens + (now - bucket.updatedAt) * ratePerMs);
+      bucket.tokens = refilled(bucket, now, perMinute);
       bucket.updatedAt = now;
+      bucket.perMinute = perMinute;
     }
     if (bucket.tokens < 1) {
-      const waitMs = (1 - bucket.tokens) / ratePerMs;
-      throw new AppError('rate_limited', 'Too many requests; retry later').withHeader(
+      const waitMs = (1 - bucket.tokens) / (perMinute / 60_000);
+      throw new AppError('rate_limited', message).withHeader(
         'Retry-After',
         String(Math.max(1, Math.ceil(waitMs / 1000))),
       );
@@ -40,10 +47,20 @@ export class RateLimiter {
     bucket.tokens -= 1;
   }
 
-  /** Forgets buckets that have refilled completely (they carry no information). */
-  private prune(now: number, ratePerMs: number, capacity: number): void {
+  /** Gives back the token of a request that turned out to cost nothing (an idempotent replay). */
+  refund(scope: string, key: string, perMinute: number): void {
+    const bucket = this.buckets.get(`${scope}\u0000${key}`);
+    if (bucket) bucket.tokens = Math.min(perMinute, bucket.tokens + 1);
+  }
+
+  /** Forgets buckets that have refilled completely under their own limit (they carry no information). */
+  private prune(now: number): void {
     for (const [id, b] of this.buckets) {
-      if (b.tokens + (now - b.updatedAt) * ratePerMs >= capacity) this.buckets.delete(id);
+      if (refilled(b, now, b.perMinute) >= b.perMinute) this.buckets.delete(id);
     }
   }
+}
+
+function refilled(bucket: Bucket, now: number, perMinute: number): number {
+  return Math.min(perMinute, bucket.tokens + (now - bucket.updatedAt) * (perMinute / 60_000));
 }

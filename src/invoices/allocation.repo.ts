@@ -1,5 +1,5 @@
 /**
- * Exact-amount allocation (decisions.md section 3). Runs inside the creation transaction
+ * Exact-amount allocation (docs/payments.md, Amounts). Runs inside the creation transaction
  * (BEGIN IMMEDIATE), so allocations are serialized; the primary key of amount_reservations is the
  * last line of defence against two invoices sharing a final amount on one address.
  *
@@ -9,7 +9,7 @@
  * the number of reservations. Amounts taken by other base prices are skipped once and for all.
  */
 import { compileQuery, type Param } from '../db/compiled.js';
-import type { Sqlite } from '../db/database.js';
+import type { Db, TxSqlite } from '../db/database.js';
 import type { AmountReservationsTable } from '../db/schema.js';
 import { toDbAmount } from '../lib/amounts.js';
 
@@ -80,16 +80,16 @@ const reusableFromQuery = compileQuery((db, p: Param<CursorKey & { reusableFrom:
  * Picks the adjustment for `base` in [1, maxAdjustment] micro-units and advances the cursor.
  * Synchronous (compiled queries): call inside the caller's immediate transaction.
  */
-export function chooseAmount(sqlite: Sqlite, target: AmountTarget, base: bigint, maxAdjustment: bigint, now: number): Allocation {
+export function chooseAmount(tx: TxSqlite, target: AmountTarget, base: bigint, maxAdjustment: bigint, now: number): Allocation {
   const key: CursorKey = { network: target.network, token_contract: target.tokenContract, address: target.address, base_amount: toDbAmount(base) };
-  const cursor = cursorQuery.first(sqlite, key);
+  const cursor = cursorQuery.first(tx, key);
   let adjustment = cursor ? BigInt(cursor.next_adjustment) : 1n;
   let found: bigint | undefined;
   // The used amounts from the cursor on, in ascending chunks: the first gap is the answer. Usually
   // the first chunk is empty at the cursor (one indexed probe); a long run of amounts taken by
   // other prices is crossed PROBE_CHUNK at a time and never again.
   while (found === undefined && adjustment <= maxAdjustment) {
-    const used = usedAmountsQuery.all(sqlite, { ...key, from: toDbAmount(base + adjustment), to: toDbAmount(base + maxAdjustment) });
+    const used = usedAmountsQuery.all(tx, { ...key, from: toDbAmount(base + adjustment), to: toDbAmount(base + maxAdjustment) });
     for (const row of used) {
       if (BigInt(row.amount) !== base + adjustment) break;
       adjustment += 1n;
@@ -100,7 +100,7 @@ export function chooseAmount(sqlite: Sqlite, target: AmountTarget, base: bigint,
   }
   // The cursor moves past the chosen amount (it is about to be reserved) or to the end of the range.
   const next = toDbAmount(found === undefined ? adjustment : found + 1n);
-  if (!cursor || BigInt(cursor.next_adjustment) !== BigInt(next)) saveCursorQuery.run(sqlite, { ...key, next });
+  if (!cursor || BigInt(cursor.next_adjustment) !== BigInt(next)) saveCursorQuery.run(tx, { ...key, next });
   if (found !== undefined) return { kind: 'fresh', adjustment: found };
 
   // Range used up. Known to be fully reserved until `reusable_from`: answer without a scan.
@@ -108,9 +108,9 @@ export function chooseAmount(sqlite: Sqlite, target: AmountTarget, base: bigint,
   // The reservation of the range that ends first (every reservation lasts the same 90 days, so it
   // is also the least recently reserved). The scan is bounded by the size of the adjustment range
   // (a primary-key range), never by all reservations of the address.
-  const oldest = oldestReservationQuery.first(sqlite, { ...key, from: toDbAmount(base + 1n), to: toDbAmount(base + maxAdjustment) });
+  const oldest = oldestReservationQuery.first(tx, { ...key, from: toDbAmount(base + 1n), to: toDbAmount(base + maxAdjustment) });
   if (oldest && oldest.reserved_until <= now) return { kind: 'reuse', adjustment: BigInt(oldest.amount) - base };
-  if (oldest) reusableFromQuery.run(sqlite, { ...key, reusableFrom: oldest.reserved_until });
+  if (oldest) reusableFromQuery.run(tx, { ...key, reusableFrom: oldest.reserved_until });
   return { kind: 'exhausted' };
 }
 
@@ -130,8 +130,8 @@ const insertReservationQuery = compileQuery((db, p: Param<ReservationRow>) =>
 );
 
 /** Records the reservation of a fresh amount; the primary key refuses a double allocation. */
-export function insertReservation(sqlite: Sqlite, target: AmountTarget, amount: bigint, invoiceId: string, now: number, until: number): void {
-  insertReservationQuery.run(sqlite, reservationRow(target, amount, invoiceId, now, until));
+export function insertReservation(tx: TxSqlite, target: AmountTarget, amount: bigint, invoiceId: string, now: number, until: number): void {
+  insertReservationQuery.run(tx, reservationRow(target, amount, invoiceId, now, until));
 }
 
 function reservationRow(target: AmountTarget, amount: bigint, invoiceId: string, now: number, until: number): ReservationRow {
@@ -159,6 +159,73 @@ const takeOverQuery = compileQuery((db, p: Param<ReservationRow>) =>
 );
 
 /** Moves an expired reservation to a new invoice; false when it is not expired any more (guard). */
-export function takeOverReservation(sqlite: Sqlite, target: AmountTarget, amount: bigint, invoiceId: string, now: number, until: number): boolean {
-  return takeOverQuery.run(sqlite, reservationRow(target, amount, invoiceId, now, until)) === 1;
+export function takeOverReservation(tx: TxSqlite, target: AmountTarget, amount: bigint, invoiceId: string, now: number, until: number): boolean {
+  return takeOverQuery.run(tx, reservationRow(target, amount, invoiceId, now, until)) === 1;
+}
+
+/** A price whose pool of payable amounts on one of the merchant's wallets is largely used. */
+export interface FillingPool {
+  walletId: string;
+  walletLabel: string;
+  address: string;
+  baseAmount: bigint;
+  /** Adjustments of the range used so far (by any merchant sharing the address, or by other prices). */
+  used: bigint;
+  size: bigint;
+  /** Other accounts with a wallet on the same address. */
+  sharedWith: number;
+}
+
+/** Pools more than this full are shown to the merchant (the console Overview and wallet list). */
+export const POOL_WARNING_SHARE = { numerator: 1n, denominator: 2n };
+
+/**
+ * The pools on this merchant's wallet addresses that are more than POOL_WARNING_SHARE used, fullest
+ * first. Read from the allocation cursors (one row per address and price: the cursor is the
+ * smallest adjustment never tried, so everything below it is used), not from the reservations: a
+ * few indexed rows whatever the number of invoices. A pool past its end stays listed: its amounts
+ * come back only as `review` invoices once their 90-day reservations end.
+ */
+export async function findFillingPools(
+  db: Db,
+  merchantId: string,
+  network: string,
+  tokenContract: string,
+  maxAdjustment: bigint,
+  limit = 10,
+): Promise<FillingPool[]> {
+  const threshold = (maxAdjustment * POOL_WARNING_SHARE.numerator) / POOL_WARNING_SHARE.denominator;
+  const rows = await db
+    .selectFrom('wallets as w')
+    .innerJoin('amount_cursors as c', (j) => j.onRef('c.address', '=', 'w.address').onRef('c.network', '=', 'w.network'))
+    .select(['w.id', 'w.label', 'w.address', 'c.base_amount', 'c.next_adjustment'])
+    .select((eb) =>
+      eb
+        .selectFrom('wallets as o')
+        .select((e) => e.fn.count<number>('o.merchant_id').distinct().as('n'))
+        .whereRef('o.address', '=', 'w.address')
+        .whereRef('o.network', '=', 'w.network')
+        .where('o.merchant_id', '!=', merchantId)
+        .as('shared_with'),
+    )
+    .where('w.merchant_id', '=', merchantId)
+    .where('w.network', '=', network)
+    .where('c.token_contract', '=', tokenContract)
+    .where('c.next_adjustment', '>', toDbAmount(threshold + 1n))
+    .orderBy('c.next_adjustment', 'desc')
+    .orderBy('w.label')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => {
+    const used = BigInt(r.next_adjustment) - 1n;
+    return {
+      walletId: r.id,
+      walletLabel: r.label,
+      address: r.address,
+      baseAmount: BigInt(r.base_amount),
+      used: used > maxAdjustment ? maxAdjustment : used,
+      size: maxAdjustment,
+      sharedWith: Number(r.shared_with ?? 0),
+    };
+  });
 }

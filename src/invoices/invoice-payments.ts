@@ -11,17 +11,16 @@
  * Each function runs inside the caller's write transaction, with the events it emits.
  */
 import { sql, type SqlBool } from 'kysely';
-import type { Db, Trx } from '../db/database.js';
+import type { Db, Trx, TxSqlite } from '../db/database.js';
 import type { ChainTransferKind } from '../db/schema.js';
 import { insertEvent } from '../events/events.repo.js';
 import { toDbAmount } from '../lib/amounts.js';
 import type { TronNetwork } from '../lib/tron.js';
-import { rowToInvoice, toInvoiceResponse, type Invoice } from './invoice.model.js';
+import { rowToInvoice, type Invoice } from './invoice.model.js';
+import { toInvoiceResponse } from './invoices.schemas.js';
 import { isOpen } from './invoices.repo.js';
-import type { Sqlite } from '../db/database.js';
 
 export interface PaymentDeps {
-  sqlite: Sqlite;
   config: { server: { public_url: string }; network: Readonly<TronNetwork> };
 }
 
@@ -101,6 +100,7 @@ function classify(candidates: Invoice[], p: ChainPayment): { kind: ChainTransfer
 export async function applyChainPayment(
   deps: PaymentDeps,
   trx: Trx,
+  tx: TxSqlite,
   p: ChainPayment,
   now: number,
 ): Promise<{ kind: ChainTransferKind; invoiceId: string | null }> {
@@ -111,7 +111,7 @@ export async function applyChainPayment(
   if (invoice && (kind === 'confirmed' || kind === 'review_paid')) {
     const updated = await findInvoiceById(trx, invoice.id);
     insertEvent(
-      deps.sqlite,
+      tx,
       {
         merchantId: updated.merchantId,
         type: kind === 'confirmed' ? 'invoice.confirmed' : 'invoice.review',
@@ -150,7 +150,7 @@ export function expirableQuery(db: Db | Trx, scannedUntil: number, now: number) 
  * has been scanned with no payment: its end is at or before `scannedUntil` and no unscanned range
  * meets its window. A paid review invoice waits for its owner and never expires here.
  */
-export async function expireScanned(deps: PaymentDeps, trx: Trx, unscanned: Unscanned, now: number): Promise<Invoice[]> {
+export async function expireScanned(deps: PaymentDeps, trx: Trx, tx: TxSqlite, unscanned: Unscanned, now: number): Promise<Invoice[]> {
   const rows = await expirableQuery(trx, unscanned.scannedUntil, now).execute();
   const expired: Invoice[] = [];
   for (const row of rows) {
@@ -166,7 +166,7 @@ export async function expireScanned(deps: PaymentDeps, trx: Trx, unscanned: Unsc
     if (r.numUpdatedRows !== 1n) continue;
     const updated: Invoice = { ...inv, status: 'expired' };
     insertEvent(
-      deps.sqlite,
+      tx,
       { merchantId: inv.merchantId, type: 'invoice.expired', invoiceId: inv.id, data: { invoice: toInvoiceResponse(updated, deps.config.server.public_url) } },
       now,
     );

@@ -5,8 +5,7 @@ import { requireKeyOrSession, requireSession } from '../http/auth.js';
 import { createRouter, errorResponses, jsonBody, jsonResponse, KEY_OR_SESSION, SESSION_ONLY } from '../http/openapi.js';
 import { formatAmount } from '../lib/amounts.js';
 import { AppError } from '../lib/errors.js';
-import { toInvoiceResponse } from './invoice.model.js';
-import { findMerchantInvoice, listInvoicesForMerchant } from './invoices.repo.js';
+import { findMerchantInvoice, listMerchantInvoices } from './invoices.repo.js';
 import {
   CreateInvoiceSchema,
   IdempotencyHeaderSchema,
@@ -14,6 +13,7 @@ import {
   InvoiceIdParamSchema,
   InvoiceListSchema,
   ReviewDecisionSchema,
+  toInvoiceResponse,
 } from './invoices.schemas.js';
 import { decideReview, InvoiceCreator } from './invoices.service.js';
 
@@ -32,7 +32,10 @@ export function invoiceRoutes(deps: AppDeps) {
       middleware: [requireKeyOrSession(deps, 'invoices:read')] as const,
       responses: { 200: jsonResponse(InvoiceListSchema, 'Invoices'), ...errorResponses(401, 403, 429) },
     }),
-    async (c) => c.json({ invoices: await listInvoicesForMerchant(deps.db, c.get('auth').merchantId, publicUrl) }, 200),
+    async (c) => {
+      const invoices = await listMerchantInvoices(deps.db, c.get('auth').merchantId);
+      return c.json({ invoices: invoices.map((inv) => toInvoiceResponse(inv, publicUrl)) }, 200);
+    },
   );
 
   app.openapi(
@@ -45,7 +48,9 @@ export function invoiceRoutes(deps: AppDeps) {
         'The adjustment is the smallest value in [0.000001, invoices.max_adjustment] whose final amount was never used on the wallet address ' +
         '(across every merchant sharing it); the amount is reserved for 90 days. When every amount was used but some reservation is older ' +
         'than 90 days, the least recently used amount is reused and the invoice is created in status `review`. ' +
-        'Same Idempotency-Key and same body: 200 replay. Errors 409: `idempotency_key_reused`, `duplicate_order_id`, `amount_pool_exhausted`.',
+        'Same Idempotency-Key and same body: 200 replay. Errors 409: `idempotency_key_reused`, `duplicate_order_id`, `amount_pool_exhausted`. ' +
+        'Creations are limited per merchant, summed over all its API keys and sessions (`rate_limits.invoices_per_merchant` a minute, default 60, ' +
+        'on top of the per-key limit): past it, 429 `rate_limited` with `Retry-After` in seconds. A replay does not count.',
       security: KEY_OR_SESSION,
       middleware: [requireKeyOrSession(deps, 'invoices:write')] as const,
       request: { headers: IdempotencyHeaderSchema, body: jsonBody(CreateInvoiceSchema) },

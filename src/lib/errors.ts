@@ -1,5 +1,5 @@
 /**
- * The one error type of the API and its closed list of codes (decisions.md section 10).
+ * The one error type of the API and its closed list of codes (docs/api.md, API).
  * Every error response is built from an AppError by the single error handler in app.ts.
  */
 export const ERROR_STATUS = {
@@ -25,6 +25,7 @@ export const ERROR_STATUS = {
   webhook_inactive: 409,
   webhook_limit_reached: 409,
   invoice_not_reviewable: 409,
+  api_key_limit_reached: 409,
   payload_too_large: 413,
   rate_limited: 429,
   internal_error: 500,

@@ -6,15 +6,14 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import { requireCaptcha } from '../http/captcha.js';
-import { clientIp } from '../http/client-ip.js';
+import { clientIp, clientSubject } from '../http/client-ip.js';
 import type { AppDeps } from '../deps.js';
 import type { AppEnv } from '../http/context.js';
 import { errorResponses, jsonBody, jsonResponse } from '../http/openapi.js';
 import { iso } from '../lib/clock.js';
 import { sha256Hex } from '../lib/crypto.js';
 import { AppError } from '../lib/errors.js';
-import { toChatThreadResponse } from './support.mappers.js';
-import { ChatStartBody, ChatStartedSchema, ChatThreadSchema, ContactBody, ContactCreatedSchema, MessageBody } from './support.schemas.js';
+import { ChatStartBody, ChatStartedSchema, ChatThreadSchema, ContactBody, ContactCreatedSchema, MessageBody, toChatThreadResponse } from './support.schemas.js';
 import { addChatMessage, createContactTicket, getChat, startChat } from './support.service.js';
 
 const CHAT_TOKEN_HEADER = 'X-Support-Chat-Token';
@@ -23,7 +22,7 @@ const chatSecurity = [{ supportChatToken: [] }];
 /** Contact and chat start share one budget per client address (rate_limits.public_per_ip). */
 function perIpLimit(deps: AppDeps): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    deps.rateLimiter.consume('support_public', clientIp(c, deps.config.server.trust_proxy), deps.config.rate_limits.public_per_ip);
+    deps.rateLimiter.consume('support_public', clientSubject(c, deps.config.server.trust_proxy), deps.config.rate_limits.public_per_ip);
     await next();
   };
 }

@@ -1,5 +1,6 @@
 /** All SQL of webhooks and their deliveries (the outbox rows written by insertEvent). */
-import type { Db, Trx } from '../db/database.js';
+import { compileQuery, type Param } from '../db/compiled.js';
+import type { Db, Trx, TxSqlite } from '../db/database.js';
 import type { DeliveriesTable, DeliveryStatus, WebhooksTable } from '../db/schema.js';
 import type { Selectable } from 'kysely';
 import { newId } from '../lib/ids.js';
@@ -143,27 +144,57 @@ export async function findDeliveryFor(db: Db, webhookId: string, eventId: string
   return row ? toDelivery(row) : undefined;
 }
 
-/**
- * Pending deliveries whose time has come, oldest due first, skipping webhooks that already have as
- * many attempts in flight as they may (so one slow receiver cannot fill every slot).
- */
-export async function findDueDeliveries(
-  db: Db | Trx,
-  now: number,
-  limit: number,
-  skipWebhooks: readonly string[],
-): Promise<Array<{ id: string; webhookId: string }>> {
-  let q = db
+/** A webhook with pending deliveries, and when its oldest pending delivery is due. */
+export interface PendingWebhook {
+  webhookId: string;
+  merchantId: string;
+  /** next_attempt_at of its oldest pending delivery (ms). */
+  due: number;
+}
+
+const nextPendingWebhookQuery = compileQuery((db, p: Param<{ after: string }>) =>
+  db
     .selectFrom('deliveries')
-    .select(['id', 'webhook_id'])
+    .select(['webhook_id', 'merchant_id', 'next_attempt_at'])
     .where('status', '=', 'pending')
-    .where('next_attempt_at', '<=', now)
+    .where('webhook_id', '>', p('after'))
+    .orderBy('webhook_id')
     .orderBy('next_attempt_at')
-    .orderBy('id')
-    .limit(limit);
-  if (skipWebhooks.length > 0) q = q.where('webhook_id', 'not in', [...skipWebhooks]);
-  const rows = await q.execute();
-  return rows.map((r) => ({ id: r.id, webhookId: r.webhook_id }));
+    .limit(1),
+);
+
+/**
+ * Every webhook with a pending delivery due by `now`, found by skipping from one webhook to the
+ * next along deliveries_webhook_due_idx: one index seek per webhook with pending deliveries,
+ * however many deliveries each has waiting (a tenant's backlog costs nothing here).
+ * Synchronous (compiled queries): call inside the caller's transaction.
+ */
+export function findDueWebhooks(tx: TxSqlite, now: number): PendingWebhook[] {
+  const out: PendingWebhook[] = [];
+  let after = '';
+  for (;;) {
+    const row = nextPendingWebhookQuery.first(tx, { after });
+    if (!row) return out;
+    if (row.next_attempt_at !== null && row.next_attempt_at <= now) out.push({ webhookId: row.webhook_id, merchantId: row.merchant_id, due: row.next_attempt_at });
+    after = row.webhook_id;
+  }
+}
+
+const dueOfWebhookQuery = compileQuery((db, p: Param<{ webhook: string; now: number; limit: number }>) =>
+  db
+    .selectFrom('deliveries')
+    .select('id')
+    .where('status', '=', 'pending')
+    .where('webhook_id', '=', p('webhook'))
+    .where('next_attempt_at', '<=', p('now'))
+    // Index order: ties go by insertion order (rowid), with no sort of the webhook's backlog.
+    .orderBy('next_attempt_at')
+    .limit(p('limit')),
+);
+
+/** The oldest due pending deliveries of one webhook, at most `limit`. */
+export function findDueOfWebhook(tx: TxSqlite, webhookId: string, now: number, limit: number): string[] {
+  return dueOfWebhookQuery.all(tx, { webhook: webhookId, now, limit }).map((r) => r.id);
 }
 
 /**

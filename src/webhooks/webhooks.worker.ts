@@ -2,24 +2,36 @@
  * The delivery worker. Each pass runs one short transaction that records the attempts finished
  * since the last pass and claims due deliveries up to the free slots (one fsync per pass, however
  * many deliveries move), then starts the claimed attempts without waiting for them. A receiver that
- * hangs holds one slot until the time-out, never the pass; each webhook may use only a few slots,
- * so one slow endpoint cannot hold up the others. A finished attempt wakes the loop
- * (deps.deliveriesQueued) so its outcome is recorded and its slot reused at once.
+ * hangs holds one slot until the time-out, never the pass. Slots are handed out fairly between
+ * merchants and between the webhooks of a merchant (fair-share.ts), so one tenant's hanging
+ * receivers and backlog cannot hold another tenant's deliveries back. A finished attempt wakes the
+ * loop (deps.deliveriesQueued) so its outcome is recorded and its slot reused at once.
  */
-import { writeTransaction } from '../db/database.js';
+import { writeTransaction, type Trx, type TxSqlite } from '../db/database.js';
 import type { AppDeps } from '../deps.js';
 import { createDeliverer, type Deliverer, type Performed } from './deliverer.js';
-import { claimDelivery, findDueDeliveries } from './webhooks.repo.js';
+import { InFlight, nextWebhook } from './fair-share.js';
+import { claimDelivery, findDueOfWebhook, findDueWebhooks } from './webhooks.repo.js';
 
 export interface DeliveryWorkerOptions {
   /** Attempts in flight at once, over all webhooks. */
   concurrency?: number;
   /** Attempts in flight at once to one webhook. */
   perWebhook?: number;
+  /** Free slots kept for merchants with no attempt in flight (fair-share.ts). */
+  reserve?: number;
 }
 
-export const DEFAULT_CONCURRENCY = 16;
+export const DEFAULT_CONCURRENCY = 20;
 export const DEFAULT_PER_WEBHOOK = 4;
+/** A merchant alone may use DEFAULT_CONCURRENCY - DEFAULT_RESERVE = 16 slots. */
+export const DEFAULT_RESERVE = 4;
+
+interface Claimed {
+  id: string;
+  webhookId: string;
+  merchantId: string;
+}
 /**
  * How long a finished attempt waits for others before the pass that records it: attempts that end
  * close together share one commit (one fsync), which is what bounds throughput; a few ms of latency
@@ -40,10 +52,12 @@ export interface DeliveryWorker {
 
 export function createDeliveryWorker(deps: AppDeps, options: DeliveryWorkerOptions = {}): DeliveryWorker {
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
-  const perWebhook = options.perWebhook ?? DEFAULT_PER_WEBHOOK;
+  const limits = { perWebhook: options.perWebhook ?? DEFAULT_PER_WEBHOOK, reserve: Math.min(options.reserve ?? DEFAULT_RESERVE, concurrency - 1) };
   const deliverer = createDeliverer(deps);
   const running = new Map<string, Promise<void>>();
-  const perWebhookCount = new Map<string, number>();
+  const inFlight = new InFlight();
+  /** The merchant that got the last slot: the round-robin starts after it. */
+  let lastMerchant = '';
   /** Attempts that have run and wait for the next pass to record them (still `sending` in the database). */
   let finished: Performed[] = [];
   let wakeTimer: NodeJS.Timeout | undefined;
@@ -54,8 +68,8 @@ export function createDeliveryWorker(deps: AppDeps, options: DeliveryWorkerOptio
     }, PASS_WINDOW_MS);
   };
 
-  const start = (id: string, webhookId: string): void => {
-    perWebhookCount.set(webhookId, (perWebhookCount.get(webhookId) ?? 0) + 1);
+  const start = ({ id, webhookId, merchantId }: Claimed): void => {
+    inFlight.add(merchantId, webhookId, 1);
     const p = deliverer
       .perform(id)
       .then(
@@ -68,12 +82,39 @@ export function createDeliveryWorker(deps: AppDeps, options: DeliveryWorkerOptio
       )
       .finally(() => {
         running.delete(id);
-        const left = (perWebhookCount.get(webhookId) ?? 1) - 1;
-        if (left > 0) perWebhookCount.set(webhookId, left);
-        else perWebhookCount.delete(webhookId);
+        inFlight.add(merchantId, webhookId, -1);
         wakeSoon();
       });
     running.set(id, p);
+  };
+
+  /** Claims up to `free` due deliveries, one slot at a time, in fair-share order. */
+  const claimFairly = async (trx: Trx, tx: TxSqlite, now: number, free: number): Promise<Claimed[]> => {
+    const due = findDueWebhooks(tx, now);
+    const planned = inFlight.copy();
+    const waiting = new Map<string, string[]>();
+    const picked: Claimed[] = [];
+    let candidates = due;
+    while (picked.length < free) {
+      const w = nextWebhook(candidates, planned, free - picked.length, limits, lastMerchant);
+      if (!w) break;
+      let ids = waiting.get(w.webhookId);
+      if (!ids) {
+        ids = findDueOfWebhook(tx, w.webhookId, now, limits.perWebhook);
+        waiting.set(w.webhookId, ids);
+      }
+      const id = ids.shift();
+      if (id === undefined) {
+        candidates = candidates.filter((c) => c !== w);
+        continue;
+      }
+      // Guarded on `pending` and due, so a delivery is never sent twice at once.
+      if (!(await claimDelivery(trx, id, ['pending'], now, true))) continue;
+      planned.add(w.merchantId, w.webhookId, 1);
+      lastMerchant = w.merchantId;
+      picked.push({ id, webhookId: w.webhookId, merchantId: w.merchantId });
+    }
+    return picked;
   };
 
   const pass = async (claim: boolean): Promise<boolean> => {
@@ -81,27 +122,13 @@ export function createDeliveryWorker(deps: AppDeps, options: DeliveryWorkerOptio
     finished = [];
     const free = claim ? concurrency - running.size : 0;
     if (batch.length === 0 && free <= 0) return false;
-    const saturated = [...perWebhookCount].filter(([, n]) => n >= perWebhook).map(([w]) => w);
     const now = deps.clock.now();
     let results: Awaited<ReturnType<Deliverer['recordIn']>>;
-    let claimed: Array<{ id: string; webhookId: string }> = [];
+    let claimed: Claimed[] = [];
     try {
-      ({ results, claimed } = await writeTransaction(deps.db, async (trx) => {
+      ({ results, claimed } = await writeTransaction(deps.db, async (trx, tx) => {
         const recorded = await deliverer.recordIn(trx, batch, now);
-        const picked: Array<{ id: string; webhookId: string }> = [];
-        if (free > 0) {
-          const planned = new Map(perWebhookCount);
-          for (const c of await findDueDeliveries(trx, now, Math.max(free * perWebhook, 32), saturated)) {
-            if (picked.length >= free) break;
-            const n = planned.get(c.webhookId) ?? 0;
-            if (n >= perWebhook) continue;
-            // Guarded on `pending` and due, so a delivery is never sent twice at once.
-            if (!(await claimDelivery(trx, c.id, ['pending'], now, true))) continue;
-            planned.set(c.webhookId, n + 1);
-            picked.push(c);
-          }
-        }
-        return { results: recorded, claimed: picked };
+        return { results: recorded, claimed: free > 0 ? await claimFairly(trx, tx, now, free) : [] };
       }));
     } catch (err) {
       // Nothing was written: the outcomes wait for the next pass (their deliveries are still `sending`).
@@ -109,7 +136,7 @@ export function createDeliveryWorker(deps: AppDeps, options: DeliveryWorkerOptio
       throw err;
     }
     deliverer.logRecorded(batch, results);
-    for (const { id, webhookId } of claimed) start(id, webhookId);
+    for (const c of claimed) start(c);
     return batch.length > 0 || claimed.length > 0;
   };
 

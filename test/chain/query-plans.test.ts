@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { listMerchantLatePayments, listUnmatchedTransfers, unmatchedTransfersQuery } from '../../src/chain/chain.repo.js';
 import { expirableQuery, merchantLatePaymentsQuery } from '../../src/invoices/invoice-payments.js';
 import { runOnce as optimize } from '../../src/db/maintenance.worker.js';
-import { walletViewsQuery } from '../../src/pages/console.repo.js';
+import { walletViewsQuery } from '../../src/dashboard/dashboard.repo.js';
 import { startTestApp } from '../helpers/app.js';
 import { insertInvoice } from '../helpers/chain-fixtures.js';
 import { randomAddress } from '../helpers/tron-samples.js';

@@ -15,7 +15,7 @@ test('concurrency: simultaneous creations, one key retried in parallel, a key ro
   const rx = await startHttpsReceiver();
   const prepared = await prepareDatabase(12, { addresses: ['TL24LCps5FKwp3PoU1MvrYrwhi5LU1tHre', 'TXVj38D1XR3TPgSHTCZGC8wkLDAGqF1oqx', 'TV6MuMXfmLbBqPZvBHdwFsDnQeVfnmiuSi'] });
   const merchants = prepared.merchants;
-  const gw = await startGateway({ dir: prepared.dir, config: { database: { path: prepared.dbPath }, webhooks: rx.webhookConfig({ timeout_seconds: 2 }), rate_limits: { api_per_key: 0 }, log: { level: 'warn' } } });
+  const gw = await startGateway({ dir: prepared.dir, config: { database: { path: prepared.dbPath }, webhooks: rx.webhookConfig({ timeout_seconds: 2 }), rate_limits: { api_per_key: 0, invoices_per_merchant: 0 }, log: { level: 'warn' } } });
   const db = reader(prepared.dbPath);
   const anon = new HttpClient(gw.baseUrl, null);
   const countInvoices = () => (db.prepare('SELECT COUNT(*) AS n FROM invoices').get() as { n: number }).n;
