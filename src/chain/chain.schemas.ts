@@ -55,6 +55,7 @@ export const WatcherHealthSchema = z
       .optional(),
   })
   .openapi('WatcherHealth');
+
 /** The `transaction` object of invoice events and of the console views (docs/api.md, Webhooks: receiving events). */
 export function toTransactionResponse(t: Pick<ChainTransfer, 'txHash' | 'logIndex' | 'from' | 'to' | 'amount' | 'tokenContract' | 'blockNumber' | 'blockTimestamp'>) {
   return {
