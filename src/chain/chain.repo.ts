@@ -47,10 +47,23 @@ export async function listGaps(db: Db | Trx, network: TronNetwork): Promise<Scan
   return rows.map((r) => ({ fromBlock: r.from_block, toBlock: r.to_block, afterTime: r.after_time, beforeTime: r.before_time }));
 }
 
+/**
+ * Records an unread range. The follower inserts its gap before the pass commits its cursor, so a
+ * crash in between leaves that gap behind and the next start inserts one from the same block again:
+ * the two become one range up to the later end (a plain insert failed on the UNIQUE key at every
+ * pass after such a crash, and the scanner never read a block again).
+ */
 export async function insertGap(trx: Db | Trx, network: TronNetwork, g: ScanGap): Promise<void> {
   await trx
     .insertInto('chain_scan_gaps')
     .values({ network: network.id, from_block: g.fromBlock, to_block: g.toBlock, after_time: g.afterTime, before_time: g.beforeTime })
+    .onConflict((oc) =>
+      oc.columns(['network', 'from_block']).doUpdateSet((eb) => ({
+        to_block: eb.fn('max', [eb.ref('chain_scan_gaps.to_block'), eb.ref('excluded.to_block')]),
+        after_time: eb.fn('min', [eb.ref('chain_scan_gaps.after_time'), eb.ref('excluded.after_time')]),
+        before_time: eb.fn('max', [eb.ref('chain_scan_gaps.before_time'), eb.ref('excluded.before_time')]),
+      })),
+    )
     .execute();
 }
 
