@@ -20,7 +20,7 @@ Usage:
                                              refuses to replace FILE without --force
   gatewayd doctor [--config FILE]            check configuration, permissions, database, TRON API,
                                              clock and SMTP; exit 1 when a problem is found
-  gatewayd version                           print the version
+  gatewayd version                           print the version, and the Node.js and SQLite it runs on
   gatewayd --help                            this text
 
 Configuration: --config FILE, else $GATEWAYD_CONFIG, else ./gatewayd.toml, else built-in defaults.
