@@ -20,7 +20,7 @@ import { buildConfig } from '../src/config.js';
 import { openDatabase, writeTransaction, type OpenedDatabase } from '../src/db/database.js';
 import { migrate } from '../src/db/migrator.js';
 import { createDeps } from '../src/deps.js';
-import type { AppDeps } from '../src/http/context.js';
+import type { AppDeps } from '../src/deps.js';
 import { createLogger } from '../src/lib/log.js';
 import { insertMerchant } from '../src/accounts/merchants.repo.js';
 import { insertKey } from '../src/api-keys/api-keys.repo.js';

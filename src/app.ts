@@ -3,15 +3,16 @@
  * body guard), the single error handler and envelope, the API sub-apps under /api/v1 and the
  * OpenAPI document generated from the same zod schemas that validate requests.
  */
-import type { IncomingMessage } from 'node:http';
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import { bodyLimit } from 'hono/body-limit';
-import { AppError, errorEnvelope } from './lib/errors.js';
+import { AppError, errorEnvelope, type ErrorCode } from './lib/errors.js';
 import { newId } from './lib/ids.js';
-import type { AppDeps, AppEnv } from './http/context.js';
+import type { AppDeps } from './deps.js';
+import type { AppEnv } from './http/context.js';
 import { createRouter } from './http/openapi.js';
+import { allowedMethods } from './http/allowed-methods.js';
+import { jsonBody } from './http/json-body.js';
 import { systemRoutes } from './system/system.routes.js';
 import { pagesRoutes, wantsPage } from './pages/pages.routes.js';
 import { supportRoutes } from './support/support.routes.js';
@@ -25,11 +26,8 @@ import { ledgerRoutes } from './ledger/ledger.routes.js';
 import { API_VERSION, VERSION } from './version.js';
 
 export const API_PREFIX = '/api/v1';
-export const MAX_JSON_BODY = 64 * 1024;
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._-]{1,64}$/;
-const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
-const JSON_TYPE_RE = /^application\/([\w.-]+\+)?json\s*(;.*)?$/i;
 
 export type App = OpenAPIHono<AppEnv>;
 
@@ -65,29 +63,7 @@ export function createApp(deps: AppDeps): App {
   });
 
   // JSON bodies: at most 64 KiB, valid JSON, declared as JSON. An empty body counts as {}.
-  app.use(`${API_PREFIX}/*`, async (c, next) => {
-    // Unknown routes and wrong methods answer 404/405 whatever the body holds.
-    if (!BODY_METHODS.has(c.req.method) || !allowedMethods(app, c.req.path).includes(c.req.method)) return next();
-    const text = await readJsonBodyText(c);
-    if (text.trim() === '') {
-      // No body at all: validate it as {} (operations whose body is `{}` accept an empty POST).
-      const headers = new Headers(c.req.raw.headers);
-      headers.set('content-type', 'application/json');
-      c.req.raw = new Request(c.req.raw.url, { method: c.req.method, headers, body: '{}' });
-      cacheBody(c, '{}', {});
-      return next();
-    }
-    const type = c.req.header('content-type') ?? '';
-    if (!JSON_TYPE_RE.test(type)) throw new AppError('invalid_json', 'The request body must be JSON with Content-Type: application/json');
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      throw new AppError('invalid_json', 'The request body is not valid JSON');
-    }
-    cacheBody(c, text, parsed);
-    return next();
-  });
+  app.use(`${API_PREFIX}/*`, jsonBody(app));
 
   app.route(API_PREFIX, systemRoutes(deps, VERSION));
   app.route(API_PREFIX, supportRoutes(deps));
@@ -132,8 +108,7 @@ export function createApp(deps: AppDeps): App {
   app.onError((err, c) => {
     if (err instanceof AppError) return respondError(c, err);
     if (err instanceof HTTPException) {
-      const status = err.status;
-      const code = status === 415 ? 'invalid_json' : status === 413 ? 'payload_too_large' : status === 400 ? (/json/i.test(err.message) ? 'invalid_json' : 'validation_error') : status === 401 ? 'unauthorized' : status === 404 ? 'not_found' : undefined;
+      const code = httpExceptionCode(err);
       if (code) return respondError(c, new AppError(code, err.message || 'Bad request'));
     }
     deps.log.error({ err, req_id: c.get('requestId'), method: c.req.method, route: c.req.routePath }, 'unhandled error');
@@ -163,110 +138,20 @@ export function buildOpenApiDocument(app: App, deps: AppDeps): Record<string, un
   }) as unknown as Record<string, unknown>;
 }
 
-interface RoutePattern {
-  method: string;
-  re: RegExp;
-}
-
-const patternCache = new WeakMap<App, RoutePattern[]>();
-
-/**
- * What the validators read. hono keeps promises in bodyCache (its type says values) and its json()
- * reads the cached text: a cached `json` alone would be re-serialized through a Response first.
- */
-function cacheBody(c: Context<AppEnv>, text: string, parsed: unknown): void {
-  c.req.bodyCache = { text: Promise.resolve(text), json: Promise.resolve(parsed) } as unknown as typeof c.req.bodyCache;
-}
-
-const tooLarge = () => new AppError('payload_too_large', `The request body exceeds ${MAX_JSON_BODY} bytes`);
-
-/**
- * The body as UTF-8 text, at most MAX_JSON_BODY bytes (413 beyond, whatever Content-Length says).
- * Under @hono/node-server it is read straight from Node's IncomingMessage: asking hono for the body
- * builds a full fetch Request with a web stream around it, which cost more than the rest of an
- * invoice creation's HTTP handling. Elsewhere (app.request() in tools) hono's bodyLimit reads it.
- */
-async function readJsonBodyText(c: Context<AppEnv>): Promise<string> {
-  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-  if (!incoming) {
-    let text = '';
-    await bodyLimit({ maxSize: MAX_JSON_BODY, onError: () => { throw tooLarge(); } })(c, async () => {
-      text = await c.req.text();
-    });
-    return text;
+/** The error code for an exception hono's own middleware threw; undefined for one that is our bug (a 500). */
+function httpExceptionCode(err: HTTPException): ErrorCode | undefined {
+  switch (err.status) {
+    case 400:
+      return /json/i.test(err.message) ? 'invalid_json' : 'validation_error';
+    case 401:
+      return 'unauthorized';
+    case 404:
+      return 'not_found';
+    case 413:
+      return 'payload_too_large';
+    case 415:
+      return 'invalid_json';
+    default:
+      return undefined;
   }
-  const declared = Number(c.req.header('content-length'));
-  if (declared > MAX_JSON_BODY) throw tooLarge();
-  const body = await new Promise<Buffer>((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_JSON_BODY) {
-        cleanup();
-        reject(tooLarge());
-        return;
-      }
-      chunks.push(chunk);
-    };
-    const onEnd = () => {
-      cleanup();
-      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
-    };
-    const onError = (err: Error) => {
-      cleanup();
-      reject(err);
-    };
-    const cleanup = () => {
-      incoming.off('data', onData);
-      incoming.off('end', onEnd);
-      incoming.off('error', onError);
-    };
-    if (incoming.readableEnded) {
-      resolve(Buffer.alloc(0));
-      return;
-    }
-    incoming.on('data', onData);
-    incoming.on('end', onEnd);
-    incoming.on('error', onError);
-  });
-  // As fetch's text(): UTF-8, a leading byte order mark dropped, bad sequences replaced.
-  const text = body.toString('utf8');
-  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-}
-
-/** Answers by path, kept for the most recent paths (a POST /invoices asks on every request). */
-const allowedByPath = new WeakMap<App, Map<string, string[]>>();
-const ALLOWED_PATHS_KEPT = 512;
-
-function allowedMethods(app: App, path: string): string[] {
-  let byPath = allowedByPath.get(app);
-  if (!byPath) {
-    byPath = new Map();
-    allowedByPath.set(app, byPath);
-  }
-  let allowed = byPath.get(path);
-  if (!allowed) {
-    allowed = matchAllowedMethods(app, path);
-    // Paths are the client's: the map is bounded, and simply starts over when full.
-    if (byPath.size >= ALLOWED_PATHS_KEPT) byPath.clear();
-    byPath.set(path, allowed);
-  }
-  return allowed;
-}
-
-function matchAllowedMethods(app: App, path: string): string[] {
-  let patterns = patternCache.get(app);
-  if (!patterns) {
-    patterns = app.routes
-      .filter((r) => r.method !== 'ALL')
-      .map((r) => ({
-        method: r.method,
-        re: new RegExp(`^${r.path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\/\*$/, '/.*').replace(/:[A-Za-z0-9_]+/g, '[^/]+')}$`),
-      }));
-    patternCache.set(app, patterns);
-  }
-  const methods = new Set(patterns.filter((p) => p.re.test(path)).map((p) => p.method));
-  if (methods.has('GET')) methods.add('HEAD');
-  return [...methods].sort();
 }

@@ -1,5 +1,5 @@
 /** The background jobs `serve` runs. Each feature adds its worker here; tests call runOnce directly. */
-import type { AppDeps } from './http/context.js';
+import type { AppDeps } from './deps.js';
 import type { Worker } from './lib/loop.js';
 import { accountsWorker } from './accounts/accounts.worker.js';
 import { chainWorker } from './chain/chain.worker.js';
@@ -19,7 +19,7 @@ export function createWorkers(deps: AppDeps): Worker[] {
       intervalMs: 1000,
       runOnce: deliveries.runOnce,
       onStart: (loop) => {
-        deps.hooks.deliveriesQueued = () => loop.wake();
+        deps.deliveriesQueued.connect(() => loop.wake());
       },
       drain: deliveries.idle,
     },

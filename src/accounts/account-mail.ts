@@ -5,7 +5,7 @@
  * users); the text part is plain text and needs no escaping.
  */
 import { Eta } from 'eta';
-import type { AppDeps } from '../http/context.js';
+import type { AppDeps } from '../deps.js';
 import { readAssetText } from '../lib/assets.js';
 import { isRtl, translator, type Locale } from '../lib/i18n.js';
 import type { MailMessage, SendResult } from '../email/mailer.js';

@@ -17,7 +17,9 @@ const Locale = z
   .regex(/^[A-Za-z]{2,3}([_-][A-Za-z0-9]{1,8})*$/)
   .optional()
   .openapi({
-    description: `Language of the emails sent by this request: ${LOCALES.join(', ')} (matched on the primary subtag, so "fr-CA" is French); anything else, or none, is English`,
+    description:
+      `Language of the emails sent by this request: ${LOCALES.join(', ')} ` +
+      '(matched on the primary subtag, so "fr-CA" is French); anything else, or none, is English',
     example: 'en',
   });
 const EmailToken = z.string().regex(/^[A-Za-z0-9_-]{43}$/);

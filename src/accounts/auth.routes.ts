@@ -13,7 +13,8 @@ import { getCookie } from 'hono/cookie';
 import { checkOrigin, clearSessionCookie, optionalSession, setSessionCookie } from '../http/auth.js';
 import { requireCaptcha } from '../http/captcha.js';
 import { clientIp } from '../http/client-ip.js';
-import type { AppDeps, AppEnv } from '../http/context.js';
+import type { AppDeps } from '../deps.js';
+import type { AppEnv } from '../http/context.js';
 import { createRouter, errorResponses, jsonBody, jsonResponse, SuccessSchema } from '../http/openapi.js';
 import { AppError } from '../lib/errors.js';
 import { resolveLocale } from '../lib/i18n.js';
@@ -66,7 +67,9 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
       tags,
       summary: 'Create an account; a confirmation link is emailed (no session starts)',
       description:
-        'Answers alike whether or not the address already has an account: an unconfirmed one gets a new link (replacing older links, and setting the new password), a confirmed one gets a notice. At most one such mail per address every 5 minutes.',
+        'Answers alike whether or not the address already has an account: ' +
+        'an unconfirmed one gets a new link (replacing older links, and setting the new password), ' +
+        'a confirmed one gets a notice. At most one such mail per address every 5 minutes.',
       request: { body: jsonBody(RegisterBody) },
       responses: { 201: jsonResponse(RegisterResponse, 'Registered; check your mail'), ...errorResponses(400, 403, 413, 429, 503) },
     }),
@@ -87,7 +90,8 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
       tags,
       summary: 'Sign in with email and password; sets the session cookie',
       description:
-        'Wrong password or unknown email: 401 invalid_credential. Right password on an unconfirmed account: 403 email_not_verified, and a new confirmation link is emailed at most every 5 minutes.',
+        'Wrong password or unknown email: 401 invalid_credential. Right password on an unconfirmed account: 403 email_not_verified, ' +
+        'and a new confirmation link is emailed at most every 5 minutes.',
       request: { body: jsonBody(LoginBody) },
       responses: { 200: jsonResponse(MerchantEnvelope, 'Signed in'), ...errorResponses(400, 401, 403, 413, 429, 503) },
     }),
@@ -95,7 +99,12 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
       const body = c.req.valid('json');
       const ip = limit(c, deps, 'login', body.email);
       await requireCaptcha(deps, body.captcha_token, ip);
-      const signedIn = await login(deps, { email: body.email, password: body.password, locale: resolveLocale(body.locale), previousToken: getCookie(c, SESSION_COOKIE) });
+      const signedIn = await login(deps, {
+        email: body.email,
+        password: body.password,
+        locale: resolveLocale(body.locale),
+        previousToken: getCookie(c, SESSION_COOKIE),
+      });
       setSessionCookie(c, deps, signedIn.sessionToken);
       return c.json({ merchant: toMerchantResponse(signedIn.merchant, deps.config) }, 200);
     },
@@ -146,7 +155,8 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
       path: '/auth/password/reset',
       tags,
       summary: 'Set a new password with the token of the emailed link; signs in',
-      description: 'Revokes every existing session of the account and confirms its email address. A used, replaced, expired or unknown token: 400 invalid_token.',
+      description:
+        'Revokes every existing session of the account and confirms its email address. A used, replaced, expired or unknown token: 400 invalid_token.',
       request: { body: jsonBody(ResetBody) },
       responses: { 200: jsonResponse(MerchantEnvelope, 'Password changed and signed in'), ...errorResponses(400, 403, 413, 429) },
     }),
@@ -166,7 +176,9 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
       tags,
       summary: 'Sign in with a Google ID token; creates, links or claims the account',
       description:
-        'A new email creates an account (201). A confirmed account with the same email is linked on first use; an unconfirmed one is claimed and its password stops working (200). A bad credential: 401 invalid_credential; Google keys unreachable or sign-in not configured: 503 identity_provider_unavailable.',
+        'A new email creates an account (201). A confirmed account with the same email is linked on first use; ' +
+        'an unconfirmed one is claimed and its password stops working (200). A bad credential: 401 invalid_credential; ' +
+        'Google keys unreachable or sign-in not configured: 503 identity_provider_unavailable.',
       request: { body: jsonBody(GoogleBody) },
       responses: {
         200: jsonResponse(MerchantEnvelope, 'Signed in to an existing account'),

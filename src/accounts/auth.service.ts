@@ -11,7 +11,7 @@
  * - Mails are sent after the transaction commits; transactions never wait on the network.
  */
 import { writeTransaction, type Trx } from '../db/database.js';
-import type { AppDeps } from '../http/context.js';
+import type { AppDeps } from '../deps.js';
 import { MINUTE } from '../lib/clock.js';
 import { sha256Hex } from '../lib/crypto.js';
 import { AppError } from '../lib/errors.js';
@@ -150,7 +150,10 @@ export async function verifyEmail(deps: AppDeps, token: string, previousToken: s
     const merchant = merchantId ? await findMerchantById(trx, merchantId) : undefined;
     if (!merchant) return undefined;
     if (merchant.emailVerifiedAt === null) await updateMerchant(trx, merchant.id, { emailVerifiedAt: now }, now);
-    return { merchant: { ...merchant, emailVerifiedAt: merchant.emailVerifiedAt ?? now }, sessionToken: await rotateSession(trx, merchant.id, previousToken, now) };
+    return {
+      merchant: { ...merchant, emailVerifiedAt: merchant.emailVerifiedAt ?? now },
+      sessionToken: await rotateSession(trx, merchant.id, previousToken, now),
+    };
   });
   if (!result) throw new AppError('invalid_token', 'This confirmation link is invalid, used, replaced by a newer one, or expired');
   deps.log.info({ merchant_id: result.merchant.id }, 'email confirmed');
@@ -169,9 +172,13 @@ export async function forgotPassword(deps: AppDeps, input: { email: string; loca
   });
   if (!planned) return;
   const { merchant, token } = planned;
-  sendAccountMail(deps, { kind: 'reset', locale: input.locale, to: merchant.email, name: merchant.name, url: accountMailUrl(deps.config.server.public_url, 'reset', token) }).catch(
-    (err: unknown) => deps.log.error({ err, merchant_id: merchant.id }, 'reset mail failed'),
-  );
+  sendAccountMail(deps, {
+    kind: 'reset',
+    locale: input.locale,
+    to: merchant.email,
+    name: merchant.name,
+    url: accountMailUrl(deps.config.server.public_url, 'reset', token),
+  }).catch((err: unknown) => deps.log.error({ err, merchant_id: merchant.id }, 'reset mail failed'));
 }
 
 /**

@@ -5,7 +5,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { InvoiceStatus } from '../db/schema.js';
-import type { AppDeps } from '../http/context.js';
+import type { AppDeps } from '../deps.js';
 import { formatAmount, MICRO } from '../lib/amounts.js';
 import { listMerchantEvents, toEventResponse } from '../events/events.repo.js';
 import type { DashboardResponse } from './accounts.schemas.js';
@@ -30,10 +30,19 @@ type Stats = DashboardResponse['stats'];
  * text, joined as BigInt.
  */
 export async function invoiceStats(db: Db, merchantId: string): Promise<Stats> {
-  const asText = (column: 'invoices' | 'base_units' | 'base_micros' | 'adjustment' | 'payable_units' | 'payable_micros') => sql<string>`CAST(${sql.ref(column)} AS TEXT)`.as(column);
+  const asText = (column: 'invoices' | 'base_units' | 'base_micros' | 'adjustment' | 'payable_units' | 'payable_micros') =>
+    sql<string>`CAST(${sql.ref(column)} AS TEXT)`.as(column);
   const rows = await db
     .selectFrom('invoice_stats')
-    .select(['status', asText('invoices'), asText('base_units'), asText('base_micros'), asText('adjustment'), asText('payable_units'), asText('payable_micros')])
+    .select([
+      'status',
+      asText('invoices'),
+      asText('base_units'),
+      asText('base_micros'),
+      asText('adjustment'),
+      asText('payable_units'),
+      asText('payable_micros'),
+    ])
     .where('merchant_id', '=', merchantId)
     .execute();
   const byStatus: Record<InvoiceStatus, number> = { pending: 0, confirmed: 0, expired: 0, review: 0 };

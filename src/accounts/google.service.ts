@@ -7,7 +7,7 @@
  */
 import type { createRemoteJWKSet, JWTPayload } from 'jose';
 import { writeTransaction } from '../db/database.js';
-import type { AppDeps } from '../http/context.js';
+import type { AppDeps } from '../deps.js';
 import { AppError } from '../lib/errors.js';
 import { defaultName, rotateSession, type SignedIn } from './auth.service.js';
 import { deleteMerchantEmailTokens } from './email-tokens.repo.js';
@@ -101,7 +101,13 @@ export async function googleSignIn(deps: AppDeps, identity: GoogleIdentity, prev
     }
     const merchant = await insertMerchant(
       trx,
-      { email: identity.email, name: defaultName(identity.email, identity.name?.slice(0, 100)), passwordHash: null, emailVerifiedAt: now, googleSub: identity.sub },
+      {
+        email: identity.email,
+        name: defaultName(identity.email, identity.name?.slice(0, 100)),
+        passwordHash: null,
+        emailVerifiedAt: now,
+        googleSub: identity.sub,
+      },
       now,
     );
     return { merchant, created: true, how: 'created', sessionToken: await rotateSession(trx, merchant.id, previousToken, now) };

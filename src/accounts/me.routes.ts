@@ -1,7 +1,8 @@
 /** GET and PATCH /me: the owner's Dashboard (owner session only; an API key is refused). */
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { requireSession } from '../http/auth.js';
-import type { AppDeps, AppEnv } from '../http/context.js';
+import type { AppDeps } from '../deps.js';
+import type { AppEnv } from '../http/context.js';
 import { createRouter, errorResponses, jsonBody, jsonResponse } from '../http/openapi.js';
 import { AppError } from '../lib/errors.js';
 import { DashboardSchema, PatchMeBody } from './accounts.schemas.js';

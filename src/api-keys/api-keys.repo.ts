@@ -26,7 +26,12 @@ export function parseScopes(text: string): Scope[] {
 }
 
 const keyBySecretHash = compileQuery((db, p: Param<{ hash: string }>) => db.selectFrom('api_keys').selectAll().where('secret_hash', '=', p('hash')));
-const touchKeyQuery = compileQuery((db, p: Param<{ id: string; now: number }>) => db.updateTable('api_keys').set({ last_used_at: p('now') }).where('id', '=', p('id')));
+const touchKeyQuery = compileQuery((db, p: Param<{ id: string; now: number }>) =>
+  db
+    .updateTable('api_keys')
+    .set({ last_used_at: p('now') })
+    .where('id', '=', p('id')),
+);
 
 /**
  * Looks a presented secret up by its hash (an indexed equality on a hash: no timing oracle on the

@@ -1,6 +1,6 @@
 /** POST /api-keys, POST /api-keys/{id}/roll, DELETE /api-keys/{id}: owner session only. */
 import { createRoute } from '@hono/zod-openapi';
-import type { AppDeps } from '../http/context.js';
+import type { AppDeps } from '../deps.js';
 import { SCOPES } from '../http/context.js';
 import { requireSession } from '../http/auth.js';
 import { createRouter, errorResponses, jsonBody, jsonResponse, SuccessSchema, SESSION_ONLY } from '../http/openapi.js';
@@ -26,7 +26,12 @@ export function apiKeyRoutes(deps: AppDeps) {
     async (c) => {
       const body = c.req.valid('json');
       const now = deps.clock.now();
-      const { key, secret } = await createKey(deps.db, c.get('auth').merchantId, { name: body.name, scopes: body.scopes ?? SCOPES, expiresInDays: body.expires_in_days ?? null }, now);
+      const { key, secret } = await createKey(
+        deps.db,
+        c.get('auth').merchantId,
+        { name: body.name, scopes: body.scopes ?? SCOPES, expiresInDays: body.expires_in_days ?? null },
+        now,
+      );
       deps.log.info({ key_id: key.id, prefix: key.prefix }, 'api key created');
       return c.json({ api_key: toApiKeyResponse(key, now), secret, warning: KEY_WARNING }, 201);
     },

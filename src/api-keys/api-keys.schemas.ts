@@ -35,7 +35,8 @@ export const CreateApiKeySchema = z
 
 export const EmptyBodySchema = z.strictObject({}).openapi('EmptyBody');
 
-export const KEY_WARNING = 'Store this secret now: it is shown only once and cannot be recovered. Anyone holding it can act for your account within its scopes.';
+export const KEY_WARNING =
+  'Store this secret now: it is shown only once and cannot be recovered. Anyone holding it can act for your account within its scopes.';
 
 export const ApiKeyCreatedSchema = z
   .object({ api_key: ApiKeySchema, secret: z.string().openapi({ description: 'gw_live_...; shown only in this response' }), warning: z.string() })

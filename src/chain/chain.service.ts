@@ -6,7 +6,7 @@
 import { writeTransaction } from '../db/database.js';
 import type { ChainTransferKind } from '../db/schema.js';
 import { insertEvent } from '../events/events.repo.js';
-import type { AppDeps } from '../http/context.js';
+import type { AppDeps } from '../deps.js';
 import { toInvoiceResponse, type Invoice } from '../invoices/invoice.model.js';
 import {
   confirmInvoice,
@@ -87,7 +87,7 @@ export async function recordTransfers(deps: AppDeps, transfers: VerifiedTransfer
     return recorded;
   });
   // Events were committed with their deliveries: wake the delivery worker now, not at its next poll.
-  if (result.some((r) => r.kind === 'confirmed' || r.kind === 'review_paid')) deps.hooks.deliveriesQueued();
+  if (result.some((r) => r.kind === 'confirmed' || r.kind === 'review_paid')) deps.deliveriesQueued.notify();
   return result;
 }
 
@@ -119,6 +119,6 @@ export async function advanceCoverage(deps: AppDeps, coverage: Coverage[]): Prom
     }
     return expired;
   });
-  if (result.length > 0) deps.hooks.deliveriesQueued();
+  if (result.length > 0) deps.deliveriesQueued.notify();
   return result;
 }

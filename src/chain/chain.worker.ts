@@ -14,7 +14,7 @@
  * cursors, and only moved cursors expire invoices.
  */
 import type { Config } from '../config.js';
-import type { AppDeps } from '../http/context.js';
+import type { AppDeps } from '../deps.js';
 import { MINUTE } from '../lib/clock.js';
 import type { Worker } from '../lib/loop.js';
 import { listWatchedAddresses, isTxRecorded, type WatchedAddress } from './chain.repo.js';

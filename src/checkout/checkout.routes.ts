@@ -1,6 +1,6 @@
 /** GET /checkout/{token}: the payer-safe view of an invoice, public, by its capability token. */
 import { createRoute, z } from '@hono/zod-openapi';
-import type { AppDeps } from '../http/context.js';
+import type { AppDeps } from '../deps.js';
 import { createRouter, errorResponses, jsonResponse } from '../http/openapi.js';
 import { AppError } from '../lib/errors.js';
 import { toCheckoutInvoiceResponse } from '../invoices/invoice.model.js';

@@ -73,7 +73,11 @@ export async function checkTron(config: Config, timeoutMs: number): Promise<Tron
   );
   const age = Date.now() - timestamp;
   if (age > STALE_BLOCK_MS) {
-    findings.push({ level: 'warn', check: 'tron', detail: `the solidified block is ${Math.round(age / 1000)} s old: the API's node lags (or this clock is ahead)` });
+    findings.push({
+      level: 'warn',
+      check: 'tron',
+      detail: `the solidified block is ${Math.round(age / 1000)} s old: the API's node lags (or this clock is ahead)`,
+    });
   }
   return { findings, dateHeader, blockTime: timestamp };
 }

@@ -73,7 +73,11 @@ export function checkConfig(config: Config): Finding[] {
   if (config.secretGenerated) {
     findings.push({ level: 'fail', check: 'secret', detail: 'server.secret is empty: every restart signs everyone out; set it (`gatewayd init` writes one)' });
   } else if (config.server.secret.length < 32) {
-    findings.push({ level: 'warn', check: 'secret', detail: `server.secret is short (${config.server.secret.length} characters); use 32 random bytes or more` });
+    findings.push({
+      level: 'warn',
+      check: 'secret',
+      detail: `server.secret is short (${config.server.secret.length} characters); use 32 random bytes or more`,
+    });
   } else {
     findings.push({ level: 'ok', check: 'secret', detail: 'server.secret is set' });
   }
@@ -86,12 +90,18 @@ export function checkConfig(config: Config): Finding[] {
     findings.push({
       level: 'warn',
       check: 'public_url',
-      detail: `${config.publicOrigin} is plain http on a public name: sessions and checkout links travel unencrypted; serve it over https behind a reverse proxy`,
+      detail:
+        `${config.publicOrigin} is plain http on a public name: sessions and checkout links travel unencrypted; ` +
+        'serve it over https behind a reverse proxy',
     });
   }
   const listen = parseListen(config.server.listen)!;
   if (!isLoopbackHost(listen.host) && url.protocol === 'https:' && !config.server.trust_proxy) {
-    findings.push({ level: 'warn', check: 'listen', detail: `server.listen ${config.server.listen} is not loopback although public_url is https: is the reverse proxy bypassable?` });
+    findings.push({
+      level: 'warn',
+      check: 'listen',
+      detail: `server.listen ${config.server.listen} is not loopback although public_url is https: is the reverse proxy bypassable?`,
+    });
   }
   if (config.metrics.enabled) {
     const m = parseListen(config.metrics.listen)!;
@@ -140,7 +150,11 @@ export function checkPermissions(config: Config): Finding[] {
     );
     // A file created by a command run as another user (root) locks the service out of its database.
     if (dirOwner !== undefined && st.uid !== dirOwner) {
-      findings.push({ level: 'fail', check: 'permissions', detail: `${file} is owned by uid ${st.uid}, its folder by uid ${dirOwner}: chown it to the service user` });
+      findings.push({
+        level: 'fail',
+        check: 'permissions',
+        detail: `${file} is owned by uid ${st.uid}, its folder by uid ${dirOwner}: chown it to the service user`,
+      });
     }
   }
   return findings;
@@ -180,7 +194,11 @@ export function checkDatabase(config: Config): Finding[] {
       findings.push(
         s.pending.length === 0
           ? { level: 'ok', check: 'migrations', detail: `${s.applied.length} applied, none pending` }
-          : { level: 'fail', check: 'migrations', detail: `${s.pending.length} pending (${s.pending.map((m) => m.version).join(', ')}): run \`gatewayd migrate\`` },
+          : {
+              level: 'fail',
+              check: 'migrations',
+              detail: `${s.pending.length} pending (${s.pending.map((m) => m.version).join(', ')}): run \`gatewayd migrate\``,
+            },
       );
     }
   } catch (err) {

@@ -51,10 +51,15 @@ export async function readPassword(stdin: NodeJS.ReadStream = process.stdin): Pr
 }
 
 /** Argument checks, done before waiting on stdin so a typo fails at once. */
-export function checkMerchantArgs(input: { email: string | undefined; name: string | undefined }): asserts input is { email: string; name: string | undefined } {
+export function checkMerchantArgs(input: {
+  email: string | undefined;
+  name: string | undefined;
+}): asserts input is { email: string; name: string | undefined } {
   if (!input.email) throw new UsageError('merchant create: --email is required');
-  if (!emailSchema.safeParse(input.email.trim()).success) throw new UsageError(`merchant create: --email ${JSON.stringify(input.email)} is not an email address`);
-  if (input.name !== undefined && (input.name.trim() === '' || input.name.length > 100)) throw new UsageError('merchant create: --name must be 1 to 100 characters');
+  if (!emailSchema.safeParse(input.email.trim()).success)
+    throw new UsageError(`merchant create: --email ${JSON.stringify(input.email)} is not an email address`);
+  if (input.name !== undefined && (input.name.trim() === '' || input.name.length > 100))
+    throw new UsageError('merchant create: --name must be 1 to 100 characters');
 }
 
 export async function runMerchantCreate(

@@ -56,7 +56,9 @@ export function compileQuery<P, R>(build: (db: Kysely<Database>, p: Param<P>) =>
     const marker = ((name: string) => `${MARKER}${name}`) as Param<P>;
     const query = build(compileOnly, marker).compile();
     if (query.sql.includes(MARKER)) throw new Error(`compileQuery: a parameter was inlined into the SQL text: ${query.sql}`);
-    const slots = query.parameters.map((value): Slot => (typeof value === 'string' && value.startsWith(MARKER) ? { name: value.slice(MARKER.length) } : { value }));
+    const slots = query.parameters.map((value): Slot =>
+      typeof value === 'string' && value.startsWith(MARKER) ? { name: value.slice(MARKER.length) } : { value },
+    );
     compiled = { sql: query.sql, slots };
     return compiled;
   };

@@ -29,8 +29,11 @@ export interface NewEvent {
   webhookId?: string;
 }
 
-const insertEventQuery = compileQuery((db, p: Param<{ id: string; merchantId: string; type: EventType; invoiceId: string | null; data: string; now: number }>) =>
-  db.insertInto('events').values({ id: p('id'), merchant_id: p('merchantId'), type: p('type'), invoice_id: p('invoiceId'), data: p('data'), created_at: p('now') }),
+const insertEventQuery = compileQuery(
+  (db, p: Param<{ id: string; merchantId: string; type: EventType; invoiceId: string | null; data: string; now: number }>) =>
+    db
+      .insertInto('events')
+      .values({ id: p('id'), merchant_id: p('merchantId'), type: p('type'), invoice_id: p('invoiceId'), data: p('data'), created_at: p('now') }),
 );
 const activeWebhooksQuery = compileQuery((db, p: Param<{ merchantId: string }>) =>
   db.selectFrom('webhooks').select('id').where('merchant_id', '=', p('merchantId')).where('active', '=', 1),
@@ -66,7 +69,14 @@ export function insertEvent(sqlite: Sqlite, event: NewEvent, now: number): Store
     data: event.data,
     createdAt: now,
   };
-  insertEventQuery.run(sqlite, { id: stored.id, merchantId: stored.merchantId, type: stored.type, invoiceId: stored.invoiceId, data: JSON.stringify(stored.data), now });
+  insertEventQuery.run(sqlite, {
+    id: stored.id,
+    merchantId: stored.merchantId,
+    type: stored.type,
+    invoiceId: stored.invoiceId,
+    data: JSON.stringify(stored.data),
+    now,
+  });
   const webhooks = event.webhookId
     ? activeWebhookQuery.all(sqlite, { merchantId: event.merchantId, webhookId: event.webhookId })
     : activeWebhooksQuery.all(sqlite, { merchantId: event.merchantId });
@@ -86,7 +96,14 @@ export function rowToEvent(row: { id: string; merchant_id: string; type: string;
 }
 
 export async function listMerchantEvents(db: Db, merchantId: string, limit = 100): Promise<StoredEvent[]> {
-  const rows = await db.selectFrom('events').selectAll().where('merchant_id', '=', merchantId).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+  const rows = await db
+    .selectFrom('events')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
   return rows.map(rowToEvent);
 }
 

@@ -9,7 +9,8 @@ import { findKeyBySecret, keyNeedsTouch, touchKey } from '../api-keys/api-keys.r
 import { onConnection } from '../db/database.js';
 import { findSession, renewSession, SESSION_COOKIE, SESSION_LIFETIME_MS } from '../accounts/sessions.repo.js';
 import { AppError } from '../lib/errors.js';
-import type { AppDeps, AppEnv, Auth, Scope } from './context.js';
+import type { AppDeps } from '../deps.js';
+import type { AppEnv, Auth, Scope } from './context.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -34,7 +35,10 @@ export function checkOrigin(c: Context, deps: AppDeps): void {
     return;
   }
   if (origin !== deps.config.publicOrigin) {
-    throw new AppError('invalid_origin', origin === undefined ? 'The Origin header is required with a session' : 'The Origin header does not match this server');
+    throw new AppError(
+      'invalid_origin',
+      origin === undefined ? 'The Origin header is required with a session' : 'The Origin header does not match this server',
+    );
   }
 }
 

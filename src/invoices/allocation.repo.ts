@@ -10,6 +10,7 @@
  */
 import { compileQuery, type Param } from '../db/compiled.js';
 import type { Sqlite } from '../db/database.js';
+import type { AmountReservationsTable } from '../db/schema.js';
 import { toDbAmount } from '../lib/amounts.js';
 
 export interface AmountTarget {
@@ -113,7 +114,8 @@ export function chooseAmount(sqlite: Sqlite, target: AmountTarget, base: bigint,
   return { kind: 'exhausted' };
 }
 
-type ReservationRow = { network: string; token_contract: string; address: string; amount: number; invoice_id: string; reserved_at: number; reserved_until: number };
+/** One row of amount_reservations, every column given. */
+type ReservationRow = AmountReservationsTable;
 
 const insertReservationQuery = compileQuery((db, p: Param<ReservationRow>) =>
   db.insertInto('amount_reservations').values({

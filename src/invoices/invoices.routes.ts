@@ -1,13 +1,20 @@
 /** GET/POST /invoices, GET /invoices/{id} (key or session) and POST /invoices/{id}/review (session). */
 import { createRoute } from '@hono/zod-openapi';
-import type { AppDeps } from '../http/context.js';
+import type { AppDeps } from '../deps.js';
 import { requireKeyOrSession, requireSession } from '../http/auth.js';
 import { createRouter, errorResponses, jsonBody, jsonResponse, KEY_OR_SESSION, SESSION_ONLY } from '../http/openapi.js';
 import { formatAmount } from '../lib/amounts.js';
 import { AppError } from '../lib/errors.js';
 import { toInvoiceResponse } from './invoice.model.js';
 import { findMerchantInvoice, listInvoicesForMerchant } from './invoices.repo.js';
-import { CreateInvoiceSchema, IdempotencyHeaderSchema, InvoiceEnvelopeSchema, InvoiceIdParamSchema, InvoiceListSchema, ReviewDecisionSchema } from './invoices.schemas.js';
+import {
+  CreateInvoiceSchema,
+  IdempotencyHeaderSchema,
+  InvoiceEnvelopeSchema,
+  InvoiceIdParamSchema,
+  InvoiceListSchema,
+  ReviewDecisionSchema,
+} from './invoices.schemas.js';
 import { decideReview, InvoiceCreator } from './invoices.service.js';
 
 export function invoiceRoutes(deps: AppDeps) {
@@ -55,7 +62,16 @@ export function invoiceRoutes(deps: AppDeps) {
         body: c.req.valid('json'),
       });
       if (!replay) {
-        deps.log.info({ invoice_id: invoice.id, merchant_id: invoice.merchantId, wallet_id: invoice.walletId, payable: formatAmount(invoice.payableAmount), status: invoice.status }, 'invoice created');
+        deps.log.info(
+          {
+            invoice_id: invoice.id,
+            merchant_id: invoice.merchantId,
+            wallet_id: invoice.walletId,
+            payable: formatAmount(invoice.payableAmount),
+            status: invoice.status,
+          },
+          'invoice created',
+        );
       }
       const envelope = { invoice: view ?? toInvoiceResponse(invoice, publicUrl), idempotent_replay: replay };
       return replay ? c.json(envelope, 200) : c.json(envelope, 201);
@@ -92,7 +108,10 @@ export function invoiceRoutes(deps: AppDeps) {
       security: SESSION_ONLY,
       middleware: [requireSession(deps)] as const,
       request: { params: InvoiceIdParamSchema, body: jsonBody(ReviewDecisionSchema) },
-      responses: { 200: jsonResponse(InvoiceEnvelopeSchema.omit({ idempotent_replay: true }), 'The decided invoice'), ...errorResponses(400, 401, 403, 404, 409, 413) },
+      responses: {
+        200: jsonResponse(InvoiceEnvelopeSchema.omit({ idempotent_replay: true }), 'The decided invoice'),
+        ...errorResponses(400, 401, 403, 404, 409, 413),
+      },
     }),
     async (c) => {
       const { decision } = c.req.valid('json');

@@ -84,7 +84,8 @@ export const CreateInvoiceSchema = z
       .record(z.string(), z.unknown())
       .superRefine((m, ctx) => {
         if (!nestsAtMost(m, METADATA_MAX_DEPTH)) ctx.addIssue({ code: 'custom', message: `metadata must nest at most ${METADATA_MAX_DEPTH} levels deep` });
-        else if (Buffer.byteLength(JSON.stringify(m), 'utf8') > METADATA_MAX_BYTES) ctx.addIssue({ code: 'custom', message: `metadata must be at most ${METADATA_MAX_BYTES} bytes serialized` });
+        else if (Buffer.byteLength(JSON.stringify(m), 'utf8') > METADATA_MAX_BYTES)
+          ctx.addIssue({ code: 'custom', message: `metadata must be at most ${METADATA_MAX_BYTES} bytes serialized` });
       })
       .optional()
       .openapi({ description: `At most 16 KiB serialized (UTF-8 JSON) and ${METADATA_MAX_DEPTH} levels deep; never customer secrets` }),

@@ -4,7 +4,7 @@
  */
 import { writeTransaction, type Sqlite } from '../db/database.js';
 import { insertEvent } from '../events/events.repo.js';
-import type { AppDeps } from '../http/context.js';
+import type { AppDeps } from '../deps.js';
 import { parseAmount } from '../lib/amounts.js';
 import { DAY, MINUTE } from '../lib/clock.js';
 import { randomToken, sha256Hex } from '../lib/crypto.js';
@@ -45,7 +45,7 @@ export interface PoolExhausted {
 export const poolExhaustedError = () =>
   new AppError('amount_pool_exhausted', 'Every payable amount for this price on this address is reserved (90 days); use another price or wallet');
 
-type InvoiceDeps = Pick<AppDeps, 'db' | 'sqlite' | 'config' | 'clock' | 'hooks'>;
+type InvoiceDeps = Pick<AppDeps, 'db' | 'sqlite' | 'config' | 'clock' | 'deliveriesQueued'>;
 type CreatorDeps = InvoiceDeps & Pick<AppDeps, 'metrics'>;
 
 /** JSON with object keys sorted at every level: equal documents give equal text. */
@@ -145,8 +145,18 @@ export class InvoiceCreator {
   readonly committer: GroupCommit;
 
   constructor(private readonly deps: CreatorDeps) {
-    const sizes = deps.metrics.histogram('gatewayd_invoice_commit_batch_size', 'Invoice creations committed together (group commit)', [], [1, 2, 4, 8, 16, 32, 64]);
-    const seconds = deps.metrics.histogram('gatewayd_invoice_commit_seconds', 'One group-commit transaction, BEGIN to durable COMMIT', [], [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25]);
+    const sizes = deps.metrics.histogram(
+      'gatewayd_invoice_commit_batch_size',
+      'Invoice creations committed together (group commit)',
+      [],
+      [1, 2, 4, 8, 16, 32, 64],
+    );
+    const seconds = deps.metrics.histogram(
+      'gatewayd_invoice_commit_seconds',
+      'One group-commit transaction, BEGIN to durable COMMIT',
+      [],
+      [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25],
+    );
     this.committer = new GroupCommit(deps.db, deps.sqlite, {
       onBatch: (units, ms) => {
         sizes.observe(units);
@@ -158,7 +168,7 @@ export class InvoiceCreator {
   async create(req: CreateInvoiceRequest): Promise<CreateInvoiceResult> {
     const result = await this.committer.run((sqlite) => createInvoiceInTrx(sqlite, this.deps, req));
     if ('exhausted' in result) throw poolExhaustedError();
-    if (!result.replay) this.deps.hooks.deliveriesQueued();
+    if (!result.replay) this.deps.deliveriesQueued.notify();
     return result;
   }
 }
@@ -192,6 +202,6 @@ export async function decideReview(deps: InvoiceDeps, merchantId: string, invoic
     insertEvent(deps.sqlite, { merchantId, type: accept ? 'invoice.confirmed' : 'invoice.expired', invoiceId: invoice.id, data }, now);
     return after;
   });
-  deps.hooks.deliveriesQueued();
+  deps.deliveriesQueued.notify();
   return updated;
 }

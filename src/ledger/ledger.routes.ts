@@ -1,6 +1,6 @@
 /** GET /ledger.csv: the operational ledger (key with ledger:read, or session). */
 import { createRoute, z } from '@hono/zod-openapi';
-import type { AppDeps } from '../http/context.js';
+import type { AppDeps } from '../deps.js';
 import { requireKeyOrSession } from '../http/auth.js';
 import { createRouter, errorResponses, KEY_OR_SESSION } from '../http/openapi.js';
 import { LEDGER_COLUMNS, ledgerStream } from './ledger.service.js';
@@ -16,7 +16,8 @@ export function ledgerRoutes(deps: AppDeps) {
       summary: 'The full operational ledger as CSV (not a statutory accounting report)',
       description:
         `Columns: ${LEDGER_COLUMNS.join(',')}. One row per invoice, newest first. RFC 4180 quoting, CRLF line ends, UTF-8; ` +
-        "a cell starting with =, +, -, @, tab or CR is prefixed with '. late_payments: hashes of transfers of the invoice's amount that arrived after its window, joined by ';'.",
+        "a cell starting with =, +, -, @, tab or CR is prefixed with '. " +
+        "late_payments: hashes of transfers of the invoice's amount that arrived after its window, joined by ';'.",
       security: KEY_OR_SESSION,
       middleware: [requireKeyOrSession(deps, 'ledger:read')] as const,
       responses: {

@@ -5,7 +5,8 @@
  */
 import type { Hono } from 'hono';
 import { optionalSession } from '../http/auth.js';
-import type { AppDeps, AppEnv } from '../http/context.js';
+import type { AppDeps } from '../deps.js';
+import type { AppEnv } from '../http/context.js';
 import { messagesWithPrefix } from './i18n.js';
 import { pageContext, type PageContext, type Renderer } from './render.js';
 
@@ -16,7 +17,11 @@ export function safeNext(value: string | undefined): string {
 
 /** Messages the form scripts show, in the page's language. */
 export function formMessages(ctx: PageContext): Record<string, string> {
-  return { ...messagesWithPrefix(ctx.locale, 'page.error.'), ...messagesWithPrefix(ctx.locale, 'page.support.status.'), ...messagesWithPrefix(ctx.locale, 'page.chat.') };
+  return {
+    ...messagesWithPrefix(ctx.locale, 'page.error.'),
+    ...messagesWithPrefix(ctx.locale, 'page.support.status.'),
+    ...messagesWithPrefix(ctx.locale, 'page.chat.'),
+  };
 }
 
 export function authPages(app: Hono<AppEnv>, deps: AppDeps, renderer: Renderer): void {

@@ -4,7 +4,8 @@
  * the support repository; actions are forms sent to the support JSON API, like every console form.
  */
 import type { Context, Hono } from 'hono';
-import type { AppDeps, AppEnv } from '../http/context.js';
+import type { AppDeps } from '../deps.js';
+import type { AppEnv } from '../http/context.js';
 import { findInboxTicket, findMerchantTicket, listInboxTickets, listMerchantTickets, listMessages } from '../support/support.repo.js';
 import { consoleGet, consoleRenderer, type ConsoleRequest } from './console.pages.js';
 import type { Renderer } from './render.js';
@@ -41,6 +42,11 @@ export function consoleSupportPages(app: Hono<AppEnv>, deps: AppDeps, renderer: 
     const ticket = await findInboxTicket(deps.db, c.req.param('id') ?? '');
     if (!ticket) return notFound(c, req, '/console/inbox');
     const messages = await listMessages(deps.db, ticket.id);
-    return render(c, req, 'console-ticket', 'inbox', ticket.subject, { ticket, messages, inbox: true, contact: { name: ticket.name, email: ticket.email, merchantName: ticket.merchantName } });
+    return render(c, req, 'console-ticket', 'inbox', ticket.subject, {
+      ticket,
+      messages,
+      inbox: true,
+      contact: { name: ticket.name, email: ticket.email, merchantName: ticket.merchantName },
+    });
   });
 }

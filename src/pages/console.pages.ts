@@ -8,7 +8,8 @@ import type { Context, Hono } from 'hono';
 import { findMerchantById, type Merchant } from '../accounts/merchants.repo.js';
 import type { InvoiceStatus } from '../db/schema.js';
 import { optionalSession } from '../http/auth.js';
-import type { AppDeps, AppEnv } from '../http/context.js';
+import type { AppDeps } from '../deps.js';
+import type { AppEnv } from '../http/context.js';
 import { toInvoiceResponse } from '../invoices/invoice.model.js';
 import { findMerchantInvoice } from '../invoices/invoices.repo.js';
 import { isSupportStaff } from '../accounts/merchant.view.js';
@@ -36,7 +37,15 @@ export async function consoleRequest(c: Context, deps: AppDeps): Promise<Console
   return { ctx, merchant, staff };
 }
 
-export type ConsoleRender = (c: Context, req: ConsoleRequest, name: string, active: string, title: string, data: Record<string, unknown>, status?: number) => Response;
+export type ConsoleRender = (
+  c: Context,
+  req: ConsoleRequest,
+  name: string,
+  active: string,
+  title: string,
+  data: Record<string, unknown>,
+  status?: number,
+) => Response;
 
 export function consoleRenderer(renderer: Renderer): ConsoleRender {
   return (c, req, name, active, title, data, status = 200) =>
@@ -44,7 +53,12 @@ export function consoleRenderer(renderer: Renderer): ConsoleRender {
       c,
       req.ctx,
       name,
-      { title, scripts: ['copy.js', 'forms.js'], data: { messages: formMessages(req.ctx) }, nav: { merchantName: req.merchant.name, staff: req.staff, active } },
+      {
+        title,
+        scripts: ['copy.js', 'forms.js'],
+        data: { messages: formMessages(req.ctx) },
+        nav: { merchantName: req.merchant.name, staff: req.staff, active },
+      },
       { merchant: req.merchant, ...data },
       status,
     );
@@ -90,7 +104,14 @@ export function consolePages(app: Hono<AppEnv>, deps: AppDeps, renderer: Rendere
   consoleGet(app, deps, '/console/invoices/:id', async (c, req) => {
     const invoice = await findMerchantInvoice(deps.db, req.merchant.id, c.req.param('id') ?? '');
     if (!invoice) {
-      return renderer.page(c, req.ctx, 'message', { title: req.ctx.t('page.error.not_found_title') }, { message: req.ctx.t('page.error.not_found'), back: '/console/invoices' }, 404);
+      return renderer.page(
+        c,
+        req.ctx,
+        'message',
+        { title: req.ctx.t('page.error.not_found_title') },
+        { message: req.ctx.t('page.error.not_found'), back: '/console/invoices' },
+        404,
+      );
     }
     const events = await listInvoiceEvents(deps.db, req.merchant.id, invoice.id);
     const deliveries = await listDeliveries(deps.db, req.merchant.id, { invoiceId: invoice.id });

@@ -169,7 +169,11 @@ export async function dashboardStats(db: Db, merchantId: string, now: number): P
           .executeTakeFirstOrThrow()
       ).n,
     ),
-    activeWebhooks: Number((await db.selectFrom('webhooks').select(n).where('merchant_id', '=', merchantId).where('active', '=', 1).executeTakeFirstOrThrow()).n),
-    failedDeliveries: Number((await db.selectFrom('deliveries').select(n).where('merchant_id', '=', merchantId).where('status', '=', 'failed').executeTakeFirstOrThrow()).n),
+    activeWebhooks: Number(
+      (await db.selectFrom('webhooks').select(n).where('merchant_id', '=', merchantId).where('active', '=', 1).executeTakeFirstOrThrow()).n,
+    ),
+    failedDeliveries: Number(
+      (await db.selectFrom('deliveries').select(n).where('merchant_id', '=', merchantId).where('status', '=', 'failed').executeTakeFirstOrThrow()).n,
+    ),
   };
 }

@@ -4,7 +4,8 @@
  */
 import { Hono, type Context } from 'hono';
 import { optionalSession } from '../http/auth.js';
-import type { AppDeps, AppEnv } from '../http/context.js';
+import type { AppDeps } from '../deps.js';
+import type { AppEnv } from '../http/context.js';
 import { authPages } from './auth.pages.js';
 import { checkoutPages } from './checkout.pages.js';
 import { consolePages } from './console.pages.js';

@@ -6,7 +6,7 @@
 import type { Context } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import { Eta } from 'eta/core';
-import type { AppDeps } from '../http/context.js';
+import type { AppDeps } from '../deps.js';
 import { formatAmount } from '../lib/amounts.js';
 import { listAssets, readAssetText } from '../lib/assets.js';
 import { isRtl, LOCALE_NAMES, LOCALES, negotiateLocale, translator, type Locale, type Translate } from './i18n.js';

@@ -1,6 +1,7 @@
 /** Public support pages: the contact form (answered by email) and the website chat widget. */
 import type { Hono } from 'hono';
-import type { AppDeps, AppEnv } from '../http/context.js';
+import type { AppDeps } from '../deps.js';
+import type { AppEnv } from '../http/context.js';
 import { formMessages } from './auth.pages.js';
 import { pageContext, type Renderer } from './render.js';
 

@@ -7,7 +7,7 @@
  *   console for it). Visitors get nothing: the contact form is answered by the team's own mail and
  *   a chat is answered on the page.
  */
-import type { AppDeps } from '../http/context.js';
+import type { AppDeps } from '../deps.js';
 import type { InboxTicket } from './support.repo.js';
 
 const SOURCE_TEXT = {
@@ -66,7 +66,10 @@ export function notifyStaff(deps: AppDeps, notice: StaffNotice): Promise<void> {
       const result = await deps.mailer.send({ to, kind: 'support.staff', ...mail });
       if (result.accepted) sent += 1;
     }
-    deps.log.info({ ticket_id: notice.ticket.id, reference: notice.ticket.reference, kind: notice.kind, sent, recipients: recipients.length }, 'support staff notified');
+    deps.log.info(
+      { ticket_id: notice.ticket.id, reference: notice.ticket.reference, kind: notice.kind, sent, recipients: recipients.length },
+      'support staff notified',
+    );
   };
   return run().catch((err: unknown) => {
     deps.log.warn({ ticket_id: notice.ticket.id, err: (err as Error).message }, 'support staff notification failed');
@@ -91,7 +94,9 @@ export function notifyOwnerOfReply(deps: AppDeps, ticket: InboxTicket, reply: st
   const mail = { to: ticket.email, subject: `[${ticket.reference}] Support answered: ${headerSafe(ticket.subject)}`, text };
   return deps.mailer
     .send(mail)
-    .then((result) => deps.log.info({ ticket_id: ticket.id, reference: ticket.reference, sent: result.accepted ? 1 : 0 }, 'support reply mailed to the merchant'))
+    .then((result) =>
+      deps.log.info({ ticket_id: ticket.id, reference: ticket.reference, sent: result.accepted ? 1 : 0 }, 'support reply mailed to the merchant'),
+    )
     .catch((err: unknown) => {
       deps.log.warn({ ticket_id: ticket.id, err: (err as Error).message }, 'support reply mail failed');
     });

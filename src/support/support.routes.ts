@@ -5,7 +5,8 @@
 import { createRoute } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import { requireSession } from '../http/auth.js';
-import type { AppDeps, AppEnv } from '../http/context.js';
+import type { AppDeps } from '../deps.js';
+import type { AppEnv } from '../http/context.js';
 import { createRouter, errorResponses, jsonBody, jsonResponse } from '../http/openapi.js';
 import { registerPublicSupportRoutes } from './support-public.routes.js';
 import { toInboxThreadResponse, toInboxTicketResponse, toThreadResponse, toTicketResponse } from './support.mappers.js';

@@ -11,7 +11,7 @@ import { isSupportStaff } from '../accounts/merchant.view.js';
 import { findMerchantById } from '../accounts/merchants.repo.js';
 import { writeTransaction, type Trx } from '../db/database.js';
 import type { SupportTicketCategory, SupportTicketStatus } from '../db/schema.js';
-import type { AppDeps } from '../http/context.js';
+import type { AppDeps } from '../deps.js';
 import { randomToken, sha256Hex } from '../lib/crypto.js';
 import { AppError, notFound } from '../lib/errors.js';
 import { notifyOwnerOfReply, notifyStaff, type StaffNotice } from './support.notify.js';
@@ -135,7 +135,16 @@ export async function createContactTicket(
     newTicket(
       trx,
       deps,
-      { source: 'contact', category: input.category, subject: input.subject, merchantId: null, name: input.name, email: input.email, chatTokenHash: null, body: input.message },
+      {
+        source: 'contact',
+        category: input.category,
+        subject: input.subject,
+        merchantId: null,
+        name: input.name,
+        email: input.email,
+        chatTokenHash: null,
+        body: input.message,
+      },
       now,
     ),
   );

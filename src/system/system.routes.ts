@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import type { AppDeps } from '../http/context.js';
+import type { AppDeps } from '../deps.js';
 import { createRouter, errorResponses, jsonResponse } from '../http/openapi.js';
 
 const HealthSchema = z

@@ -1,6 +1,6 @@
 /** GET /wallets (key or session, invoices:read) and POST /wallets (session only). */
 import { createRoute } from '@hono/zod-openapi';
-import type { AppDeps } from '../http/context.js';
+import type { AppDeps } from '../deps.js';
 import { requireKeyOrSession, requireSession } from '../http/auth.js';
 import { createRouter, errorResponses, jsonBody, jsonResponse, KEY_OR_SESSION, SESSION_ONLY } from '../http/openapi.js';
 import { CreateWalletSchema, WalletEnvelopeSchema, WalletListSchema } from './wallets.schemas.js';
@@ -28,7 +28,8 @@ export function walletRoutes(deps: AppDeps) {
       path: '/wallets',
       tags: ['Wallets'],
       summary: 'Register a receiving address (ownership is not verified)',
-      description: '201 when registered; 200 with the existing wallet when this merchant already has the address. Other merchants may register the same address.',
+      description:
+        '201 when registered; 200 with the existing wallet when this merchant already has the address. Other merchants may register the same address.',
       security: SESSION_ONLY,
       middleware: [requireSession(deps)] as const,
       request: { body: jsonBody(CreateWalletSchema) },

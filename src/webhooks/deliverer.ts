@@ -6,7 +6,7 @@
  */
 import { writeTransaction, type Trx } from '../db/database.js';
 import { toEventResponse } from '../events/events.repo.js';
-import type { AppDeps } from '../http/context.js';
+import type { AppDeps } from '../deps.js';
 import { DAY, HOUR, MINUTE } from '../lib/clock.js';
 import { createSender, type AttemptOutcome, type Sender } from './sender.js';
 import { deliveryHeaders } from './signer.js';
@@ -116,7 +116,15 @@ export function createDeliverer(deps: AppDeps): Deliverer {
   const logRecorded = (batch: readonly Performed[], results: ReadonlyArray<AttemptResult | undefined>): void => {
     batch.forEach((done, i) => {
       const recorded = results[i];
-      const log = { delivery_id: done.id, webhook_id: done.webhookId, event_id: done.eventId, event_type: done.eventType, host: done.host, attempt: done.attempts, response_status: done.outcome.responseStatus };
+      const log = {
+        delivery_id: done.id,
+        webhook_id: done.webhookId,
+        event_id: done.eventId,
+        event_type: done.eventType,
+        host: done.host,
+        attempt: done.attempts,
+        response_status: done.outcome.responseStatus,
+      };
       if (!recorded) {
         deps.log.warn(log, 'webhook attempt finished after its delivery was reset; the outcome is not recorded and it will be sent again');
       } else if (done.outcome.ok) {

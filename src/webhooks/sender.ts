@@ -117,7 +117,11 @@ export function createSender(config: Config): Sender {
 function describeStatus(status: number, location: string | undefined): AttemptOutcome {
   if (status >= 200 && status < 300) return { ok: true, responseStatus: status, error: null };
   if (status >= 300 && status < 400) {
-    return { ok: false, responseStatus: status, error: `HTTP ${status}: redirect${location ? ` to ${location.slice(0, 200)}` : ''} not followed; register the final URL` };
+    return {
+      ok: false,
+      responseStatus: status,
+      error: `HTTP ${status}: redirect${location ? ` to ${location.slice(0, 200)}` : ''} not followed; register the final URL`,
+    };
   }
   return { ok: false, responseStatus: status, error: `HTTP ${status}` };
 }

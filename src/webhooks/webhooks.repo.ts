@@ -147,7 +147,12 @@ export async function findDeliveryFor(db: Db, webhookId: string, eventId: string
  * Pending deliveries whose time has come, oldest due first, skipping webhooks that already have as
  * many attempts in flight as they may (so one slow receiver cannot fill every slot).
  */
-export async function findDueDeliveries(db: Db | Trx, now: number, limit: number, skipWebhooks: readonly string[]): Promise<Array<{ id: string; webhookId: string }>> {
+export async function findDueDeliveries(
+  db: Db | Trx,
+  now: number,
+  limit: number,
+  skipWebhooks: readonly string[],
+): Promise<Array<{ id: string; webhookId: string }>> {
   let q = db
     .selectFrom('deliveries')
     .select(['id', 'webhook_id'])

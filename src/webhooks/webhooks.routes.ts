@@ -1,7 +1,7 @@
 import { createRoute } from '@hono/zod-openapi';
 import { toEventResponse } from '../events/events.repo.js';
 import { requireSession } from '../http/auth.js';
-import type { AppDeps } from '../http/context.js';
+import type { AppDeps } from '../deps.js';
 import { createRouter, errorResponses, jsonBody, jsonResponse, SuccessSchema } from '../http/openapi.js';
 import { createDeliverer } from './deliverer.js';
 import {

@@ -11,15 +11,12 @@ export const MAX_WEBHOOK_URL_LENGTH = 2048;
 
 export const CreateWebhookBody = z
   .strictObject({
-    url: z
-      .string()
-      .min(1)
-      .max(MAX_WEBHOOK_URL_LENGTH)
-      .openapi({
-        format: 'uri',
-        example: 'https://shop.example.com/hooks/gatewayd',
-        description: 'Public https URL on an allowed port (443 by default); no credentials, fragment or IP literal; every address the name resolves to must be public.',
-      }),
+    url: z.string().min(1).max(MAX_WEBHOOK_URL_LENGTH).openapi({
+      format: 'uri',
+      example: 'https://shop.example.com/hooks/gatewayd',
+      description:
+        'Public https URL on an allowed port (443 by default); no credentials, fragment or IP literal; every address the name resolves to must be public.',
+    }),
   })
   .openapi('CreateWebhook');
 

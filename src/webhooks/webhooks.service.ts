@@ -4,7 +4,7 @@
  */
 import { writeTransaction } from '../db/database.js';
 import { insertEvent, type StoredEvent } from '../events/events.repo.js';
-import type { AppDeps } from '../http/context.js';
+import type { AppDeps } from '../deps.js';
 import { AppError, notFound } from '../lib/errors.js';
 import type { Deliverer } from './deliverer.js';
 import { newWebhookSecret } from './signer.js';
@@ -65,7 +65,12 @@ export async function deleteWebhook(deps: AppDeps, merchantId: string, webhookId
  * Stores a `webhook.test` event for this webhook only and makes its first attempt right away, so
  * the answer shows the outcome. A failed first attempt is retried on the usual schedule.
  */
-export async function sendTestEvent(deps: AppDeps, deliverer: Deliverer, merchantId: string, webhookId: string): Promise<{ event: StoredEvent; deliveries: Delivery[] }> {
+export async function sendTestEvent(
+  deps: AppDeps,
+  deliverer: Deliverer,
+  merchantId: string,
+  webhookId: string,
+): Promise<{ event: StoredEvent; deliveries: Delivery[] }> {
   deps.rateLimiter.consume('webhook_send', merchantId, MANUAL_SENDS_PER_MINUTE);
   const event = await writeTransaction(deps.db, async (trx) => {
     const webhook = await findWebhook(trx, merchantId, webhookId);
@@ -78,7 +83,7 @@ export async function sendTestEvent(deps: AppDeps, deliverer: Deliverer, merchan
     delivery = await deliverer.attempt(delivery.id);
   } else {
     // The worker took it first: it is being sent; let the worker know in any case.
-    deps.hooks.deliveriesQueued();
+    deps.deliveriesQueued.notify();
   }
   return { event, deliveries: delivery ? [delivery] : [] };
 }

@@ -4,10 +4,10 @@
  * many deliveries move), then starts the claimed attempts without waiting for them. A receiver that
  * hangs holds one slot until the time-out, never the pass; each webhook may use only a few slots,
  * so one slow endpoint cannot hold up the others. A finished attempt wakes the loop
- * (deps.hooks.deliveriesQueued) so its outcome is recorded and its slot reused at once.
+ * (deps.deliveriesQueued) so its outcome is recorded and its slot reused at once.
  */
 import { writeTransaction } from '../db/database.js';
-import type { AppDeps } from '../http/context.js';
+import type { AppDeps } from '../deps.js';
 import { createDeliverer, type Deliverer, type Performed } from './deliverer.js';
 import { claimDelivery, findDueDeliveries } from './webhooks.repo.js';
 
@@ -50,7 +50,7 @@ export function createDeliveryWorker(deps: AppDeps, options: DeliveryWorkerOptio
   const wakeSoon = (): void => {
     wakeTimer ??= setTimeout(() => {
       wakeTimer = undefined;
-      deps.hooks.deliveriesQueued();
+      deps.deliveriesQueued.notify();
     }, PASS_WINDOW_MS);
   };
 

@@ -4,7 +4,7 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 import { signedInMerchant } from '../helpers/fixtures.js';
 import { sha256Hex } from '../../src/lib/crypto.js';
 import { listApiKeysForMerchant } from '../../src/api-keys/api-keys.repo.js';
-import { ADDRESSES, newKey, renewSession, shop } from '../invoices/setup.js';
+import { ADDRESSES, newKey, renewSession, shop } from '../helpers/shop.js';
 
 const DAY = 86_400_000;
 let t: TestApp;

@@ -1,7 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { ADDRESSES, createInvoice, shop } from '../invoices/setup.js';
+import { ADDRESSES, createInvoice, shop } from '../helpers/shop.js';
 
 let t: TestApp;
 before(async () => {

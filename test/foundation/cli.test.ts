@@ -14,7 +14,10 @@ test('version and --help exit 0; an unknown command or option exits 2 with one l
   const sqlite = openSqlite(':memory:');
   const sqliteVersion = sqlite.prepare('SELECT sqlite_version() AS v').get() as { v: string };
   sqlite.close();
-  assert.equal(v.stdout, `gatewayd ${JSON.parse(readFileSync('package.json', 'utf8')).version} (Node.js ${process.versions.node}, SQLite ${sqliteVersion.v})\n`);
+  assert.equal(
+    v.stdout,
+    `gatewayd ${JSON.parse(readFileSync('package.json', 'utf8')).version} (Node.js ${process.versions.node}, SQLite ${sqliteVersion.v})\n`,
+  );
   const h = runCli(['--help']);
   assert.equal(h.status, 0);
   assert.match(h.stdout, /gatewayd serve/);

@@ -159,14 +159,21 @@ test('a configuration error names the key but never echoes a secret or a URL tha
     (err: unknown) => err instanceof ConfigError && /email\.smtp_url/.test(err.message) && !err.message.includes('S3cret'),
   );
   // Values that are not secret are still quoted, to help.
-  assert.throws(() => loadConfig({ cwd: dir, env: { GATEWAYD_RATE_LIMITS_API_PER_KEY: 'lots' } }), /GATEWAYD_RATE_LIMITS_API_PER_KEY: expected a number \(got "lots"\)/);
+  assert.throws(
+    () => loadConfig({ cwd: dir, env: { GATEWAYD_RATE_LIMITS_API_PER_KEY: 'lots' } }),
+    /GATEWAYD_RATE_LIMITS_API_PER_KEY: expected a number \(got "lots"\)/,
+  );
 });
 
 test('gatewayd serve with an invalid secret prints one line on stderr naming the key, without the value', () => {
   const dir = tempDir();
   const config = join(dir, 'gatewayd.toml');
   writeFileSync(config, '[server]\nsecret = 314159265358979\n[email]\nsmtp_url = "smtp//mailer:Pa55-S3cret@mail.example.com"\n', { mode: 0o600 });
-  for (const args of [['serve', '--config', config], ['migrate', '--config', config], ['doctor', '--config', config]]) {
+  for (const args of [
+    ['serve', '--config', config],
+    ['migrate', '--config', config],
+    ['doctor', '--config', config],
+  ]) {
     const r = runCli(args, { env: { ...cleanEnv(), GATEWAYD_TRON_API_KEY: 'env-S3cret' } });
     const output = r.stdout + r.stderr;
     assert.notEqual(r.status, 0, args[0]);

@@ -14,7 +14,7 @@ import { buildConfig, type Config } from '../../src/config.js';
 import { openDatabase, type OpenedDatabase } from '../../src/db/database.js';
 import { migrate } from '../../src/db/migrator.js';
 import { createDeps } from '../../src/deps.js';
-import type { AppDeps } from '../../src/http/context.js';
+import type { AppDeps } from '../../src/deps.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { createLogger } from '../../src/lib/log.js';
 import { HttpClient } from './http.js';

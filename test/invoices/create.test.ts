@@ -5,7 +5,7 @@ import { signedInMerchant } from '../helpers/fixtures.js';
 import { USDT_CONTRACT } from '../../src/lib/tron.js';
 import { writeTransaction } from '../../src/db/database.js';
 import { createInvoiceOrThrow } from '../../src/invoices/invoices.service.js';
-import { ADDRESSES, createInvoice, micro, newKey, shop } from './setup.js';
+import { ADDRESSES, createInvoice, micro, newKey, shop } from '../helpers/shop.js';
 
 let t: TestApp;
 before(async () => {

@@ -1,7 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { ADDRESSES, newKey, shop, type Shop } from './setup.js';
+import { ADDRESSES, newKey, shop, type Shop } from '../helpers/shop.js';
 
 let t: TestApp;
 let s: Shop;

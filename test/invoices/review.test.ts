@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestApp } from '../helpers/app.js';
-import { ADDRESSES, createInvoice, newKey, renewSession, shop } from './setup.js';
+import { ADDRESSES, createInvoice, newKey, renewSession, shop } from '../helpers/shop.js';
 
 const DAY = 86_400_000;
 

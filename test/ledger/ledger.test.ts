@@ -5,7 +5,7 @@ import { signedInMerchant } from '../helpers/fixtures.js';
 import { writeTransaction } from '../../src/db/database.js';
 import { createInvoiceOrThrow } from '../../src/invoices/invoices.service.js';
 import { csvLines, neutralizeCell } from '../../src/ledger/ledger.service.js';
-import { ADDRESSES, createInvoice, newKey, shop } from '../invoices/setup.js';
+import { ADDRESSES, createInvoice, newKey, shop } from '../helpers/shop.js';
 
 const HEADER = 'invoice_id,merchant_order_id,status,created_at,expires_at,confirmed_at,network,token,token_contract,wallet_address,base_amount,adjustment,payable_amount,tx_hash,late_payments,description';
 

@@ -5,11 +5,10 @@
  * nothing lost, no 5xx.
  */
 import { test } from 'node:test';
-import { rmSync } from 'node:fs';
 import { startGateway } from '../helpers/process.js';
 import { startHttpsReceiver } from '../helpers/https-receiver.js';
 import { HttpClient, type HttpResponse } from '../helpers/http.js';
-import { duplicatePayables, integrityOk, prepareDatabase, reader, sessionClient, size, sleep, Tally, type PreparedMerchant } from './harness.js';
+import { checkNoUnhandledErrors, duplicatePayables, integrityOk, prepareDatabase, type PreparedMerchant, reader, sessionClient, size, sleep, Tally, teardown } from './harness.js';
 
 test('concurrency: simultaneous creations, one key retried in parallel, a key rolled in use, a webhook deleted mid-delivery', { timeout: 600_000 }, async () => {
   const tally = new Tally('concurrency');
@@ -133,12 +132,9 @@ test('concurrency: simultaneous creations, one key retried in parallel, a key ro
     tally.check(total30 === 30, `deliveries of the deleted webhook: ${total30}, expected 30 (one per invoice.created)`);
 
     tally.check(integrityOk(db), 'integrity_check');
-    tally.check(!/unhandled error/.test(gw.output()), `unhandled errors logged: ${gw.output().match(/.*unhandled error.*/)?.[0]?.slice(0, 300)}`);
+    checkNoUnhandledErrors(tally, gw.output());
   } finally {
-    db.close();
-    await gw.stop();
-    await rx.close();
-    rmSync(prepared.dir, { recursive: true, force: true });
+    await teardown({ dir: prepared.dir, db, gw, servers: [rx] });
   }
   tally.finish();
 });

@@ -6,12 +6,11 @@
  * every payment is confirmed exactly once and every stored event has reached the receiver.
  */
 import { test } from 'node:test';
-import { rmSync } from 'node:fs';
 import { startGateway, type GatewayProcess } from '../helpers/process.js';
 import { startHttpsReceiver } from '../helpers/https-receiver.js';
 import { startTronGrid } from '../helpers/trongrid.js';
 import { HttpClient } from '../helpers/http.js';
-import { duplicatePayables, integrityOk, statsDrift, prepareDatabase, problemLines, reader, rng, sessionClient, size, sleep, Tally, type PreparedMerchant } from './harness.js';
+import { duplicatePayables, integrityOk, prepareDatabase, type PreparedMerchant, problemLines, reader, rng, sessionClient, size, sleep, statsDrift, Tally, teardown } from './harness.js';
 
 interface Answered {
   id: string;
@@ -160,10 +159,7 @@ test('crash safety: SIGKILL under load of creations, confirmations and deliverie
     tally.check(code === 0, `SIGTERM: exit code ${code}`);
     tally.check(Date.now() - stopping < 20_000, `SIGTERM took ${Date.now() - stopping} ms`);
   } finally {
-    await gw.stop();
-    await rx.close();
-    await tg.close();
-    rmSync(prepared.dir, { recursive: true, force: true });
+    await teardown({ dir: prepared.dir, gw, servers: [rx, tg] });
   }
   tally.finish();
 });

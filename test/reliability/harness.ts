@@ -5,6 +5,7 @@
  * serve` child process (merchants, sessions, keys, wallets written before the first start).
  */
 import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { insertMerchant } from '../../src/accounts/merchants.repo.js';
 import { createSession, SESSION_COOKIE } from '../../src/accounts/sessions.repo.js';
@@ -160,4 +161,25 @@ export function statsDrift(sqlite: Sqlite): number {
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
+}
+
+/** What a scenario leaves behind: a reader on the file, the gateway child, the loopback stand-ins, its folder. */
+export interface Leftovers {
+  dir: string;
+  db?: Sqlite;
+  gw: { stop(): Promise<unknown> };
+  servers: ReadonlyArray<{ close(): Promise<unknown> }>;
+}
+
+/** The end of every scenario, whether it passed or threw: the reader closed, the gateway stopped, the stand-ins closed, the folder removed. */
+export async function teardown(left: Leftovers): Promise<void> {
+  left.db?.close();
+  await left.gw.stop();
+  for (const server of left.servers) await server.close();
+  rmSync(left.dir, { recursive: true, force: true });
+}
+
+/** The gateway logged no unhandled error (each one is a 500 some client saw). */
+export function checkNoUnhandledErrors(tally: Tally, output: string): void {
+  tally.check(!/unhandled error/.test(output), `unhandled errors logged: ${output.match(/.*unhandled error.*/)?.[0]?.slice(0, 300)}`);
 }

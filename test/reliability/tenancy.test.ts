@@ -6,13 +6,12 @@
  * 403 `invalid_origin`; a non-staff session on the inbox is 403 `support_staff_required`.
  */
 import { test } from 'node:test';
-import { rmSync } from 'node:fs';
 import { openDatabase } from '../../src/db/database.js';
 import { insertKey, revokeKey } from '../../src/api-keys/api-keys.repo.js';
 import { startGateway } from '../helpers/process.js';
 import { startHttpsReceiver } from '../helpers/https-receiver.js';
 import { HttpClient, type HttpResponse } from '../helpers/http.js';
-import { prepareDatabase, reader, sessionClient, Tally, type PreparedMerchant } from './harness.js';
+import { prepareDatabase, type PreparedMerchant, reader, sessionClient, Tally, teardown } from './harness.js';
 
 interface Op {
   method: string;
@@ -123,10 +122,7 @@ test('tenancy and auth: foreign ids, revoked, expired and narrow keys, foreign o
     expect(await anon.get(`/invoices/${inv.id}`, { bearer: b.key }), 200, undefined, "B's key reads B's invoice");
     expect(await sb.get(`/support/tickets/${ticket.id}`), 200, undefined, "B's session reads B's ticket");
   } finally {
-    db.close();
-    await gw.stop();
-    await rx.close();
-    rmSync(prepared.dir, { recursive: true, force: true });
+    await teardown({ dir: prepared.dir, db, gw, servers: [rx] });
   }
   tally.finish();
 });

@@ -2,7 +2,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { signedInMerchant } from '../helpers/fixtures.js';
-import { ADDRESSES, newKey } from '../invoices/setup.js';
+import { ADDRESSES, newKey } from '../helpers/shop.js';
 
 let t: TestApp;
 before(async () => {

@@ -19,14 +19,14 @@ test('the serve loop: deliveriesQueued wakes the delivery worker at once, and st
     await new Promise((r) => setTimeout(r, 100));
 
     const event = await storeEvent(t, owner.merchant.id);
-    t.deps.hooks.deliveriesQueued();
+    t.deps.deliveriesQueued.notify();
     const [req] = await rx.waitFor(1, 5000);
     assert.ok(verifySignature(req!, hook.secret));
 
     // An attempt still in flight when the loop stops is finished and recorded, not abandoned.
     rx.answer((r) => (r.path === '/loop' ? 'hang' : 200));
     const second = await storeEvent(t, owner.merchant.id);
-    t.deps.hooks.deliveriesQueued();
+    t.deps.deliveriesQueued.notify();
     await rx.waitFor(2, 5000);
     const stopping = loop.stop();
     // Release the hanging request by cutting it; the attempt ends as a failure and is recorded.

@@ -1,9 +1,9 @@
 /** Shared set-up for the wallets, invoices, API keys, checkout and ledger tests (over real HTTP). */
 import assert from 'node:assert/strict';
 import { createSession, SESSION_COOKIE } from '../../src/accounts/sessions.repo.js';
-import type { TestApp } from '../helpers/app.js';
-import { signedInMerchant, type SignedIn } from '../helpers/fixtures.js';
-import type { HttpClient, HttpResponse } from '../helpers/http.js';
+import type { TestApp } from './app.js';
+import { signedInMerchant, type SignedIn } from './fixtures.js';
+import type { HttpClient, HttpResponse } from './http.js';
 
 /** Valid mainnet addresses (tron-notes.md 5.4). */
 export const ADDRESSES = ['TL24LCps5FKwp3PoU1MvrYrwhi5LU1tHre', 'TXVj38D1XR3TPgSHTCZGC8wkLDAGqF1oqx', 'TV6MuMXfmLbBqPZvBHdwFsDnQeVfnmiuSi', 'TJmmqjb1DK9TTZbQXzRQ2AuA94z4gKAPFh'] as const;
