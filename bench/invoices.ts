@@ -106,7 +106,7 @@ async function allocationCost(): Promise<void> {
     prefill(env, n, true);
     const runs = 500;
     let started = performance.now();
-    for (let i = 0; i < runs; i++) await writeTransaction(env.deps.db, async () => createInvoiceOrThrow(env.deps.sqlite, env.deps, request(env, i, 'warm')));
+    for (let i = 0; i < runs; i++) await writeTransaction(env.deps.db, async (_trx, tx) => createInvoiceOrThrow(tx, env.deps, request(env, i, 'warm')));
     const perCreation = (performance.now() - started) / runs;
     // The allocation alone: choose the amount and reserve it, 2 000 times in one transaction
     // (no fsync), rolled back afterwards. The reservations point at an existing invoice.
@@ -114,13 +114,13 @@ async function allocationCost(): Promise<void> {
     const target = { network: NETWORK, tokenContract: USDT_CONTRACT, address: ADDRESS };
     let allocMs = 0;
     const allocRuns = 2000;
-    await writeTransaction(env.deps.db, async (trx) => {
+    await writeTransaction(env.deps.db, async (_trx, tx) => {
       for (let i = 0; i < allocRuns; i++) {
         started = performance.now();
-        const a = chooseAmount(env.deps.sqlite, target, BigInt(BASE), 200_000n, Date.now());
+        const a = chooseAmount(tx, target, BigInt(BASE), 200_000n, Date.now());
         allocMs += performance.now() - started;
         if (a.kind !== 'fresh') throw new Error(`unexpected ${a.kind}`);
-        insertReservation(env.deps.sqlite, target, BigInt(BASE) + a.adjustment, holder, Date.now(), Date.now() + 1);
+        insertReservation(tx, target, BigInt(BASE) + a.adjustment, holder, Date.now(), Date.now() + 1);
       }
       throw new RollBack();
     }).catch((err) => {
@@ -134,10 +134,10 @@ async function allocationCost(): Promise<void> {
   const env = await setup();
   prefill(env, 100_000, false);
   let started = performance.now();
-  await writeTransaction(env.deps.db, async () => createInvoiceOrThrow(env.deps.sqlite, env.deps, request(env, 0, 'cold')));
+  await writeTransaction(env.deps.db, async (_trx, tx) => createInvoiceOrThrow(tx, env.deps, request(env, 0, 'cold')));
   const cold = performance.now() - started;
   started = performance.now();
-  await writeTransaction(env.deps.db, async () => createInvoiceOrThrow(env.deps.sqlite, env.deps, request(env, 1, 'cold')));
+  await writeTransaction(env.deps.db, async (_trx, tx) => createInvoiceOrThrow(tx, env.deps, request(env, 1, 'cold')));
   console.log(`   cold cursor over 100 000 used amounts (one-off, e.g. amounts taken by other prices): first ${cold.toFixed(1)} ms, next ${(performance.now() - started).toFixed(2)} ms`);
   await env.close();
 }
@@ -152,7 +152,7 @@ async function groupCommitGain(): Promise<void> {
     const cpu = process.cpuUsage();
     await Promise.all(
       Array.from({ length: count }, (_, i) =>
-        mode === 'group commit' ? creator.create(request(env, i, 'gc')) : writeTransaction(env.deps.db, async () => createInvoiceOrThrow(env.deps.sqlite, env.deps, request(env, i, 'tx'))),
+        mode === 'group commit' ? creator.create(request(env, i, 'gc')) : writeTransaction(env.deps.db, async (_trx, tx) => createInvoiceOrThrow(tx, env.deps, request(env, i, 'tx'))),
       ),
     );
     const secs = (performance.now() - started) / 1000;

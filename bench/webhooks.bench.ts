@@ -43,9 +43,9 @@ try {
     if (res.status !== 201) throw new Error(`register: ${res.text}`);
     rx.answer((req) => (req.path.startsWith('/hang') ? 'hang' : 200));
   }
-  await writeTransaction(t.deps.db, async (trx) => {
+  await writeTransaction(t.deps.db, async (_trx, tx) => {
     for (let i = 0; i < events; i++) {
-      insertEvent(t.deps.sqlite, { merchantId: owner.merchant.id, type: 'invoice.created', data: { invoice: { id: `inv_${i}`, payable_amount: '12.000042' } } }, t.clock.now());
+      insertEvent(tx, { merchantId: owner.merchant.id, type: 'invoice.created', data: { invoice: { id: `inv_${i}`, payable_amount: '12.000042' } } }, t.clock.now());
     }
   });
   const total = events * webhooks;

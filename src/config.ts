@@ -1,5 +1,5 @@
 /**
- * Configuration: one TOML file validated by a strict zod schema (decisions.md section 1).
+ * Configuration: one TOML file validated by a strict zod schema (every key in docs/configuration.md).
  * Source order: --config, $GATEWAYD_CONFIG, ./gatewayd.toml when present, built-in defaults.
  * Every key may be overridden by GATEWAYD_<SECTION>_<KEY>. This is the only module that reads process.env.
  */

@@ -86,19 +86,19 @@ export async function allocationCost(dir: string, n: number): Promise<Allocation
   const t0 = performance.now();
   for (let i = 0; i < runs; i++) {
     const req = { merchantId: seeded.merchantId, idempotencyKey: `alloc-${i}`, body: { merchant_order_id: `alloc-${i}`, amount: '1', wallet_id: seeded.walletId, expires_in_minutes: 20 } };
-    await writeTransaction(deps.db, async () => createInvoiceOrThrow(deps.sqlite, deps, req));
+    await writeTransaction(deps.db, async (_trx, tx) => createInvoiceOrThrow(tx, deps, req));
   }
   const creationUs = ((performance.now() - t0) / runs) * 1000;
   const holder = (await deps.db.selectFrom('invoices').select('id').where('idempotency_key', '=', 'alloc-0').executeTakeFirstOrThrow()).id;
   let allocMs = 0;
   const allocRuns = 2000;
-  await writeTransaction(deps.db, async (trx) => {
+  await writeTransaction(deps.db, async (_trx, tx) => {
     for (let i = 0; i < allocRuns; i++) {
       const s = performance.now();
-      const a = chooseAmount(deps.sqlite, target, base, 999_999n, Date.now());
+      const a = chooseAmount(tx, target, base, 999_999n, Date.now());
       allocMs += performance.now() - s;
       if (a.kind !== 'fresh') throw new Error(`unexpected ${a.kind}`);
-      insertReservation(deps.sqlite, target, base + a.adjustment, holder, Date.now(), Date.now() + 1);
+      insertReservation(tx, target, base + a.adjustment, holder, Date.now(), Date.now() + 1);
     }
     throw new RollBack();
   }).catch((err) => {

@@ -24,7 +24,7 @@ function loadTemplates(): { html: string; text: string } {
   });
 }
 
-/** Where each mail's button leads (decisions.md section 6 for the two token links). */
+/** Where each mail's button leads (docs/api.md, Merchant accounts, for the two token links). */
 export function accountMailUrl(publicUrl: string, kind: AccountMailKind, token?: string): string {
   const base = publicUrl.replace(/\/+$/, '');
   if (kind === 'verify') return `${base}/verify#verify=${token}`;

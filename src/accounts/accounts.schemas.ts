@@ -1,13 +1,10 @@
-/** The accounts part of the API contract: /auth/*, /me, the Merchant and the Dashboard. */
-import { EventSchema } from '../events/events.schemas.js';
-import { WalletSchema } from '../wallets/wallets.schemas.js';
-import { InvoiceSchema } from '../invoices/invoices.schemas.js';
-import { ApiKeySchema } from '../api-keys/api-keys.schemas.js';
-import { ChainTransferSchema } from '../chain/chain.schemas.js';
-import { DeliverySchema, WebhookSchema } from '../webhooks/webhooks.schemas.js';
+/** The accounts part of the API contract: /auth/* and the Merchant (the Dashboard of /me is in src/dashboard/). */
 import { z } from '@hono/zod-openapi';
 import { Mode } from '../http/openapi.js';
 import { LOCALES } from '../lib/i18n.js';
+import type { Config } from '../config.js';
+import { isSupportStaff } from './support-staff.js';
+import type { Merchant } from './merchants.repo.js';
 
 const Email = z.email().max(254).openapi({ example: 'owner@shop.example' });
 const CaptchaToken = z.string().max(2048).optional().openapi({ description: 'Required when GET /config shows a captcha; single use' });
@@ -78,41 +75,9 @@ export const RegisterResponse = z
 
 export const SessionStatus = z.object({ signed_in: z.boolean() }).openapi('SessionStatus');
 
-const Amount = z.string().regex(/^[0-9]+\.[0-9]{6}$/).openapi({ example: '125.000000' });
-
-export const DashboardStatsSchema = z
-  .object({
-    invoice_counts: z
-      .object({
-        total: z.number().int(),
-        pending: z.number().int(),
-        confirmed: z.number().int(),
-        expired: z.number().int(),
-        review: z.number().int(),
-      })
-      .openapi({ description: 'Number of invoices of the merchant, all time, by status' }),
-    confirmed_totals: z
-      .object({ base_amount: Amount, adjustment: Amount, payable_amount: Amount })
-      .openapi({ description: 'Sums over confirmed invoices, all time, in USDT with six fractional digits' }),
-  })
-  .openapi('DashboardStats');
-
-export const DashboardSchema = z
-  .object({
-    merchant: MerchantSchema,
-    wallets: z.array(WalletSchema),
-    invoices: z.array(InvoiceSchema).openapi({ description: 'The 100 most recent invoices, newest first' }),
-    events: z.array(EventSchema).openapi({ description: 'The 100 most recent events, newest first' }),
-    api_keys: z.array(ApiKeySchema),
-    webhooks: z.array(WebhookSchema),
-    deliveries: z.array(DeliverySchema),
-    late_payments: z.array(ChainTransferSchema).openapi({ description: 'Transfers of a reserved amount that arrived after their invoice window (newest 100)' }),
-    unmatched_transfers: z
-      .array(ChainTransferSchema)
-      .openapi({ description: 'USDT transfers to your watched addresses that match no invoice amount (newest 100)' }),
-    stats: DashboardStatsSchema,
-  })
-  .openapi('Dashboard');
-
 export type MerchantResponse = z.infer<typeof MerchantSchema>;
-export type DashboardResponse = z.infer<typeof DashboardSchema>;
+
+/** The Merchant resource: no password hash, Google subject or internal timestamps. */
+export function toMerchantResponse(merchant: Merchant, config: Config): MerchantResponse {
+  return { id: merchant.id, name: merchant.name, email: merchant.email, mode: 'live', support_staff: isSupportStaff(config, merchant.email) };
+}

@@ -1,5 +1,5 @@
 /**
- * /auth/*: public operations of the owner console's sign-in (decisions.md section 6).
+ * /auth/*: public operations of the owner console's sign-in (docs/api.md, Merchant accounts).
  *
  * Login CSRF: every /auth/* request that carries an Origin header must carry the public origin
  * (browsers always send Origin on cross-site POSTs, so a foreign page cannot sign a visitor into
@@ -28,11 +28,11 @@ import {
   RegisterResponse,
   ResetBody,
   SessionStatus,
+  toMerchantResponse,
   VerifyEmailBody,
 } from './accounts.schemas.js';
 import { forgotPassword, login, logout, register, resetPassword, verifyEmail } from './auth.service.js';
 import { createGoogleVerifier, googleSignIn } from './google.service.js';
-import { toMerchantResponse } from './merchant.view.js';
 import { normalizeEmail } from './merchants.repo.js';
 import { SESSION_COOKIE } from './sessions.repo.js';
 

@@ -1,5 +1,5 @@
 /**
- * Sign-up, confirmation, sign-in and password reset (decisions.md sections 6 and 12). No HTTP here:
+ * Sign-up, confirmation, sign-in and password reset (docs/api.md, Merchant accounts). No HTTP here:
  * the routes pass plain values and get domain objects or an AppError back.
  *
  * Invariants:
@@ -51,7 +51,7 @@ export async function rotateSession(trx: Trx, merchantId: string, previousToken:
   return token;
 }
 
-/** The registration name: the given one, else the part of the email before "@" (decisions.md section 12). */
+/** The registration name: the given one, else the part of the email before "@". */
 export function defaultName(email: string, name: string | undefined): string {
   const given = name?.trim();
   return given ? given : normalizeEmail(email).split('@')[0]!.slice(0, 100);

@@ -1,5 +1,5 @@
 /**
- * Single-use email links (decisions.md section 6): 32 random bytes base64url (43 characters), only
+ * Single-use email links (docs/api.md, Merchant accounts): 32 random bytes base64url (43 characters), only
  * the SHA-256 stored. Issuing a link deletes the older links of the same purpose ("a newer mail
  * replaces older links"); consuming deletes the row, so a token works at most once.
  */

@@ -1,5 +1,5 @@
 /**
- * Sign-in with Google (decisions.md section 6): the ID token is verified with jose against the
+ * Sign-in with Google (docs/api.md, Merchant accounts): the ID token is verified with jose against the
  * configured JWKS (RS256, issuer, audience = client id, expiry) and must say `email_verified`.
  * Then, by the spec's rules: a known Google subject signs in; a confirmed account with the same
  * email is linked; an unconfirmed one is claimed (its password stops working and its sessions and

@@ -5,9 +5,10 @@ import type { AppDeps } from '../deps.js';
 import type { AppEnv } from '../http/context.js';
 import { createRouter, errorResponses, jsonBody, jsonResponse } from '../http/openapi.js';
 import { AppError } from '../lib/errors.js';
-import { DashboardSchema, PatchMeBody } from './accounts.schemas.js';
+import { readDashboard } from '../dashboard/dashboard.js';
+import { DashboardSchema, toDashboardResponse } from '../dashboard/dashboard.schemas.js';
+import { PatchMeBody } from './accounts.schemas.js';
 import { renameMerchant } from './auth.service.js';
-import { composeDashboard } from './dashboard.js';
 import { findMerchantById } from './merchants.repo.js';
 
 const tags = ['Account'];
@@ -31,7 +32,7 @@ export function meRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
     async (c) => {
       const merchant = await findMerchantById(deps.db, c.get('auth').merchantId);
       if (!merchant) throw new AppError('unauthorized', 'Sign in first: the account no longer exists');
-      return c.json(await composeDashboard(deps, merchant), 200);
+      return c.json(toDashboardResponse(await readDashboard(deps, merchant), deps.config), 200);
     },
   );
 
@@ -49,7 +50,7 @@ export function meRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
     async (c) => {
       const { name } = c.req.valid('json');
       const merchant = await renameMerchant(deps, c.get('auth').merchantId, name);
-      return c.json(await composeDashboard(deps, merchant), 200);
+      return c.json(toDashboardResponse(await readDashboard(deps, merchant), deps.config), 200);
     },
   );
 

@@ -3,7 +3,7 @@ import type { Selectable } from 'kysely';
 import { compileQuery, type Param } from '../db/compiled.js';
 import type { Db, Sqlite, Trx } from '../db/database.js';
 import type { ApiKeysTable } from '../db/schema.js';
-import { DAY, iso, isoOrNull } from '../lib/clock.js';
+import { DAY } from '../lib/clock.js';
 import { randomToken, sha256Hex } from '../lib/crypto.js';
 import { newId } from '../lib/ids.js';
 import { SCOPES, type Scope } from '../http/context.js';
@@ -19,6 +19,11 @@ export interface ApiKeyRecord {
   lastUsedAt: number | null;
   revokedAt: number | null;
   expiresAt: number | null;
+}
+
+/** The one rule of an active key: not revoked, and not past its expiry. */
+export function isKeyActive(key: Pick<ApiKeyRecord, 'revokedAt' | 'expiresAt'>, now: number): boolean {
+  return key.revokedAt === null && (key.expiresAt === null || key.expiresAt > now);
 }
 
 export function parseScopes(text: string): Scope[] {
@@ -54,7 +59,7 @@ export function touchKey(sqlite: Sqlite, key: ApiKeyRecord, now: number): void {
 }
 
 export const KEY_SECRET_PREFIX = 'gw_live_';
-/** Characters of the secret kept in clear for identification (decisions.md section 6). */
+/** Characters of the secret kept in clear for identification (the key's `prefix`). */
 export const KEY_PREFIX_LENGTH = 12;
 
 export interface NewKeyInput {
@@ -136,25 +141,4 @@ export async function revokeKey(db: Db | Trx, merchantId: string, keyId: string,
 export async function listMerchantKeys(db: Db, merchantId: string): Promise<ApiKeyRecord[]> {
   const rows = await db.selectFrom('api_keys').selectAll().where('merchant_id', '=', merchantId).orderBy('created_at', 'desc').orderBy('id').execute();
   return rows.map(rowToKey);
-}
-
-/** The ApiKey resource: never the secret nor its hash. */
-export function toApiKeyResponse(key: ApiKeyRecord, now: number) {
-  return {
-    id: key.id,
-    name: key.name,
-    prefix: key.prefix,
-    mode: 'live' as const,
-    scopes: key.scopes,
-    created_at: iso(key.createdAt),
-    last_used_at: isoOrNull(key.lastUsedAt),
-    revoked_at: isoOrNull(key.revokedAt),
-    expires_at: isoOrNull(key.expiresAt),
-    expired: key.expiresAt !== null && key.expiresAt <= now,
-  };
-}
-
-/** For the Dashboard (GET /me): every key of the merchant, revoked ones included, without secrets. */
-export async function listApiKeysForMerchant(db: Db, merchantId: string, now: number) {
-  return (await listMerchantKeys(db, merchantId)).map((k) => toApiKeyResponse(k, now));
 }

@@ -4,9 +4,16 @@ import type { AppDeps } from '../deps.js';
 import { SCOPES } from '../http/context.js';
 import { requireSession } from '../http/auth.js';
 import { createRouter, errorResponses, jsonBody, jsonResponse, SuccessSchema, SESSION_ONLY } from '../http/openapi.js';
-import { toApiKeyResponse } from './api-keys.repo.js';
+import {
+  ApiKeyCreatedSchema,
+  ApiKeyRolledSchema,
+  CreateApiKeySchema,
+  EmptyBodySchema,
+  KEY_WARNING,
+  KeyIdParamSchema,
+  toApiKeyResponse,
+} from './api-keys.schemas.js';
 import { createKey, deleteKey, rollKey } from './api-keys.service.js';
-import { ApiKeyCreatedSchema, ApiKeyRolledSchema, CreateApiKeySchema, EmptyBodySchema, KEY_WARNING, KeyIdParamSchema } from './api-keys.schemas.js';
 
 export function apiKeyRoutes(deps: AppDeps) {
   const app = createRouter();

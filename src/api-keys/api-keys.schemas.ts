@@ -1,6 +1,8 @@
-/** The ApiKey resource and its requests (interface-spec.md, API keys; decisions.md section 6). */
+/** The ApiKey resource and its requests (docs/api.md, API keys). */
 import { z } from '@hono/zod-openapi';
 import { DateTime } from '../http/openapi.js';
+import { iso, isoOrNull } from '../lib/clock.js';
+import type { ApiKeyRecord } from './api-keys.repo.js';
 import { SCOPES } from '../http/context.js';
 
 export const ScopeSchema = z.enum(SCOPES);
@@ -47,3 +49,19 @@ export const ApiKeyRolledSchema = z
   .openapi('ApiKeyRolled');
 
 export const KeyIdParamSchema = z.object({ id: z.string().min(1).max(100).openapi({ param: { name: 'id', in: 'path' } }) });
+
+/** The ApiKey resource: never the secret nor its hash. */
+export function toApiKeyResponse(key: ApiKeyRecord, now: number) {
+  return {
+    id: key.id,
+    name: key.name,
+    prefix: key.prefix,
+    mode: 'live' as const,
+    scopes: key.scopes,
+    created_at: iso(key.createdAt),
+    last_used_at: isoOrNull(key.lastUsedAt),
+    revoked_at: isoOrNull(key.revokedAt),
+    expires_at: isoOrNull(key.expiresAt),
+    expired: key.expiresAt !== null && key.expiresAt <= now,
+  };
+}

@@ -3,9 +3,6 @@
  * `transaction` object of invoice events and the Dashboard's transfer rows.
  */
 import type { ChainTransferKind } from '../db/schema.js';
-import { formatAmount } from '../lib/amounts.js';
-import { iso } from '../lib/clock.js';
-import { USDT_CONTRACT } from '../lib/tron.js';
 
 export interface ChainTransfer {
   id: string;
@@ -19,23 +16,4 @@ export interface ChainTransfer {
   blockNumber: number;
   blockTimestamp: number;
   recordedAt: number;
-}
-
-/** The `transaction` object of invoice events and of the console views (decisions.md section 12). */
-export function toTransactionResponse(t: Pick<ChainTransfer, 'txHash' | 'logIndex' | 'from' | 'to' | 'amount' | 'blockNumber' | 'blockTimestamp'>) {
-  return {
-    tx_hash: t.txHash,
-    log_index: t.logIndex,
-    from: t.from,
-    to: t.to,
-    amount: formatAmount(t.amount),
-    token_contract: USDT_CONTRACT,
-    block_number: t.blockNumber,
-    block_timestamp: iso(t.blockTimestamp),
-  };
-}
-
-/** A recorded transfer as the Dashboard shows it. */
-export function toChainTransferResponse(t: ChainTransfer) {
-  return { id: t.id, kind: t.kind, invoice_id: t.invoiceId, ...toTransactionResponse(t), recorded_at: iso(t.recordedAt) };
 }

@@ -1,5 +1,5 @@
 /**
- * What a verified transfer does to invoices (decisions.md section 3), and safe expiry. Each call is
+ * What a verified transfer does to invoices (docs/payments.md, Invoice states), and safe expiry. Each call is
  * one short write transaction: the guarded invoice move, the recorded transfer and the event
  * commit together or not at all. No network here.
  */
@@ -7,7 +7,8 @@ import { writeTransaction } from '../db/database.js';
 import type { ChainTransferKind } from '../db/schema.js';
 import { insertEvent } from '../events/events.repo.js';
 import type { AppDeps } from '../deps.js';
-import { toInvoiceResponse, type Invoice } from '../invoices/invoice.model.js';
+import { type Invoice } from '../invoices/invoice.model.js';
+import { toInvoiceResponse } from '../invoices/invoices.schemas.js';
 import {
   confirmInvoice,
   expireInvoice,
@@ -19,7 +20,7 @@ import {
   markReviewPaid,
   saveCursor,
 } from './chain.repo.js';
-import { toTransactionResponse } from './chain.model.js';
+import { toTransactionResponse } from './chain.schemas.js';
 import type { VerifiedTransfer } from './verifier.js';
 
 export interface RecordedTransfer {
@@ -54,7 +55,7 @@ function classify(candidates: Invoice[], t: VerifiedTransfer): { kind: ChainTran
 export async function recordTransfers(deps: AppDeps, transfers: VerifiedTransfer[]): Promise<RecordedTransfer[]> {
   const now = deps.clock.now();
   const publicUrl = deps.config.server.public_url;
-  const result = await writeTransaction(deps.db, async (trx) => {
+  const result = await writeTransaction(deps.db, async (trx, tx) => {
     const recorded: RecordedTransfer[] = [];
     for (const t of transfers) {
       if (await isLogRecorded(trx, t.txHash, t.logIndex)) continue;
@@ -72,7 +73,7 @@ export async function recordTransfers(deps: AppDeps, transfers: VerifiedTransfer
       if (invoice && (kind === 'confirmed' || kind === 'review_paid')) {
         const updated = (await findInvoiceById(trx, invoice.id))!;
         insertEvent(
-          deps.sqlite,
+          tx,
           {
             merchantId: updated.merchantId,
             type: kind === 'confirmed' ? 'invoice.confirmed' : 'invoice.review',
@@ -106,14 +107,14 @@ export async function advanceCoverage(deps: AppDeps, coverage: Coverage[]): Prom
   if (coverage.length === 0) return [];
   const now = deps.clock.now();
   const publicUrl = deps.config.server.public_url;
-  const result = await writeTransaction(deps.db, async (trx) => {
+  const result = await writeTransaction(deps.db, async (trx, tx) => {
     const expired: Invoice[] = [];
     for (const { address, coveredUntil } of coverage) {
       await saveCursor(trx, address, coveredUntil, now);
       for (const inv of await findExpirable(trx, address, coveredUntil, now)) {
         if (!(await expireInvoice(trx, inv.id))) continue;
         const updated = (await findInvoiceById(trx, inv.id))!;
-        insertEvent(deps.sqlite, { merchantId: updated.merchantId, type: 'invoice.expired', invoiceId: updated.id, data: { invoice: toInvoiceResponse(updated, publicUrl) } }, now);
+        insertEvent(tx, { merchantId: updated.merchantId, type: 'invoice.expired', invoiceId: updated.id, data: { invoice: toInvoiceResponse(updated, publicUrl) } }, now);
         expired.push(updated);
       }
     }

@@ -1,5 +1,5 @@
 /**
- * The chain watcher (decisions.md section 5). One pass: read the solidified head once, then for
+ * The chain watcher (docs/payments.md, Chain watcher). One pass: read the solidified head once, then for
  * each address with open invoices that is due, page through its confirmed incoming USDT history
  * from its durable cursor, verify each candidate against its solidified receipt, record what it
  * finds, and move the cursor (and expire what the new coverage allows).

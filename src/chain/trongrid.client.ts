@@ -1,5 +1,5 @@
 /**
- * Plain-HTTP client for the three TRON endpoints the watcher uses (tron-notes.md sections 1 and 2):
+ * Plain-HTTP client for the three TRON endpoints the watcher uses (docs/payments.md, Chain watcher):
  * the TronGrid v1 account TRC20 history, the solidity node's transaction receipt and its head block.
  * tronweb is not used: it costs ~380 ms to load, has no method for the history endpoint and wraps
  * errors in axios objects; fetch with AbortSignal.timeout gives the same requests with less code.
@@ -96,7 +96,7 @@ export interface TronClientOptions {
 export const DEFAULT_TIMEOUT_MS = 10_000;
 /**
  * TronGrid allows about 15 requests per second per key and answers a burst above it with a ~30 s
- * blackout (tron-notes.md section 1.2): pacing a little below it is faster than backing off.
+ * blackout (TronGrid allows about 15 requests a second per key): pacing a little below it is faster than backing off.
  */
 export const DEFAULT_MAX_RPS = 12;
 /** TronGrid's largest page. */

@@ -1,5 +1,5 @@
 /**
- * The verifier checklist of tron-notes.md section 4. A TronGrid record is only a hint that decides
+ * The verifier checklist (docs/payments.md, Attacks it defends against). A TronGrid record is only a hint that decides
  * whether a receipt is worth reading; what counts is the solidified receipt: SUCCESS, and Transfer
  * logs emitted by the USDT contract itself, decoded from topics and data (never from calldata,
  * `contractResult`, symbols or names, which senders control).

@@ -3,9 +3,8 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { AppDeps } from '../deps.js';
 import { createRouter, errorResponses, jsonResponse } from '../http/openapi.js';
 import { AppError } from '../lib/errors.js';
-import { toCheckoutInvoiceResponse } from '../invoices/invoice.model.js';
+import { CheckoutInvoiceSchema, toCheckoutInvoiceResponse } from '../invoices/invoices.schemas.js';
 import { findByCheckoutToken } from '../invoices/invoices.repo.js';
-import { CheckoutInvoiceSchema } from '../invoices/invoices.schemas.js';
 
 const CheckoutEnvelopeSchema = z.object({ invoice: CheckoutInvoiceSchema }).openapi('CheckoutEnvelope');
 const TokenParamSchema = z.object({

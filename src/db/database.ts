@@ -1,5 +1,5 @@
 /**
- * Opens the SQLite database with the pragmas the product relies on (decisions.md section 2):
+ * Opens the SQLite database with the pragmas the product relies on (docs/architecture.md, Transactions):
  * WAL, synchronous=FULL (an answered 201 is on disk), foreign keys, a busy timeout, statement
  * journals in memory and an 8 MiB page cache.
  */
@@ -12,6 +12,18 @@ import type { Database } from './schema.js';
 export type Db = Kysely<Database>;
 export type Trx = Transaction<Database>;
 export type Sqlite = SqliteDatabase.Database;
+
+declare const openTransaction: unique symbol;
+/**
+ * The better-sqlite3 handle while a write transaction is open on it. Only writeTransaction and the
+ * invoices' group commit hand one out, so a function that takes a TxSqlite (the outbox's
+ * insertEvent, an invoice creation) can only be called inside a transaction: the rule shows at its
+ * signature instead of resting on the one connection being held.
+ */
+export type TxSqlite = Sqlite & { readonly [openTransaction]: true };
+
+/** The handle under each Kysely instance openDatabase made, for the TxSqlite writeTransaction hands out. */
+const handleOf = new WeakMap<Db, Sqlite>();
 
 export interface OpenedDatabase {
   db: Db;
@@ -92,6 +104,7 @@ export function openDatabase(path: string): OpenedDatabase {
   ensureDatabaseFile(path);
   const sqlite = openSqlite(path);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  handleOf.set(db, sqlite);
   return {
     db,
     sqlite,
@@ -104,13 +117,16 @@ export function openDatabase(path: string): OpenedDatabase {
 /**
  * Runs fn in one BEGIN IMMEDIATE transaction on the single connection: the write lock is taken
  * up front, so a transaction that reads then writes never fails half-way on a lock upgrade.
- * fn must not await the network.
+ * fn gets the transaction twice: as Kysely's Trx, and as the TxSqlite handle for the synchronous
+ * compiled queries (src/db/compiled.ts) that must land in it. fn must not await the network.
  */
-export async function writeTransaction<T>(db: Db, fn: (trx: Trx) => Promise<T>): Promise<T> {
+export async function writeTransaction<T>(db: Db, fn: (trx: Trx, tx: TxSqlite) => Promise<T>): Promise<T> {
+  const sqlite = handleOf.get(db);
+  if (!sqlite) throw new Error('writeTransaction needs a database opened by openDatabase');
   return db.connection().execute(async (conn) => {
     await sql`BEGIN IMMEDIATE`.execute(conn);
     try {
-      const result = await fn(conn as unknown as Trx);
+      const result = await fn(conn as unknown as Trx, sqlite as TxSqlite);
       await sql`COMMIT`.execute(conn);
       return result;
     } catch (err) {

@@ -4,9 +4,8 @@
  * acknowledged change can never lose its notifications.
  */
 import { compileQuery, type Param } from '../db/compiled.js';
-import type { Db, Sqlite } from '../db/database.js';
+import type { Db, TxSqlite } from '../db/database.js';
 import { newId } from '../lib/ids.js';
-import { iso } from '../lib/clock.js';
 
 export const EVENT_TYPES = ['invoice.created', 'invoice.confirmed', 'invoice.expired', 'invoice.review', 'webhook.test'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -56,11 +55,11 @@ const insertDeliveryQuery = compileQuery((db, p: Param<{ id: string; webhookId: 
 );
 
 /**
- * Stores an event and its deliveries. Synchronous (compiled queries) on the connection's handle:
- * call it inside the transaction that made the change (a writeTransaction or a group commit), so
- * the three inserts land with that change or not at all.
+ * Stores an event and its deliveries. Synchronous (compiled queries) in the transaction that made
+ * the change (the TxSqlite of a writeTransaction or a group commit), so the inserts land with that
+ * change or not at all.
  */
-export function insertEvent(sqlite: Sqlite, event: NewEvent, now: number): StoredEvent {
+export function insertEvent(tx: TxSqlite, event: NewEvent, now: number): StoredEvent {
   const stored: StoredEvent = {
     id: newId('evt'),
     merchantId: event.merchantId,
@@ -69,7 +68,7 @@ export function insertEvent(sqlite: Sqlite, event: NewEvent, now: number): Store
     data: event.data,
     createdAt: now,
   };
-  insertEventQuery.run(sqlite, {
+  insertEventQuery.run(tx, {
     id: stored.id,
     merchantId: stored.merchantId,
     type: stored.type,
@@ -78,9 +77,9 @@ export function insertEvent(sqlite: Sqlite, event: NewEvent, now: number): Store
     now,
   });
   const webhooks = event.webhookId
-    ? activeWebhookQuery.all(sqlite, { merchantId: event.merchantId, webhookId: event.webhookId })
-    : activeWebhooksQuery.all(sqlite, { merchantId: event.merchantId });
-  for (const w of webhooks) insertDeliveryQuery.run(sqlite, { id: newId('dlv'), webhookId: w.id, eventId: stored.id, merchantId: event.merchantId, now });
+    ? activeWebhookQuery.all(tx, { merchantId: event.merchantId, webhookId: event.webhookId })
+    : activeWebhooksQuery.all(tx, { merchantId: event.merchantId });
+  for (const w of webhooks) insertDeliveryQuery.run(tx, { id: newId('dlv'), webhookId: w.id, eventId: stored.id, merchantId: event.merchantId, now });
   return stored;
 }
 
@@ -95,6 +94,18 @@ export function rowToEvent(row: { id: string; merchant_id: string; type: string;
   };
 }
 
+/** The events of one invoice of this merchant, oldest first. */
+export async function listInvoiceEvents(db: Db, merchantId: string, invoiceId: string): Promise<StoredEvent[]> {
+  const rows = await db
+    .selectFrom('events')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('invoice_id', '=', invoiceId)
+    .orderBy('created_at', 'asc')
+    .execute();
+  return rows.map(rowToEvent);
+}
+
 export async function listMerchantEvents(db: Db, merchantId: string, limit = 100): Promise<StoredEvent[]> {
   const rows = await db
     .selectFrom('events')
@@ -105,9 +116,4 @@ export async function listMerchantEvents(db: Db, merchantId: string, limit = 100
     .limit(limit)
     .execute();
   return rows.map(rowToEvent);
-}
-
-/** The Event resource as the API and the webhook body show it. */
-export function toEventResponse(event: StoredEvent) {
-  return { id: event.id, type: event.type, created_at: iso(event.createdAt), mode: 'live' as const, data: event.data };
 }

@@ -1,7 +1,8 @@
 /** The Event resource: one schema for the API, the Dashboard and the webhook body. */
 import { z } from '@hono/zod-openapi';
 import { DateTime, Mode } from '../http/openapi.js';
-import { EVENT_TYPES } from './events.repo.js';
+import { iso } from '../lib/clock.js';
+import { EVENT_TYPES, type StoredEvent } from './events.repo.js';
 
 export const EventSchema = z
   .object({
@@ -14,3 +15,8 @@ export const EventSchema = z
     }),
   })
   .openapi('Event');
+
+/** The Event resource as the API and the webhook body show it. */
+export function toEventResponse(event: StoredEvent) {
+  return { id: event.id, type: event.type, created_at: iso(event.createdAt), mode: 'live' as const, data: event.data };
+}

@@ -1,11 +1,11 @@
 /**
- * Credentials (decisions.md section 6): `Authorization: Bearer gw_live_...` API keys and the
+ * Credentials (docs/api.md, Merchant accounts): `Authorization: Bearer gw_live_...` API keys and the
  * `gw_session` cookie. A Bearer request is judged by its key alone; a cookie request must pass the
  * Origin rule.
  */
 import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
-import { findKeyBySecret, keyNeedsTouch, touchKey } from '../api-keys/api-keys.repo.js';
+import { findKeyBySecret, isKeyActive, keyNeedsTouch, touchKey } from '../api-keys/api-keys.repo.js';
 import { onConnection } from '../db/database.js';
 import { findSession, renewSession, SESSION_COOKIE, SESSION_LIFETIME_MS } from '../accounts/sessions.repo.js';
 import { AppError } from '../lib/errors.js';
@@ -74,7 +74,7 @@ async function keyAuth(deps: AppDeps, secret: string): Promise<Auth> {
   // Compiled queries on the one connection, taken as Kysely's own queries take it (never inside
   // another request's open transaction).
   const key = await onConnection(deps.db, () => findKeyBySecret(deps.sqlite, secret));
-  if (!key || key.revokedAt !== null || (key.expiresAt !== null && key.expiresAt <= now)) {
+  if (!key || !isKeyActive(key, now)) {
     throw new AppError('unauthorized', 'Unknown, revoked or expired API key');
   }
   deps.rateLimiter.consume('api_key', key.id, deps.config.rate_limits.api_per_key);

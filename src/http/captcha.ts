@@ -1,5 +1,5 @@
 /**
- * Captcha (decisions.md section 6): when captcha.provider is set, sign-in, registration, forgot
+ * Captcha (captcha.* in docs/configuration.md): when captcha.provider is set, sign-in, registration, forgot
  * password, contact and chat start need a `captcha_token`, verified server-side with the provider's
  * siteverify and remembered so each token is used once.
  */

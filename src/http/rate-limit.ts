@@ -7,7 +7,7 @@ interface Bucket {
 }
 
 /**
- * In-process token buckets (one node, decisions.md section 6): `perMinute` requests a minute with a
+ * In-process token buckets (gatewayd runs as one process): `perMinute` requests a minute with a
  * burst of the same size. A limit of 0 turns the check off.
  */
 export class RateLimiter {

@@ -1,5 +1,5 @@
 /**
- * Exact-amount allocation (decisions.md section 3). Runs inside the creation transaction
+ * Exact-amount allocation (docs/payments.md, Amounts). Runs inside the creation transaction
  * (BEGIN IMMEDIATE), so allocations are serialized; the primary key of amount_reservations is the
  * last line of defence against two invoices sharing a final amount on one address.
  *
@@ -9,7 +9,7 @@
  * the number of reservations. Amounts taken by other base prices are skipped once and for all.
  */
 import { compileQuery, type Param } from '../db/compiled.js';
-import type { Sqlite } from '../db/database.js';
+import type { TxSqlite } from '../db/database.js';
 import type { AmountReservationsTable } from '../db/schema.js';
 import { toDbAmount } from '../lib/amounts.js';
 
@@ -80,16 +80,16 @@ const reusableFromQuery = compileQuery((db, p: Param<CursorKey & { reusableFrom:
  * Picks the adjustment for `base` in [1, maxAdjustment] micro-units and advances the cursor.
  * Synchronous (compiled queries): call inside the caller's immediate transaction.
  */
-export function chooseAmount(sqlite: Sqlite, target: AmountTarget, base: bigint, maxAdjustment: bigint, now: number): Allocation {
+export function chooseAmount(tx: TxSqlite, target: AmountTarget, base: bigint, maxAdjustment: bigint, now: number): Allocation {
   const key: CursorKey = { network: target.network, token_contract: target.tokenContract, address: target.address, base_amount: toDbAmount(base) };
-  const cursor = cursorQuery.first(sqlite, key);
+  const cursor = cursorQuery.first(tx, key);
   let adjustment = cursor ? BigInt(cursor.next_adjustment) : 1n;
   let found: bigint | undefined;
   // The used amounts from the cursor on, in ascending chunks: the first gap is the answer. Usually
   // the first chunk is empty at the cursor (one indexed probe); a long run of amounts taken by
   // other prices is crossed PROBE_CHUNK at a time and never again.
   while (found === undefined && adjustment <= maxAdjustment) {
-    const used = usedAmountsQuery.all(sqlite, { ...key, from: toDbAmount(base + adjustment), to: toDbAmount(base + maxAdjustment) });
+    const used = usedAmountsQuery.all(tx, { ...key, from: toDbAmount(base + adjustment), to: toDbAmount(base + maxAdjustment) });
     for (const row of used) {
       if (BigInt(row.amount) !== base + adjustment) break;
       adjustment += 1n;
@@ -100,7 +100,7 @@ export function chooseAmount(sqlite: Sqlite, target: AmountTarget, base: bigint,
   }
   // The cursor moves past the chosen amount (it is about to be reserved) or to the end of the range.
   const next = toDbAmount(found === undefined ? adjustment : found + 1n);
-  if (!cursor || BigInt(cursor.next_adjustment) !== BigInt(next)) saveCursorQuery.run(sqlite, { ...key, next });
+  if (!cursor || BigInt(cursor.next_adjustment) !== BigInt(next)) saveCursorQuery.run(tx, { ...key, next });
   if (found !== undefined) return { kind: 'fresh', adjustment: found };
 
   // Range used up. Known to be fully reserved until `reusable_from`: answer without a scan.
@@ -108,9 +108,9 @@ export function chooseAmount(sqlite: Sqlite, target: AmountTarget, base: bigint,
   // The reservation of the range that ends first (every reservation lasts the same 90 days, so it
   // is also the least recently reserved). The scan is bounded by the size of the adjustment range
   // (a primary-key range), never by all reservations of the address.
-  const oldest = oldestReservationQuery.first(sqlite, { ...key, from: toDbAmount(base + 1n), to: toDbAmount(base + maxAdjustment) });
+  const oldest = oldestReservationQuery.first(tx, { ...key, from: toDbAmount(base + 1n), to: toDbAmount(base + maxAdjustment) });
   if (oldest && oldest.reserved_until <= now) return { kind: 'reuse', adjustment: BigInt(oldest.amount) - base };
-  if (oldest) reusableFromQuery.run(sqlite, { ...key, reusableFrom: oldest.reserved_until });
+  if (oldest) reusableFromQuery.run(tx, { ...key, reusableFrom: oldest.reserved_until });
   return { kind: 'exhausted' };
 }
 
@@ -130,8 +130,8 @@ const insertReservationQuery = compileQuery((db, p: Param<ReservationRow>) =>
 );
 
 /** Records the reservation of a fresh amount; the primary key refuses a double allocation. */
-export function insertReservation(sqlite: Sqlite, target: AmountTarget, amount: bigint, invoiceId: string, now: number, until: number): void {
-  insertReservationQuery.run(sqlite, reservationRow(target, amount, invoiceId, now, until));
+export function insertReservation(tx: TxSqlite, target: AmountTarget, amount: bigint, invoiceId: string, now: number, until: number): void {
+  insertReservationQuery.run(tx, reservationRow(target, amount, invoiceId, now, until));
 }
 
 function reservationRow(target: AmountTarget, amount: bigint, invoiceId: string, now: number, until: number): ReservationRow {
@@ -159,6 +159,6 @@ const takeOverQuery = compileQuery((db, p: Param<ReservationRow>) =>
 );
 
 /** Moves an expired reservation to a new invoice; false when it is not expired any more (guard). */
-export function takeOverReservation(sqlite: Sqlite, target: AmountTarget, amount: bigint, invoiceId: string, now: number, until: number): boolean {
-  return takeOverQuery.run(sqlite, reservationRow(target, amount, invoiceId, now, until)) === 1;
+export function takeOverReservation(tx: TxSqlite, target: AmountTarget, amount: bigint, invoiceId: string, now: number, until: number): boolean {
+  return takeOverQuery.run(tx, reservationRow(target, amount, invoiceId, now, until)) === 1;
 }

@@ -4,7 +4,7 @@
  */
 import type { Db, Trx } from '../db/database.js';
 import { findReviewPayment, latePaymentHashes as lateHashesByInvoice } from '../chain/chain.repo.js';
-import { toTransactionResponse } from '../chain/chain.model.js';
+import { toTransactionResponse } from '../chain/chain.schemas.js';
 import type { Invoice } from './invoice.model.js';
 
 /** Ledger `late_payments`: hashes of transfers that paid this invoice's amount after its window, joined by `;`. */

@@ -1,5 +1,5 @@
 /**
- * Group commit (decisions.md section 2): units of work that arrive while a transaction is running
+ * Group commit (docs/architecture.md, Transactions): units of work that arrive while a transaction is running
  * wait in a queue and are then run together in one BEGIN IMMEDIATE transaction, one fsync for the
  * whole batch instead of one per request. Each unit runs in its own savepoint, so a unit that
  * throws (a 409, a constraint) is rolled back alone and the rest of the batch commits. A caller's
@@ -11,10 +11,10 @@
  * batch runs from BEGIN IMMEDIATE to COMMIT without yielding, while holding Kysely's connection, so
  * no other query can land inside it. maxBatch bounds how long that blocks the event loop.
  */
-import { onConnection, type Db, type Sqlite } from '../db/database.js';
+import { onConnection, type Db, type Sqlite, type TxSqlite } from '../db/database.js';
 
 interface Pending<T> {
-  work: (sqlite: Sqlite) => T;
+  work: (tx: TxSqlite) => T;
   resolve: (value: T) => void;
   reject: (err: unknown) => void;
 }
@@ -49,7 +49,8 @@ export class GroupCommit {
     this.onBatch = options.onBatch ?? (() => undefined);
   }
 
-  run<T>(work: (sqlite: Sqlite) => T): Promise<T> {
+  /** Runs work in the next batch's transaction (in a savepoint of its own); settles after COMMIT. */
+  run<T>(work: (tx: TxSqlite) => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ work, resolve, reject } as Pending<unknown>);
       if (!this.draining) void this.drain();
@@ -101,7 +102,7 @@ export class GroupCommit {
       for (const unit of batch) {
         sqlite.prepare('SAVEPOINT unit').run();
         try {
-          const value = unit.work(sqlite);
+          const value = unit.work(sqlite as TxSqlite);
           sqlite.prepare('RELEASE unit').run();
           outcomes.push({ ok: true, value });
         } catch (error) {

@@ -1,12 +1,10 @@
 /**
- * The Invoice domain object and its two public views: the merchant's Invoice and the payer-safe
- * CheckoutInvoice. Every feature that shows an invoice (API, events, checkout, console, ledger)
- * goes through these mappers, so a field is never shown in one place and forgotten in another.
+ * The Invoice domain object, read from its row. Its two public views (the merchant's Invoice and
+ * the payer-safe CheckoutInvoice) are mapped in invoices.schemas.ts, beside their zod schemas.
  */
 import type { Selectable } from 'kysely';
 import type { InvoicesTable, InvoiceStatus } from '../db/schema.js';
-import { formatAmount, fromDbAmount } from '../lib/amounts.js';
-import { iso, isoOrNull } from '../lib/clock.js';
+import { fromDbAmount } from '../lib/amounts.js';
 
 export interface Invoice {
   id: string;
@@ -64,46 +62,4 @@ export function rowToInvoice(row: Selectable<InvoicesTable>): Invoice {
 
 export function checkoutUrl(publicUrl: string, checkoutToken: string): string {
   return `${publicUrl.replace(/\/+$/, '')}/pay/${checkoutToken}`;
-}
-
-/** Fields shared by the merchant's and the payer's view. */
-function commonFields(inv: Invoice) {
-  return {
-    id: inv.id,
-    base_amount: formatAmount(inv.baseAmount),
-    adjustment: formatAmount(inv.adjustment),
-    payable_amount: formatAmount(inv.payableAmount),
-    wallet_address: inv.walletAddress,
-    status: inv.status,
-    created_at: iso(inv.createdAt),
-    expires_at: iso(inv.expiresAt),
-    reserved_until: iso(inv.reservedUntil),
-    ...(inv.description !== null ? { description: inv.description } : {}),
-    tx_hash: inv.txHash,
-    mode: 'live' as const,
-    network: inv.network as 'tron-mainnet',
-    token: inv.token as 'USDT',
-    token_contract: inv.tokenContract,
-    amount_reuse_review: inv.amountReuseReview,
-  };
-}
-
-/** The Invoice resource (merchant view). */
-export function toInvoiceResponse(inv: Invoice, publicUrl: string) {
-  return {
-    ...commonFields(inv),
-    confirmed_at: isoOrNull(inv.confirmedAt),
-    checkout_url: checkoutUrl(publicUrl, inv.checkoutToken),
-    checkout_token: inv.checkoutToken,
-    merchant_order_id: inv.merchantOrderId,
-    wallet_id: inv.walletId,
-    metadata: inv.metadata,
-  };
-}
-
-export type InvoiceResponse = ReturnType<typeof toInvoiceResponse>;
-
-/** The CheckoutInvoice resource (payer-safe: no order id, wallet id, metadata or checkout link). */
-export function toCheckoutInvoiceResponse(inv: Invoice, merchantName: string) {
-  return { ...commonFields(inv), merchant_name: merchantName };
 }

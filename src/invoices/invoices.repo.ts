@@ -1,10 +1,10 @@
 /** Invoice rows: all Kysely code of the invoices feature except allocation (allocation.repo.ts). */
 import { sql, type Insertable, type SqlBool } from 'kysely';
 import { compileQuery, type Param } from '../db/compiled.js';
-import type { Db, Sqlite, Trx } from '../db/database.js';
+import type { Db, Sqlite, Trx, TxSqlite } from '../db/database.js';
 import type { InvoicesTable, InvoiceStatus } from '../db/schema.js';
 import { toDbAmount } from '../lib/amounts.js';
-import { rowToInvoice, toInvoiceResponse, type Invoice } from './invoice.model.js';
+import { rowToInvoice, type Invoice } from './invoice.model.js';
 
 export const INVOICE_LIST_LIMIT = 500;
 
@@ -44,9 +44,9 @@ const insertInvoiceQuery = compileQuery((db, p: Param<Required<Insertable<Invoic
   }),
 );
 
-/** Synchronous (compiled query): call inside the caller's transaction on the same connection. */
-export function insertInvoice(sqlite: Sqlite, inv: Invoice): void {
-  insertInvoiceQuery.run(sqlite, {
+/** Synchronous (compiled query), in the caller's transaction. */
+export function insertInvoice(tx: TxSqlite, inv: Invoice): void {
+  insertInvoiceQuery.run(tx, {
     id: inv.id,
     merchant_id: inv.merchantId,
     wallet_id: inv.walletId,
@@ -96,22 +96,12 @@ export async function findMerchantInvoice(db: Db | Trx, merchantId: string, id: 
   return row ? rowToInvoice(row) : undefined;
 }
 
-/** The newest invoices of a merchant (GET /invoices shows 500). */
-export async function listMerchantInvoices(db: Db, merchantId: string, limit = INVOICE_LIST_LIMIT): Promise<Invoice[]> {
-  const rows = await db
-    .selectFrom('invoices')
-    .selectAll()
-    .where('merchant_id', '=', merchantId)
-    .orderBy('created_at', 'desc')
-    .orderBy('id')
-    .limit(limit)
-    .execute();
+/** The newest invoices of a merchant, of one status when given (GET /invoices and the console show 500). */
+export async function listMerchantInvoices(db: Db, merchantId: string, limit = INVOICE_LIST_LIMIT, status?: InvoiceStatus): Promise<Invoice[]> {
+  let q = db.selectFrom('invoices').selectAll().where('merchant_id', '=', merchantId);
+  if (status) q = q.where('status', '=', status);
+  const rows = await q.orderBy('created_at', 'desc').orderBy('id').limit(limit).execute();
   return rows.map(rowToInvoice);
-}
-
-/** For the Dashboard (GET /me): the newest invoices as API resources. */
-export async function listInvoicesForMerchant(db: Db, merchantId: string, publicUrl: string, limit = INVOICE_LIST_LIMIT) {
-  return (await listMerchantInvoices(db, merchantId, limit)).map((inv) => toInvoiceResponse(inv, publicUrl));
 }
 
 /** The invoice behind a checkout link and its merchant's display name. */

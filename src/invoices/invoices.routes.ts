@@ -5,8 +5,7 @@ import { requireKeyOrSession, requireSession } from '../http/auth.js';
 import { createRouter, errorResponses, jsonBody, jsonResponse, KEY_OR_SESSION, SESSION_ONLY } from '../http/openapi.js';
 import { formatAmount } from '../lib/amounts.js';
 import { AppError } from '../lib/errors.js';
-import { toInvoiceResponse } from './invoice.model.js';
-import { findMerchantInvoice, listInvoicesForMerchant } from './invoices.repo.js';
+import { findMerchantInvoice, listMerchantInvoices } from './invoices.repo.js';
 import {
   CreateInvoiceSchema,
   IdempotencyHeaderSchema,
@@ -14,6 +13,7 @@ import {
   InvoiceIdParamSchema,
   InvoiceListSchema,
   ReviewDecisionSchema,
+  toInvoiceResponse,
 } from './invoices.schemas.js';
 import { decideReview, InvoiceCreator } from './invoices.service.js';
 
@@ -32,7 +32,10 @@ export function invoiceRoutes(deps: AppDeps) {
       middleware: [requireKeyOrSession(deps, 'invoices:read')] as const,
       responses: { 200: jsonResponse(InvoiceListSchema, 'Invoices'), ...errorResponses(401, 403, 429) },
     }),
-    async (c) => c.json({ invoices: await listInvoicesForMerchant(deps.db, c.get('auth').merchantId, publicUrl) }, 200),
+    async (c) => {
+      const invoices = await listMerchantInvoices(deps.db, c.get('auth').merchantId);
+      return c.json({ invoices: invoices.map((inv) => toInvoiceResponse(inv, publicUrl)) }, 200);
+    },
   );
 
   app.openapi(

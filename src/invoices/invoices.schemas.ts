@@ -1,7 +1,9 @@
-/** The Invoice resources and their requests (interface-spec.md, Invoices; decisions.md section 4). */
+/** The Invoice resources and their requests (docs/api.md, Invoices; amounts in docs/payments.md). */
 import { z } from '@hono/zod-openapi';
 import { DateTime } from '../http/openapi.js';
-import { parseAmount } from '../lib/amounts.js';
+import { formatAmount, parseAmount } from '../lib/amounts.js';
+import { iso, isoOrNull } from '../lib/clock.js';
+import { checkoutUrl, type Invoice } from './invoice.model.js';
 
 export const AMOUNT_PATTERN = '^(0|[1-9][0-9]{0,9})(\\.[0-9]{1,6})?$';
 export const MAX_INVOICE_AMOUNT = 1_000_000_000_000_000n; // 1 000 000 000 USDT in micro-units
@@ -107,3 +109,45 @@ export const IdempotencyHeaderSchema = z.object({
 export const InvoiceIdParamSchema = z.object({ id: z.string().min(1).max(100).openapi({ param: { name: 'id', in: 'path' } }) });
 
 export const ReviewDecisionSchema = z.strictObject({ decision: z.enum(['accept', 'reject']) }).openapi('ReviewDecision');
+
+/** Fields shared by the merchant's and the payer's view. */
+function commonFields(inv: Invoice) {
+  return {
+    id: inv.id,
+    base_amount: formatAmount(inv.baseAmount),
+    adjustment: formatAmount(inv.adjustment),
+    payable_amount: formatAmount(inv.payableAmount),
+    wallet_address: inv.walletAddress,
+    status: inv.status,
+    created_at: iso(inv.createdAt),
+    expires_at: iso(inv.expiresAt),
+    reserved_until: iso(inv.reservedUntil),
+    ...(inv.description !== null ? { description: inv.description } : {}),
+    tx_hash: inv.txHash,
+    mode: 'live' as const,
+    network: inv.network as 'tron-mainnet',
+    token: inv.token as 'USDT',
+    token_contract: inv.tokenContract,
+    amount_reuse_review: inv.amountReuseReview,
+  };
+}
+
+/** The Invoice resource (merchant view). */
+export function toInvoiceResponse(inv: Invoice, publicUrl: string) {
+  return {
+    ...commonFields(inv),
+    confirmed_at: isoOrNull(inv.confirmedAt),
+    checkout_url: checkoutUrl(publicUrl, inv.checkoutToken),
+    checkout_token: inv.checkoutToken,
+    merchant_order_id: inv.merchantOrderId,
+    wallet_id: inv.walletId,
+    metadata: inv.metadata,
+  };
+}
+
+export type InvoiceResponse = ReturnType<typeof toInvoiceResponse>;
+
+/** The CheckoutInvoice resource (payer-safe: no order id, wallet id, metadata or checkout link). */
+export function toCheckoutInvoiceResponse(inv: Invoice, merchantName: string) {
+  return { ...commonFields(inv), merchant_name: merchantName };
+}

@@ -1,8 +1,8 @@
 /**
- * Invoice rules: creation with idempotency and exact-amount allocation (decisions.md sections 3
- * and 4), and the owner's decision on a paid review invoice. No HTTP here, no SQL strings.
+ * Invoice rules: creation with idempotency and exact-amount allocation (docs/payments.md,
+ * Amounts), and the owner's decision on a paid review invoice. No HTTP here, no SQL strings.
  */
-import { writeTransaction, type Sqlite } from '../db/database.js';
+import { writeTransaction, type TxSqlite } from '../db/database.js';
 import { insertEvent } from '../events/events.repo.js';
 import type { AppDeps } from '../deps.js';
 import { parseAmount } from '../lib/amounts.js';
@@ -15,8 +15,8 @@ import { findMerchantWallet } from '../wallets/wallets.repo.js';
 import { chooseAmount, insertReservation, takeOverReservation, type AmountTarget } from './allocation.repo.js';
 import { matchedTransaction } from './chain-link.js';
 import { GroupCommit } from './group-commit.js';
-import { toInvoiceResponse, type Invoice, type InvoiceResponse } from './invoice.model.js';
-import type { CreateInvoiceBody } from './invoices.schemas.js';
+import { type Invoice } from './invoice.model.js';
+import { type CreateInvoiceBody, type InvoiceResponse, toInvoiceResponse } from './invoices.schemas.js';
 import { findByIdempotencyKey, findMerchantInvoice, insertInvoice, moveReviewedInvoice, orderIdExists } from './invoices.repo.js';
 
 export const RESERVATION_MS = 90 * DAY;
@@ -72,26 +72,26 @@ export function requestFingerprint(body: CreateInvoiceBody): string {
  * One creation, inside the caller's immediate transaction (or a group-commit savepoint) on the
  * connection's handle. Synchronous: compiled queries only (src/db/compiled.ts).
  */
-export function createInvoiceInTrx(sqlite: Sqlite, deps: InvoiceDeps, req: CreateInvoiceRequest): CreateInvoiceResult | PoolExhausted {
+export function createInvoiceInTrx(tx: TxSqlite, deps: InvoiceDeps, req: CreateInvoiceRequest): CreateInvoiceResult | PoolExhausted {
   const now = deps.clock.now();
   const fingerprint = requestFingerprint(req.body);
-  const existing = findByIdempotencyKey(sqlite, req.merchantId, req.idempotencyKey);
+  const existing = findByIdempotencyKey(tx, req.merchantId, req.idempotencyKey);
   if (existing) {
     if (existing.requestFingerprint !== fingerprint) {
       throw new AppError('idempotency_key_reused', 'This Idempotency-Key was used with a different request body; use a new key for a new invoice');
     }
     return { invoice: existing, replay: true };
   }
-  if (orderIdExists(sqlite, req.merchantId, req.body.merchant_order_id)) {
+  if (orderIdExists(tx, req.merchantId, req.body.merchant_order_id)) {
     throw new AppError('duplicate_order_id', 'An invoice with this merchant_order_id exists; retry with its original Idempotency-Key');
   }
-  const wallet = findMerchantWallet(sqlite, req.merchantId, req.body.wallet_id);
+  const wallet = findMerchantWallet(tx, req.merchantId, req.body.wallet_id);
   if (!wallet) throw new AppError('not_found', 'Wallet not found');
 
   const base = parseAmount(req.body.amount)!;
   const maxAdjustment = parseAmount(deps.config.invoices.max_adjustment)!;
   const target: AmountTarget = { network: NETWORK, tokenContract: USDT_CONTRACT, address: wallet.address };
-  const allocation = chooseAmount(sqlite, target, base, maxAdjustment, now);
+  const allocation = chooseAmount(tx, target, base, maxAdjustment, now);
   if (allocation.kind === 'exhausted') return { exhausted: true };
   const review = allocation.kind === 'reuse';
   const invoice: Invoice = {
@@ -119,23 +119,23 @@ export function createInvoiceInTrx(sqlite: Sqlite, deps: InvoiceDeps, req: Creat
     expiresAt: now + req.body.expires_in_minutes * MINUTE,
     reservedUntil: now + RESERVATION_MS,
   };
-  insertInvoice(sqlite, invoice);
+  insertInvoice(tx, invoice);
   if (review) {
-    if (!takeOverReservation(sqlite, target, invoice.payableAmount, invoice.id, now, invoice.reservedUntil)) {
+    if (!takeOverReservation(tx, target, invoice.payableAmount, invoice.id, now, invoice.reservedUntil)) {
       throw new Error('reservation to reuse is no longer expired');
     }
   } else {
-    insertReservation(sqlite, target, invoice.payableAmount, invoice.id, now, invoice.reservedUntil);
+    insertReservation(tx, target, invoice.payableAmount, invoice.id, now, invoice.reservedUntil);
   }
   const data = { invoice: toInvoiceResponse(invoice, deps.config.server.public_url) };
-  insertEvent(sqlite, { merchantId: invoice.merchantId, type: 'invoice.created', invoiceId: invoice.id, data }, now);
-  if (review) insertEvent(sqlite, { merchantId: invoice.merchantId, type: 'invoice.review', invoiceId: invoice.id, data }, now);
+  insertEvent(tx, { merchantId: invoice.merchantId, type: 'invoice.created', invoiceId: invoice.id, data }, now);
+  if (review) insertEvent(tx, { merchantId: invoice.merchantId, type: 'invoice.review', invoiceId: invoice.id, data }, now);
   return { invoice, replay: false, view: data.invoice };
 }
 
 /** createInvoiceInTrx for callers that run their own transaction: exhaustion throws the 409. */
-export function createInvoiceOrThrow(sqlite: Sqlite, deps: InvoiceDeps, req: CreateInvoiceRequest): CreateInvoiceResult {
-  const result = createInvoiceInTrx(sqlite, deps, req);
+export function createInvoiceOrThrow(tx: TxSqlite, deps: InvoiceDeps, req: CreateInvoiceRequest): CreateInvoiceResult {
+  const result = createInvoiceInTrx(tx, deps, req);
   if ('exhausted' in result) throw poolExhaustedError();
   return result;
 }
@@ -166,7 +166,7 @@ export class InvoiceCreator {
   }
 
   async create(req: CreateInvoiceRequest): Promise<CreateInvoiceResult> {
-    const result = await this.committer.run((sqlite) => createInvoiceInTrx(sqlite, this.deps, req));
+    const result = await this.committer.run((tx) => createInvoiceInTrx(tx, this.deps, req));
     if ('exhausted' in result) throw poolExhaustedError();
     if (!result.replay) this.deps.deliveriesQueued.notify();
     return result;
@@ -174,12 +174,12 @@ export class InvoiceCreator {
 }
 
 /**
- * The owner's decision on a paid review invoice (decisions.md section 3): accept = confirmed +
+ * The owner's decision on a paid review invoice (docs/payments.md, Invoice states): accept = confirmed +
  * invoice.confirmed, reject = expired + invoice.expired. Anything but a review invoice with a
  * recorded payment is 409 invoice_not_reviewable.
  */
 export async function decideReview(deps: InvoiceDeps, merchantId: string, invoiceId: string, decision: 'accept' | 'reject'): Promise<Invoice> {
-  const updated = await writeTransaction(deps.db, async (trx) => {
+  const updated = await writeTransaction(deps.db, async (trx, tx) => {
     const now = deps.clock.now();
     const invoice = await findMerchantInvoice(trx, merchantId, invoiceId);
     if (!invoice) throw new AppError('not_found', 'Invoice not found');
@@ -199,7 +199,7 @@ export async function decideReview(deps: InvoiceDeps, merchantId: string, invoic
       const transaction = await matchedTransaction(trx, after);
       if (transaction) data.transaction = transaction;
     }
-    insertEvent(deps.sqlite, { merchantId, type: accept ? 'invoice.confirmed' : 'invoice.expired', invoiceId: invoice.id, data }, now);
+    insertEvent(tx, { merchantId, type: accept ? 'invoice.confirmed' : 'invoice.expired', invoiceId: invoice.id, data }, now);
     return after;
   });
   deps.deliveriesQueued.notify();

@@ -1,5 +1,5 @@
 /**
- * The ledger CSV (decisions.md section 9): RFC 4180 quoting with CRLF records, UTF-8, a `'` before
+ * The ledger CSV (docs/api.md, the ledger): RFC 4180 quoting with CRLF records, UTF-8, a `'` before
  * any cell a spreadsheet would read as a formula, produced page by page so memory stays flat for
  * any number of invoices.
  */

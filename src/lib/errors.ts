@@ -1,5 +1,5 @@
 /**
- * The one error type of the API and its closed list of codes (decisions.md section 10).
+ * The one error type of the API and its closed list of codes (docs/api.md, API).
  * Every error response is built from an AppError by the single error handler in app.ts.
  */
 export const ERROR_STATUS = {

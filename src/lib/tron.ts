@@ -1,5 +1,5 @@
 /**
- * TRON constants and base58check addresses (tron-notes.md sections 3.1 and 5.3): a mainnet address
+ * TRON constants and base58check addresses (the mainnet USDT contract; base58check over the 0x41-prefixed 20-byte address): a mainnet address
  * is base58(0x41 || 20-byte account id || first 4 bytes of SHA256(SHA256(payload))).
  */
 import { createHash } from 'node:crypto';

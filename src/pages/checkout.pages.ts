@@ -7,7 +7,8 @@ import type { Hono } from 'hono';
 import QRCode from 'qrcode';
 import type { AppDeps } from '../deps.js';
 import type { AppEnv } from '../http/context.js';
-import { toCheckoutInvoiceResponse, type Invoice } from '../invoices/invoice.model.js';
+import { type Invoice } from '../invoices/invoice.model.js';
+import { toCheckoutInvoiceResponse } from '../invoices/invoices.schemas.js';
 import { findByCheckoutToken } from '../invoices/invoices.repo.js';
 import { pageContext, type Renderer } from './render.js';
 

@@ -10,16 +10,21 @@ import type { InvoiceStatus } from '../db/schema.js';
 import { optionalSession } from '../http/auth.js';
 import type { AppDeps } from '../deps.js';
 import type { AppEnv } from '../http/context.js';
-import { toInvoiceResponse } from '../invoices/invoice.model.js';
-import { findMerchantInvoice } from '../invoices/invoices.repo.js';
-import { isSupportStaff } from '../accounts/merchant.view.js';
+import { toInvoiceResponse } from '../invoices/invoices.schemas.js';
+import { findMerchantInvoice, INVOICE_LIST_LIMIT, listMerchantInvoices } from '../invoices/invoices.repo.js';
+import { isSupportStaff } from '../accounts/support-staff.js';
 import { listLatePayments, listMerchantLatePayments, listUnmatchedTransfers } from '../chain/chain.repo.js';
 import { formMessages } from './auth.pages.js';
-import { dashboardStats, listDeliveries, listInvoiceEvents, listInvoices, listWallets, listWebhookViews } from './console.repo.js';
-import { listMerchantKeys } from '../api-keys/api-keys.repo.js';
+import { readOverviewFigures } from '../dashboard/dashboard.js';
+import { listDeliveryViews, listWalletViews } from '../dashboard/dashboard.repo.js';
+import { listInvoiceEvents } from '../events/events.repo.js';
+import { isKeyActive, listMerchantKeys } from '../api-keys/api-keys.repo.js';
+import { listWebhooks } from '../webhooks/webhooks.repo.js';
+import { formatAmount } from '../lib/amounts.js';
 import { pageContext, type PageContext, type Renderer } from './render.js';
 
 const STATUSES: readonly InvoiceStatus[] = ['pending', 'review', 'confirmed', 'expired'];
+const RECENT_INVOICES = 10;
 
 export interface ConsoleRequest {
   ctx: PageContext;
@@ -77,27 +82,27 @@ export function consolePages(app: Hono<AppEnv>, deps: AppDeps, renderer: Rendere
   const publicUrl = deps.config.server.public_url;
 
   consoleGet(app, deps, '/console', async (c, req) => {
-    const now = deps.clock.now();
-    const stats = await dashboardStats(deps.db, req.merchant.id, now);
-    const recent = (await listInvoices(deps.db, req.merchant.id, undefined)).slice(0, 10).map((inv) => toInvoiceResponse(inv, publicUrl));
-    const wallets = await listWallets(deps.db, req.merchant.id);
-    return render(c, req, 'console-overview', 'overview', req.ctx.t('console.overview.title'), { stats, recent, hasWallet: wallets.length > 0 });
+    const figures = await readOverviewFigures(deps, req.merchant.id);
+    const { stats, ...counts } = figures;
+    const overview = { byStatus: stats.byStatus, received: formatAmount(stats.confirmed.payable), ...counts };
+    const recent = (await listMerchantInvoices(deps.db, req.merchant.id, RECENT_INVOICES)).map((inv) => toInvoiceResponse(inv, publicUrl));
+    return render(c, req, 'console-overview', 'overview', req.ctx.t('console.overview.title'), { stats: overview, recent, hasWallet: figures.wallets > 0 });
   });
 
   consoleGet(app, deps, '/console/wallets', async (c, req) => {
-    const wallets = await listWallets(deps.db, req.merchant.id);
+    const wallets = await listWalletViews(deps.db, req.merchant.id);
     return render(c, req, 'console-wallets', 'wallets', req.ctx.t('console.wallets.title'), { wallets });
   });
 
   consoleGet(app, deps, '/console/invoices', async (c, req) => {
     const q = c.req.query('status');
     const status = STATUSES.find((s) => s === q);
-    const invoices = (await listInvoices(deps.db, req.merchant.id, status)).map((inv) => toInvoiceResponse(inv, publicUrl));
+    const invoices = (await listMerchantInvoices(deps.db, req.merchant.id, INVOICE_LIST_LIMIT, status)).map((inv) => toInvoiceResponse(inv, publicUrl));
     return render(c, req, 'console-invoices', 'invoices', req.ctx.t('console.invoices.title'), { invoices, status: status ?? '', statuses: STATUSES });
   });
 
   consoleGet(app, deps, '/console/invoices/new', async (c, req) => {
-    const wallets = await listWallets(deps.db, req.merchant.id);
+    const wallets = await listWalletViews(deps.db, req.merchant.id);
     return render(c, req, 'console-invoice-new', 'invoices', req.ctx.t('console.invoice_new.title'), { wallets });
   });
 
@@ -114,7 +119,7 @@ export function consolePages(app: Hono<AppEnv>, deps: AppDeps, renderer: Rendere
       );
     }
     const events = await listInvoiceEvents(deps.db, req.merchant.id, invoice.id);
-    const deliveries = await listDeliveries(deps.db, req.merchant.id, { invoiceId: invoice.id });
+    const deliveries = await listDeliveryViews(deps.db, req.merchant.id, { invoiceId: invoice.id });
     const late = await listLatePayments(deps.db, invoice.id);
     return render(c, req, 'console-invoice', 'invoices', req.ctx.t('console.invoice.title', { order: invoice.merchantOrderId }), {
       inv: toInvoiceResponse(invoice, publicUrl),
@@ -132,13 +137,15 @@ export function consolePages(app: Hono<AppEnv>, deps: AppDeps, renderer: Rendere
   });
 
   consoleGet(app, deps, '/console/api-keys', async (c, req) => {
-    const keys = await listMerchantKeys(deps.db, req.merchant.id);
-    return render(c, req, 'console-api-keys', 'api_keys', req.ctx.t('console.keys.title'), { keys, now: deps.clock.now() });
+    const now = deps.clock.now();
+    const keys = (await listMerchantKeys(deps.db, req.merchant.id)).map((key) => ({ ...key, active: isKeyActive(key, now) }));
+    return render(c, req, 'console-api-keys', 'api_keys', req.ctx.t('console.keys.title'), { keys, now });
   });
 
   consoleGet(app, deps, '/console/webhooks', async (c, req) => {
-    const webhooks = await listWebhookViews(deps.db, req.merchant.id);
-    const deliveries = await listDeliveries(deps.db, req.merchant.id, { limit: 100 });
+    // Without the signing secret: the page never needs it.
+    const webhooks = (await listWebhooks(deps.db, req.merchant.id)).map(({ id, url, active, createdAt }) => ({ id, url, active, createdAt }));
+    const deliveries = await listDeliveryViews(deps.db, req.merchant.id, { limit: 100 });
     return render(c, req, 'console-webhooks', 'webhooks', req.ctx.t('console.webhooks.title'), { webhooks, deliveries });
   });
 

@@ -13,8 +13,7 @@ import { errorResponses, jsonBody, jsonResponse } from '../http/openapi.js';
 import { iso } from '../lib/clock.js';
 import { sha256Hex } from '../lib/crypto.js';
 import { AppError } from '../lib/errors.js';
-import { toChatThreadResponse } from './support.mappers.js';
-import { ChatStartBody, ChatStartedSchema, ChatThreadSchema, ContactBody, ContactCreatedSchema, MessageBody } from './support.schemas.js';
+import { ChatStartBody, ChatStartedSchema, ChatThreadSchema, ContactBody, ContactCreatedSchema, MessageBody, toChatThreadResponse } from './support.schemas.js';
 import { addChatMessage, createContactTicket, getChat, startChat } from './support.service.js';
 
 const CHAT_TOKEN_HEADER = 'X-Support-Chat-Token';

@@ -1,7 +1,7 @@
 /**
  * Support mail, plain text in English, best effort: sent after the change has committed, never
  * awaited by the request, never failing it.
- * - Staff (decisions.md section 1, email.staff_notify): every address on support.staff_emails, for
+ * - Staff (email.staff_notify in docs/configuration.md): every address on support.staff_emails, for
  *   each new ticket and each customer message.
  * - The merchant, when the staff answer a dashboard ticket (they should not have to watch the
  *   console for it). Visitors get nothing: the contact form is answered by the team's own mail and

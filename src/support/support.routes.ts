@@ -9,7 +9,6 @@ import type { AppDeps } from '../deps.js';
 import type { AppEnv } from '../http/context.js';
 import { createRouter, errorResponses, jsonBody, jsonResponse } from '../http/openapi.js';
 import { registerPublicSupportRoutes } from './support-public.routes.js';
-import { toInboxThreadResponse, toInboxTicketResponse, toThreadResponse, toTicketResponse } from './support.mappers.js';
 import {
   CreateTicketBody,
   EmptyBody,
@@ -18,6 +17,10 @@ import {
   SupportThreadSchema,
   SupportTicketListSchema,
   TicketIdParam,
+  toInboxThreadResponse,
+  toInboxTicketResponse,
+  toThreadResponse,
+  toTicketResponse,
 } from './support.schemas.js';
 import {
   addOwnerMessage,

@@ -1,5 +1,5 @@
 /**
- * Support rules (interface-spec "Support ticket status", decisions.md section 8):
+ * Support rules (docs/api.md, Support):
  * - a customer message (owner reply, chat message) makes a ticket `open`, reopening a closed one;
  * - a staff reply makes it `answered`; a contact-form ticket cannot be answered in place (409
  *   email_reply_required: the visitor has no account and is answered by email);
@@ -7,7 +7,7 @@
  * - another merchant's ticket is 404, never 403.
  * Mails are started only once the transaction has committed, and no request waits for them.
  */
-import { isSupportStaff } from '../accounts/merchant.view.js';
+import { isSupportStaff } from '../accounts/support-staff.js';
 import { findMerchantById } from '../accounts/merchants.repo.js';
 import { writeTransaction, type Trx } from '../db/database.js';
 import type { SupportTicketCategory, SupportTicketStatus } from '../db/schema.js';

@@ -3,7 +3,6 @@ import type { Selectable } from 'kysely';
 import { compileQuery, type Param } from '../db/compiled.js';
 import type { Db, Sqlite } from '../db/database.js';
 import type { WalletsTable } from '../db/schema.js';
-import { iso } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
 import { NETWORK } from '../lib/tron.js';
 
@@ -18,18 +17,6 @@ export interface Wallet {
 
 function rowToWallet(row: Selectable<WalletsTable>): Wallet {
   return { id: row.id, merchantId: row.merchant_id, label: row.label, address: row.address, network: row.network, createdAt: row.created_at };
-}
-
-export function toWalletResponse(w: Wallet) {
-  return {
-    id: w.id,
-    label: w.label,
-    address: w.address,
-    network: w.network as 'tron-mainnet',
-    verified: false as const,
-    verification_status: 'unverified' as const,
-    created_at: iso(w.createdAt),
-  };
 }
 
 /**
@@ -66,9 +53,4 @@ export function findMerchantWallet(sqlite: Sqlite, merchantId: string, walletId:
 export async function listMerchantWallets(db: Db, merchantId: string): Promise<Wallet[]> {
   const rows = await db.selectFrom('wallets').selectAll().where('merchant_id', '=', merchantId).orderBy('created_at', 'desc').orderBy('id').execute();
   return rows.map(rowToWallet);
-}
-
-/** For the Dashboard (GET /me): the merchant's wallets as API resources. */
-export async function listWalletsForMerchant(db: Db, merchantId: string) {
-  return (await listMerchantWallets(db, merchantId)).map(toWalletResponse);
 }

@@ -3,8 +3,8 @@ import { createRoute } from '@hono/zod-openapi';
 import type { AppDeps } from '../deps.js';
 import { requireKeyOrSession, requireSession } from '../http/auth.js';
 import { createRouter, errorResponses, jsonBody, jsonResponse, KEY_OR_SESSION, SESSION_ONLY } from '../http/openapi.js';
-import { CreateWalletSchema, WalletEnvelopeSchema, WalletListSchema } from './wallets.schemas.js';
-import { listWalletsForMerchant, registerWallet, toWalletResponse } from './wallets.repo.js';
+import { CreateWalletSchema, toWalletResponse, WalletEnvelopeSchema, WalletListSchema } from './wallets.schemas.js';
+import { listMerchantWallets, registerWallet } from './wallets.repo.js';
 
 export function walletRoutes(deps: AppDeps) {
   const app = createRouter();
@@ -19,7 +19,7 @@ export function walletRoutes(deps: AppDeps) {
       middleware: [requireKeyOrSession(deps, 'invoices:read')] as const,
       responses: { 200: jsonResponse(WalletListSchema, 'The wallets, newest first'), ...errorResponses(401, 403, 429) },
     }),
-    async (c) => c.json({ wallets: await listWalletsForMerchant(deps.db, c.get('auth').merchantId) }, 200),
+    async (c) => c.json({ wallets: (await listMerchantWallets(deps.db, c.get('auth').merchantId)).map(toWalletResponse) }, 200),
   );
 
   app.openapi(

@@ -1,7 +1,9 @@
-/** The Wallet resource and its requests (interface-spec.md, Wallets). */
+/** The Wallet resource and its requests (docs/api.md, Wallets). */
 import { z } from '@hono/zod-openapi';
 import { DateTime } from '../http/openapi.js';
+import { iso } from '../lib/clock.js';
 import { isValidTronAddress, TRON_ADDRESS_RE } from '../lib/tron.js';
+import type { Wallet } from './wallets.repo.js';
 
 export const WalletSchema = z
   .object({
@@ -28,3 +30,15 @@ export const CreateWalletSchema = z
 
 export const WalletEnvelopeSchema = z.object({ wallet: WalletSchema }).openapi('WalletEnvelope');
 export const WalletListSchema = z.object({ wallets: z.array(WalletSchema) }).openapi('WalletList');
+
+export function toWalletResponse(w: Wallet) {
+  return {
+    id: w.id,
+    label: w.label,
+    address: w.address,
+    network: w.network as 'tron-mainnet',
+    verified: false as const,
+    verification_status: 'unverified' as const,
+    created_at: iso(w.createdAt),
+  };
+}

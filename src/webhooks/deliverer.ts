@@ -5,7 +5,7 @@
  * claim before it and the record after it write, each guarded on the status.
  */
 import { writeTransaction, type Trx } from '../db/database.js';
-import { toEventResponse } from '../events/events.repo.js';
+import { toEventResponse } from '../events/events.schemas.js';
 import type { AppDeps } from '../deps.js';
 import { DAY, HOUR, MINUTE } from '../lib/clock.js';
 import { createSender, type AttemptOutcome, type Sender } from './sender.js';
@@ -22,7 +22,7 @@ import {
 } from './webhooks.repo.js';
 import type { DeliveryStatus } from '../db/schema.js';
 
-/** Waits after attempts 1 to 10 (decisions.md section 7): 11 attempts over about 3.9 days. */
+/** Waits after attempts 1 to 10 (docs/api.md, Webhooks: receiving events): 11 attempts over about 3.9 days. */
 export const RETRY_DELAYS_MS: readonly number[] = [MINUTE, 5 * MINUTE, 15 * MINUTE, HOUR, 3 * HOUR, 6 * HOUR, 12 * HOUR, DAY, DAY, DAY];
 export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
 /** Retry times vary by up to ±20% so receivers coming back from an outage are not hit all at once. */

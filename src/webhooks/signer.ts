@@ -1,5 +1,5 @@
 /**
- * Webhook signatures (interface-spec Events 4, decisions.md section 7): `X-Gateway-Signature` is
+ * Webhook signatures (docs/api.md, Webhooks: receiving events): `X-Gateway-Signature` is
  * `sha256=` + lowercase hex HMAC-SHA256, keyed by the whole `whsec_...` secret as UTF-8, over
  * `timestamp + "." + raw body`, where timestamp is `X-Gateway-Timestamp` (Unix seconds).
  */

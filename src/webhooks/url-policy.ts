@@ -1,5 +1,5 @@
 /**
- * Where a webhook may point (decisions.md section 7). The same rules run at registration and
+ * Where a webhook may point (docs/api.md, Webhooks: receiving events). The same rules run at registration and
  * before every delivery attempt: https, an allowed port, no userinfo, no fragment, a DNS name (never
  * an IP literal in any notation, never `localhost`), and every address the name resolves to public
  * unless `webhooks.allow_private_cidrs` exempts it. The address that passed is the one the sender

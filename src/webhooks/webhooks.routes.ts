@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi';
-import { toEventResponse } from '../events/events.repo.js';
+import { toEventResponse } from '../events/events.schemas.js';
 import { requireSession } from '../http/auth.js';
 import type { AppDeps } from '../deps.js';
 import { createRouter, errorResponses, jsonBody, jsonResponse, SuccessSchema } from '../http/openapi.js';

@@ -72,11 +72,11 @@ export async function sendTestEvent(
   webhookId: string,
 ): Promise<{ event: StoredEvent; deliveries: Delivery[] }> {
   deps.rateLimiter.consume('webhook_send', merchantId, MANUAL_SENDS_PER_MINUTE);
-  const event = await writeTransaction(deps.db, async (trx) => {
+  const event = await writeTransaction(deps.db, async (trx, tx) => {
     const webhook = await findWebhook(trx, merchantId, webhookId);
     if (!webhook) throw notFound('Webhook');
     if (!webhook.active) throw new AppError('webhook_inactive', 'This webhook was deleted; register the URL again to receive events');
-    return insertEvent(deps.sqlite, { merchantId, type: 'webhook.test', data: { webhook_id: webhook.id }, webhookId: webhook.id }, deps.clock.now());
+    return insertEvent(tx, { merchantId, type: 'webhook.test', data: { webhook_id: webhook.id }, webhookId: webhook.id }, deps.clock.now());
   });
   let delivery = await findDeliveryFor(deps.db, webhookId, event.id);
   if (delivery && (await deliverer.claim(delivery.id, ['pending']))) {

@@ -1,5 +1,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { writeTransaction } from '../../src/db/database.js';
 import { insertEvent } from '../../src/events/events.repo.js';
 import { formatAmount } from '../../src/lib/amounts.js';
 import { NETWORK as TRON_NETWORK, USDT_CONTRACT } from '../../src/lib/tron.js';
@@ -78,10 +79,10 @@ test('stats count invoices by status and sum confirmed amounts exactly; events a
   await addInvoice(merchant.id, wallet, 'expired', 7_000_000, 3);
   await addInvoice(merchant.id, wallet, 'review', 8_000_000, 4);
   await addInvoice(other.merchant.id, `wal_${other.merchant.id}`, 'confirmed', 1_000_000, 5);
-  insertEvent(t.deps.sqlite, { merchantId: merchant.id, type: 'invoice.created', invoiceId: 'inv_test1', data: { n: 1 } }, t.clock.now());
+  await writeTransaction(t.deps.db, async (_trx, tx) => insertEvent(tx, { merchantId: merchant.id, type: 'invoice.created', invoiceId: 'inv_test1', data: { n: 1 } }, t.clock.now()));
   t.clock.advance(1000);
-  insertEvent(t.deps.sqlite, { merchantId: merchant.id, type: 'invoice.confirmed', invoiceId: 'inv_test1', data: { n: 2 } }, t.clock.now());
-  insertEvent(t.deps.sqlite, { merchantId: other.merchant.id, type: 'invoice.created', data: { n: 3 } }, t.clock.now());
+  await writeTransaction(t.deps.db, async (_trx, tx) => insertEvent(tx, { merchantId: merchant.id, type: 'invoice.confirmed', invoiceId: 'inv_test1', data: { n: 2 } }, t.clock.now()));
+  await writeTransaction(t.deps.db, async (_trx, tx) => insertEvent(tx, { merchantId: other.merchant.id, type: 'invoice.created', data: { n: 3 } }, t.clock.now()));
 
   const res = await client.get('/me');
   assert.deepEqual(res.body.stats, {

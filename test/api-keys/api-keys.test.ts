@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { signedInMerchant } from '../helpers/fixtures.js';
 import { sha256Hex } from '../../src/lib/crypto.js';
-import { listApiKeysForMerchant } from '../../src/api-keys/api-keys.repo.js';
+import { listMerchantKeys } from '../../src/api-keys/api-keys.repo.js';
+import { toApiKeyResponse } from '../../src/api-keys/api-keys.schemas.js';
 import { ADDRESSES, newKey, renewSession, shop } from '../helpers/shop.js';
 
 const DAY = 86_400_000;
@@ -76,7 +77,7 @@ test('bearer auth: unknown, malformed, revoked and expired keys are 401; revocat
   const keys = await t.deps.db.selectFrom('api_keys').selectAll().where('id', '=', key.id).executeTakeFirstOrThrow();
   assert.equal(keys.expires_at, t.clock.now());
   // The Dashboard listing flags it, and never carries a secret or its hash.
-  const listed = await listApiKeysForMerchant(t.deps.db, s.merchant.id, t.clock.now());
+  const listed = (await listMerchantKeys(t.deps.db, s.merchant.id)).map((k) => toApiKeyResponse(k, t.clock.now()));
   const shown = listed.find((k) => k.id === key.id)!;
   assert.equal(shown.expired, true);
   assert.equal(shown.expires_at, new Date(t.clock.now()).toISOString());

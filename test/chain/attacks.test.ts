@@ -1,5 +1,5 @@
 /**
- * tron-notes.md section 4: each attack reaches the watcher through real-shaped stand-in answers
+ * The attacks of docs/payments.md: each attack reaches the watcher through real-shaped stand-in answers
  * and never confirms an invoice.
  */
 import { test } from 'node:test';

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { expirableQuery, listMerchantLatePayments, listUnmatchedTransfers, merchantLatePaymentsQuery, unmatchedTransfersQuery, watchedAddressesQuery } from '../../src/chain/chain.repo.js';
 import { runOnce as optimize } from '../../src/db/maintenance.worker.js';
-import { walletViewsQuery } from '../../src/pages/console.repo.js';
+import { walletViewsQuery } from '../../src/dashboard/dashboard.repo.js';
 import { startTestApp } from '../helpers/app.js';
 import { insertInvoice } from '../helpers/chain-fixtures.js';
 import { randomAddress } from '../helpers/tron-samples.js';

@@ -6,12 +6,12 @@ import { randomBytes } from 'node:crypto';
 import { insertMerchant } from '../../src/accounts/merchants.repo.js';
 import { rowToInvoice, type Invoice } from '../../src/invoices/invoice.model.js';
 import type { InvoiceStatus } from '../../src/db/schema.js';
-import { DAY, HOUR, SECOND } from '../../src/lib/clock.js';
+import { DAY, HOUR } from '../../src/lib/clock.js';
 import { newId } from '../../src/lib/ids.js';
 import { NETWORK, TOKEN, USDT_CONTRACT } from '../../src/lib/tron.js';
 import type { TestApp } from './app.js';
 import { startTronGrid, type FakeTronGrid } from './trongrid.js';
-import { createChainRuntime, runOnce } from '../../src/chain/chain.worker.js';
+import { createChainRuntime } from '../../src/chain/chain.worker.js';
 import { startTestApp, type ConfigOverrides } from './app.js';
 
 let counter = 0;
@@ -114,10 +114,4 @@ export async function startChainHarness(options: { config?: ConfigOverrides; now
       await tg.close();
     },
   };
-}
-
-/** Moves the clock one poll interval on and runs one watcher pass. */
-export async function pass(h: ChainHarness, ms = 5 * SECOND): Promise<void> {
-  h.t.clock.advance(ms);
-  await runOnce(h.t.deps);
 }

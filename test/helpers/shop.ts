@@ -5,7 +5,7 @@ import type { TestApp } from './app.js';
 import { signedInMerchant, type SignedIn } from './fixtures.js';
 import type { HttpClient, HttpResponse } from './http.js';
 
-/** Valid mainnet addresses (tron-notes.md 5.4). */
+/** Valid mainnet addresses (real base58check addresses with valid checksums). */
 export const ADDRESSES = ['TL24LCps5FKwp3PoU1MvrYrwhi5LU1tHre', 'TXVj38D1XR3TPgSHTCZGC8wkLDAGqF1oqx', 'TV6MuMXfmLbBqPZvBHdwFsDnQeVfnmiuSi', 'TJmmqjb1DK9TTZbQXzRQ2AuA94z4gKAPFh'] as const;
 
 export interface Shop extends SignedIn {

@@ -1,5 +1,5 @@
 /**
- * Real-shaped TRON data for tests and benchmarks (tron-notes.md sections 2.1, 4, 5.4 and 6): the
+ * Real-shaped TRON data for tests and benchmarks (real mainnet shapes; the attacks of docs/payments.md): the
  * mainnet sample payment, fake tokens, a look-alike address, and builders for TronGrid records,
  * Transfer logs and solidified receipts that agree with each other.
  */
@@ -30,7 +30,7 @@ export const LOOKALIKE_PAYER = 'TL24LCps5FKwp3PoTysfgSPY9t9QpJtHre';
 export const SAMPLE_AMOUNT = 41_677_389n;
 export const SAMPLE_BLOCK = 69_316_562;
 export const SAMPLE_BLOCK_TIME = 1_738_601_505_000;
-/** Tokens deployed with the USDT symbol and name (tron-notes.md section 4.1). */
+/** Tokens deployed with the USDT symbol and name (deployed on mainnet by others). */
 export const FAKE_USDT_CONTRACTS = ['TJCDneQevgfGFkU1rpCxVofksbeiGLhMCi', 'TVvHYiz294Q1ZeTjRTWTczJJjVz9yS8FEP', 'TJXMm2zHg2FpTEAWSmn7JAzfjji6XuMWPy'];
 export const TRANSFER_TOPIC = 'ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
 export const APPROVAL_TOPIC = '8c5be1e5ebec7d5bd14f71427d1e84f3dd0314c0f7b2291e5b200ac8c7c3b925';

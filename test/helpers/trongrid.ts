@@ -1,6 +1,6 @@
 /**
  * A loopback TronGrid + java-tron stand-in: a real node:http server answering the endpoints the
- * watcher uses with real-shaped bodies (tron-notes.md sections 1, 2 and 6):
+ * watcher uses with real-shaped bodies (as TronGrid and java-tron answer):
  *   GET  /v1/accounts/{address}/transactions/trc20   (filters, ordering, fingerprint pages)
  *   GET  /v1/contracts/{contract}/events             (the newest confirmed event: index progress)
  *   GET|POST /walletsolidity/gettransactioninfobyid, /wallet/gettransactioninfobyid
@@ -161,7 +161,7 @@ export class FakeTronGrid {
         return this.trc20(url, res);
       case 'events': {
         const at = this.indexedUpTo ?? this.currentSolidHead().timestamp;
-        // One real-shaped USDT Transfer event (tron-notes.md section 1.3) at the index position.
+        // One real-shaped USDT Transfer event (as TronGrid's events endpoint lists it) at the index position.
         return send(res, 200, {
           data: [
             {

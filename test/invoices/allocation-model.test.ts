@@ -15,7 +15,7 @@ const MAX_ADJ = 5n;
 type Op = { kind: 'create'; base: bigint } | { kind: 'wait'; days: number };
 
 /**
- * The allocation against a plain model of decisions.md section 3: the smallest never-used final
+ * The allocation against a plain model of the rule in docs/payments.md (Amounts): the smallest never-used final
  * amount; else the reservation that ended longest ago (ties: smaller amount) as a review; else
  * exhausted. Bases a few micro-units apart make the ranges of different prices overlap.
  */
@@ -54,7 +54,7 @@ test('allocation matches the reference model for random prices and waits on one 
           }
           const key = `r${run}-${i}`;
           const body = { merchant_order_id: key, amount: (Number(op.base) / 1e6).toFixed(6), wallet_id: wallet.id, expires_in_minutes: 20 };
-          const result = await writeTransaction(t.deps.db, async () => createInvoiceInTrx(t.deps.sqlite, t.deps, { merchantId: merchant.id, idempotencyKey: key, body }));
+          const result = await writeTransaction(t.deps.db, async (_trx, tx) => createInvoiceInTrx(tx, t.deps, { merchantId: merchant.id, idempotencyKey: key, body }));
           if (!expected) {
             assert.ok('exhausted' in result, `op ${i}: expected exhaustion`);
             seen.exhausted += 1;

@@ -148,11 +148,11 @@ test('GET /invoices lists the newest 500, newest first', async () => {
   const ids: string[] = [];
   // Seeded through the real creation code (the HTTP path is covered above), 100 per second.
   for (let batch = 0; batch < 6; batch++) {
-    await writeTransaction(t.deps.db, async () => {
+    await writeTransaction(t.deps.db, async (_trx, tx) => {
       for (let i = 0; i < 100; i++) {
         const n = `list-${batch}-${i}`;
         const body = { merchant_order_id: n, amount: '7', wallet_id: s.walletId, expires_in_minutes: 20 };
-        ids.push(createInvoiceOrThrow(t.deps.sqlite, t.deps, { merchantId: s.merchant.id, idempotencyKey: n, body }).invoice.id);
+        ids.push(createInvoiceOrThrow(tx, t.deps, { merchantId: s.merchant.id, idempotencyKey: n, body }).invoice.id);
       }
     });
     t.clock.advance(1000);

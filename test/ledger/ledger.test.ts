@@ -108,11 +108,11 @@ test('many invoices stream page by page: every row exactly once, in order', asyn
   const ids = new Set<string>();
   // Seeded through the real creation code in a few transactions (HTTP adds nothing here).
   for (let batch = 0; batch < 25; batch++) {
-    await writeTransaction(t.deps.db, async () => {
+    await writeTransaction(t.deps.db, async (_trx, tx) => {
       for (let i = 0; i < 100; i++) {
         const n = batch * 100 + i;
         const body = { merchant_order_id: `S-${n}`, amount: '3', wallet_id: s.walletId, expires_in_minutes: 20 };
-        ids.add(createInvoiceOrThrow(t.deps.sqlite, t.deps, { merchantId: s.merchant.id, idempotencyKey: `S-${n}`, body }).invoice.id);
+        ids.add(createInvoiceOrThrow(tx, t.deps, { merchantId: s.merchant.id, idempotencyKey: `S-${n}`, body }).invoice.id);
       }
     });
     if (batch % 3 === 0) t.clock.advance(1000);

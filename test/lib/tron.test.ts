@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { hexToTronAddress, isValidTronAddress, tronAddressToHex, USDT_CONTRACT } from '../../src/lib/tron.js';
 
-// Vectors from tron-notes.md section 5.4.
+// Vectors: real mainnet addresses and their hex forms.
 const valid: Array<[string, string]> = [
   ['TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t', '41a614f803b6fd780986a42c78ec9c7f77e6ded13c'],
   ['TL24LCps5FKwp3PoU1MvrYrwhi5LU1tHre', '416e3b44b96104b26f84057974a1f0c9880f7c9b13'],

@@ -1,6 +1,6 @@
 /**
  * Slow and faulty peers (issue 11) around the real `gatewayd serve`: a TronGrid stand-in that
- * throttles, errs, hangs and lies (the attacks of tron-notes.md section 4) while real payments
+ * throttles, errs, hangs and lies (the attacks of docs/payments.md) while real payments
  * also arrive, a webhook receiver that hangs, an SMTP server that refuses. The service keeps
  * answering, confirms exactly the real payments and loses nothing.
  */

@@ -92,7 +92,7 @@ test('tenancy and auth: foreign ids, revoked, expired and narrow keys, foreign o
       if (op.auth === 'S') expect(await call(anon, op, path, { bearer: a.key }), 403, 'session_required', `${op.method} ${op.path} with a valid key`);
       expect(await call(anon, op, path), 401, 'unauthorized', `${op.method} ${op.path} without credentials`);
     }
-    // Scopes (decisions.md section 6).
+    // Scopes (docs/api.md, API keys).
     const scopeCases: Array<[string, string, string, number]> = [
       ['GET', '/wallets', ledgerOnly.secret, 403],
       ['GET', '/invoices', ledgerOnly.secret, 403],

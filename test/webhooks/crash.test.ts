@@ -76,7 +76,7 @@ test('gatewayd killed (SIGKILL) mid-delivery: after restart the delivery is sent
 
     // An event stored by another writer of the same database: the worker's poll finds it.
     const writer = openDatabase(dbPath);
-    const event = await writeTransaction(writer.db, async () => insertEvent(writer.sqlite, { merchantId: merchant.id, type: 'invoice.expired', data: { invoice: { id: 'inv_k' } } }, Date.now()));
+    const event = await writeTransaction(writer.db, async (_trx, tx) => insertEvent(tx, { merchantId: merchant.id, type: 'invoice.expired', data: { invoice: { id: 'inv_k' } } }, Date.now()));
     await rx.waitFor(1, 10_000);
     const status = async () =>
       (await writer.db.selectFrom('deliveries').select(['status', 'attempts']).where('event_id', '=', event.id).executeTakeFirstOrThrow());

@@ -23,7 +23,7 @@ export async function registerWebhook(client: HttpClient, url: string): Promise<
 }
 
 export async function storeEvent(t: TestApp, merchantId: string, type: EventType = 'invoice.created', data: Record<string, unknown> = { invoice: { id: 'inv_test' } }): Promise<StoredEvent> {
-  return writeTransaction(t.deps.db, async () => insertEvent(t.deps.sqlite, { merchantId, type, data }, t.clock.now()));
+  return writeTransaction(t.deps.db, async (_trx, tx) => insertEvent(tx, { merchantId, type, data }, t.clock.now()));
 }
 
 export async function deliveriesOf(t: TestApp, eventId: string): Promise<Delivery[]> {
