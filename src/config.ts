@@ -32,6 +32,29 @@ const httpUrl = (message: string) =>
     }
   }, { message });
 
+/**
+ * server.public_url, parsed and normalised once here: lower-case scheme and host, no default port,
+ * no trailing slash. Everything else (cookies' Secure flag, links, the allowed Origin) reads the
+ * normalised value, so `HTTPS://Pay.Example.com/` behaves exactly like `https://pay.example.com`.
+ */
+const publicUrlSchema = z.string().transform((value, ctx) => {
+  let url: URL | undefined;
+  try {
+    url = new URL(value.trim());
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    ctx.addIssue({ code: 'custom', message: 'expected an absolute http(s) URL such as https://pay.example.com' });
+    return z.NEVER;
+  }
+  if (url.username || url.password || url.search || url.hash) {
+    ctx.addIssue({ code: 'custom', message: 'expected a URL without credentials, query or fragment, such as https://pay.example.com' });
+    return z.NEVER;
+  }
+  return `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, '')}`;
+});
+
 const amountString = z.string().refine((v) => {
   const micro = parseAmount(v);
   return micro !== undefined && micro >= 1n && micro <= 999_999n;
@@ -42,8 +65,7 @@ const perMinute = z.number().int().min(0).max(1_000_000);
 export const configSchema = z.strictObject({
   server: z.strictObject({
     listen: listenSchema.default('127.0.0.1:8080'),
-    public_url: httpUrl('expected an absolute http(s) URL such as https://pay.example.com')
-      .default('http://127.0.0.1:8080'),
+    public_url: publicUrlSchema.default('http://127.0.0.1:8080'),
     trust_proxy: z.boolean().default(false),
     secret: z.string().default(''),
   }).prefault({}),
@@ -76,6 +98,10 @@ export const configSchema = z.strictObject({
     smtp_url: z.string().refine((v) => v === '' || /^smtps?:\/\//.test(v), {
       message: 'expected an smtp:// or smtps:// URL, or "" to turn email off',
     }).default(''),
+    // "required": smtps://, or smtp:// that must upgrade with STARTTLS (a server or a man in the
+    // middle that does not offer it gets neither the message nor the credentials). "opportunistic":
+    // STARTTLS when offered, else plain text; only for a relay on this machine or a trusted network.
+    smtp_tls: z.enum(['required', 'opportunistic']).default('required'),
     from: z.string().min(1).default('gatewayd <noreply@localhost>'),
     staff_notify: z.boolean().default(true),
   }).prefault({}),
@@ -158,6 +184,8 @@ export type Config = ParsedConfig & {
    * webhooks may go to http and to loopback or private addresses, such as a receiver on localhost.
    */
   readonly devMode: boolean;
+  /** True when server.public_url is https: cookies carry the Secure flag. */
+  readonly secureCookies: boolean;
 };
 
 export interface ListenAddress {
@@ -216,8 +244,10 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     try {
       raw = parseToml(text) as Record<string, unknown>;
     } catch (err) {
-      const first = String((err as Error).message).split('\n')[0];
-      throw new ConfigError(`${path}: invalid TOML: ${first}`);
+      // The first line only: smol-toml quotes the offending source lines after it, secrets included.
+      const first = String((err as Error).message).split('\n')[0]!.replace(/^Invalid TOML document: /, '');
+      const line = (err as { line?: number }).line;
+      throw new ConfigError(`${path}: invalid TOML${line ? ` at line ${line}` : ''}: ${first}`);
     }
   }
   applyEnvOverrides(raw, env);
@@ -253,7 +283,12 @@ function finish(parsed: ParsedConfig, source: string, devMode = false): Config {
   }
   const secretGenerated = parsed.server.secret === '';
   if (secretGenerated) parsed.server.secret = randomBytes(32).toString('base64url');
-  return deepFreeze({ ...parsed, source, secretGenerated, publicOrigin: new URL(parsed.server.public_url).origin, network, devMode });
+  return deepFreeze({ ...parsed, source, secretGenerated, ...derived(parsed), network, devMode });
+}
+
+function derived(parsed: ParsedConfig): Pick<Config, 'publicOrigin' | 'secureCookies'> {
+  const url = new URL(parsed.server.public_url);
+  return { publicOrigin: url.origin, secureCookies: url.protocol === 'https:' };
 }
 
 function describeIssue(issue: z.core.$ZodIssue, raw: Record<string, unknown>): string {
@@ -264,8 +299,21 @@ function describeIssue(issue: z.core.$ZodIssue, raw: Record<string, unknown>): s
   const key = issue.path.join('.');
   let value: unknown = raw;
   for (const part of issue.path) value = (value as Record<PropertyKey, unknown> | undefined)?.[part as PropertyKey];
-  const shown = value === undefined ? '' : ` (got ${JSON.stringify(value)})`;
-  return `${key}: ${issue.message}${shown}`;
+  return `${key}: ${issue.message}${shown(issue.path, value)}`;
+}
+
+/**
+ * Configuration errors quote the offending value to help, except where it may be a secret: keys
+ * named like one (secret, password, token, api_key) and URLs, which may carry credentials
+ * (smtps://user:password@...). Those are named, never echoed, whatever the error.
+ */
+export function isSecretKey(path: ReadonlyArray<PropertyKey>): boolean {
+  return path.some((part) => typeof part === 'string' && /secret|password|token|api_key$|_url$/i.test(part));
+}
+
+function shown(path: ReadonlyArray<PropertyKey>, value: unknown): string {
+  if (value === undefined) return '';
+  return isSecretKey(path) ? ' (value not shown: it may be secret)' : ` (got ${JSON.stringify(value)})`;
 }
 
 /** GATEWAYD_<SECTION>_<KEY> overrides; the value is coerced to the type of the key's default. */
@@ -283,20 +331,21 @@ function applyEnvOverrides(raw: Record<string, unknown>, env: NodeJS.ProcessEnv)
     const example = defaults[section]![key];
     const current = (raw[section] ??= {});
     if (typeof current !== 'object' || current === null || Array.isArray(current)) continue;
-    (current as Record<string, unknown>)[key] = coerceEnv(name, value, example);
+    (current as Record<string, unknown>)[key] = coerceEnv(name, value, example, [section, key]);
   }
 }
 
-function coerceEnv(name: string, value: string, example: unknown): unknown {
+function coerceEnv(name: string, value: string, example: unknown, path: string[]): unknown {
+  const got = shown(path, value);
   if (typeof example === 'number') {
     const n = Number(value);
-    if (value.trim() === '' || !Number.isFinite(n)) throw new ConfigError(`environment: ${name}: expected a number (got ${JSON.stringify(value)})`);
+    if (value.trim() === '' || !Number.isFinite(n)) throw new ConfigError(`environment: ${name}: expected a number${got}`);
     return n;
   }
   if (typeof example === 'boolean') {
     if (/^(true|1|yes|on)$/i.test(value)) return true;
     if (/^(false|0|no|off)$/i.test(value)) return false;
-    throw new ConfigError(`environment: ${name}: expected true or false (got ${JSON.stringify(value)})`);
+    throw new ConfigError(`environment: ${name}: expected true or false${got}`);
   }
   if (Array.isArray(example) || (typeof example === 'object' && example !== null)) {
     const trimmed = value.trim();
@@ -304,14 +353,14 @@ function coerceEnv(name: string, value: string, example: unknown): unknown {
       try {
         return JSON.parse(trimmed);
       } catch {
-        throw new ConfigError(`environment: ${name}: invalid JSON (got ${JSON.stringify(value)})`);
+        throw new ConfigError(`environment: ${name}: invalid JSON${got}`);
       }
     }
     if (Array.isArray(example)) {
       const items = trimmed === '' ? [] : trimmed.split(',').map((s) => s.trim());
       return typeof example[0] === 'number' ? items.map(Number) : items;
     }
-    throw new ConfigError(`environment: ${name}: expected a JSON object (got ${JSON.stringify(value)})`);
+    throw new ConfigError(`environment: ${name}: expected a JSON object${got}`);
   }
   return value;
 }

@@ -11,7 +11,7 @@ import { callDev, DevCommandError, devUrl, printAnswer, runDev } from './cli/dev
 import { checkMerchantArgs, MerchantCommandError, readPassword, runMerchantCreate } from './cli/merchant.js';
 import { HELP, UsageError } from './cli/usage.js';
 import { runServe, ServeError } from './serve.js';
-import { VERSION } from './version.js';
+import { versionLine } from './cli/version.js';
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -45,7 +45,7 @@ export async function main(argv: string[]): Promise<number> {
         return command === undefined ? 2 : 0;
       case 'version':
       case '--version':
-        out(`gatewayd ${VERSION}`);
+        out(await versionLine());
         return 0;
       case 'init': {
         const { values } = parse(rest, { dir: { type: 'string' } });

@@ -2,7 +2,8 @@
 import { providerSettings } from '../chain/providers.js';
 import type { Config } from '../config.js';
 import { NETWORKS } from '../lib/tron.js';
-import type { Finding } from './doctor.js';
+import { smtpServerName, smtpTransportOptions } from '../email/mailer.js';
+import { isLoopbackHost, type Finding } from './doctor.js';
 
 /** Solidified blocks trail the head by about a minute; older than this means a stuck node. */
 const STALE_BLOCK_MS = 5 * 60_000;
@@ -167,27 +168,31 @@ export async function checkSmtp(config: Config, timeoutMs: number): Promise<Find
     return { level: 'warn', check: 'smtp', detail: 'email.smtp_url is empty: registration and password reset answer 503 (use `gatewayd merchant create`)' };
   }
   const url = new URL(config.email.smtp_url);
-  const port = url.port ? Number(url.port) : url.protocol === 'smtps:' ? 465 : 587;
   // Host and port only: the URL may hold the password.
-  const where = `${url.protocol}//${url.hostname}:${port}`;
+  const where = smtpServerName(config);
+  const required = config.email.smtp_tls === 'required';
+  const tls = url.protocol === 'smtps:' ? 'TLS from the start (smtps)' : required ? 'STARTTLS required' : 'STARTTLS only when offered';
   // Loaded here, not at start: `gatewayd serve` imports this module too and never needs it.
   const { default: nodemailer } = await import('nodemailer');
-  const transport = nodemailer.createTransport({
-    host: url.hostname.replace(/^\[|\]$/g, ''),
-    port,
-    secure: url.protocol === 'smtps:',
-    auth: url.username ? { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) } : undefined,
-    tls: { servername: url.hostname },
-    connectionTimeout: timeoutMs,
-    greetingTimeout: timeoutMs,
-    socketTimeout: timeoutMs,
-  });
+  const transport = nodemailer.createTransport(smtpTransportOptions(config, { connect: timeoutMs, socket: timeoutMs }));
   try {
     await transport.verify();
-    return { level: 'ok', check: 'smtp', detail: `${where} answers EHLO${url.username ? ' and accepts the credentials' : ''}` };
+    const detail = `${where} answers EHLO${url.username ? ' and accepts the credentials' : ''}; ${tls}`;
+    if (url.protocol === 'smtps:' || required) return { level: 'ok', check: 'smtp', detail };
+    return {
+      level: 'warn',
+      check: 'smtp',
+      detail:
+        `${detail}: email.smtp_tls = "opportunistic" lets anyone on the path strip STARTTLS and read reset links${url.username ? ' and the SMTP password' : ''}; ` +
+        `keep it for a relay on this machine${isLoopbackHost(url.hostname.replace(/^\[|\]$/g, '')) ? '' : ` (${url.hostname} is not loopback)`}`,
+    };
   } catch (err) {
     const e = err as Error & { code?: string };
-    return { level: 'fail', check: 'smtp', detail: `${where}: ${e.code ? `${e.code}: ` : ''}${e.message.split('\n')[0]}` };
+    const hint =
+      required && url.protocol === 'smtp:' && (e.code === 'ETLS' || /STARTTLS/i.test(e.message))
+        ? ' (STARTTLS is required: use smtps://, enable STARTTLS on the server, or for a relay on this machine set email.smtp_tls = "opportunistic")'
+        : '';
+    return { level: 'fail', check: 'smtp', detail: `${where}: ${e.code ? `${e.code}: ` : ''}${e.message.split('\n')[0]}${hint}` };
   } finally {
     transport.close();
   }

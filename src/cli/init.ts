@@ -40,6 +40,10 @@ max_adjustment = "0.099999"
 # smtp:// or smtps:// URL, e.g. "smtps://user:password@smtp.example.com:465". Empty: no email
 # (registration and password reset then answer 503; use \`gatewayd merchant create\`).
 smtp_url = ""
+# "required": smtps://, or smtp:// that must upgrade with STARTTLS (a server that does not offer it
+# is refused, so nobody on the path can strip it and read reset links or the SMTP password).
+# "opportunistic": STARTTLS only when offered; for a relay on this machine (smtp://127.0.0.1:25).
+smtp_tls = "required"
 from = "gatewayd <noreply@localhost>"
 # Mail the support staff on new tickets and customer messages.
 staff_notify = true

@@ -33,7 +33,7 @@ Usage:
   gatewayd dev transfer --to ADDRESS --amount A [--from ADDRESS] [--fake-token] [--failed] [--url URL]
                                              any transfer on the simulated chain
                                              (dev subcommands: --json prints the answer as JSON)
-  gatewayd version                           print the version
+  gatewayd version                           print the version, and the Node.js and SQLite it runs on
   gatewayd --help                            this text
 
 Configuration: --config FILE, else $GATEWAYD_CONFIG, else ./gatewayd.toml, else built-in defaults.

@@ -27,7 +27,7 @@ const handleOf = new WeakMap<Db, Sqlite>();
 
 export interface OpenedDatabase {
   db: Db;
-  sqlite: Sqlite & StatementKeeping;
+  sqlite: Sqlite & StatementCache;
   path: string;
   close(): Promise<void>;
 }
@@ -42,31 +42,16 @@ export function ensureDatabaseFile(path: string): boolean {
   return true;
 }
 
-/**
- * better-sqlite3 12 builds Database and Statement on node::ObjectWrap. Since Node 24.19, destroying
- * such an object from a garbage collection that runs outside JavaScript (an idle or background GC)
- * aborts the whole process: `Assertion failed: (env) != nullptr` in RemoveEnvironmentCleanupHook,
- * from Statement::~Statement (WiseLibs/better-sqlite3#1515, closed upstream; better-sqlite3 13 fixes
- * it but needs Node 22, and we support Node 20 too). So none of ours ever becomes garbage:
- * - each handle keeps its statements by SQL text for its whole life. Values are always bound
- *   parameters, so the product prepares a few hundred texts in all; reusing them is also the fastest
- *   path (SQLite's parse and plan cost more than running our short indexed statements), and SQLite
- *   re-prepares a kept statement by itself after a schema change;
- * - pragma() goes through those kept statements (better-sqlite3's own pragma() prepares anew);
- * - every handle stays reachable until the process ends (a server opens one; a CLI command a few).
- * Backup objects (`gatewayd backup`) are the one exception: better-sqlite3 creates them internally.
- */
-const keptHandles: Sqlite[] = [];
+/** The most prepared statements a handle keeps (see cacheStatements). */
+export const STATEMENT_CACHE_SIZE = 500;
 
-export interface StatementKeeping {
-  /** How many statements this handle keeps. */
-  readonly keptStatements: number;
+export interface StatementCache {
+  /** How many prepared statements this handle keeps right now (at most STATEMENT_CACHE_SIZE). */
+  readonly cachedStatements: number;
 }
 
-export function openSqlite(path: string, options: { readonly?: boolean } = {}): Sqlite & StatementKeeping {
-  const sqlite = new SqliteDatabase(path, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false });
-  keptHandles.push(sqlite);
-  const kept = keepStatements(sqlite);
+export function openSqlite(path: string, options: { readonly?: boolean } = {}): Sqlite & StatementCache {
+  const sqlite = cacheStatements(new SqliteDatabase(path, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false }));
   sqlite.exec('PRAGMA busy_timeout = 5000');
   if (!options.readonly) sqlite.exec('PRAGMA journal_mode = WAL');
   sqlite.exec('PRAGMA synchronous = FULL');
@@ -78,34 +63,41 @@ export function openSqlite(path: string, options: { readonly?: boolean } = {}): 
   // 8 MiB of page cache instead of 2 MiB: the indexes a creation touches stay cached (a third fewer
   // page reads under load); filled on demand, so idle memory does not change.
   sqlite.exec('PRAGMA cache_size = -8192');
-  return kept;
+  return sqlite;
 }
 
-function keepStatements(sqlite: Sqlite): Sqlite & StatementKeeping {
-  const statements = new Map<string, SqliteDatabase.Statement>();
+function cacheStatements(sqlite: Sqlite): Sqlite & StatementCache {
+  // A bounded LRU of prepared statements by SQL text, at most STATEMENT_CACHE_SIZE: Kysely and the
+  // compiled queries prepare on every call, and preparing costs more than running our short indexed
+  // statements (a creation takes ~4x the CPU without it: BENCHMARKS.md, "Runtime"). Values are always
+  // bound, so the product has a few hundred texts in all; SQLite re-prepares a cached statement
+  // itself after a schema change. A hit only stamps its entry; the scan for the least recently used
+  // runs only when a new text arrives with the cache full.
+  const statements = new Map<string, { stmt: SqliteDatabase.Statement; used: number }>();
+  let clock = 0;
   const prepareNew = sqlite.prepare.bind(sqlite);
   const prepare = (text: string): SqliteDatabase.Statement => {
-    let stmt = statements.get(text);
-    if (!stmt) {
-      stmt = prepareNew(text);
-      statements.set(text, stmt);
+    const hit = statements.get(text);
+    if (hit) {
+      hit.used = ++clock;
+      return hit.stmt;
     }
+    const stmt = prepareNew(text);
+    if (statements.size >= STATEMENT_CACHE_SIZE) {
+      let oldest: string | undefined;
+      let oldestUse = Infinity;
+      for (const [key, entry] of statements) {
+        if (entry.used < oldestUse) [oldest, oldestUse] = [key, entry.used];
+      }
+      statements.delete(oldest!);
+    }
+    statements.set(text, { stmt, used: ++clock });
     return stmt;
-  };
-  const pragma = (source: string, options: { simple?: boolean } = {}): unknown => {
-    const stmt = prepare(`PRAGMA ${source}`);
-    if (!stmt.reader) {
-      stmt.run();
-      return options.simple ? undefined : [];
-    }
-    // pluck is a setting of the statement, so it is set on every call.
-    return options.simple ? stmt.pluck(true).get() : stmt.pluck(false).all();
   };
   return Object.defineProperties(sqlite, {
     prepare: { value: prepare },
-    pragma: { value: pragma },
-    keptStatements: { get: () => statements.size },
-  }) as Sqlite & StatementKeeping;
+    cachedStatements: { get: () => statements.size },
+  }) as Sqlite & StatementCache;
 }
 
 export function openDatabase(path: string): OpenedDatabase {

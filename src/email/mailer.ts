@@ -3,6 +3,7 @@
  * unavailable and the operations that need mail answer 503 email_unavailable. On a test network
  * every mail, whoever composed it, is marked as such here: a subject prefix and a first line.
  */
+import { isIP } from 'node:net';
 import type { Transporter } from 'nodemailer';
 import type { Config } from '../config.js';
 import { DEFAULT_LOCALE, isRtl, translate, type Locale } from '../lib/i18n.js';
@@ -59,6 +60,39 @@ export interface Mailer {
   close(): void;
 }
 
+/** Where the SMTP server is, without the credentials the URL may hold: `smtp://host:port`. */
+export function smtpServerName(config: Config): string {
+  const url = new URL(config.email.smtp_url);
+  return `${url.protocol}//${url.hostname}:${smtpPort(url)}`;
+}
+
+function smtpPort(url: URL): number {
+  return url.port ? Number(url.port) : url.protocol === 'smtps:' ? 465 : 587;
+}
+
+/**
+ * nodemailer's options for email.smtp_url, shared by the mailer and `gatewayd doctor`. smtps:// is
+ * TLS from the first byte; smtp:// must upgrade with STARTTLS (`requireTLS`: a server, or someone
+ * on the path, that does not offer it gets no message and no credentials) unless email.smtp_tls is
+ * "opportunistic". Certificates are always verified against the system's CAs.
+ */
+export function smtpTransportOptions(config: Config, timeouts: { connect: number; socket: number }) {
+  const url = new URL(config.email.smtp_url);
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  return {
+    host,
+    port: smtpPort(url),
+    secure: url.protocol === 'smtps:',
+    requireTLS: url.protocol === 'smtp:' && config.email.smtp_tls === 'required',
+    auth: url.username ? { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) } : undefined,
+    // SNI names a host; an address literal (smtp://192.0.2.1) is checked against the certificate's IP names.
+    tls: isIP(host) ? {} : { servername: host },
+    connectionTimeout: timeouts.connect,
+    greetingTimeout: timeouts.connect,
+    socketTimeout: timeouts.socket,
+  };
+}
+
 export function createMailer(config: Config, log: Log): Mailer {
   const url = config.email.smtp_url;
   if (!url) {
@@ -68,21 +102,11 @@ export function createMailer(config: Config, log: Log): Mailer {
       close: () => undefined,
     };
   }
-  const parsed = new URL(url);
   // nodemailer is loaded with the first message, not at start: resident memory a server that is
   // not sending mail right now does not need.
   let transport: Promise<Transporter> | undefined;
-  const connect = async (): Promise<Transporter> => (await import('nodemailer')).default.createTransport({
-    host: parsed.hostname.replace(/^\[|\]$/g, ''),
-    port: parsed.port ? Number(parsed.port) : parsed.protocol === 'smtps:' ? 465 : 587,
-    secure: parsed.protocol === 'smtps:',
-    auth: parsed.username ? { user: decodeURIComponent(parsed.username), pass: decodeURIComponent(parsed.password) } : undefined,
-    // smtp:// upgrades with STARTTLS when offered; a test server on loopback may not offer it.
-    tls: { servername: parsed.hostname },
-    connectionTimeout: 10_000,
-    greetingTimeout: 10_000,
-    socketTimeout: 20_000,
-  });
+  const connect = async (): Promise<Transporter> =>
+    (await import('nodemailer')).default.createTransport(smtpTransportOptions(config, { connect: 10_000, socket: 20_000 }));
   return {
     available: true,
     async send(message) {

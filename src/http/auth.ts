@@ -47,7 +47,7 @@ export function sessionCookieOptions(deps: AppDeps) {
     httpOnly: true,
     sameSite: 'Lax' as const,
     path: '/',
-    secure: deps.config.server.public_url.startsWith('https:'),
+    secure: deps.config.secureCookies,
     maxAge: Math.floor(SESSION_LIFETIME_MS / 1000),
   };
 }

@@ -60,7 +60,7 @@ export function pageContext(c: Context, deps: AppDeps): PageContext {
       path: '/',
       sameSite: 'Lax',
       maxAge: LANG_COOKIE_MAX_AGE,
-      secure: deps.config.server.public_url.startsWith('https:'),
+      secure: deps.config.secureCookies,
     });
   }
   return { locale, dir: isRtl(locale) ? 'rtl' : 'ltr', t: translator(locale) };

@@ -140,6 +140,26 @@ test('https public_url: the session cookie is Secure', async () => {
   }
 });
 
+test('public_url written in capitals (HTTPS://...): the session and language cookies are still Secure', async () => {
+  // Before public_url was normalised in config, the Secure flag came from a case-sensitive
+  // startsWith('https:') on the raw value, so this configuration sent session cookies without it.
+  const secure = await startMailApp({ server: { public_url: 'HTTPS://Pay.Example.COM/' } });
+  try {
+    const { email } = await confirmedAccount(secure);
+    const res = await secure.t.client().post('/auth/login', { email, password: PASSWORD });
+    assert.equal(res.status, 200);
+    const session = res.headers.getSetCookie().find((c) => c.startsWith(`${SESSION_COOKIE}=`)) ?? '';
+    assert.match(session, /; Secure/);
+    const page = await fetch(`${secure.t.baseUrl}/login?lang=fr`, { headers: { accept: 'text/html' } });
+    const lang = page.headers.getSetCookie().find((c) => /lang/.test(c)) ?? '';
+    assert.match(lang, /=fr;.*Secure/);
+    const mail = secure.smtp.messages.find((m) => m.to.includes(email))!;
+    assert.match(mail.text, /https:\/\/pay\.example\.com\/verify#verify=/);
+  } finally {
+    await secure.close();
+  }
+});
+
 test('rate limits: sign-in per address and per email (unknown emails count the same), registration and forgot; 429 with Retry-After', async () => {
   const limited = await startMailApp({ server: { trust_proxy: true }, rate_limits: { auth_per_ip: 3, auth_per_email: 2 } });
   try {

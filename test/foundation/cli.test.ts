@@ -10,7 +10,14 @@ import { cleanEnv, runCli, startGateway, writeConfig } from '../helpers/process.
 test('version and --help exit 0; an unknown command or option exits 2 with one line', () => {
   const v = runCli(['version']);
   assert.equal(v.status, 0);
-  assert.match(v.stdout, /^gatewayd \d+\.\d+\.\d+\n$/);
+  // The program's version, then the Node.js and SQLite this process really runs on.
+  const sqlite = openSqlite(':memory:');
+  const sqliteVersion = sqlite.prepare('SELECT sqlite_version() AS v').get() as { v: string };
+  sqlite.close();
+  assert.equal(
+    v.stdout,
+    `gatewayd ${JSON.parse(readFileSync('package.json', 'utf8')).version} (Node.js ${process.versions.node}, SQLite ${sqliteVersion.v})\n`,
+  );
   const h = runCli(['--help']);
   assert.equal(h.status, 0);
   assert.match(h.stdout, /gatewayd serve/);

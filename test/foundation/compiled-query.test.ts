@@ -26,10 +26,10 @@ test('a compiled query binds named parameters in SQL order, keeps constants, and
   assert.deepEqual(find.first(sqlite, { from: 12, to: 20 }), { token_hash: 'b', used_at: 12 });
   assert.equal(find.first(sqlite, { from: 20, to: 30 }), undefined);
   assert.match(find.sql, /"used_at" >= \? and "used_at" <= \? and "token_hash" != \?/);
-  // The same SQL text every time: one kept statement.
-  const kept = sqlite.keptStatements;
+  // The same SQL text every time: one cached statement.
+  const cached = sqlite.cachedStatements;
   find.all(sqlite, { from: 0, to: 1 });
-  assert.equal(sqlite.keptStatements, kept);
+  assert.equal(sqlite.cachedStatements, cached);
   // A missing value is an error, not a silent NULL.
   assert.throws(() => find.all(sqlite, { from: 1 } as { from: number; to: number }), /no value for parameter to/);
   // What Kysely read back through its own executor agrees.

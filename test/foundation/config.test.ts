@@ -4,6 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig, ConfigError } from '../../src/config.js';
 import { tempDir } from '../helpers/app.js';
+import { cleanEnv, runCli } from '../helpers/process.js';
 
 function withFile(text: string): { dir: string; path: string } {
   const dir = tempDir('gatewayd-config-');
@@ -23,6 +24,7 @@ test('built-in defaults when no file is present', () => {
   assert.equal(c.tron.poll_interval_seconds, 5);
   assert.equal(c.invoices.max_adjustment, '0.099999');
   assert.equal(c.email.smtp_url, '');
+  assert.equal(c.email.smtp_tls, 'required');
   assert.equal(c.email.from, 'gatewayd <noreply@localhost>');
   assert.equal(c.email.staff_notify, true);
   assert.deepEqual(c.google.issuers, ['https://accounts.google.com', 'accounts.google.com']);
@@ -35,6 +37,7 @@ test('built-in defaults when no file is present', () => {
   assert.equal(c.secretGenerated, true);
   assert.ok(c.server.secret.length >= 40);
   assert.equal(c.publicOrigin, 'http://127.0.0.1:8080');
+  assert.equal(c.secureCookies, false);
   assert.ok(Object.isFrozen(c.server));
 });
 
@@ -112,4 +115,70 @@ test('refused: an unknown or mistyped GATEWAYD_ variable', () => {
 
 test('a missing --config file is a clear error', () => {
   assert.throws(() => loadConfig({ path: '/nonexistent/gatewayd.toml', env: {} }), /\/nonexistent\/gatewayd\.toml: cannot read/);
+});
+
+test('server.public_url is parsed and normalised once: scheme and host in lower case, no default port, no trailing slash', () => {
+  for (const [given, normalised] of [
+    ['HTTPS://Pay.Example.COM', 'https://pay.example.com'],
+    ['https://pay.example.com:443/', 'https://pay.example.com'],
+    ['Http://127.0.0.1:8080//', 'http://127.0.0.1:8080'],
+    ['https://example.com/pay/', 'https://example.com/pay'],
+  ] as const) {
+    const c = loadConfig({ path: withFile(`[server]\npublic_url = "${given}"\n`).path, env: {} });
+    assert.equal(c.server.public_url, normalised, given);
+    assert.equal(c.secureCookies, normalised.startsWith('https:'), given);
+    assert.equal(c.publicOrigin, new URL(normalised).origin);
+  }
+  const env = loadConfig({ cwd: tempDir(), env: { GATEWAYD_SERVER_PUBLIC_URL: 'HTTPS://PAY.EXAMPLE.COM/' } });
+  assert.equal(env.server.public_url, 'https://pay.example.com');
+  assert.equal(env.secureCookies, true);
+  for (const bad of ['https://user:pw@pay.example.com', 'https://pay.example.com/?x=1', 'https://pay.example.com/#top', 'pay.example.com']) {
+    assert.throws(() => loadConfig({ path: withFile(`[server]\npublic_url = "${bad}"\n`).path, env: {} }), /server\.public_url: expected/, bad);
+  }
+});
+
+test('a configuration error names the key but never echoes a secret or a URL that may carry one', () => {
+  const secrets: Array<[string, RegExp]> = [
+    ['[server]\nsecret = 9876543210987\n', /server\.secret: .*value not shown/],
+    ['[tron]\napi_key = ["tron-S3cret-key"]\n', /tron\.api_key: .*value not shown/],
+    ['[captcha]\nsecret_key = 1234.5678\n', /captcha\.secret_key: .*value not shown/],
+    ['[email]\nsmtp_url = "smtpx://mailer:Pa55-S3cret@mail.example.com"\n', /email\.smtp_url: .*value not shown/],
+    ['[server]\npublic_url = "ftp://ops:Pa55-S3cret@pay.example.com"\n', /server\.public_url: .*value not shown/],
+    ['[server]\nsecret = "unterminated-S3cret\n', /invalid TOML at line 2: /],
+  ];
+  for (const [text, message] of secrets) {
+    const { path } = withFile(text);
+    assert.throws(
+      () => loadConfig({ path, env: {} }),
+      (err: unknown) => err instanceof ConfigError && message.test(err.message) && !/S3cret|9876543210987|1234\.5678/.test(err.message),
+      text,
+    );
+  }
+  const dir = tempDir();
+  assert.throws(
+    () => loadConfig({ cwd: dir, env: { GATEWAYD_EMAIL_SMTP_URL: 'http://mailer:Pa55-S3cret@mail' } }),
+    (err: unknown) => err instanceof ConfigError && /email\.smtp_url/.test(err.message) && !err.message.includes('S3cret'),
+  );
+  // Values that are not secret are still quoted, to help.
+  assert.throws(
+    () => loadConfig({ cwd: dir, env: { GATEWAYD_RATE_LIMITS_API_PER_KEY: 'lots' } }),
+    /GATEWAYD_RATE_LIMITS_API_PER_KEY: expected a number \(got "lots"\)/,
+  );
+});
+
+test('gatewayd serve with an invalid secret prints one line on stderr naming the key, without the value', () => {
+  const dir = tempDir();
+  const config = join(dir, 'gatewayd.toml');
+  writeFileSync(config, '[server]\nsecret = 314159265358979\n[email]\nsmtp_url = "smtp//mailer:Pa55-S3cret@mail.example.com"\n', { mode: 0o600 });
+  for (const args of [
+    ['serve', '--config', config],
+    ['migrate', '--config', config],
+    ['doctor', '--config', config],
+  ]) {
+    const r = runCli(args, { env: { ...cleanEnv(), GATEWAYD_TRON_API_KEY: 'env-S3cret' } });
+    const output = r.stdout + r.stderr;
+    assert.notEqual(r.status, 0, args[0]);
+    assert.match(output, /server\.secret/, args[0]);
+    assert.doesNotMatch(output, /314159265358979|S3cret/, args[0]);
+  }
 });

@@ -17,7 +17,7 @@ export async function startMailApp(config: ConfigOverrides = {}, options: Omit<T
     ...options,
     config: {
       ...config,
-      email: { smtp_url: smtp.url, ...(config.email ?? {}) },
+      email: { ...smtp.email, ...(config.email ?? {}) },
       rate_limits: { auth_per_ip: 0, auth_per_email: 0, ...(config.rate_limits ?? {}) },
     },
   });

@@ -17,8 +17,7 @@ import type { TLSSocket } from 'node:tls';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
-import { generate } from 'selfsigned';
+import { makeTestCa } from './test-ca.js';
 
 export type Answer = number | 'hang' | { status: number; headers?: Record<string, string>; body?: string };
 
@@ -64,29 +63,11 @@ export const RECEIVER_DOMAIN = 'example.test';
 export async function startHttpsReceiver(options: { hostnames?: string[]; host?: string } = {}): Promise<HttpsReceiver> {
   const hostnames = options.hostnames ?? ['hooks.example.test'];
   const host = options.host ?? '127.0.0.1';
-  // A distinct name per CA: OpenSSL picks an issuer by name, so two test CAs must not share one.
-  const ca = await generate([{ name: 'commonName', value: `gatewayd test CA ${randomBytes(6).toString('hex')}` }], {
-    keyType: 'ec',
-    algorithm: 'sha256',
-    extensions: [
-      { name: 'basicConstraints', cA: true, critical: true },
-      { name: 'keyUsage', keyCertSign: true, cRLSign: true, digitalSignature: true, critical: true },
-    ],
-  });
-  const leaf = await generate([{ name: 'commonName', value: hostnames[0]! }], {
-    keyType: 'ec',
-    algorithm: 'sha256',
-    ca: { key: ca.private, cert: ca.cert },
-    extensions: [
-      { name: 'basicConstraints', cA: false },
-      { name: 'keyUsage', digitalSignature: true, keyEncipherment: true },
-      { name: 'extKeyUsage', serverAuth: true },
-      { name: 'subjectAltName', altNames: [{ type: 2, value: `*.${RECEIVER_DOMAIN}` }, ...hostnames.map((h) => ({ type: 2 as const, value: h }))] },
-    ],
-  });
+  const ca = await makeTestCa();
+  const leaf = await ca.issue({ dns: [`*.${RECEIVER_DOMAIN}`, ...hostnames] });
   const dir = mkdtempSync(join(tmpdir(), 'gatewayd-rx-'));
   const caFile = join(dir, 'ca.pem');
-  writeFileSync(caFile, ca.cert);
+  writeFileSync(caFile, ca.pem);
 
   const requests: ReceivedRequest[] = [];
   let responder: (req: ReceivedRequest) => Answer = () => 200;
@@ -125,7 +106,7 @@ export async function startHttpsReceiver(options: { hostnames?: string[]; host?:
   let port = 0;
   const listen = async (): Promise<void> => {
     if (server?.listening) return;
-    const s = createServer({ key: leaf.private, cert: leaf.cert }, handler);
+    const s = createServer({ key: leaf.key, cert: leaf.cert }, handler);
     s.on('connection', (socket: Socket) => {
       sockets.add(socket);
       socket.once('close', () => sockets.delete(socket));
@@ -153,7 +134,7 @@ export async function startHttpsReceiver(options: { hostnames?: string[]; host?:
     get port() {
       return port;
     },
-    caPem: ca.cert,
+    caPem: ca.pem,
     caFile,
     requests,
     url: (path = '/hook', hostname = hostnames[0]!) => `https://${hostname}:${port}${path}`,

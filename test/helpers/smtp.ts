@@ -2,10 +2,14 @@
  * A real SMTP server on loopback (the `smtp-server` package) that keeps every message it accepts,
  * parsed enough for tests: subject, plain-text and HTML parts, and the links inside. It can be told
  * to refuse messages (550 at RCPT TO, like an unknown mailbox, or at DATA, like a spam filter).
- * It offers no STARTTLS and no authentication, like a local relay.
+ * By default it offers no STARTTLS and no authentication, like a local relay: `smtp.email` is the
+ * `[email]` configuration for it, with the explicit opt-out `smtp_tls = "opportunistic"` (the
+ * default, "required", refuses such a server). Options: `starttls` (a key and certificate, e.g.
+ * from test-ca.ts: STARTTLS is offered) and `auth` (AUTH is accepted, even in plain text, and every
+ * username and password presented is recorded in `logins`, as a man in the middle would see them).
  *
  *   const smtp = await startSmtp();
- *   const t = await startTestApp({ config: { email: { smtp_url: smtp.url } } });
+ *   const t = await startTestApp({ config: { email: smtp.email } });
  *   const mail = await smtp.waitFor((m) => m.to.includes('a@b.test'));
  */
 import type { AddressInfo } from 'node:net';
@@ -19,14 +23,27 @@ export interface ReceivedMail {
   subject: string;
   text: string;
   html: string;
+  /** Whether the message arrived over TLS (after STARTTLS). */
+  overTls: boolean;
 }
 
 export type RejectMode = false | 'rcpt' | 'data';
 
+export interface SmtpOptions {
+  /** Offer STARTTLS with this key and certificate. */
+  starttls?: { key: string; cert: string };
+  /** Accept AUTH (also without TLS) and record the credentials presented. */
+  auth?: boolean;
+}
+
 export interface SmtpStub {
   url: string;
   port: number;
+  /** The `[email]` settings that reach this server (see the module comment). */
+  email: { smtp_url: string; smtp_tls: 'required' | 'opportunistic' };
   readonly messages: ReceivedMail[];
+  /** Credentials presented with AUTH (only with the `auth` option). */
+  readonly logins: Array<{ username: string; password: string; overTls: boolean }>;
   /** Refuse the following messages (550) at RCPT TO or DATA; false accepts again. */
   reject(mode: RejectMode): void;
   /** Resolves with the first message (already received or arriving later) that matches. */
@@ -34,8 +51,9 @@ export interface SmtpStub {
   close(): Promise<void>;
 }
 
-export async function startSmtp(): Promise<SmtpStub> {
+export async function startSmtp(options: SmtpOptions = {}): Promise<SmtpStub> {
   const messages: ReceivedMail[] = [];
+  const logins: SmtpStub['logins'] = [];
   const waiters: Array<{ match: (m: ReceivedMail) => boolean; resolve: (m: ReceivedMail) => void }> = [];
   let rejectMode: RejectMode = false;
   const refusal = (): Error => Object.assign(new Error('Mailbox unavailable'), { responseCode: 550 });
@@ -43,7 +61,13 @@ export async function startSmtp(): Promise<SmtpStub> {
   const server = new SMTPServer({
     secure: false,
     authOptional: true,
-    disabledCommands: ['STARTTLS', 'AUTH'],
+    disabledCommands: [...(options.starttls ? [] : ['STARTTLS']), ...(options.auth ? [] : ['AUTH'])],
+    ...(options.starttls ?? {}),
+    allowInsecureAuth: true,
+    onAuth(auth, session, callback) {
+      logins.push({ username: auth.username ?? '', password: auth.password ?? '', overTls: session.secure });
+      callback(null, { user: auth.username });
+    },
     logger: false,
     onRcptTo(_address, _session, callback) {
       callback(rejectMode === 'rcpt' ? refusal() : undefined);
@@ -56,6 +80,7 @@ export async function startSmtp(): Promise<SmtpStub> {
         const mail = parseMail(Buffer.concat(chunks).toString('utf8'));
         mail.from = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
         mail.to = session.envelope.rcptTo.map((r) => r.address);
+        mail.overTls = session.secure;
         messages.push(mail);
         for (const w of [...waiters]) {
           if (w.match(mail)) {
@@ -73,7 +98,9 @@ export async function startSmtp(): Promise<SmtpStub> {
   return {
     url: `smtp://127.0.0.1:${port}`,
     port,
+    email: { smtp_url: `smtp://127.0.0.1:${port}`, smtp_tls: options.starttls ? 'required' : 'opportunistic' },
     messages,
+    logins,
     reject(mode) {
       rejectMode = mode;
     },
@@ -175,5 +202,5 @@ export function parseMail(raw: string): ReceivedMail {
   const { headers } = splitHead(raw);
   const parts = { text: '', html: '' };
   collectParts(raw, parts);
-  return { from: '', to: [], raw, headers, subject: decodeHeader(headers.subject ?? ''), text: parts.text, html: parts.html };
+  return { from: '', to: [], raw, headers, subject: decodeHeader(headers.subject ?? ''), text: parts.text, html: parts.html, overTls: false };
 }

@@ -4,6 +4,7 @@ import { chmodSync, chownSync, closeSync, existsSync, openSync, writeSync, write
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { getCACertificates, setDefaultCACertificates } from 'node:tls';
 import { SMTPServer } from 'smtp-server';
 import { loadConfig } from '../../src/config.js';
 import { openSqlite } from '../../src/db/database.js';
@@ -13,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { NETWORKS, type NetworkName } from '../../src/lib/tron.js';
 import { tempDir } from '../helpers/app.js';
 import { freePort, runCli } from '../helpers/process.js';
+import { makeTestCa, type TestCa } from '../helpers/test-ca.js';
 
 interface TronStandIn {
   url: string;
@@ -65,13 +67,20 @@ async function tronStandIn(): Promise<TronStandIn> {
   };
 }
 
-async function smtpStandIn(): Promise<{ port: number; logins: string[]; close(): Promise<void> }> {
+/**
+ * An SMTP server that checks one username and password. With `starttls` it offers STARTTLS with a
+ * certificate from a test CA that this process trusts (as an operator's NODE_EXTRA_CA_CERTS would);
+ * without, it accepts AUTH in plain text, as a relay (or a man in the middle) that does not offer it.
+ */
+async function smtpStandIn(options: { starttls?: boolean } = {}): Promise<{ port: number; logins: string[]; close(): Promise<void> }> {
   const logins: string[] = [];
+  const tlsOptions = options.starttls ? await trustedCertificate() : {};
   const server = new SMTPServer({
-    disabledCommands: ['STARTTLS'],
+    disabledCommands: options.starttls ? [] : ['STARTTLS'],
+    ...tlsOptions,
     allowInsecureAuth: true,
-    onAuth(auth, _session, cb) {
-      logins.push(auth.username ?? '');
+    onAuth(auth, session, cb) {
+      logins.push(`${auth.username ?? ''}${session.secure ? ' over TLS' : ''}`);
       if (auth.username === 'ops' && auth.password === 'smtp-pass-S3cret') cb(null, { user: auth.username });
       else cb(new Error('Invalid username or password'));
     },
@@ -82,6 +91,15 @@ async function smtpStandIn(): Promise<{ port: number; logins: string[]; close():
     logins,
     close: () => new Promise<void>((r) => server.close(() => r())),
   };
+}
+
+let trustedCa: Promise<TestCa> | undefined;
+async function trustedCertificate(): Promise<{ key: string; cert: string }> {
+  trustedCa ??= makeTestCa().then((ca) => {
+    setDefaultCACertificates([...getCACertificates('default'), ca.pem]);
+    return ca;
+  });
+  return (await trustedCa).issue({ ip: ['127.0.0.1'] });
 }
 
 /** An installation laid out as install.sh does: config 0640, data folder 0700, database 0600. */
@@ -108,7 +126,7 @@ const line = (lines: string[], level: string, check: string) => lines.find((l) =
 
 test('doctor: a healthy installation passes every check and never prints a secret', async (t) => {
   const tron = await tronStandIn();
-  const smtp = await smtpStandIn();
+  const smtp = await smtpStandIn({ starttls: true });
   t.after(async () => {
     await tron.close();
     await smtp.close();
@@ -136,7 +154,8 @@ staff_emails = ["ops@pay.example.com"]`);
   assert.match(r.text, /network +tron-mainnet, as the database records/);
   assert.match(r.text, /integrity ok, journal wal/);
   assert.equal(tron.requests[0]!['tron-pro-api-key'], 'tron-key-S3cret');
-  assert.deepEqual(smtp.logins, ['ops']);
+  assert.deepEqual(smtp.logins, ['ops over TLS']);
+  assert.match(line(r.lines, 'ok', 'smtp') ?? '', /accepts the credentials; STARTTLS required/);
   assert.doesNotMatch(r.text, /S3cret|0123456789abcdef/);
   assert.match(r.lines.at(-1)!, /^no problems found/);
   // Nothing is left behind that the service user could not open (doctor often runs as root).
@@ -198,6 +217,33 @@ test('doctor warns when nobody answers support and when an https public_url does
   assert.match(findings.find((f) => f.check === 'support')?.detail ?? '', /staff_emails is empty.*contact form and chat are off/);
   assert.equal(findings.find((f) => f.check === 'support')?.level, 'warn');
   assert.match(findings.find((f) => f.check === 'trust_proxy')?.detail ?? '', /trust_proxy = false/);
+});
+
+test('doctor: an SMTP server that does not offer STARTTLS is a problem by default, a warning when opted out, and never gets the password', async (t) => {
+  const tron = await tronStandIn();
+  const smtp = await smtpStandIn();
+  t.after(async () => {
+    await tron.close();
+    await smtp.close();
+  });
+  const settings = (extra: string) => `[server]
+public_url = "https://pay.example.com"
+secret = "0123456789abcdef0123456789abcdef-long-enough"
+[tron]
+api_url = "${tron.url}"
+[email]
+smtp_url = "smtp://ops:smtp-pass-S3cret@127.0.0.1:${smtp.port}"
+${extra}`;
+  const required = await doctor(installation(settings('')).config);
+  assert.equal(required.code, 1, required.text);
+  assert.match(line(required.lines, 'FAIL', 'smtp') ?? '', /STARTTLS is required: use smtps:\/\/, enable STARTTLS on the server, or for a relay on this machine set email\.smtp_tls = "opportunistic"/);
+  assert.deepEqual(smtp.logins, [], 'the password was never presented without TLS');
+
+  const optedOut = await doctor(installation(settings('smtp_tls = "opportunistic"')).config);
+  assert.equal(optedOut.code, 0, optedOut.text);
+  assert.match(line(optedOut.lines, 'WARN', 'smtp') ?? '', /STARTTLS only when offered: email\.smtp_tls = "opportunistic" lets anyone on the path strip STARTTLS and read reset links and the SMTP password; keep it for a relay on this machine$/);
+  assert.deepEqual(smtp.logins, ['ops'], 'opted out: the credentials go in plain text, as the warning says');
+  assert.doesNotMatch(required.text + optedOut.text, /S3cret/);
 });
 
 test('doctor: a damaged database, a missing one, and a configuration error are problems, not crashes', async () => {

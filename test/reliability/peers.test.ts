@@ -69,7 +69,7 @@ test('slow and faulty peers: a lying, throttling TronGrid, a hanging receiver, a
       database: { path: prepared.dbPath },
       tron: { api_url: tg.url, poll_interval_seconds: 1 },
       webhooks: rx.webhookConfig({ timeout_seconds: 2 }),
-      email: { smtp_url: smtp.url },
+      email: smtp.email,
       rate_limits: { auth_per_ip: 0, auth_per_email: 0 },
       log: { level: 'warn' },
     },

@@ -34,7 +34,7 @@ describe('staff notifications', () => {
     smtp = await startSmtp();
     t = await startTestApp({
       config: {
-        email: { smtp_url: smtp.url, from: 'gatewayd <noreply@pay.example>' },
+        email: { smtp_url: smtp.url, smtp_tls: 'opportunistic', from: 'gatewayd <noreply@pay.example>' },
         support: { staff_emails: STAFF },
         rate_limits: { public_per_ip: 0 },
       },
@@ -140,7 +140,7 @@ describe('staff notifications', () => {
 
 test('email.staff_notify = false: no staff mail', async () => {
   const smtp = await startSmtp();
-  const t = await startTestApp({ config: { email: { smtp_url: smtp.url, staff_notify: false }, support: { staff_emails: STAFF } } });
+  const t = await startTestApp({ config: { email: { smtp_url: smtp.url, smtp_tls: 'opportunistic', staff_notify: false }, support: { staff_emails: STAFF } } });
   try {
     assert.equal((await t.client().post('/support/contact', { name: 'a', email: 'a@example.org', subject: 's', message: 'm' })).status, 201);
     await settle();
@@ -160,7 +160,7 @@ test('an unreachable mail server never fails the request', async () => {
       s.close(() => resolve(p));
     });
   });
-  const t = await startTestApp({ config: { email: { smtp_url: `smtp://127.0.0.1:${port}` }, support: { staff_emails: STAFF } } });
+  const t = await startTestApp({ config: { email: { smtp_url: `smtp://127.0.0.1:${port}`, smtp_tls: 'opportunistic' }, support: { staff_emails: STAFF } } });
   try {
     const res = await t.client().post('/support/contact', { name: 'a', email: 'a@example.org', subject: 's', message: 'private-body-42' });
     assert.equal(res.status, 201);
