@@ -26,6 +26,7 @@ export const ERROR_STATUS = {
   webhook_limit_reached: 409,
   invoice_not_reviewable: 409,
   api_key_limit_reached: 409,
+  password_already_set: 409,
   payload_too_large: 413,
   rate_limited: 429,
   internal_error: 500,
