@@ -39,7 +39,7 @@ while [ $# -gt 0 ]; do
     --listen) LISTEN="${2:?--listen needs host:port}"; shift 2 ;;
     --prefix) PREFIX="${2:?--prefix needs a folder}"; shift 2 ;;
     --no-start) START=0; shift ;;
-    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) awk 'NR == 1 { next } /^#/ { sub(/^# ?/, ""); print; next } { exit }' "$0"; exit 0 ;;
     *) die "unknown option $1 (see --help)" ;;
   esac
 done
@@ -238,16 +238,19 @@ if [ -n "$old_version" ]; then
   say "upgrade done: $new_version"
   exit 0
 fi
-cat <<EOF
-
-$new_version is installed. Next steps:
-  1. Set server.public_url in $CONF to your HTTPS address (e.g. https://pay.example.com),
-     and email.smtp_url if you want registration and password-reset mail.
-  2. Put a reverse proxy with HTTPS in front of 127.0.0.1:8080 (Caddy and nginx examples in
-     the README), and set server.trust_proxy = true once it is the only way in.
-  3. Restart after editing: systemctl restart gatewayd
-  4. Check everything: gatewayd doctor --config $CONF
-  5. First account: register at your public URL (needs SMTP), or
-     gatewayd merchant create --email you@example.com --config $CONF
-  6. Back up regularly: gatewayd backup /root/gatewayd-\$(date +%F).db --config $CONF
-EOF
+# Next steps, numbered, naming only what is still to do.
+step=0
+next_step() { step=$((step + 1)); printf '  %d. %s\n' "$step" "$1"; shift; for line in "$@"; do printf '     %s\n' "$line"; done; }
+printf '\n%s is installed. Next steps:\n' "$new_version"
+if [ -z "$PUBLIC_URL" ]; then
+  next_step "Set server.public_url in $CONF to your HTTPS address (e.g. https://pay.example.com)."
+fi
+next_step "Set tron.api_key in $CONF (a free TronGrid key: without one the TRON API rate-limits the watcher)," \
+  "and email.smtp_url if you want registration and password-reset mail."
+next_step "Put a reverse proxy with HTTPS in front of ${LISTEN:-127.0.0.1:8080} (Caddy and nginx examples in" \
+  "docs/operations.md), and set server.trust_proxy = true once it is the only way in."
+next_step "Restart after editing: systemctl restart gatewayd"
+next_step "Check everything: gatewayd doctor --config $CONF"
+next_step "First account: register at your public URL (needs SMTP), or" \
+  "gatewayd merchant create --email you@example.com --config $CONF"
+next_step "Back up regularly: gatewayd backup /root/gatewayd-\$(date +%F).db --config $CONF"

@@ -11,6 +11,8 @@ import { newId } from './lib/ids.js';
 import type { AppDeps } from './deps.js';
 import type { AppEnv } from './http/context.js';
 import { createRouter } from './http/openapi.js';
+import { rateLimitHeaders } from './http/rate-limit.js';
+import { finishDocument, registerWebhookDocs } from './http/openapi-document.js';
 import { allowedMethods } from './http/allowed-methods.js';
 import { jsonBody } from './http/json-body.js';
 import { systemRoutes } from './system/system.routes.js';
@@ -20,6 +22,7 @@ import { accountRoutes } from './accounts/accounts.routes.js';
 import { webhookRoutes } from './webhooks/webhooks.routes.js';
 import { walletRoutes } from './wallets/wallets.routes.js';
 import { invoiceRoutes } from './invoices/invoices.routes.js';
+import { eventRoutes } from './events/events.routes.js';
 import { apiKeyRoutes } from './api-keys/api-keys.routes.js';
 import { checkoutRoutes } from './checkout/checkout.routes.js';
 import { ledgerRoutes } from './ledger/ledger.routes.js';
@@ -48,6 +51,8 @@ export function createApp(deps: AppDeps): App {
       ['Referrer-Policy', 'no-referrer'],
     ];
     if (!c.res.headers.has('X-Frame-Options')) headers.push(['X-Frame-Options', 'DENY']);
+    const rateLimit = c.get('rateLimit');
+    if (rateLimit) headers.push(...rateLimitHeaders(rateLimit));
     if (c.req.path.startsWith(API_PREFIX) && !c.res.headers.has('Cache-Control')) headers.push(['Cache-Control', 'no-store']);
     try {
       for (const [name, value] of headers) c.res.headers.set(name, value);
@@ -71,6 +76,7 @@ export function createApp(deps: AppDeps): App {
   app.route(API_PREFIX, webhookRoutes(deps));
   app.route(API_PREFIX, walletRoutes(deps));
   app.route(API_PREFIX, invoiceRoutes(deps));
+  app.route(API_PREFIX, eventRoutes(deps));
   app.route(API_PREFIX, apiKeyRoutes(deps));
   app.route(API_PREFIX, checkoutRoutes(deps));
   app.route(API_PREFIX, ledgerRoutes(deps));
@@ -88,6 +94,8 @@ export function createApp(deps: AppDeps): App {
     name: 'gw_session',
     description: 'Owner session; unsafe methods also need Origin equal to the public origin',
   });
+
+  registerWebhookDocs(app);
 
   let openApiDocument: unknown;
   app.get(`${API_PREFIX}/openapi.json`, (c) => {
@@ -124,7 +132,7 @@ export function respondError(c: Context, err: AppError): Response {
 }
 
 export function buildOpenApiDocument(app: App, deps: AppDeps): Record<string, unknown> {
-  return app.getOpenAPI31Document({
+  const doc = app.getOpenAPI31Document({
     openapi: '3.1.0',
     info: {
       title: 'gatewayd API',
@@ -134,8 +142,9 @@ export function buildOpenApiDocument(app: App, deps: AppDeps): Record<string, un
         'Every error has the envelope {error: {code, message, details?}, mode: "live"}.',
     },
     // Paths carry the /api/v1 prefix themselves, so the server is the bare public origin.
-    servers: [{ url: deps.config.server.public_url.replace(/\/+$/, '') }],
-  }) as unknown as Record<string, unknown>;
+    servers: [{ url: deps.config.server.public_url.replace(/\/+$/, ''), description: 'This gatewayd server' }],
+  });
+  return finishDocument(doc as unknown as Record<string, unknown>);
 }
 
 /** The error code for an exception hono's own middleware threw; undefined for one that is our bug (a 500). */

@@ -98,6 +98,20 @@ export const configSchema = z.strictObject({
     ca_file: z.string().default(''),
     timeout_seconds: z.number().positive().max(300).default(10),
   }).prefault({}),
+  console: z.strictObject({
+    // Where a transaction hash links to: {tx} is replaced by the hash; "" shows hashes without links.
+    explorer_tx_url: z
+      .string()
+      .refine((v) => {
+        if (v === '') return true;
+        try {
+          return new URL(v.replace('{tx}', 'x')).protocol === 'https:' && v.includes('{tx}');
+        } catch {
+          return false;
+        }
+      }, { message: 'expected an https URL containing {tx}, e.g. https://tronscan.org/#/transaction/{tx}, or "" for no links' })
+      .default('https://tronscan.org/#/transaction/{tx}'),
+  }).prefault({}),
   log: z.strictObject({
     level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   }).prefault({}),

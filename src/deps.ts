@@ -1,4 +1,5 @@
 /** The dependency bag every handler, service and worker receives, and the one place that builds it. */
+import { createWatcherStatus } from './system/live-payments.js';
 import type { Config } from './config.js';
 import type { Db, OpenedDatabase, Sqlite } from './db/database.js';
 import { RateLimiter } from './http/rate-limit.js';
@@ -46,7 +47,7 @@ export function createDeps(opts: { config: Config; database: OpenedDatabase; log
     log: opts.log,
     rateLimiter: new RateLimiter(clock),
     deliveriesQueued: new Notifier(),
-    watcherStatus: { state: 'stopped', lagSeconds: null },
+    watcherStatus: createWatcherStatus(clock),
     chain: createChainRuntime(opts.config),
     mailer: opts.mailer ?? createMailer(opts.config, opts.log),
     metrics: createMetrics({ version: VERSION, log: opts.log }),

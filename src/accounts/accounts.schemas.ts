@@ -71,7 +71,18 @@ export const GoogleBody = z
 
 export const EmptyBody = z.strictObject({});
 
-export const PatchMeBody = z.strictObject({ name: z.string().trim().min(1).max(100) }).openapi('UpdateMerchantRequest');
+const CheckoutQrSchema = z.enum(['address', 'tron_uri']).openapi({
+  description: 'What the checkout QR code carries: the receiving address alone (default; every wallet scans it) or a tron: URI with the amount',
+  example: 'address',
+});
+
+export const PatchMeBody = z
+  .strictObject({
+    name: z.string().trim().min(1).max(100).optional().openapi({ example: 'Example Shop' }),
+    checkout_qr: CheckoutQrSchema.optional(),
+  })
+  .refine((b) => b.name !== undefined || b.checkout_qr !== undefined, 'give name, checkout_qr or both')
+  .openapi('UpdateMerchantRequest');
 
 export const MerchantSchema = z
   .object({
@@ -80,6 +91,7 @@ export const MerchantSchema = z
     email: z.email(),
     mode: Mode,
     support_staff: z.boolean().optional().openapi({ description: 'True when the account is on support.staff_emails and may use the support inbox' }),
+    checkout_qr: CheckoutQrSchema.optional(),
   })
   .openapi('Merchant');
 
@@ -119,5 +131,12 @@ export type MerchantResponse = z.infer<typeof MerchantSchema>;
 
 /** The Merchant resource: no password hash, Google subject or internal timestamps. */
 export function toMerchantResponse(merchant: Merchant, config: Config): MerchantResponse {
-  return { id: merchant.id, name: merchant.name, email: merchant.email, mode: 'live', support_staff: isSupportStaff(config, merchant.email) };
+  return {
+    id: merchant.id,
+    name: merchant.name,
+    email: merchant.email,
+    mode: 'live',
+    support_staff: isSupportStaff(config, merchant.email),
+    checkout_qr: merchant.checkoutQr,
+  };
 }

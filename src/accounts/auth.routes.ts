@@ -65,10 +65,10 @@ const REGISTRATION_COOKIE_PATH = '/api/v1/auth/verify-email';
 const registrationCookieOptions = (deps: AppDeps) => httpOnlyCookieOptions(deps, REGISTRATION_COOKIE_PATH, REGISTRATION_LIFETIME_MS);
 
 /** Per-address (and per-email) limits of one operation; unknown emails count exactly like known ones. */
-function limit(c: Context, deps: AppDeps, operation: string, email?: string): string {
+function limit(c: Context<AppEnv>, deps: AppDeps, operation: string, email?: string): string {
   const ip = clientIp(c, deps.config.server.trust_proxy);
-  deps.rateLimiter.consume(`${operation}:ip`, rateLimitSubject(ip), deps.config.rate_limits.auth_per_ip);
-  if (email !== undefined) deps.rateLimiter.consume(`${operation}:email`, normalizeEmail(email), deps.config.rate_limits.auth_per_email);
+  deps.rateLimiter.consume(`${operation}:ip`, rateLimitSubject(ip), deps.config.rate_limits.auth_per_ip, { context: c });
+  if (email !== undefined) deps.rateLimiter.consume(`${operation}:email`, normalizeEmail(email), deps.config.rate_limits.auth_per_email, { context: c });
   return ip;
 }
 
@@ -103,6 +103,7 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
     createRoute({
       method: 'post',
       path: '/auth/register',
+      operationId: 'register',
       tags,
       summary: 'Create an account; a confirmation link is emailed (no session starts)',
       description:
@@ -125,6 +126,7 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
     createRoute({
       method: 'post',
       path: '/auth/login',
+      operationId: 'login',
       tags,
       summary: 'Sign in with email and password; sets the session cookie',
       description:
@@ -152,6 +154,7 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
     createRoute({
       method: 'post',
       path: '/auth/verify-email',
+      operationId: 'verifyEmail',
       tags,
       summary: 'Confirm the email address with the token of the emailed link; signs in',
       description:
@@ -173,6 +176,7 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
     createRoute({
       method: 'post',
       path: '/auth/password/forgot',
+      operationId: 'forgotPassword',
       tags,
       summary: 'Email a password reset link (valid 1 hour, single use)',
       description:
@@ -194,6 +198,7 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
     createRoute({
       method: 'post',
       path: '/auth/password/reset',
+      operationId: 'resetPassword',
       tags,
       summary: 'Set a new password with the token of the emailed link; signs in',
       description:
@@ -222,6 +227,7 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
     createRoute({
       method: 'post',
       path: '/auth/password/set',
+      operationId: 'setFirstPassword',
       tags,
       security: [{ sessionCookie: [] }],
       middleware: [requireSession(deps)],
@@ -245,6 +251,7 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
     createRoute({
       method: 'post',
       path: '/auth/password/reset/preview',
+      operationId: 'previewPasswordReset',
       tags,
       summary: "What a reset link's account holds besides sessions: how many API keys and webhooks it has",
       description:
@@ -264,6 +271,7 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
     createRoute({
       method: 'post',
       path: '/auth/google',
+      operationId: 'signInWithGoogle',
       tags,
       summary: 'Sign in with a Google ID token; creates, links or claims the account',
       description:
@@ -292,6 +300,8 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
     createRoute({
       method: 'get',
       path: '/auth/session',
+      operationId: 'getSession',
+      description: 'Unauthenticated: `signed_in` tells whether the gw_session cookie names a live session (a page can decide where to go without a 401).',
       tags,
       summary: 'Whether the request carries a live session',
       responses: { 200: jsonResponse(SessionStatus, 'Session status'), ...errorResponses(403) },
@@ -303,6 +313,8 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
     createRoute({
       method: 'post',
       path: '/auth/logout',
+      operationId: 'logout',
+      description: 'Deletes the session named by the cookie (if any) and clears the cookie; always 200.',
       tags,
       summary: 'End the session and clear its cookie',
       request: { body: jsonBody(EmptyBody) },

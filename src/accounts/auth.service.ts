@@ -42,6 +42,7 @@ import {
   setPasswordIfNone,
   updateMerchant,
   type MailSlot,
+  type MerchantChanges,
   type Merchant,
 } from './merchants.repo.js';
 import { checkPassword, hashPassword } from './passwords.js';
@@ -350,8 +351,9 @@ export async function logout(deps: AppDeps, token: string | undefined): Promise<
   if (token) await deleteSession(deps.db, sha256Hex(token));
 }
 
-export async function renameMerchant(deps: AppDeps, merchantId: string, name: string): Promise<Merchant> {
-  await updateMerchant(deps.db, merchantId, { name }, deps.clock.now());
+/** PATCH /me: the display name and the checkout's QR format. */
+export async function updateMerchantSettings(deps: AppDeps, merchantId: string, changes: Pick<MerchantChanges, 'name' | 'checkoutQr'>): Promise<Merchant> {
+  await updateMerchant(deps.db, merchantId, changes, deps.clock.now());
   const merchant = await findMerchantById(deps.db, merchantId);
   if (!merchant) throw new AppError('unauthorized', 'Sign in first: the account no longer exists');
   return merchant;

@@ -8,7 +8,7 @@ import { AppError } from '../lib/errors.js';
 import { readDashboard } from '../dashboard/dashboard.js';
 import { DashboardSchema, toDashboardResponse } from '../dashboard/dashboard.schemas.js';
 import { PatchMeBody } from './accounts.schemas.js';
-import { renameMerchant } from './auth.service.js';
+import { updateMerchantSettings } from './auth.service.js';
 import { findMerchantById } from './merchants.repo.js';
 
 const tags = ['Account'];
@@ -26,7 +26,9 @@ export function meRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
       tags,
       security,
       middleware,
+      operationId: 'getDashboard',
       summary: 'The dashboard: the merchant, its recent resources and invoice stats',
+      description: 'Owner session only (an API key is refused with 403 `session_required`).',
       responses: { 200: jsonResponse(DashboardSchema, 'Dashboard'), ...errorResponses(401, 403) },
     }),
     async (c) => {
@@ -43,13 +45,17 @@ export function meRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
       tags,
       security,
       middleware,
-      summary: 'Change the business display name',
+      operationId: 'updateMerchant',
+      summary: 'Change the business display name or the checkout QR format',
+      description:
+        '`name`: the display name payers see. `checkout_qr`: what the checkout QR code carries, `address` (the receiving address alone, ' +
+        'which every wallet scans; the default) or `tron_uri` (a `tron:` URI with the amount, which some wallets reject).',
       request: { body: jsonBody(PatchMeBody) },
       responses: { 200: jsonResponse(DashboardSchema, 'Dashboard'), ...errorResponses(400, 401, 403, 413) },
     }),
     async (c) => {
-      const { name } = c.req.valid('json');
-      const merchant = await renameMerchant(deps, c.get('auth').merchantId, name);
+      const { name, checkout_qr } = c.req.valid('json');
+      const merchant = await updateMerchantSettings(deps, c.get('auth').merchantId, { name, checkoutQr: checkout_qr });
       return c.json(toDashboardResponse(await readDashboard(deps, merchant), deps.config), 200);
     },
   );

@@ -1,7 +1,7 @@
 /** Merchant accounts. Emails are stored normalised (trimmed, lower case). */
 import type { Selectable } from 'kysely';
 import type { Db, Trx } from '../db/database.js';
-import type { MerchantsTable } from '../db/schema.js';
+import type { CheckoutQr, MerchantsTable } from '../db/schema.js';
 import { newId } from '../lib/ids.js';
 
 export interface Merchant {
@@ -13,6 +13,8 @@ export interface Merchant {
   googleSub: string | null;
   verificationSentAt: number | null;
   existsNoticeSentAt: number | null;
+  /** What the checkout's QR code carries. */
+  checkoutQr: CheckoutQr;
   createdAt: number;
   updatedAt: number;
 }
@@ -31,6 +33,7 @@ function toMerchant(row: Selectable<MerchantsTable>): Merchant {
     googleSub: row.google_sub,
     verificationSentAt: row.verification_sent_at,
     existsNoticeSentAt: row.exists_notice_sent_at,
+    checkoutQr: row.checkout_qr,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -69,6 +72,7 @@ export async function insertMerchant(db: Db | Trx, input: NewMerchant, now: numb
     google_sub: input.googleSub ?? null,
     verification_sent_at: null,
     exists_notice_sent_at: null,
+    checkout_qr: 'address',
     created_at: now,
     updated_at: now,
   };
@@ -82,6 +86,7 @@ export interface MerchantChanges {
   passwordHash?: string | null;
   emailVerifiedAt?: number;
   googleSub?: string;
+  checkoutQr?: CheckoutQr;
 }
 
 export async function updateMerchant(db: Db | Trx, id: string, changes: MerchantChanges, now: number): Promise<void> {
@@ -92,6 +97,7 @@ export async function updateMerchant(db: Db | Trx, id: string, changes: Merchant
       ...(changes.passwordHash !== undefined ? { password_hash: changes.passwordHash } : {}),
       ...(changes.emailVerifiedAt !== undefined ? { email_verified_at: changes.emailVerifiedAt } : {}),
       ...(changes.googleSub !== undefined ? { google_sub: changes.googleSub } : {}),
+      ...(changes.checkoutQr !== undefined ? { checkout_qr: changes.checkoutQr } : {}),
       updated_at: now,
     })
     .where('id', '=', id)

@@ -22,6 +22,7 @@ export function apiKeyRoutes(deps: AppDeps) {
     createRoute({
       method: 'post',
       path: '/api-keys',
+      operationId: 'createApiKey',
       tags: ['API keys'],
       summary: 'Create an API key; the secret is shown once',
       description:
@@ -51,6 +52,7 @@ export function apiKeyRoutes(deps: AppDeps) {
     createRoute({
       method: 'post',
       path: '/api-keys/{id}/roll',
+      operationId: 'rollApiKey',
       tags: ['API keys'],
       summary: 'Replace a key with a new secret; the old key is revoked at once',
       description:
@@ -73,6 +75,8 @@ export function apiKeyRoutes(deps: AppDeps) {
     createRoute({
       method: 'delete',
       path: '/api-keys/{id}',
+      operationId: 'revokeApiKey',
+      description: "Owner session only. Requests with the key fail with 401 from now on; another merchant's key answers 404.",
       tags: ['API keys'],
       summary: 'Revoke a key immediately',
       security: SESSION_ONLY,

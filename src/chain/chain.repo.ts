@@ -194,3 +194,9 @@ export function unmatchedTransfersQuery(db: Db, merchantId: string, limit = 100,
 export async function findReviewPayment(db: Db | Trx, invoiceId: string): Promise<ChainTransfer | undefined> {
   return (await listInvoiceTransfers(db, invoiceId, 'review_paid'))[0];
 }
+
+/** One recorded transfer by its Transfer log (a manual resolution names it so). */
+export async function findTransferByLog(db: Db | Trx, txHash: string, logIndex: number): Promise<ChainTransfer | undefined> {
+  const row = await db.selectFrom('chain_transfers').selectAll().where('tx_hash', '=', txHash).where('log_index', '=', logIndex).executeTakeFirst();
+  return row ? rowToTransfer(row) : undefined;
+}

@@ -25,6 +25,20 @@ export const ChainTransferSchema = z
   })
   .openapi('ChainTransfer');
 
+/** The USDT transfer that paid an invoice (data.transaction of invoice.confirmed and of a paid invoice.review). */
+export const TransactionSchema = z
+  .object({
+    tx_hash: z.string().openapi({ example: 'c5d1a3f0e8b94c7d2a6f1e0b3c9d8a7f6e5d4c3b2a1908f7e6d5c4b3a2918070' }),
+    log_index: z.number().int().openapi({ example: 0 }),
+    from: z.string().openapi({ description: 'The payer address (base58)', example: 'TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL' }),
+    to: z.string().openapi({ description: 'The receiving address (base58)', example: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7' }),
+    amount: z.string().openapi({ description: 'The transferred amount, six decimals', example: '25.000137' }),
+    token_contract: z.string().openapi({ example: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' }),
+    block_number: z.number().int().openapi({ example: 68123456 }),
+    block_timestamp: DateTime.openapi({ example: '2026-01-01T00:04:09.000Z' }),
+  })
+  .openapi('Transaction');
+
 /** The chain watcher's part of GET /health. */
 export const WatcherHealthSchema = z
   .object({

@@ -3,4 +3,6 @@ export interface WatcherStatus {
   state: 'stopped' | 'idle' | 'running' | 'degraded';
   /** Seconds between now and the time up to which every block is read; null when idle. */
   lagSeconds: number | null;
+  /** When the current condition (ok, behind, down) began; kept by the status object itself (src/system/live-payments.ts). */
+  readonly since?: number | null;
 }

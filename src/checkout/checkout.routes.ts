@@ -18,6 +18,8 @@ export function checkoutRoutes(deps: AppDeps) {
     createRoute({
       method: 'get',
       path: '/checkout/{token}',
+      operationId: 'getCheckout',
+      description: 'Unauthenticated: the checkout token in the path is the capability. The payer-safe view of the invoice (no order id, wallet id or metadata); the checkout page polls it.',
       tags: ['Checkout'],
       summary: 'What a payer needs to pay an invoice (no merchant-only fields)',
       request: { params: TokenParamSchema },

@@ -95,6 +95,20 @@ export function checkConfig(config: Config): Finding[] {
         'serve it over https behind a reverse proxy',
     });
   }
+  if (url.protocol === 'https:' && !config.server.trust_proxy) {
+    findings.push({
+      level: 'warn',
+      check: 'trust_proxy',
+      detail: `public_url is https but server.trust_proxy = false: behind a reverse proxy every client shares the proxy's address, so per-IP rate limits block everyone at once; set trust_proxy = true when a proxy terminates TLS`,
+    });
+  }
+  if (config.support.staff_emails.length === 0) {
+    findings.push({
+      level: 'warn',
+      check: 'support',
+      detail: 'support.staff_emails is empty: nobody can read support tickets, so the public contact form and chat are off; list the accounts that answer support',
+    });
+  }
   const listen = parseListen(config.server.listen)!;
   if (!isLoopbackHost(listen.host) && url.protocol === 'https:' && !config.server.trust_proxy) {
     findings.push({

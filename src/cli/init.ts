@@ -103,10 +103,12 @@ export function runInit(dirArg: string | undefined, out: (line: string) => void)
   if (existsSync(file)) throw new UsageError(`${file}: already exists; not overwriting it`);
   writeFileSync(file, configTemplate(randomBytes(32).toString('base64url')), { mode: 0o600, flag: 'wx' });
   const data = join(dir, 'data');
+  const existed = existsSync(data);
   mkdirSync(data, { recursive: true, mode: 0o700 });
   chmodSync(data, 0o700);
   out(`wrote ${file} (mode 0600) with a fresh server.secret`);
-  out(`created ${data} (mode 0700)`);
+  // Say what really happened: an existing data folder is only narrowed to 0700.
+  out(existed ? `${data} already exists; set its mode to 0700` : `created ${data} (mode 0700)`);
   out(`next: edit server.public_url, then run \`gatewayd migrate --config ${file}\` and \`gatewayd serve --config ${file}\``);
   return 0;
 }

@@ -89,7 +89,7 @@ export async function runMerchantCreate(
     });
     if (!merchant) throw new MerchantCommandError(`an account with the email ${email} already exists (use "forgot password" to set a new password)`);
     out(`created merchant ${merchant.id} <${merchant.email}> "${merchant.name}", email confirmed`);
-    out(`sign in at ${config.server.public_url}`);
+    out(`sign in at ${config.server.public_url.replace(/\/+$/, '')}/login`);
     return 0;
   } finally {
     await database.close();

@@ -3,6 +3,7 @@
  * invoices, deliveries with their webhook and event) or only count them. Reads only: every state
  * change stays with the feature that owns the table. Each function is scoped to one merchant.
  */
+import { rowToInvoice, type Invoice } from '../invoices/invoice.model.js';
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import { isOpen } from '../invoices/invoices.repo.js';
@@ -13,6 +14,8 @@ export interface WalletView {
   label: string;
   address: string;
   createdAt: number;
+  /** Archived wallets take no new invoices (the new-invoice form leaves them out). */
+  archivedAt: number | null;
   openInvoices: number;
 }
 
@@ -24,7 +27,7 @@ export interface WalletView {
 export function walletViewsQuery(db: Db, merchantId: string) {
   return db
     .selectFrom('wallets as w')
-    .select(['w.id', 'w.label', 'w.address', 'w.created_at'])
+    .select(['w.id', 'w.label', 'w.address', 'w.created_at', 'w.archived_at'])
     .select((eb) =>
       eb
         .selectFrom('invoices as i')
@@ -43,7 +46,7 @@ export function walletViewsQuery(db: Db, merchantId: string) {
 
 export async function listWalletViews(db: Db, merchantId: string): Promise<WalletView[]> {
   const rows = await walletViewsQuery(db, merchantId).execute();
-  return rows.map((r) => ({ id: r.id, label: r.label, address: r.address, createdAt: r.created_at, openInvoices: Number(r.open ?? 0) }));
+  return rows.map((r) => ({ id: r.id, label: r.label, address: r.address, createdAt: r.created_at, archivedAt: r.archived_at, openInvoices: Number(r.open ?? 0) }));
 }
 
 export interface DeliveryView {
@@ -111,4 +114,19 @@ export async function countResources(db: Db, merchantId: string): Promise<{ wall
     db.selectFrom('deliveries').select(n).where('merchant_id', '=', merchantId).where('status', '=', 'failed').executeTakeFirstOrThrow(),
   ]);
   return { wallets: Number(wallets.n), activeWebhooks: Number(activeWebhooks.n), failedDeliveries: Number(failedDeliveries.n) };
+}
+
+/** Invoices a wrong payment may be applied to (unpaid: pending, expired or review), newest first. */
+export async function listUnpaidInvoices(db: Db, merchantId: string, limit = 200): Promise<Invoice[]> {
+  const rows = await db
+    .selectFrom('invoices')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('tx_hash', 'is', null)
+    .where('status', 'in', ['pending', 'expired', 'review'])
+    .orderBy('created_at', 'desc')
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  return rows.map(rowToInvoice);
 }

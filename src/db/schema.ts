@@ -17,7 +17,11 @@ export interface MerchantsTable {
   updated_at: number;
   /** 0002_accounts: last "this address already has an account" mail. */
   exists_notice_sent_at: number | null;
+  /** 0011_integrator_api: what the checkout's QR code carries. */
+  checkout_qr: Generated<CheckoutQr>;
 }
+
+export type CheckoutQr = 'address' | 'tron_uri';
 
 export interface SessionsTable {
   token_hash: string;
@@ -49,6 +53,8 @@ export interface WalletsTable {
   address: string;
   network: string;
   created_at: number;
+  /** 0012_console_v2: archived wallets take no new invoices and are still watched. */
+  archived_at: number | null;
 }
 
 export type InvoiceStatus = 'pending' | 'confirmed' | 'expired' | 'review';
@@ -77,6 +83,20 @@ export interface InvoicesTable {
   created_at: number;
   expires_at: number;
   reserved_until: number;
+  /** 0011_integrator_api. */
+  redirect_url: string | null;
+  cancelled_at: number | null;
+  /** 0012_console_v2: micro-USDT received when a transfer was applied by hand; NULL otherwise. */
+  received_amount: Generated<number | null>;
+}
+
+/** 0012_console_v2: a transfer the owner applied to an invoice by hand. */
+export interface InvoiceResolutionsTable {
+  invoice_id: string;
+  transfer_id: string;
+  merchant_id: string;
+  previous_status: InvoiceStatus;
+  resolved_at: number;
 }
 
 export interface AmountReservationsTable {
@@ -277,5 +297,6 @@ export interface Database {
   chain_transfers: ChainTransfersTable;
   chain_scan: ChainScanTable;
   chain_scan_gaps: ChainScanGapsTable;
+  invoice_resolutions: InvoiceResolutionsTable;
   schema_migrations: SchemaMigrationsTable;
 }

@@ -5,6 +5,7 @@
  */
 import { compileQuery, type Param } from '../db/compiled.js';
 import type { Db, TxSqlite } from '../db/database.js';
+import { pageQueries, readPage, type Cursor, type Page, type PageRequest } from '../db/paging.js';
 import { newId } from '../lib/ids.js';
 
 export const EVENT_TYPES = ['invoice.created', 'invoice.confirmed', 'invoice.expired', 'invoice.review', 'webhook.test'] as const;
@@ -112,8 +113,35 @@ export async function listMerchantEvents(db: Db, merchantId: string, limit = 100
     .selectAll()
     .where('merchant_id', '=', merchantId)
     .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
+    .orderBy('id')
     .limit(limit)
     .execute();
   return rows.map(rowToEvent);
+}
+
+/** The ranges of GET /events: one per type asked for (events_merchant_type_created_idx), else one. */
+function eventListParts(db: Db, merchantId: string, types: readonly EventType[] | undefined) {
+  const base = db.selectFrom('events').selectAll().where('merchant_id', '=', merchantId);
+  return types && types.length > 0 ? [...new Set(types)].map((type) => base.where('type', '=', type)) : [base];
+}
+
+/** One page of a merchant's events, newest first. */
+export async function listEventPage(db: Db, merchantId: string, types: readonly EventType[] | undefined, page: PageRequest): Promise<Page<StoredEvent>> {
+  const { items, hasMore } = await readPage(eventListParts(db, merchantId, types), page);
+  return { items: items.map(rowToEvent), hasMore };
+}
+
+export function eventPageQueries(db: Db, merchantId: string, types: readonly EventType[] | undefined, page: PageRequest) {
+  return pageQueries(eventListParts(db, merchantId, types), page);
+}
+
+/** An event of this merchant; another merchant's event is absent. */
+export async function findMerchantEvent(db: Db, merchantId: string, id: string): Promise<StoredEvent | undefined> {
+  const row = await db.selectFrom('events').selectAll().where('id', '=', id).where('merchant_id', '=', merchantId).executeTakeFirst();
+  return row ? rowToEvent(row) : undefined;
+}
+
+export async function findEventCursor(db: Db, merchantId: string, id: string): Promise<Cursor | undefined> {
+  const row = await db.selectFrom('events').select(['created_at', 'id']).where('id', '=', id).where('merchant_id', '=', merchantId).executeTakeFirst();
+  return row ? { createdAt: row.created_at, id: row.id } : undefined;
 }

@@ -1,22 +1,84 @@
-/** The Event resource: one schema for the API, the Dashboard and the webhook body. */
+/**
+ * The Event resource: one schema for the API (GET /events), the Dashboard and the webhook body, with
+ * `data` typed per event type (the OpenAPI document's `webhooks` section names each one).
+ */
 import { z } from '@hono/zod-openapi';
+import { TransactionSchema } from '../chain/chain.schemas.js';
 import { DateTime, Mode } from '../http/openapi.js';
 import { iso } from '../lib/clock.js';
-import { EVENT_TYPES, type StoredEvent } from './events.repo.js';
+import { InvoiceSchema } from '../invoices/invoices.schemas.js';
+import { EVENT_TYPES, type EventType, type StoredEvent } from './events.repo.js';
+
+export const EVENT_ID_EXAMPLE = 'evt_Jd8Kq2Lw5Rt0Yx3Bn6Cv9m';
+
+export const InvoiceEventDataSchema = z
+  .object({
+    invoice: InvoiceSchema.openapi({ description: 'The invoice as it stood when the event happened' }),
+    transaction: TransactionSchema.optional().openapi({ description: 'invoice.confirmed and a paid invoice.review: the transfer that paid it' }),
+  })
+  .openapi('InvoiceEventData');
+
+export const WebhookTestDataSchema = z
+  .object({ webhook_id: z.string().openapi({ description: 'The webhook this test was sent to', example: 'whk_Vx2Lm8Qr4Tz6Kp0Jn3Hb7a' }) })
+  .openapi('WebhookTestData');
+
+const eventFields = {
+  id: z.string().openapi({ description: 'Also sent as X-Gateway-Event-Id; deduplicate on it', example: EVENT_ID_EXAMPLE }),
+  created_at: DateTime,
+  mode: Mode,
+};
+
+export const EventTypeSchema = z.enum(EVENT_TYPES).openapi({ example: 'invoice.confirmed' });
 
 export const EventSchema = z
   .object({
-    id: z.string(),
-    type: z.enum(EVENT_TYPES),
-    created_at: DateTime,
-    mode: Mode,
-    data: z.record(z.string(), z.unknown()).openapi({
-      description: 'invoice events: {invoice}; invoice.confirmed and a paid invoice.review add {transaction}; webhook.test: {webhook_id}',
+    ...eventFields,
+    type: EventTypeSchema,
+    data: z.union([InvoiceEventDataSchema, WebhookTestDataSchema]).openapi({
+      description: 'invoice.* events: {invoice}, and {transaction} for invoice.confirmed and a paid invoice.review; webhook.test: {webhook_id}',
     }),
   })
   .openapi('Event');
 
+const WHEN: Record<EventType, string> = {
+  'invoice.created': 'An invoice was created.',
+  'invoice.confirmed': 'A verified transfer of the exact payable amount paid the invoice in time, or the owner accepted a paid review invoice.',
+  'invoice.expired': 'The invoice window ended unpaid, the owner rejected a paid review invoice, or the merchant cancelled it (cancelled_at set).',
+  'invoice.review': 'The invoice needs the owner: its amount was reused after 90 days (at creation), or such an invoice was paid (with transaction).',
+  'webhook.test': 'A test sent from the console or POST /webhooks/{id}/test, to that webhook only.',
+};
+
+/** The webhook body of one event type, with its `data` typed. */
+export function eventOfType(type: EventType) {
+  const name = type.replace(/(^|[._])([a-z])/g, (_, __, c: string) => c.toUpperCase());
+  return z
+    .object({ ...eventFields, type: z.literal(type), data: type === 'webhook.test' ? WebhookTestDataSchema : InvoiceEventDataSchema })
+    .openapi(`${name}Event`, { description: WHEN[type] });
+}
+
+export const EventEnvelopeSchema = z.object({ event: EventSchema }).openapi('EventEnvelope');
+
+export const EventListSchema = z
+  .object({
+    events: z.array(EventSchema).openapi({ description: 'Newest first' }),
+    has_more: z
+      .boolean()
+      .openapi({ description: 'More events lie beyond this page: older ones, or newer ones when paging with ending_before', example: false }),
+  })
+  .openapi('EventList');
+
+export const EventIdParamSchema = z.object({
+  id: z
+    .string()
+    .min(1)
+    .max(100)
+    .openapi({ param: { name: 'id', in: 'path', description: 'The event id' }, example: EVENT_ID_EXAMPLE }),
+});
+
+export { WHEN as EVENT_DESCRIPTIONS };
+
 /** The Event resource as the API and the webhook body show it. */
-export function toEventResponse(event: StoredEvent) {
-  return { id: event.id, type: event.type, created_at: iso(event.createdAt), mode: 'live' as const, data: event.data };
+export function toEventResponse(event: StoredEvent): z.infer<typeof EventSchema> {
+  // data is stored exactly as the change that caused the event built it (typed in EventSchema).
+  return { id: event.id, type: event.type, created_at: iso(event.createdAt), mode: 'live' as const, data: event.data as z.infer<typeof EventSchema>['data'] };
 }

@@ -74,7 +74,7 @@ async function sessionAuth(c: Context, deps: AppDeps, token: string): Promise<Au
   return { kind: 'session', merchantId: session.merchantId, sessionHash: session.tokenHash };
 }
 
-async function keyAuth(deps: AppDeps, secret: string): Promise<Auth> {
+async function keyAuth(c: Context<AppEnv>, deps: AppDeps, secret: string): Promise<Auth> {
   const now = deps.clock.now();
   // Compiled queries on the one connection, taken as Kysely's own queries take it (never inside
   // another request's open transaction).
@@ -82,7 +82,7 @@ async function keyAuth(deps: AppDeps, secret: string): Promise<Auth> {
   if (!key || !isKeyActive(key, now)) {
     throw new AppError('unauthorized', 'Unknown, revoked or expired API key');
   }
-  deps.rateLimiter.consume('api_key', key.id, deps.config.rate_limits.api_per_key);
+  deps.rateLimiter.consume('api_key', key.id, deps.config.rate_limits.api_per_key, { context: c });
   if (keyNeedsTouch(key, now)) await onConnection(deps.db, () => touchKey(deps.sqlite, key, now));
   return { kind: 'key', merchantId: key.merchantId, keyId: key.id, scopes: key.scopes };
 }
@@ -106,7 +106,7 @@ export function requireKeyOrSession(deps: AppDeps, scope: Scope): MiddlewareHand
     const secret = bearerToken(c);
     let auth: Auth;
     if (secret !== undefined) {
-      auth = await keyAuth(deps, secret);
+      auth = await keyAuth(c, deps, secret);
       if (auth.kind === 'key' && !auth.scopes.includes(scope)) {
         throw new AppError('insufficient_scope', `This API key lacks the ${scope} scope`);
       }

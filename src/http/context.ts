@@ -1,4 +1,5 @@
 /** What the HTTP layer knows about a request: who is calling (Auth, scopes) and hono's context variables. */
+import type { RateLimitState } from './rate-limit.js';
 
 /** Who is calling: an owner session or an API key. Set by the auth middleware. */
 export type Auth =
@@ -12,5 +13,7 @@ export interface AppEnv {
   Variables: {
     requestId: string;
     auth: Auth;
+    /** The tightest rate limit this request counted against (RateLimit-* headers). */
+    rateLimit?: RateLimitState;
   };
 }

@@ -9,9 +9,21 @@ import type { AppEnv } from './context.js';
 export const ErrorEnvelopeSchema = z
   .object({
     error: z.object({
-      code: z.enum(ERROR_CODES as [string, ...string[]]),
-      message: z.string(),
-      details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+      code: z
+        .enum(ERROR_CODES as [string, ...string[]])
+        .openapi({ description: 'Stable, machine-readable; the closed list is the enum', example: 'validation_error' }),
+      message: z.string().openapi({ description: 'For people; may change', example: 'The request is not valid' }),
+      details: z
+        .array(
+          z.object({
+            path: z.string().openapi({ description: 'The field, query parameter or header at fault', example: 'merchant_order_id' }),
+            message: z.string().openapi({ example: 'Already used by invoice inv_3kT9wq2LmX8vR4pZ' }),
+            invoice_id: z.string().optional().openapi({ description: 'duplicate_order_id: the invoice holding the order id', example: 'inv_3kT9wq2LmX8vR4pZ' }),
+            reason: z.string().optional().openapi({ description: 'A stable word naming the broken rule, where one exists (invalid_webhook_url: not_url, scheme, credentials, fragment, port, ip_literal, localhost, not_fqdn, dns_timeout, unresolvable, blocked_address)' }),
+          }),
+        )
+        .optional()
+        .openapi({ description: 'One entry per field at fault; a field is listed once (its first broken rule)' }),
     }),
     mode: z.literal('live'),
   })
@@ -48,17 +60,37 @@ export function jsonResponse<T extends z.ZodType>(schema: T, description: string
   return { description, content: { 'application/json': { schema } } };
 }
 
+/**
+ * One detail per field at fault, its path prefixed with the request part for anything but the JSON
+ * body (`query.limit`, `param.id`, `header.idempotency-key`). Unknown keys get one detail each. A
+ * field that breaks two rules (a pattern and a maximum) is named once, by its first.
+ */
 export function zodIssuesToDetails(issues: readonly z.core.$ZodIssue[], target?: string): ErrorDetail[] {
-  return issues.slice(0, 20).map((issue) => {
-    const path = issue.path.map(String).join('.');
+  const detail = (segments: readonly PropertyKey[], message: string): ErrorDetail => {
+    const path = segments.map(String).join('.');
     const prefix = target && target !== 'json' ? `${target}${path ? '.' : ''}` : '';
-    return { path: `${prefix}${path}` || (target ?? ''), message: issue.message };
-  });
+    return { path: `${prefix}${path}` || (target ?? ''), message };
+  };
+  const details = issues.flatMap((issue) =>
+    issue.code === 'unrecognized_keys'
+      ? issue.keys.map((key) => detail([...issue.path, key], target === 'query' ? 'unknown query parameter' : 'unknown field'))
+      : [detail(issue.path, issue.message)],
+  );
+  const byPath = new Map<string, ErrorDetail>();
+  for (const d of details) if (!byPath.has(d.path)) byPath.set(d.path, d);
+  return [...byPath.values()].slice(0, 20);
 }
 
-/** Every feature builds its routes on this, so every validation failure has one shape. */
+/** What an operation that declares no query parameters accepts: none at all. */
+const NO_QUERY = z.strictObject({});
+
+/**
+ * Every feature builds its routes on this, so every validation failure has one shape, and every
+ * operation's query string is strict: one that declares no query schema gets an empty strict one,
+ * so an unknown query parameter is a 400 naming it instead of being silently ignored.
+ */
 export function createRouter(): OpenAPIHono<AppEnv> {
-  return new OpenAPIHono<AppEnv>({
+  const router = new OpenAPIHono<AppEnv>({
     defaultHook: (result) => {
       if (!result.success) {
         const target = (result as { target?: string }).target;
@@ -66,6 +98,10 @@ export function createRouter(): OpenAPIHono<AppEnv> {
       }
     },
   });
+  const register = router.openapi.bind(router) as (route: { request?: { query?: unknown } }, ...rest: unknown[]) => unknown;
+  router.openapi = ((route: { request?: { query?: unknown } }, ...rest: unknown[]) =>
+    register(route.request?.query ? route : { ...route, request: { ...route.request, query: NO_QUERY } }, ...rest)) as typeof router.openapi;
+  return router;
 }
 
 /** ISO 8601 date-time string schema used by every resource. */

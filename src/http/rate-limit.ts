@@ -1,5 +1,7 @@
+import type { Context } from 'hono';
 import { AppError } from '../lib/errors.js';
 import type { Clock } from '../lib/clock.js';
+import type { AppEnv } from './context.js';
 
 interface Bucket {
   tokens: number;
@@ -7,6 +9,19 @@ interface Bucket {
   /** The limit this bucket was last consumed under: its capacity, refilled over one minute. */
   perMinute: number;
 }
+
+/** Where a client stands with one limit, as the RateLimit-* response headers tell it. */
+export interface RateLimitState {
+  /** Requests a minute (also the burst). */
+  limit: number;
+  /** Requests that may be made right now. */
+  remaining: number;
+  /** Seconds until the whole burst is available again. */
+  resetSeconds: number;
+}
+
+/** The request whose answer carries the RateLimit-* headers. */
+export type RateLimitContext = Context<AppEnv>;
 
 /** Past this many buckets, the next new one first forgets the full ones. */
 const PRUNE_ABOVE = 50_000;
@@ -22,8 +37,11 @@ export class RateLimiter {
 
   constructor(private readonly clock: Clock) {}
 
-  /** Takes one token or throws 429 rate_limited with Retry-After (whole seconds). */
-  consume(scope: string, key: string, perMinute: number, message = 'Too many requests; retry later'): void {
+  /**
+   * Takes one token or throws 429 rate_limited with Retry-After (whole seconds). Given the request's
+   * context, the state is kept for the RateLimit-* headers of the answer (the tightest limit wins).
+   */
+  consume(scope: string, key: string, perMinute: number, options: { message?: string; context?: Context<AppEnv> } = {}): void {
     if (perMinute <= 0) return;
     const now = this.clock.now();
     const id = `${scope}\u0000${key}`;
@@ -37,14 +55,18 @@ export class RateLimiter {
       bucket.updatedAt = now;
       bucket.perMinute = perMinute;
     }
-    if (bucket.tokens < 1) {
+    const limited = bucket.tokens < 1;
+    if (!limited) bucket.tokens -= 1;
+    const state: RateLimitState = {
+      limit: perMinute,
+      remaining: Math.floor(bucket.tokens),
+      resetSeconds: Math.ceil((perMinute - bucket.tokens) / (perMinute / 60_000) / 1000),
+    };
+    if (options.context) noteRateLimit(options.context, state);
+    if (limited) {
       const waitMs = (1 - bucket.tokens) / (perMinute / 60_000);
-      throw new AppError('rate_limited', message).withHeader(
-        'Retry-After',
-        String(Math.max(1, Math.ceil(waitMs / 1000))),
-      );
+      throw new AppError('rate_limited', options.message ?? 'Too many requests; retry later').withHeader('Retry-After', String(Math.max(1, Math.ceil(waitMs / 1000))));
     }
-    bucket.tokens -= 1;
   }
 
   /** Gives back the token of a request that turned out to cost nothing (an idempotent replay). */
@@ -63,4 +85,18 @@ export class RateLimiter {
 
 function refilled(bucket: Bucket, now: number, perMinute: number): number {
   return Math.min(perMinute, bucket.tokens + (now - bucket.updatedAt) * (perMinute / 60_000));
+}
+
+function noteRateLimit(c: Context<AppEnv>, state: RateLimitState): void {
+  const kept = c.get('rateLimit');
+  if (!kept || state.remaining < kept.remaining) c.set('rateLimit', state);
+}
+
+/** The IETF draft's RateLimit-Limit, -Remaining and -Reset of a limited answer (set by app.ts on every answer, errors included). */
+export function rateLimitHeaders(state: RateLimitState): Array<[string, string]> {
+  return [
+    ['RateLimit-Limit', String(state.limit)],
+    ['RateLimit-Remaining', String(state.remaining)],
+    ['RateLimit-Reset', String(state.resetSeconds)],
+  ];
 }

@@ -30,6 +30,15 @@ export interface Invoice {
   createdAt: number;
   expiresAt: number;
   reservedUntil: number;
+  /** https URL the checkout offers once the invoice is settled. */
+  redirectUrl: string | null;
+  /** When the merchant cancelled it (status expired); null otherwise. */
+  cancelledAt: number | null;
+  /**
+   * Micro-USDT the invoice actually received: the applied transfer's amount when the owner resolved
+   * a payment by hand, the payable amount when a matching transfer paid it, null while unpaid.
+   */
+  receivedAmount: bigint | null;
 }
 
 export function rowToInvoice(row: Selectable<InvoicesTable>): Invoice {
@@ -57,6 +66,9 @@ export function rowToInvoice(row: Selectable<InvoicesTable>): Invoice {
     createdAt: row.created_at,
     expiresAt: row.expires_at,
     reservedUntil: row.reserved_until,
+    redirectUrl: row.redirect_url,
+    cancelledAt: row.cancelled_at,
+    receivedAmount: row.received_amount !== null ? fromDbAmount(row.received_amount) : row.tx_hash !== null ? fromDbAmount(row.payable_amount) : null,
   };
 }
 

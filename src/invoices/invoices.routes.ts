@@ -1,21 +1,53 @@
-/** GET/POST /invoices, GET /invoices/{id} (key or session) and POST /invoices/{id}/review (session). */
-import { createRoute } from '@hono/zod-openapi';
+/**
+ * GET/POST /invoices, GET /invoices/{id}, POST /invoices/{id}/cancel (key or session),
+ * POST /invoices/{id}/review and POST /invoices/{id}/resolve (session).
+ */
+import { createRoute, z } from '@hono/zod-openapi';
 import type { AppDeps } from '../deps.js';
 import { requireKeyOrSession, requireSession } from '../http/auth.js';
 import { createRouter, errorResponses, jsonBody, jsonResponse, KEY_OR_SESSION, SESSION_ONLY } from '../http/openapi.js';
+import { pageRequest, pagingQuery, repeatable } from '../http/paging.js';
 import { formatAmount } from '../lib/amounts.js';
 import { AppError } from '../lib/errors.js';
-import { findMerchantInvoice, listMerchantInvoices } from './invoices.repo.js';
+import { findInvoiceCursor, findMerchantInvoice, listInvoicePage } from './invoices.repo.js';
 import {
+  CancelInvoiceSchema,
   CreateInvoiceSchema,
   IdempotencyHeaderSchema,
+  INVOICE_ID_EXAMPLE,
   InvoiceEnvelopeSchema,
   InvoiceIdParamSchema,
   InvoiceListSchema,
+  InvoiceStatusSchema,
+  ResolveInvoiceSchema,
   ReviewDecisionSchema,
+  STATUSES,
   toInvoiceResponse,
 } from './invoices.schemas.js';
-import { decideReview, InvoiceCreator } from './invoices.service.js';
+import { resolveInvoice } from './resolve.service.js';
+import { cancelInvoice, decideReview, InvoiceCreator } from './invoices.service.js';
+
+export const InvoiceListQuerySchema = z.strictObject({
+  ...pagingQuery('invoice', INVOICE_ID_EXAMPLE),
+  status: repeatable(InvoiceStatusSchema, STATUSES.length)
+    .optional()
+    .openapi({
+      param: { name: 'status', in: 'query', style: 'form', explode: true, description: 'Only invoices in these statuses; repeat it for several' },
+      example: ['pending'],
+    }),
+  wallet_id: z
+    .string()
+    .min(1)
+    .max(100)
+    .optional()
+    .openapi({ param: { name: 'wallet_id', in: 'query', description: 'Only invoices paid to this wallet' }, example: 'wal_Qm4Zr8Tn2Vb6Xc0Lk5Jh1g' }),
+  merchant_order_id: z
+    .string()
+    .min(1)
+    .max(120)
+    .optional()
+    .openapi({ param: { name: 'merchant_order_id', in: 'query', description: 'The invoice holding this order id (at most one)' }, example: 'order-1042' }),
+});
 
 export function invoiceRoutes(deps: AppDeps) {
   const creator = new InvoiceCreator(deps);
@@ -27,14 +59,29 @@ export function invoiceRoutes(deps: AppDeps) {
       method: 'get',
       path: '/invoices',
       tags: ['Invoices'],
-      summary: 'The most recent 500 invoices, newest first',
+      operationId: 'listInvoices',
+      summary: 'List invoices, newest first, a page at a time',
+      description:
+        'Paged by cursor: `limit` (1 to 500, 500 when absent), then `starting_after` the last id of a page for the next (older) page, ' +
+        'or `ending_before` the first id for the previous (newer) one; `has_more` says whether more lie that way. ' +
+        'Filters combine: `status` (repeatable), `wallet_id`, `merchant_order_id`, `created_gte`, `created_lt`. ' +
+        'An unknown or malformed query parameter, or a cursor id that is not one of your invoices, is 400 `validation_error` naming it.',
       security: KEY_OR_SESSION,
       middleware: [requireKeyOrSession(deps, 'invoices:read')] as const,
-      responses: { 200: jsonResponse(InvoiceListSchema, 'Invoices'), ...errorResponses(401, 403, 429) },
+      request: { query: InvoiceListQuerySchema },
+      responses: { 200: jsonResponse(InvoiceListSchema, 'One page of invoices'), ...errorResponses(400, 401, 403, 429) },
     }),
     async (c) => {
-      const invoices = await listMerchantInvoices(deps.db, c.get('auth').merchantId);
-      return c.json({ invoices: invoices.map((inv) => toInvoiceResponse(inv, publicUrl)) }, 200);
+      const merchantId = c.get('auth').merchantId;
+      const q = c.req.valid('query');
+      const page = await pageRequest(q, 'invoice', (id) => findInvoiceCursor(deps.db, merchantId, id));
+      const { items, hasMore } = await listInvoicePage(
+        deps.db,
+        merchantId,
+        { statuses: q.status, walletId: q.wallet_id, merchantOrderId: q.merchant_order_id },
+        page,
+      );
+      return c.json({ invoices: items.map((inv) => toInvoiceResponse(inv, publicUrl)), has_more: hasMore }, 200);
     },
   );
 
@@ -43,12 +90,14 @@ export function invoiceRoutes(deps: AppDeps) {
       method: 'post',
       path: '/invoices',
       tags: ['Invoices'],
+      operationId: 'createInvoice',
       summary: 'Create an invoice with a unique payable amount',
       description:
         'The adjustment is the smallest value in [0.000001, invoices.max_adjustment] whose final amount was never used on the wallet address ' +
         '(across every merchant sharing it); the amount is reserved for 90 days. When every amount was used but some reservation is older ' +
         'than 90 days, the least recently used amount is reused and the invoice is created in status `review`. ' +
-        'Same Idempotency-Key and same body: 200 replay. Errors 409: `idempotency_key_reused`, `duplicate_order_id`, `amount_pool_exhausted`. ' +
+        'Same Idempotency-Key and same body: 200 replay. Errors 409: `idempotency_key_reused`, `duplicate_order_id` (its `details[0].invoice_id` ' +
+        'names the invoice holding the order id), `amount_pool_exhausted`. ' +
         'Creations are limited per merchant, summed over all its API keys and sessions (`rate_limits.invoices_per_merchant` a minute, default 60, ' +
         'on top of the per-key limit): past it, 429 `rate_limited` with `Retry-After` in seconds. A replay does not count.',
       security: KEY_OR_SESSION,
@@ -61,11 +110,14 @@ export function invoiceRoutes(deps: AppDeps) {
       },
     }),
     async (c) => {
-      const { invoice, replay, view } = await creator.create({
-        merchantId: c.get('auth').merchantId,
-        idempotencyKey: c.req.valid('header')['idempotency-key'],
-        body: c.req.valid('json'),
-      });
+      const { invoice, replay, view } = await creator.create(
+        {
+          merchantId: c.get('auth').merchantId,
+          idempotencyKey: c.req.valid('header')['idempotency-key'],
+          body: c.req.valid('json'),
+        },
+        c,
+      );
       if (!replay) {
         deps.log.info(
           {
@@ -88,7 +140,9 @@ export function invoiceRoutes(deps: AppDeps) {
       method: 'get',
       path: '/invoices/{id}',
       tags: ['Invoices'],
+      operationId: 'getInvoice',
       summary: 'One invoice of the calling merchant',
+      description: "Another merchant's invoice answers 404, as an unknown id does.",
       security: KEY_OR_SESSION,
       middleware: [requireKeyOrSession(deps, 'invoices:read')] as const,
       request: { params: InvoiceIdParamSchema },
@@ -106,6 +160,7 @@ export function invoiceRoutes(deps: AppDeps) {
       method: 'post',
       path: '/invoices/{id}/review',
       tags: ['Invoices'],
+      operationId: 'reviewInvoice',
       summary: "The owner's decision on a paid review invoice",
       description:
         'accept: `confirmed` and event invoice.confirmed; reject: `expired` and event invoice.expired. Only for an invoice in status `review` ' +
@@ -122,6 +177,60 @@ export function invoiceRoutes(deps: AppDeps) {
       const { decision } = c.req.valid('json');
       const invoice = await decideReview(deps, c.get('auth').merchantId, c.req.valid('param').id, decision);
       deps.log.info({ invoice_id: invoice.id, merchant_id: invoice.merchantId, decision, status: invoice.status }, 'review decided');
+      return c.json({ invoice: toInvoiceResponse(invoice, publicUrl) }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/invoices/{id}/cancel',
+      tags: ['Invoices'],
+      operationId: 'cancelInvoice',
+      summary: 'Cancel an unpaid invoice',
+      description:
+        'A `pending` invoice, or a `review` invoice with no recorded payment, becomes `expired` (event `invoice.expired`, `cancelled_at` set, ' +
+        '`expires_at` moved to the cancel time). The amount stays reserved for its 90 days, so a transfer that arrives later is still recorded ' +
+        'against this invoice as a late payment. Cancelling a cancelled invoice answers 200 with it. A confirmed invoice, a paid review ' +
+        'invoice or one that expired by itself: 409 `invoice_not_cancellable`.',
+      security: KEY_OR_SESSION,
+      middleware: [requireKeyOrSession(deps, 'invoices:write')] as const,
+      request: { params: InvoiceIdParamSchema, body: jsonBody(CancelInvoiceSchema, 'An empty object (or no body)') },
+      responses: {
+        200: jsonResponse(InvoiceEnvelopeSchema.omit({ idempotent_replay: true }), 'The cancelled invoice'),
+        ...errorResponses(400, 401, 403, 404, 409, 413, 429),
+      },
+    }),
+    async (c) => {
+      const { invoice, changed } = await cancelInvoice(deps, c.get('auth').merchantId, c.req.valid('param').id);
+      if (changed) deps.log.info({ invoice_id: invoice.id, merchant_id: invoice.merchantId }, 'invoice cancelled');
+      return c.json({ invoice: toInvoiceResponse(invoice, publicUrl) }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/invoices/{id}/resolve',
+      tags: ['Invoices'],
+      operationId: 'resolveInvoice',
+      summary: 'Apply a wrong payment to an invoice by hand',
+      description:
+        'The owner applies a verified `unmatched` or `late` transfer (one that reached the invoice\'s wallet address) to an unpaid invoice: ' +
+        '`pending`, `expired` (also cancelled) or `review` without a payment. The invoice becomes `confirmed` with that transaction, ' +
+        '`received_amount` is the transfer\'s amount (it may differ from `payable_amount`), and `invoice.confirmed` is emitted with ' +
+        '`data.transaction` (the transfer) and `data.resolution: "manual"`. A transfer pays at most one invoice: a transfer that already paid ' +
+        'one, automatically or by hand, is 409 `transfer_already_used`. An invoice already paid, or a transfer to another of your wallets: ' +
+        '409 `invoice_not_resolvable`. A transfer that reached none of your wallets: 404.',
+      security: SESSION_ONLY,
+      middleware: [requireSession(deps)] as const,
+      request: { params: InvoiceIdParamSchema, body: jsonBody(ResolveInvoiceSchema) },
+      responses: { 200: jsonResponse(InvoiceEnvelopeSchema.omit({ idempotent_replay: true }), 'The confirmed invoice'), ...errorResponses(400, 401, 403, 404, 409, 413) },
+    }),
+    async (c) => {
+      const body = c.req.valid('json');
+      const invoice = await resolveInvoice(deps, { merchantId: c.get('auth').merchantId, invoiceId: c.req.valid('param').id, txHash: body.tx_hash, logIndex: body.log_index });
+      deps.log.info({ invoice_id: invoice.id, merchant_id: invoice.merchantId, tx_hash: body.tx_hash, log_index: body.log_index }, 'payment resolved by hand');
       return c.json({ invoice: toInvoiceResponse(invoice, publicUrl) }, 200);
     },
   );

@@ -15,6 +15,17 @@ export const METADATA_MAX_BYTES = 16 * 1024;
  */
 export const METADATA_MAX_DEPTH = 32;
 
+/** An absolute https URL as written (no "https:host" shorthand), with no credentials in it. */
+function isReturnUrl(value: string): boolean {
+  if (!/^https:\/\/[^/?#\s]/i.test(value) || /[\s\u0000-\u001f\u007f]/.test(value)) return false;
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' && url.username === '' && url.password === '' && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
 /** Iterative, so the check itself cannot overflow the stack. */
 function nestsAtMost(value: unknown, max: number): boolean {
   const pending: Array<[unknown, number]> = [[value, 1]];
@@ -26,52 +37,90 @@ function nestsAtMost(value: unknown, max: number): boolean {
   }
   return true;
 }
-const MONEY = z.string().regex(/^[0-9]+\.[0-9]{6}$/).openapi({ example: '12.500001' });
+const MONEY = z.string().regex(/^[0-9]+\.[0-9]{6}$/).openapi({ example: '25.000000' });
+export const INVOICE_ID_EXAMPLE = 'inv_Nw1Xk8cYq0pJv3sTzR5aLg';
+export const STATUSES = ['pending', 'confirmed', 'expired', 'review'] as const;
+export const InvoiceStatusSchema = z.enum(STATUSES).openapi({
+  description: 'pending: awaiting payment; confirmed: paid; expired: unpaid at expiry, rejected after review, or cancelled; review: the amount was reused, the owner decides',
+  example: 'pending',
+});
+export const REDIRECT_URL_MAX = 2048;
+export const DEFAULT_EXPIRES_IN_MINUTES = 20;
 
 const invoiceCommon = {
-  id: z.string(),
-  base_amount: MONEY,
-  adjustment: MONEY.openapi({ description: 'Identification adjustment, paid to the merchant' }),
-  payable_amount: MONEY.openapi({ description: 'The exact amount the payer must send' }),
-  wallet_address: z.string(),
-  status: z.enum(['pending', 'confirmed', 'expired', 'review']),
+  id: z.string().openapi({ example: INVOICE_ID_EXAMPLE }),
+  base_amount: MONEY.openapi({ description: 'The price asked', example: '25.000000' }),
+  adjustment: MONEY.openapi({ description: 'Identification adjustment, paid to the merchant', example: '0.000137' }),
+  payable_amount: MONEY.openapi({ description: 'The exact amount the payer must send', example: '25.000137' }),
+  wallet_address: z.string().openapi({ description: 'The TRON receiving address (base58)', example: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7' }),
+  status: InvoiceStatusSchema,
   created_at: DateTime.optional(),
-  expires_at: DateTime.optional(),
-  reserved_until: DateTime.optional().openapi({ description: 'End of the 90-day amount reservation' }),
-  description: z.string().optional(),
-  tx_hash: z.string().nullable().optional().openapi({ description: 'Hash of the matched USDT transfer, 64 hex characters' }),
+  expires_at: DateTime.optional().openapi({ description: 'End of the payment window (the cancel time for a cancelled invoice)', example: '2026-01-01T00:20:00.000Z' }),
+  reserved_until: DateTime.optional().openapi({ description: 'End of the 90-day amount reservation', example: '2026-04-01T00:00:00.000Z' }),
+  description: z.string().optional().openapi({ example: 'Order 1042: 2 t-shirts' }),
+  tx_hash: z
+    .string()
+    .nullable()
+    .optional()
+    .openapi({ description: 'Hash of the matched USDT transfer, 64 hex characters', example: 'c5d1a3f0e8b94c7d2a6f1e0b3c9d8a7f6e5d4c3b2a1908f7e6d5c4b3a2918070' }),
   mode: z.literal('live'),
   network: z.literal('tron-mainnet').optional(),
   token: z.literal('USDT').optional(),
-  token_contract: z.string().optional().openapi({ description: 'The USDT TRC20 contract of the network' }),
-  amount_reuse_review: z.boolean().optional(),
+  token_contract: z.string().optional().openapi({ description: 'The USDT TRC20 contract of the network', example: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' }),
+  amount_reuse_review: z.boolean().optional().openapi({ description: 'Created in review because the amount was reused after 90 days', example: false }),
 };
 
 export const InvoiceSchema = z
   .object({
     ...invoiceCommon,
-    confirmed_at: DateTime.nullable().optional(),
-    checkout_url: z.string().openapi({ format: 'uri', description: 'Confidential payment link' }).optional(),
-    checkout_token: z.string().optional().openapi({ description: 'Capability token of the checkout link' }),
-    merchant_order_id: z.string(),
-    wallet_id: z.string(),
-    metadata: z.record(z.string(), z.unknown()),
+    confirmed_at: DateTime.nullable().optional().openapi({ example: '2026-01-01T00:04:12.000Z' }),
+    checkout_url: z
+      .string()
+      .openapi({ format: 'uri', description: 'Confidential payment link', example: 'https://pay.shop.example/pay/q3Vb7Yk2mN8xP0rT5wZ1aC4dF6gH9jL2' })
+      .optional(),
+    checkout_token: z.string().optional().openapi({ description: 'Capability token of the checkout link', example: 'q3Vb7Yk2mN8xP0rT5wZ1aC4dF6gH9jL2' }),
+    merchant_order_id: z.string().openapi({ example: 'order-1042' }),
+    wallet_id: z.string().openapi({ example: 'wal_Qm4Zr8Tn2Vb6Xc0Lk5Jh1g' }),
+    metadata: z.record(z.string(), z.unknown()).openapi({ example: { customer_ref: 'c-88' } }),
+    redirect_url: z
+      .string()
+      .nullable()
+      .optional()
+      .openapi({ format: 'uri', description: 'Where the checkout offers to send the payer once the invoice is confirmed or expired', example: 'https://shop.example/orders/1042' }),
+    cancelled_at: DateTime.nullable().optional().openapi({ description: 'When the merchant cancelled the invoice (status expired)', example: null }),
+    received_amount: z
+      .string()
+      .nullable()
+      .optional()
+      .openapi({
+        pattern: '^[0-9]+\\.[0-9]{6}$',
+        description: 'USDT actually received: payable_amount when a matching transfer paid the invoice, the transfer\'s own amount when the owner applied a payment by hand (POST /invoices/{id}/resolve); null while unpaid',
+        example: '25.000137',
+      }),
   })
   .openapi('Invoice');
 
 export const CheckoutInvoiceSchema = z
-  .object({ ...invoiceCommon, merchant_name: z.string() })
+  .object({ ...invoiceCommon, merchant_name: z.string().openapi({ example: 'Example Shop' }) })
   .openapi('CheckoutInvoice');
 
 export const InvoiceEnvelopeSchema = z
   .object({ invoice: InvoiceSchema, idempotent_replay: z.boolean().optional() })
   .openapi('InvoiceEnvelope');
 
-export const InvoiceListSchema = z.object({ invoices: z.array(InvoiceSchema) }).openapi('InvoiceList');
+export const InvoiceListSchema = z
+  .object({
+    invoices: z.array(InvoiceSchema).openapi({ description: 'Newest first' }),
+    has_more: z.boolean().openapi({
+      description: 'More invoices lie beyond this page: older ones, or newer ones when paging with ending_before',
+      example: true,
+    }),
+  })
+  .openapi('InvoiceList');
 
 export const CreateInvoiceSchema = z
   .strictObject({
-    merchant_order_id: z.string().min(1).max(120),
+    merchant_order_id: z.string().min(1).max(120).openapi({ description: 'Your order reference; unique per merchant', example: 'order-1042' }),
     amount: z
       .string()
       .regex(new RegExp(AMOUNT_PATTERN), 'expected a decimal string with at most 6 fractional digits, e.g. "12.5"')
@@ -80,8 +129,8 @@ export const CreateInvoiceSchema = z
         return micro === undefined || (micro >= 1n && micro <= MAX_INVOICE_AMOUNT);
       }, 'the amount must be between 0.000001 and 1000000000')
       .openapi({ pattern: AMOUNT_PATTERN, example: '25.00', description: 'Base price in USDT, 0.000001 to 1000000000' }),
-    wallet_id: z.string().min(1).max(100),
-    description: z.string().min(1).max(1000).optional(),
+    wallet_id: z.string().min(1).max(100).openapi({ description: 'One of your wallets (GET /wallets)', example: 'wal_Qm4Zr8Tn2Vb6Xc0Lk5Jh1g' }),
+    description: z.string().min(1).max(1000).optional().openapi({ description: 'Shown to the payer', example: 'Order 1042: 2 t-shirts' }),
     metadata: z
       .record(z.string(), z.unknown())
       .superRefine((m, ctx) => {
@@ -90,12 +139,30 @@ export const CreateInvoiceSchema = z
           ctx.addIssue({ code: 'custom', message: `metadata must be at most ${METADATA_MAX_BYTES} bytes serialized` });
       })
       .optional()
-      .openapi({ description: `At most 16 KiB serialized (UTF-8 JSON) and ${METADATA_MAX_DEPTH} levels deep; never customer secrets` }),
-    expires_in_minutes: z.number().int().min(1).max(1440).default(20),
+      .openapi({ description: `At most 16 KiB serialized (UTF-8 JSON) and ${METADATA_MAX_DEPTH} levels deep; never customer secrets`, example: { customer_ref: 'c-88' } }),
+    // Optional without a zod default: generated clients would otherwise make the field required.
+    expires_in_minutes: z
+      .number()
+      .int()
+      .min(1)
+      .max(1440)
+      .optional()
+      .openapi({ description: `Length of the payment window; ${DEFAULT_EXPIRES_IN_MINUTES} when absent`, example: 30 }),
+    redirect_url: z
+      .string()
+      .max(REDIRECT_URL_MAX)
+      .refine(isReturnUrl, 'expected an absolute https:// URL without user name or password')
+      .optional()
+      .openapi({ description: `https URL (at most ${REDIRECT_URL_MAX} characters) the checkout offers as "Return to {merchant}" once the invoice is confirmed or expired`, example: 'https://shop.example/orders/1042' }),
   })
   .openapi('CreateInvoice');
 
-export type CreateInvoiceBody = z.infer<typeof CreateInvoiceSchema>;
+/** The validated body with its defaults applied (the fingerprint of a replay is taken from this). */
+export type CreateInvoiceBody = z.infer<typeof CreateInvoiceSchema> & { expires_in_minutes: number };
+
+export function withInvoiceDefaults(body: z.infer<typeof CreateInvoiceSchema>): CreateInvoiceBody {
+  return { ...body, expires_in_minutes: body.expires_in_minutes ?? DEFAULT_EXPIRES_IN_MINUTES };
+}
 
 export const IdempotencyHeaderSchema = z.object({
   'idempotency-key': z
@@ -106,9 +173,29 @@ export const IdempotencyHeaderSchema = z.object({
     .openapi({ param: { name: 'idempotency-key', in: 'header' }, description: 'One unique key per invoice attempt, reused on retries' }),
 });
 
-export const InvoiceIdParamSchema = z.object({ id: z.string().min(1).max(100).openapi({ param: { name: 'id', in: 'path' } }) });
+export const InvoiceIdParamSchema = z.object({
+  id: z
+    .string()
+    .min(1)
+    .max(100)
+    .openapi({ param: { name: 'id', in: 'path', description: 'The invoice id' }, example: INVOICE_ID_EXAMPLE }),
+});
 
-export const ReviewDecisionSchema = z.strictObject({ decision: z.enum(['accept', 'reject']) }).openapi('ReviewDecision');
+export const ReviewDecisionSchema = z
+  .strictObject({ decision: z.enum(['accept', 'reject']).openapi({ description: 'accept: confirmed; reject: expired', example: 'accept' }) })
+  .openapi('ReviewDecision');
+
+export const CancelInvoiceSchema = z.strictObject({}).openapi('CancelInvoice');
+
+export const ResolveInvoiceSchema = z
+  .strictObject({
+    tx_hash: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/, 'expected 64 lower-case hex characters')
+      .openapi({ description: 'The verified unmatched or late transfer to apply', example: 'c5d1a3f0e8b94c7d2a6f1e0b3c9d8a7f6e5d4c3b2a1908f7e6d5c4b3a2918070' }),
+    log_index: z.number().int().min(0).max(100_000).openapi({ description: 'Its Transfer log within the transaction', example: 0 }),
+  })
+  .openapi('ResolveInvoice');
 
 /** Fields shared by the merchant's and the payer's view. */
 function commonFields(inv: Invoice) {
@@ -142,6 +229,9 @@ export function toInvoiceResponse(inv: Invoice, publicUrl: string) {
     merchant_order_id: inv.merchantOrderId,
     wallet_id: inv.walletId,
     metadata: inv.metadata,
+    redirect_url: inv.redirectUrl,
+    cancelled_at: isoOrNull(inv.cancelledAt),
+    received_amount: inv.receivedAmount === null ? null : formatAmount(inv.receivedAmount),
   };
 }
 

@@ -4,6 +4,7 @@
  */
 import { writeTransaction, type TxSqlite } from '../db/database.js';
 import { insertEvent } from '../events/events.repo.js';
+import type { RateLimitContext } from '../http/rate-limit.js';
 import type { AppDeps } from '../deps.js';
 import { parseAmount } from '../lib/amounts.js';
 import { DAY, MINUTE } from '../lib/clock.js';
@@ -17,15 +18,16 @@ import { findReviewPayment } from '../chain/chain.repo.js';
 import { toTransactionResponse } from '../chain/chain.schemas.js';
 import { GroupCommit } from './group-commit.js';
 import { type Invoice } from './invoice.model.js';
-import { type CreateInvoiceBody, type InvoiceResponse, toInvoiceResponse } from './invoices.schemas.js';
-import { findByIdempotencyKey, findMerchantInvoice, insertInvoice, moveReviewedInvoice, orderIdExists } from './invoices.repo.js';
+import { type CreateInvoiceBody, type InvoiceResponse, toInvoiceResponse, withInvoiceDefaults } from './invoices.schemas.js';
+import { cancelOpenInvoice, findByIdempotencyKey, findInvoiceIdByOrderId, findMerchantInvoice, insertInvoice, moveReviewedInvoice } from './invoices.repo.js';
 
 export const RESERVATION_MS = 90 * DAY;
 
 export interface CreateInvoiceRequest {
   merchantId: string;
   idempotencyKey: string;
-  body: CreateInvoiceBody;
+  /** The validated body; absent fields with a default get it here. */
+  body: Parameters<typeof withInvoiceDefaults>[0];
 }
 
 export interface CreateInvoiceResult {
@@ -77,7 +79,8 @@ export function requestFingerprint(body: CreateInvoiceBody): string {
  */
 export function createInvoiceInTrx(tx: TxSqlite, deps: InvoiceDeps, req: CreateInvoiceRequest): CreateInvoiceResult | PoolExhausted {
   const now = deps.clock.now();
-  const fingerprint = requestFingerprint(req.body);
+  const body = withInvoiceDefaults(req.body);
+  const fingerprint = requestFingerprint(body);
   const existing = findByIdempotencyKey(tx, req.merchantId, req.idempotencyKey);
   if (existing) {
     if (existing.requestFingerprint !== fingerprint) {
@@ -85,13 +88,19 @@ export function createInvoiceInTrx(tx: TxSqlite, deps: InvoiceDeps, req: CreateI
     }
     return { invoice: existing, replay: true };
   }
-  if (orderIdExists(tx, req.merchantId, req.body.merchant_order_id)) {
-    throw new AppError('duplicate_order_id', 'An invoice with this merchant_order_id exists; retry with its original Idempotency-Key');
+  const holder = findInvoiceIdByOrderId(tx, req.merchantId, body.merchant_order_id);
+  if (holder !== undefined) {
+    throw new AppError('duplicate_order_id', 'An invoice with this merchant_order_id exists; retry with its original Idempotency-Key', [
+      { path: 'merchant_order_id', message: `Already used by invoice ${holder}`, invoice_id: holder },
+    ]);
   }
-  const wallet = findMerchantWallet(tx, req.merchantId, req.body.wallet_id);
+  const wallet = findMerchantWallet(tx, req.merchantId, body.wallet_id);
   if (!wallet) throw new AppError('not_found', 'Wallet not found');
+  if (wallet.archivedAt !== null) {
+    throw new AppError('wallet_archived', 'This wallet is archived and takes no new invoices; restore it or use another wallet', [{ path: 'wallet_id', message: 'archived' }]);
+  }
 
-  const base = parseAmount(req.body.amount)!;
+  const base = parseAmount(body.amount)!;
   const maxAdjustment = parseAmount(deps.config.invoices.max_adjustment)!;
   const target: AmountTarget = { network: NETWORK, tokenContract: USDT_CONTRACT, address: wallet.address };
   const allocation = chooseAmount(tx, target, base, maxAdjustment, now);
@@ -105,7 +114,7 @@ export function createInvoiceInTrx(tx: TxSqlite, deps: InvoiceDeps, req: CreateI
     token: TOKEN,
     tokenContract: USDT_CONTRACT,
     walletAddress: wallet.address,
-    merchantOrderId: req.body.merchant_order_id,
+    merchantOrderId: body.merchant_order_id,
     idempotencyKey: req.idempotencyKey,
     requestFingerprint: fingerprint,
     baseAmount: base,
@@ -113,14 +122,17 @@ export function createInvoiceInTrx(tx: TxSqlite, deps: InvoiceDeps, req: CreateI
     payableAmount: base + allocation.adjustment,
     status: review ? 'review' : 'pending',
     amountReuseReview: review,
-    description: req.body.description ?? null,
-    metadata: req.body.metadata ?? {},
+    description: body.description ?? null,
+    metadata: body.metadata ?? {},
     checkoutToken: randomToken(32),
     txHash: null,
     confirmedAt: null,
     createdAt: now,
-    expiresAt: now + req.body.expires_in_minutes * MINUTE,
+    expiresAt: now + body.expires_in_minutes * MINUTE,
     reservedUntil: now + RESERVATION_MS,
+    redirectUrl: body.redirect_url ?? null,
+    cancelledAt: null,
+    receivedAmount: null,
   };
   insertInvoice(tx, invoice);
   if (review) {
@@ -174,14 +186,12 @@ export class InvoiceCreator {
    * share, so many keys must not multiply the rate. Checked in memory before the queue; an
    * idempotent replay reserves nothing and gets its token back.
    */
-  async create(req: CreateInvoiceRequest): Promise<CreateInvoiceResult> {
+  async create(req: CreateInvoiceRequest, limitContext?: RateLimitContext): Promise<CreateInvoiceResult> {
     const perMinute = this.deps.config.rate_limits.invoices_per_merchant;
-    this.deps.rateLimiter.consume(
-      CREATION_SCOPE,
-      req.merchantId,
-      perMinute,
-      'Too many invoices created by this merchant in the last minute (all its API keys and sessions count); retry later',
-    );
+    this.deps.rateLimiter.consume(CREATION_SCOPE, req.merchantId, perMinute, {
+      message: 'Too many invoices created by this merchant in the last minute (all its API keys and sessions count); retry later',
+      context: limitContext,
+    });
     const result = await this.committer.run((tx) => createInvoiceInTrx(tx, this.deps, req));
     if ('exhausted' in result) throw poolExhaustedError();
     if (result.replay) this.deps.rateLimiter.refund(CREATION_SCOPE, req.merchantId, perMinute);
@@ -221,4 +231,34 @@ export async function decideReview(deps: InvoiceDeps, merchantId: string, invoic
   });
   deps.deliveriesQueued.notify();
   return updated;
+}
+
+export async function cancelInvoice(deps: InvoiceDeps, merchantId: string, invoiceId: string): Promise<{ invoice: Invoice; changed: boolean }> {
+  const result = await writeTransaction(deps.db, async (trx, tx) => {
+    const now = deps.clock.now();
+    const invoice = await findMerchantInvoice(trx, merchantId, invoiceId);
+    if (!invoice) throw new AppError('not_found', 'Invoice not found');
+    if (invoice.cancelledAt !== null) return { invoice, changed: false };
+    const open = invoice.status === 'pending' || invoice.status === 'review';
+    if (!open || invoice.txHash !== null) {
+      throw new AppError(
+        'invoice_not_cancellable',
+        invoice.status === 'expired'
+          ? 'This invoice already expired by itself'
+          : invoice.status === 'confirmed'
+            ? 'This invoice is confirmed (paid)'
+            : 'A payment has been recorded for this review invoice; accept or reject it instead',
+      );
+    }
+    if (!(await cancelOpenInvoice(trx, invoice.id, now))) throw new AppError('invoice_not_cancellable', 'This invoice changed meanwhile; reload it');
+    const after = (await findMerchantInvoice(trx, merchantId, invoice.id))!;
+    insertEvent(
+      tx,
+      { merchantId, type: 'invoice.expired', invoiceId: invoice.id, data: { invoice: toInvoiceResponse(after, deps.config.server.public_url) } },
+      now,
+    );
+    return { invoice: after, changed: true };
+  });
+  if (result.changed) deps.deliveriesQueued.notify();
+  return result;
 }

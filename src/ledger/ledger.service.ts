@@ -9,7 +9,7 @@ import { formatAmount } from '../lib/amounts.js';
 import { iso, isoOrNull } from '../lib/clock.js';
 import { latePaymentHashes } from '../chain/chain.repo.js';
 import type { Invoice } from '../invoices/invoice.model.js';
-import { ledgerPage, type LedgerCursor } from './ledger.repo.js';
+import { ledgerPage, type LedgerCursor, type LedgerRange } from './ledger.repo.js';
 
 export const LEDGER_COLUMNS = [
   'invoice_id',
@@ -28,6 +28,8 @@ export const LEDGER_COLUMNS = [
   'tx_hash',
   'late_payments',
   'description',
+  // Appended after the first 16 columns so their order never changes for existing importers.
+  'received_amount',
 ] as const;
 
 /**
@@ -68,11 +70,12 @@ function ledgerRow(inv: Invoice, late: string): string[] {
     inv.txHash ?? '',
     late,
     inv.description ?? '',
+    inv.receivedAmount === null ? '' : formatAmount(inv.receivedAmount),
   ];
 }
 
 /** The ledger as a byte stream: the header, then one page of rows per pull (backpressure included). */
-export function ledgerStream(db: Db, merchantId: string, pageSize = PAGE_SIZE): ReadableStream<Uint8Array> {
+export function ledgerStream(db: Db, merchantId: string, range: LedgerRange = {}, pageSize = PAGE_SIZE): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   let cursor: LedgerCursor | undefined;
   let headerSent = false;
@@ -83,7 +86,7 @@ export function ledgerStream(db: Db, merchantId: string, pageSize = PAGE_SIZE): 
         controller.enqueue(encoder.encode(csvLines([[...LEDGER_COLUMNS]])));
         return;
       }
-      const page = await ledgerPage(db, merchantId, cursor, pageSize);
+      const page = await ledgerPage(db, merchantId, cursor, pageSize, range);
       if (page.length === 0) {
         controller.close();
         return;

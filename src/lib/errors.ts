@@ -25,8 +25,12 @@ export const ERROR_STATUS = {
   webhook_inactive: 409,
   webhook_limit_reached: 409,
   invoice_not_reviewable: 409,
+  invoice_not_cancellable: 409,
   api_key_limit_reached: 409,
   password_already_set: 409,
+  invoice_not_resolvable: 409,
+  transfer_already_used: 409,
+  wallet_archived: 409,
   payload_too_large: 413,
   rate_limited: 429,
   internal_error: 500,
@@ -41,6 +45,10 @@ export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
 export interface ErrorDetail {
   path: string;
   message: string;
+  /** A stable word for the broken rule where one exists (a refused webhook URL), for clients that translate. */
+  reason?: string;
+  /** duplicate_order_id: the invoice that holds the order id. */
+  invoice_id?: string;
 }
 
 export class AppError extends Error {

@@ -34,7 +34,12 @@ export function authPages(app: Hono<AppEnv>, deps: AppDeps, renderer: Renderer):
         ctx,
         name,
         { title: ctx.t(titleKey), scripts: ['forms.js'], data: { messages: formMessages(ctx) }, ...extra },
-        { next: safeNext(c.req.query('next')) },
+        {
+          next: safeNext(c.req.query('next')),
+          // Without SMTP nobody can confirm a registration: the page says so and shows the way that works.
+          emailOff: deps.config.email.smtp_url === '',
+          signInUrl: `${deps.config.server.public_url.replace(/\/+$/, '')}/login`,
+        },
       );
     });
   };

@@ -3,6 +3,7 @@
  * amount to the right address, with the status kept live by polling GET /api/v1/checkout/{token}
  * (and a meta refresh when JavaScript is off).
  */
+import { livePayments } from '../system/live-payments.js';
 import type { Hono } from 'hono';
 import QRCode from 'qrcode';
 import type { AppDeps } from '../deps.js';
@@ -10,6 +11,7 @@ import type { AppEnv } from '../http/context.js';
 import { type Invoice } from '../invoices/invoice.model.js';
 import { toCheckoutInvoiceResponse } from '../invoices/invoices.schemas.js';
 import { findByCheckoutToken } from '../invoices/invoices.repo.js';
+import { formatAmount } from '../lib/amounts.js';
 import { pageContext, type Renderer } from './render.js';
 
 /** How often the page asks for the status, and how often it reloads without JavaScript. */
@@ -39,11 +41,12 @@ export function checkoutPages(app: Hono<AppEnv>, deps: AppDeps, renderer: Render
     if (!found) {
       return renderer.page(c, ctx, 'checkout-not-found', { title: ctx.t('page.checkout.not_found_title') }, {}, 404);
     }
-    const { invoice, merchantName } = found;
+    const { invoice, merchantName, checkoutQr } = found;
     const view = toCheckoutInvoiceResponse(invoice, merchantName);
     const now = deps.clock.now();
     const remainingMs = Math.max(0, invoice.expiresAt - now);
-    const qrSvg = await addressQr(invoice.walletAddress);
+    const qrText = checkoutQr === 'tron_uri' ? tronUri(invoice) : invoice.walletAddress;
+    const qrSvg = await qrCode(qrText);
     return renderer.page(
       c,
       ctx,
@@ -67,6 +70,12 @@ export function checkoutPages(app: Hono<AppEnv>, deps: AppDeps, renderer: Render
         overdue: remainingMs === 0,
         remaining: formatRemaining(remainingMs),
         qrSvg,
+        // While the watcher cannot confirm payments, the page stops promising to update by itself.
+        live: livePayments(deps.watcherStatus).enabled,
+        qrUri: checkoutQr === 'tron_uri',
+        groupedAmount: groupDigits(view.payable_amount),
+        // Only the URL stored on the invoice (https, checked at creation) is ever offered as a way back.
+        returnUrl: invoice.redirectUrl,
       },
     );
   });
@@ -76,17 +85,39 @@ const QR_CACHE_MAX = 1000;
 const qrCache = new Map<string, string>();
 
 /**
- * The QR code of a receiving address, as SVG. The address alone: every TRON wallet scans it; the
- * amount is typed (and copied) separately. Addresses are few and their codes never change, so the
- * rendered SVGs are kept (drawing one costs more than the rest of the page).
+ * What the QR code carries when the merchant chose `tron_uri`: the address with the token contract
+ * and the exact amount. Some wallets reject such URIs, so the default is the address alone.
  */
-async function addressQr(address: string): Promise<string> {
-  const cached = qrCache.get(address);
+export function tronUri(inv: Pick<Invoice, 'walletAddress' | 'tokenContract' | 'payableAmount'>): string {
+  return `tron:${inv.walletAddress}?token=${inv.tokenContract}&amount=${formatAmount(inv.payableAmount)}`;
+}
+
+/**
+ * A QR code as SVG. By default the address alone: every TRON wallet scans it; the amount is typed
+ * (and copied) separately. Address codes are few and never change, so the rendered SVGs are kept
+ * (drawing one costs more than the rest of the page); URIs with amounts are drawn each time.
+ */
+async function qrCode(text: string): Promise<string> {
+  const cacheable = !text.includes(':');
+  const cached = cacheable ? qrCache.get(text) : undefined;
   if (cached !== undefined) return cached;
-  const svg = await QRCode.toString(address, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
+  const svg = await QRCode.toString(text, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
+  if (!cacheable) return svg;
   if (qrCache.size >= QR_CACHE_MAX) qrCache.delete(qrCache.keys().next().value!);
-  qrCache.set(address, svg);
+  qrCache.set(text, svg);
   return svg;
+}
+
+/**
+ * A six-decimal amount with its digits grouped in threes on both sides of the point, separated by a
+ * narrow no-break space ("1 234.500 137"): the same in every locale (a comma or a dot as group
+ * separator would read as a decimal point somewhere), and easy to compare digit by digit with the
+ * wallet. The copy button copies the plain amount.
+ */
+export function groupDigits(amount: string): string {
+  const [whole, fraction = ''] = amount.split('.');
+  const group = (digits: string, fromEnd: boolean) => (fromEnd ? digits.replace(/\B(?=(\d{3})+$)/g, '\u202F') : digits.replace(/(\d{3})(?=\d)/g, '$1\u202F'));
+  return fraction ? `${group(whole!, true)}.${group(fraction, false)}` : group(whole!, true);
 }
 
 /** mm:ss (or h:mm:ss), the same format checkout.js counts down in. */

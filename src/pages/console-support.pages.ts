@@ -14,7 +14,7 @@ const TICKET_LIST_LIMIT = 200;
 const INBOX_LIST_LIMIT = 300;
 
 export function consoleSupportPages(app: Hono<AppEnv>, deps: AppDeps, renderer: Renderer): void {
-  const render = consoleRenderer(renderer);
+  const render = consoleRenderer(renderer, deps);
   const notFound = (c: Context, req: ConsoleRequest, back: string) =>
     renderer.page(c, req.ctx, 'message', { title: req.ctx.t('page.error.not_found_title') }, { message: req.ctx.t('page.error.not_found'), back }, 404);
 

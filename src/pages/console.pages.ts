@@ -15,15 +15,20 @@ import { findMerchantInvoice, INVOICE_LIST_LIMIT, listMerchantInvoices } from '.
 import { isSupportStaff } from '../accounts/support-staff.js';
 import { findFillingPools } from '../invoices/allocation.repo.js';
 import { NETWORK, USDT_CONTRACT } from '../lib/tron.js';
+import type { WatcherStatus } from '../chain/watcher-status.js';
 import { countUnmatchedDust, listLatePayments, listMerchantLatePayments, listUnmatchedTransfers } from '../chain/chain.repo.js';
 import { formMessages } from './auth.pages.js';
 import { readOverviewFigures } from '../dashboard/dashboard.js';
-import { listDeliveryViews, listWalletViews } from '../dashboard/dashboard.repo.js';
+import { listDeliveryViews, listUnpaidInvoices, listWalletViews } from '../dashboard/dashboard.repo.js';
 import { listInvoiceEvents } from '../events/events.repo.js';
 import { isKeyActive, listMerchantKeys } from '../api-keys/api-keys.repo.js';
 import { listWebhooks } from '../webhooks/webhooks.repo.js';
 import { formatAmount, parseAmount } from '../lib/amounts.js';
-import { pageContext, type PageContext, type Renderer } from './render.js';
+import { formatDate, pageContext, type PageContext, type Renderer } from './render.js';
+import { livePayments } from '../system/live-payments.js';
+import { resolvedTransfers } from '../invoices/resolutions.repo.js';
+import type { ChainTransfer } from '../chain/chain.model.js';
+import type { Db } from '../db/database.js';
 
 const STATUSES: readonly InvoiceStatus[] = ['pending', 'review', 'confirmed', 'expired'];
 const RECENT_INVOICES = 10;
@@ -40,6 +45,25 @@ async function poolWarnings(deps: AppDeps, merchantId: string) {
     percent: ((p.used * 100n) / p.size).toString(),
     sharedWith: p.sharedWith,
   }));
+}
+
+/**
+ * The new-invoice form's amount pattern (an HTML `pattern`, matched whole): the API's amount
+ * pattern narrowed to its limits, 0.000001 to 1000000000 with at most six decimals, so the browser
+ * refuses exactly what the API would refuse.
+ */
+export const FORM_AMOUNT_PATTERN = '0\\.(?!0{1,6}$)[0-9]{1,6}|[1-9][0-9]{0,8}(\\.[0-9]{1,6})?|1000000000(\\.0{1,6})?';
+
+/** A transfer outside invoices with the invoice it was applied to by hand, if any. */
+export type TransferView = ChainTransfer & { resolvedInvoiceId: string | null };
+
+/** Unmatched (at least minUnmatched micro-units: dust is folded) and late transfers of the merchant (the newest 100 of each), marked when already applied. */
+async function transferViews(db: Db, merchantId: string, minUnmatched: number): Promise<{ unmatched: TransferView[]; late: TransferView[] }> {
+  const unmatched = await listUnmatchedTransfers(db, merchantId, 100, minUnmatched);
+  const late = await listMerchantLatePayments(db, merchantId);
+  const applied = await resolvedTransfers(db, [...unmatched, ...late].map((x) => x.id));
+  const view = (x: ChainTransfer): TransferView => ({ ...x, resolvedInvoiceId: applied.get(x.id) ?? null });
+  return { unmatched: unmatched.map(view), late: late.map(view) };
 }
 
 export interface ConsoleRequest {
@@ -68,7 +92,16 @@ export type ConsoleRender = (
   status?: number,
 ) => Response;
 
-export function consoleRenderer(renderer: Renderer): ConsoleRender {
+/** The console's banner while payments are confirmed late or not at all: the reason and since when. */
+function healthBanner(ctx: PageContext, status: WatcherStatus, now: number): string | null {
+  const live = livePayments(status);
+  if (live.condition === 'ok') return null;
+  const since = live.since ?? now;
+  const params = { since: formatDate(since), minutes: Math.max(1, Math.round((now - since) / 60_000)), lag: Math.max(1, Math.round((live.lagSeconds ?? 0) / 60)) };
+  return ctx.t(live.condition === 'down' ? 'console.health.down' : 'console.health.behind', params);
+}
+
+export function consoleRenderer(renderer: Renderer, deps: AppDeps): ConsoleRender {
   return (c, req, name, active, title, data, status = 200) =>
     renderer.page(
       c,
@@ -78,7 +111,7 @@ export function consoleRenderer(renderer: Renderer): ConsoleRender {
         title,
         scripts: ['copy.js', 'forms.js'],
         data: { messages: formMessages(req.ctx) },
-        nav: { merchantName: req.merchant.name, staff: req.staff, active },
+        nav: { merchantName: req.merchant.name, staff: req.staff, active, banner: healthBanner(req.ctx, deps.watcherStatus, deps.clock.now()) },
       },
       { merchant: req.merchant, ...data },
       status,
@@ -94,19 +127,24 @@ export function consoleGet(app: Hono<AppEnv>, deps: AppDeps, path: string, handl
 }
 
 export function consolePages(app: Hono<AppEnv>, deps: AppDeps, renderer: Renderer): void {
-  const render = consoleRenderer(renderer);
+  const render = consoleRenderer(renderer, deps);
   const publicUrl = deps.config.server.public_url;
+  const dustThreshold = Number(parseAmount(deps.config.tron.dust_threshold) ?? 0n);
 
   consoleGet(app, deps, '/console', async (c, req) => {
     const figures = await readOverviewFigures(deps, req.merchant.id);
     const { stats, ...counts } = figures;
     const overview = { byStatus: stats.byStatus, received: formatAmount(stats.confirmed.payable), ...counts };
     const recent = (await listMerchantInvoices(deps.db, req.merchant.id, RECENT_INVOICES)).map((inv) => toInvoiceResponse(inv, publicUrl));
+    // Dust (poisoning spam) never asks for attention.
+    const transfers = await transferViews(deps.db, req.merchant.id, dustThreshold);
+    const attention = [...transfers.unmatched, ...transfers.late].filter((x) => x.resolvedInvoiceId === null).length;
     return render(c, req, 'console-overview', 'overview', req.ctx.t('console.overview.title'), {
       stats: overview,
       recent,
       hasWallet: figures.wallets > 0,
       pools: await poolWarnings(deps, req.merchant.id),
+      attention,
     });
   });
 
@@ -123,8 +161,8 @@ export function consolePages(app: Hono<AppEnv>, deps: AppDeps, renderer: Rendere
   });
 
   consoleGet(app, deps, '/console/invoices/new', async (c, req) => {
-    const wallets = await listWalletViews(deps.db, req.merchant.id);
-    return render(c, req, 'console-invoice-new', 'invoices', req.ctx.t('console.invoice_new.title'), { wallets });
+    const wallets = (await listWalletViews(deps.db, req.merchant.id)).filter((w) => w.archivedAt === null);
+    return render(c, req, 'console-invoice-new', 'invoices', req.ctx.t('console.invoice_new.title'), { wallets, amountPattern: FORM_AMOUNT_PATTERN });
   });
 
   consoleGet(app, deps, '/console/invoices/:id', async (c, req) => {
@@ -153,18 +191,22 @@ export function consolePages(app: Hono<AppEnv>, deps: AppDeps, renderer: Rendere
 
   // Dust (unmatched transfers below tron.dust_threshold: zero-value and tiny poisoning transfers)
   // is recorded but folded away unless asked for (?dust=1), so it does not bury real payments.
-  const dustThreshold = Number(parseAmount(deps.config.tron.dust_threshold) ?? 0n);
   consoleGet(app, deps, '/console/transfers', async (c, req) => {
     const showDust = c.req.query('dust') === '1';
-    const unmatched = await listUnmatchedTransfers(deps.db, req.merchant.id, 100, showDust ? 0 : dustThreshold);
+    const { unmatched, late } = await transferViews(deps.db, req.merchant.id, showDust ? 0 : dustThreshold);
     const dust = showDust ? 0 : await countUnmatchedDust(deps.db, req.merchant.id, dustThreshold);
-    const late = await listMerchantLatePayments(deps.db, req.merchant.id);
+    // Candidates per address: a transfer may only pay an unpaid invoice of the wallet it reached.
+    const candidates: Record<string, Array<{ id: string; label: string }>> = {};
+    for (const inv of await listUnpaidInvoices(deps.db, req.merchant.id)) {
+      (candidates[inv.walletAddress] ??= []).push({ id: inv.id, label: `${inv.merchantOrderId} · ${formatAmount(inv.payableAmount)} · ${req.ctx.t(`console.status.${inv.status}`)}` });
+    }
     return render(c, req, 'console-transfers', 'transfers', req.ctx.t('console.transfers.title'), {
       unmatched,
       late,
       dust,
       showDust,
       dustThreshold: deps.config.tron.dust_threshold,
+      candidates,
     });
   });
 

@@ -42,7 +42,7 @@ export interface PageView {
   /** The website chat widget (public pages). */
   chat?: boolean;
   /** Console pages show the console navigation and the sign-out button. */
-  nav?: { merchantName: string; staff: boolean; active: string };
+  nav?: { merchantName: string; staff: boolean; active: string; banner?: string | null };
 }
 
 export interface PageContext {
@@ -75,6 +75,18 @@ export interface Renderer {
 export function formatDate(ms: number | null | undefined): string {
   if (ms === null || ms === undefined) return '—';
   return `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+/** A date as markup: a <time> isolated left-to-right, so right-to-left pages never reorder its parts. */
+export function formatDateHtml(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined) return '—';
+  return `<time datetime="${new Date(ms).toISOString()}" dir="ltr">${formatDate(ms)}</time>`;
+}
+
+/** The configured block explorer's page of a transaction, or undefined when links are off. */
+export function explorerLink(template: string): ((hash: string) => string) | undefined {
+  if (template === '') return undefined;
+  return (hash) => template.replace('{tx}', encodeURIComponent(hash));
 }
 
 /** JSON that is safe inside a <script type="application/json"> block. */
@@ -116,13 +128,23 @@ function contentSecurityPolicy(deps: AppDeps, view: PageView): string {
   ].join('; ');
 }
 
+/**
+ * A request path made safe to print as a link of ours: path-absolute and same-origin. A path that
+ * starts with `//` or `/\` (a request for `//evil.example/x` reaches the 404 page) would be read by
+ * a browser as another host, so leading slashes and backslashes collapse into one.
+ */
+export function sameOriginPath(pathname: string): string {
+  return `/${pathname.replace(/^[/\\]+/, '')}`;
+}
+
 /** The current path with `lang` replaced, for the switcher (the rest of the query is kept). */
 function languageLinks(c: Context, current: Locale) {
   const url = new URL(c.req.url);
+  const path = sameOriginPath(url.pathname);
   return LOCALES.map((locale) => {
     const params = new URLSearchParams(url.search);
     params.set('lang', locale);
-    return { locale, name: LOCALE_NAMES[locale], href: `${url.pathname}?${params.toString()}`, current: locale === current };
+    return { locale, name: LOCALE_NAMES[locale], href: `${path}?${params.toString()}`, current: locale === current };
   });
 }
 
@@ -140,11 +162,13 @@ export function createRenderer(deps: AppDeps): Renderer {
         ...ctx,
         static: staticUrl,
         date: formatDate,
+        dateHtml: formatDateHtml,
+        explorer: explorerLink(deps.config.console.explorer_tx_url),
         amount: formatAmount,
         captcha: view.captcha && provider !== '' ? { provider, siteKey: deps.config.captcha.site_key } : null,
         google: view.google && deps.config.google.client_id !== '' ? { clientId: deps.config.google.client_id } : null,
       };
-      const body = eta.render(`@${name}`, { ...common, ...data });
+      const body = eta.render(`@${name}`, { ...common, title: view.title, ...data });
       const scripts = (view.scripts ?? []).map(staticUrl);
       if (view.chat) scripts.push(staticUrl('chat.js'));
       const external: string[] = [];

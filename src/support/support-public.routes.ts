@@ -22,7 +22,7 @@ const chatSecurity = [{ supportChatToken: [] }];
 /** Contact and chat start share one budget per client address (rate_limits.public_per_ip). */
 function perIpLimit(deps: AppDeps): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    deps.rateLimiter.consume('support_public', clientSubject(c, deps.config.server.trust_proxy), deps.config.rate_limits.public_per_ip);
+    deps.rateLimiter.consume('support_public', clientSubject(c, deps.config.server.trust_proxy), deps.config.rate_limits.public_per_ip, { context: c });
     await next();
   };
 }
@@ -32,7 +32,7 @@ function perTokenLimit(deps: AppDeps): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const token = c.req.header(CHAT_TOKEN_HEADER);
     if (!token) throw new AppError('unauthorized', `${CHAT_TOKEN_HEADER} is required`);
-    deps.rateLimiter.consume('support_chat', sha256Hex(token), deps.config.rate_limits.chat_per_token);
+    deps.rateLimiter.consume('support_chat', sha256Hex(token), deps.config.rate_limits.chat_per_token, { context: c });
     await next();
   };
 }
@@ -49,6 +49,7 @@ export function registerPublicSupportRoutes(app: OpenAPIHono<AppEnv>, deps: AppD
     createRoute({
       method: 'post',
       path: '/support/contact',
+      operationId: 'sendContactMessage',
       tags: ['Support'],
       summary: 'Send the contact form; the team answers by email',
       description: 'Only the reference is returned. Needs captcha_token when captcha is configured. Rate limited per client address.',
@@ -68,6 +69,7 @@ export function registerPublicSupportRoutes(app: OpenAPIHono<AppEnv>, deps: AppD
     createRoute({
       method: 'post',
       path: '/support/chat',
+      operationId: 'startSupportChat',
       tags: ['Support'],
       summary: 'Start a website chat',
       description:
@@ -89,6 +91,8 @@ export function registerPublicSupportRoutes(app: OpenAPIHono<AppEnv>, deps: AppD
     createRoute({
       method: 'get',
       path: '/support/chat',
+      operationId: 'getSupportChat',
+      description: "The chat's messages, oldest first, for the holder of its chat token.",
       tags: ['Support'],
       summary: 'Read the chat of this token',
       security: chatSecurity,
@@ -101,6 +105,7 @@ export function registerPublicSupportRoutes(app: OpenAPIHono<AppEnv>, deps: AppD
     createRoute({
       method: 'post',
       path: '/support/chat/messages',
+      operationId: 'postSupportChatMessage',
       tags: ['Support'],
       summary: 'Write in the chat of this token; a closed chat reopens',
       description: 'Rate limited per chat token.',

@@ -56,6 +56,8 @@ export function supportRoutes(deps: AppDeps) {
     createRoute({
       method: 'get',
       path: '/support/tickets',
+      operationId: 'listSupportTickets',
+      description: 'Owner session only.',
       tags: ['Support'],
       summary: 'Your support tickets, newest activity first (at most 200)',
       security: sessionSecurity,
@@ -72,6 +74,8 @@ export function supportRoutes(deps: AppDeps) {
     createRoute({
       method: 'post',
       path: '/support/tickets',
+      operationId: 'createSupportTicket',
+      description: 'Owner session only. The team answers in the ticket and by email.',
       tags: ['Support'],
       summary: 'Open a support ticket',
       security: sessionSecurity,
@@ -89,6 +93,8 @@ export function supportRoutes(deps: AppDeps) {
     createRoute({
       method: 'get',
       path: '/support/tickets/{id}',
+      operationId: 'getSupportTicket',
+      description: "Owner session only; another merchant's ticket answers 404.",
       tags: ['Support'],
       summary: 'One of your tickets with its messages',
       security: sessionSecurity,
@@ -106,6 +112,8 @@ export function supportRoutes(deps: AppDeps) {
     createRoute({
       method: 'post',
       path: '/support/tickets/{id}/messages',
+      operationId: 'postSupportTicketMessage',
+      description: "Owner session only; another merchant's ticket answers 404.",
       tags: ['Support'],
       summary: 'Write on your ticket; the ticket becomes open (a closed one reopens)',
       security: sessionSecurity,
@@ -123,6 +131,8 @@ export function supportRoutes(deps: AppDeps) {
     createRoute({
       method: 'post',
       path: '/support/tickets/{id}/close',
+      operationId: 'closeSupportTicket',
+      description: "Owner session only; another merchant's ticket answers 404.",
       tags: ['Support'],
       summary: 'Close your ticket (closing a closed ticket changes nothing)',
       security: sessionSecurity,
@@ -142,6 +152,7 @@ export function supportRoutes(deps: AppDeps) {
     createRoute({
       method: 'get',
       path: '/support/inbox',
+      operationId: 'listSupportInbox',
       tags: ['Support inbox'],
       summary: 'Every ticket with contact details: open first, then answered, then closed; newest activity first within each (at most 300)',
       description: 'Needs the session of an account listed in support.staff_emails (403 support_staff_required otherwise).',
@@ -159,6 +170,8 @@ export function supportRoutes(deps: AppDeps) {
     createRoute({
       method: 'get',
       path: '/support/inbox/{id}',
+      operationId: 'getSupportInboxTicket',
+      description: 'Support staff only (support.staff_emails); anyone else gets 403 support_staff_required.',
       tags: ['Support inbox'],
       summary: 'A ticket with its messages and contact details',
       security: sessionSecurity,
@@ -173,6 +186,7 @@ export function supportRoutes(deps: AppDeps) {
     createRoute({
       method: 'post',
       path: '/support/inbox/{id}/messages',
+      operationId: 'replySupportTicket',
       tags: ['Support inbox'],
       summary: 'Reply as staff; the ticket becomes answered',
       description: 'A contact-form ticket cannot be answered here: 409 email_reply_required (answer by email, then set the status).',
@@ -191,6 +205,8 @@ export function supportRoutes(deps: AppDeps) {
     createRoute({
       method: 'post',
       path: '/support/inbox/{id}/status',
+      operationId: 'setSupportTicketStatus',
+      description: 'Support staff only (support.staff_emails): open, answered or closed.',
       tags: ['Support inbox'],
       summary: 'Set the status of any ticket',
       security: sessionSecurity,

@@ -2,13 +2,17 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { AppDeps } from '../deps.js';
 import { watcherHealth } from '../chain/chain.health.js';
 import { WatcherHealthSchema } from '../chain/chain.schemas.js';
+import { livePayments } from './live-payments.js';
 import { createRouter, errorResponses, jsonResponse } from '../http/openapi.js';
 
 const HealthSchema = z
   .object({
     status: z.literal('ok').optional(),
     mode: z.literal('live').optional(),
-    live_payments_enabled: z.boolean().optional(),
+    live_payments_enabled: z
+      .boolean()
+      .optional()
+      .openapi({ description: 'false while the chain watcher cannot confirm payments (degraded); status stays "ok" because the API still serves. Alert on it.' }),
     version: z.string().optional(),
     watcher: WatcherHealthSchema.optional(),
     deliveries: z.object({ backlog: z.number().int() }).optional(),
@@ -29,6 +33,8 @@ export function systemRoutes(deps: AppDeps, version: string) {
     createRoute({
       method: 'get',
       path: '/health',
+      operationId: 'getHealth',
+      description: 'Unauthenticated. `status` is `ok` while the chain watcher keeps up; the delivery backlog counts pending webhook deliveries.',
       tags: ['System'],
       summary: 'Liveness, the chain watcher state and the webhook delivery backlog',
       responses: { 200: jsonResponse(HealthSchema, 'The service is up'), ...errorResponses() },
@@ -43,7 +49,7 @@ export function systemRoutes(deps: AppDeps, version: string) {
         {
           status: 'ok' as const,
           mode: 'live' as const,
-          live_payments_enabled: true,
+          live_payments_enabled: livePayments(deps.watcherStatus).enabled,
           version,
           watcher: watcherHealth(deps),
           deliveries: { backlog: Number(backlog.n) },
@@ -57,6 +63,9 @@ export function systemRoutes(deps: AppDeps, version: string) {
     createRoute({
       method: 'get',
       path: '/config',
+      operationId: 'getPublicConfig',
+      description:
+        'Unauthenticated. What a sign-in or registration form needs: whether a captcha is required (and its site key) and whether Google sign-in is offered.',
       tags: ['System'],
       summary: 'Public client configuration: captcha and external sign-in',
       responses: { 200: jsonResponse(ConfigSchema, 'What a sign-in page needs to know'), ...errorResponses() },

@@ -1,7 +1,7 @@
 /** Receiving wallets. Several merchants may register one address; each gets its own wallet row. */
-import type { Selectable } from 'kysely';
+import { sql, type RawBuilder, type Selectable } from 'kysely';
 import { compileQuery, type Param } from '../db/compiled.js';
-import type { Db, Sqlite } from '../db/database.js';
+import type { Db, Sqlite, Trx } from '../db/database.js';
 import type { WalletsTable } from '../db/schema.js';
 import { newId } from '../lib/ids.js';
 import { NETWORK } from '../lib/tron.js';
@@ -13,10 +13,12 @@ export interface Wallet {
   address: string;
   network: string;
   createdAt: number;
+  /** Archived wallets take no new invoices; their address is still watched for late payments. */
+  archivedAt: number | null;
 }
 
 function rowToWallet(row: Selectable<WalletsTable>): Wallet {
-  return { id: row.id, merchantId: row.merchant_id, label: row.label, address: row.address, network: row.network, createdAt: row.created_at };
+  return { id: row.id, merchantId: row.merchant_id, label: row.label, address: row.address, network: row.network, createdAt: row.created_at, archivedAt: row.archived_at };
 }
 
 /**
@@ -27,7 +29,7 @@ export async function registerWallet(db: Db, merchantId: string, label: string, 
   const id = newId('wal');
   await db
     .insertInto('wallets')
-    .values({ id, merchant_id: merchantId, label, address, network: NETWORK, created_at: now })
+    .values({ id, merchant_id: merchantId, label, address, network: NETWORK, created_at: now, archived_at: null })
     .onConflict((oc) => oc.columns(['merchant_id', 'network', 'address']).doNothing())
     .executeTakeFirst();
   const row = await db
@@ -53,4 +55,20 @@ export function findMerchantWallet(sqlite: Sqlite, merchantId: string, walletId:
 export async function listMerchantWallets(db: Db, merchantId: string): Promise<Wallet[]> {
   const rows = await db.selectFrom('wallets').selectAll().where('merchant_id', '=', merchantId).orderBy('created_at', 'desc').orderBy('id').execute();
   return rows.map(rowToWallet);
+}
+/** This merchant's wallet on `address`, if any (a merchant has at most one per address). */
+export async function findMerchantWalletByAddress(db: Db | Trx, merchantId: string, address: string): Promise<Wallet | undefined> {
+  const row = await db.selectFrom('wallets').selectAll().where('merchant_id', '=', merchantId).where('network', '=', NETWORK).where('address', '=', address).executeTakeFirst();
+  return row ? rowToWallet(row) : undefined;
+}
+
+/** Renames and/or archives (or restores) one of the merchant's wallets; undefined when it is not theirs. */
+export async function updateWallet(db: Db, merchantId: string, id: string, change: { label?: string; archived?: boolean }, now: number): Promise<Wallet | undefined> {
+  const set: { label?: string; archived_at?: number | null | RawBuilder<number> } = {};
+  if (change.label !== undefined) set.label = change.label;
+  // Archiving an archived wallet keeps its first date.
+  if (change.archived !== undefined) set.archived_at = change.archived ? sql<number>`coalesce(archived_at, ${now})` : null;
+  if (Object.keys(set).length > 0) await db.updateTable('wallets').set(set).where('id', '=', id).where('merchant_id', '=', merchantId).execute();
+  const row = await db.selectFrom('wallets').selectAll().where('id', '=', id).where('merchant_id', '=', merchantId).executeTakeFirst();
+  return row ? rowToWallet(row) : undefined;
 }

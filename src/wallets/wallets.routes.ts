@@ -1,10 +1,11 @@
-/** GET /wallets (key or session, invoices:read) and POST /wallets (session only). */
+/** GET /wallets (key or session, invoices:read), POST /wallets and PATCH /wallets/{id} (session only). */
 import { createRoute } from '@hono/zod-openapi';
 import type { AppDeps } from '../deps.js';
 import { requireKeyOrSession, requireSession } from '../http/auth.js';
 import { createRouter, errorResponses, jsonBody, jsonResponse, KEY_OR_SESSION, SESSION_ONLY } from '../http/openapi.js';
-import { CreateWalletSchema, toWalletResponse, WalletEnvelopeSchema, WalletListSchema } from './wallets.schemas.js';
-import { listMerchantWallets, registerWallet } from './wallets.repo.js';
+import { AppError } from '../lib/errors.js';
+import { CreateWalletSchema, toWalletResponse, UpdateWalletSchema, WalletEnvelopeSchema, WalletIdParamSchema, WalletListSchema } from './wallets.schemas.js';
+import { listMerchantWallets, registerWallet, updateWallet } from './wallets.repo.js';
 
 export function walletRoutes(deps: AppDeps) {
   const app = createRouter();
@@ -13,6 +14,8 @@ export function walletRoutes(deps: AppDeps) {
     createRoute({
       method: 'get',
       path: '/wallets',
+      operationId: 'listWallets',
+      description: 'Every receiving wallet of the merchant, newest first.',
       tags: ['Wallets'],
       summary: 'List the receiving wallets',
       security: KEY_OR_SESSION,
@@ -26,6 +29,7 @@ export function walletRoutes(deps: AppDeps) {
     createRoute({
       method: 'post',
       path: '/wallets',
+      operationId: 'createWallet',
       tags: ['Wallets'],
       summary: 'Register a receiving address (ownership is not verified)',
       description:
@@ -43,6 +47,28 @@ export function walletRoutes(deps: AppDeps) {
       const body = c.req.valid('json');
       const { wallet, created } = await registerWallet(deps.db, c.get('auth').merchantId, body.label, body.address, deps.clock.now());
       return created ? c.json({ wallet: toWalletResponse(wallet) }, 201) : c.json({ wallet: toWalletResponse(wallet) }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'patch',
+      path: '/wallets/{id}',
+      tags: ['Wallets'],
+      operationId: 'updateWallet',
+      summary: 'Rename a wallet, archive or restore it',
+      description:
+        'An archived wallet takes no new invoices (POST /invoices answers 409 `wallet_archived`); its open invoices stay payable and its ' +
+        'address is still watched, so late payments are still recorded. Restoring it (`archived: false`) takes invoices again.',
+      security: SESSION_ONLY,
+      middleware: [requireSession(deps)] as const,
+      request: { params: WalletIdParamSchema, body: jsonBody(UpdateWalletSchema) },
+      responses: { 200: jsonResponse(WalletEnvelopeSchema, 'The updated wallet'), ...errorResponses(400, 401, 403, 404, 413) },
+    }),
+    async (c) => {
+      const wallet = await updateWallet(deps.db, c.get('auth').merchantId, c.req.valid('param').id, c.req.valid('json'), deps.clock.now());
+      if (!wallet) throw new AppError('not_found', 'Wallet not found');
+      return c.json({ wallet: toWalletResponse(wallet) }, 200);
     },
   );
 

@@ -14,6 +14,7 @@ export const WalletSchema = z
     verified: z.literal(false).openapi({ description: 'Ownership is never verified' }),
     verification_status: z.literal('unverified'),
     created_at: DateTime,
+    archived: z.boolean().optional().openapi({ description: 'An archived wallet takes no new invoices (409 wallet_archived); its address is still watched for late payments' }),
   })
   .openapi('Wallet');
 
@@ -31,6 +32,22 @@ export const CreateWalletSchema = z
 export const WalletEnvelopeSchema = z.object({ wallet: WalletSchema }).openapi('WalletEnvelope');
 export const WalletListSchema = z.object({ wallets: z.array(WalletSchema) }).openapi('WalletList');
 
+export const WalletIdParamSchema = z.object({
+  id: z
+    .string()
+    .min(1)
+    .max(100)
+    .openapi({ param: { name: 'id', in: 'path', description: 'The wallet id' }, example: 'wal_Qm4Zr8Tn2Vb6Xc0Lk5Jh1g' }),
+});
+
+export const UpdateWalletSchema = z
+  .strictObject({
+    label: z.string().trim().min(1).max(80).optional(),
+    archived: z.boolean().optional().openapi({ description: 'true archives the wallet, false restores it' }),
+  })
+  .refine((b) => b.label !== undefined || b.archived !== undefined, { message: 'give label, archived or both' })
+  .openapi('UpdateWallet');
+
 export function toWalletResponse(w: Wallet) {
   return {
     id: w.id,
@@ -40,5 +57,6 @@ export function toWalletResponse(w: Wallet) {
     verified: false as const,
     verification_status: 'unverified' as const,
     created_at: iso(w.createdAt),
+    archived: w.archivedAt !== null,
   };
 }

@@ -15,9 +15,16 @@ export type HostLookup = (hostname: string) => Promise<Array<{ address: string; 
 
 export const systemLookup: HostLookup = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
 
+/** Which rule a refused webhook URL broke: a stable word, so pages can say it in the visitor's language. */
+export const URL_REJECTED_REASONS = ['not_url', 'scheme', 'credentials', 'fragment', 'port', 'ip_literal', 'localhost', 'not_fqdn', 'dns_timeout', 'unresolvable', 'blocked_address'] as const;
+export type UrlRejectedReason = (typeof URL_REJECTED_REASONS)[number];
+
 /** A rule broken by a webhook URL; `message` says which, for the 400 answer and `last_error`. */
 export class UrlRejected extends Error {
-  constructor(message: string) {
+  constructor(
+    readonly reason: UrlRejectedReason,
+    message: string,
+  ) {
     super(message);
     this.name = 'UrlRejected';
   }
@@ -69,11 +76,11 @@ export function createUrlPolicy(config: Config, lookup: HostLookup = systemLooku
     } else {
       addresses = await lookupWithTimeout(lookup, target.hostname, timeoutMs);
     }
-    if (addresses.length === 0) throw new UrlRejected(`${target.hostname} does not resolve to any address`);
+    if (addresses.length === 0) throw new UrlRejected('unresolvable', `${target.hostname} does not resolve to any address`);
     // Every address must pass, not just the first: a resolver may hand out any of them later.
     for (const address of addresses) {
       const reason = blockedReason(address, exempt);
-      if (reason) throw new UrlRejected(`${target.hostname} resolves to ${address}, ${reason}; only public addresses may receive webhooks`);
+      if (reason) throw new UrlRejected('blocked_address', `${target.hostname} resolves to ${address}, ${reason}; only public addresses may receive webhooks`);
     }
     const address = addresses[0]!;
     return { ...target, address, family: isIP(address) === 6 ? 6 : 4 };
@@ -85,7 +92,7 @@ export function createUrlPolicy(config: Config, lookup: HostLookup = systemLooku
 async function lookupWithTimeout(lookup: HostLookup, hostname: string, timeoutMs: number): Promise<string[]> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new UrlRejected(`${hostname}: DNS lookup timed out`)), timeoutMs);
+    timer = setTimeout(() => reject(new UrlRejected('dns_timeout', `${hostname}: DNS lookup timed out`)), timeoutMs);
   });
   try {
     const found = await Promise.race([lookup(hostname), timeout]);
@@ -93,7 +100,7 @@ async function lookupWithTimeout(lookup: HostLookup, hostname: string, timeoutMs
   } catch (err) {
     if (err instanceof UrlRejected) throw err;
     const code = (err as NodeJS.ErrnoException).code;
-    throw new UrlRejected(`${hostname} does not resolve${code ? ` (${code})` : ''}`);
+    throw new UrlRejected('unresolvable', `${hostname} does not resolve${code ? ` (${code})` : ''}`);
   } finally {
     clearTimeout(timer);
   }
@@ -112,23 +119,23 @@ export function parseWebhookUrl(raw: string, allowedPorts: ReadonlySet<number>):
     // below see the host the connection would really use.
     url = new URL(raw);
   } catch {
-    throw new UrlRejected('not an absolute URL; expected https://host/path');
+    throw new UrlRejected('not_url', 'not an absolute URL; expected https://host/path');
   }
-  if (url.protocol !== 'https:') throw new UrlRejected(`the scheme must be https (got ${url.protocol.replace(/:$/, '')})`);
-  if (url.username !== '' || url.password !== '') throw new UrlRejected('credentials in the URL (user:password@) are not allowed');
+  if (url.protocol !== 'https:') throw new UrlRejected('scheme', `the scheme must be https (got ${url.protocol.replace(/:$/, '')})`);
+  if (url.username !== '' || url.password !== '') throw new UrlRejected('credentials', 'credentials in the URL (user:password@) are not allowed');
   // `url.hash` is empty for a bare trailing "#", so look at the raw text too.
-  if (url.hash !== '' || raw.includes('#')) throw new UrlRejected('a URL fragment (#...) is not allowed');
+  if (url.hash !== '' || raw.includes('#')) throw new UrlRejected('fragment', 'a URL fragment (#...) is not allowed');
   const port = url.port === '' ? 443 : Number(url.port);
-  if (!allowedPorts.has(port)) throw new UrlRejected(`port ${port} is not allowed; allowed: ${[...allowedPorts].join(', ')}`);
+  if (!allowedPorts.has(port)) throw new UrlRejected('port', `port ${port} is not allowed; allowed: ${[...allowedPorts].join(', ')}`);
   const host = url.hostname;
-  if (host.startsWith('[') || isIP(host) !== 0) throw new UrlRejected('an IP address is not allowed; use a DNS name');
+  if (host.startsWith('[') || isIP(host) !== 0) throw new UrlRejected('ip_literal', 'an IP address is not allowed; use a DNS name');
   const hostname = normaliseHostname(host);
-  if (hostname === 'localhost' || hostname.endsWith('.localhost')) throw new UrlRejected('localhost is not allowed');
+  if (hostname === 'localhost' || hostname.endsWith('.localhost')) throw new UrlRejected('localhost', 'localhost is not allowed');
   // A single label resolves through the local search domains: an internal name by construction.
-  if (!hostname.includes('.')) throw new UrlRejected('the host must be a fully qualified DNS name');
+  if (!hostname.includes('.')) throw new UrlRejected('not_fqdn', 'the host must be a fully qualified DNS name');
   // The WHATWG parser rejects a numeric last label that is not a valid IPv4; anything numeric-looking
   // that got through is still refused rather than handed to a resolver that may read it as an address.
-  if (/^[0-9.]+$/.test(hostname) || /^(0x[0-9a-f]*\.?)+$/i.test(hostname)) throw new UrlRejected('an IP address is not allowed; use a DNS name');
+  if (/^[0-9.]+$/.test(hostname) || /^(0x[0-9a-f]*\.?)+$/i.test(hostname)) throw new UrlRejected('ip_literal', 'an IP address is not allowed; use a DNS name');
   return { url, hostname, port };
 }
 

@@ -1,7 +1,9 @@
 import { createRoute } from '@hono/zod-openapi';
 import { toEventResponse } from '../events/events.schemas.js';
 import { requireSession } from '../http/auth.js';
+import type { MiddlewareHandler } from 'hono';
 import type { AppDeps } from '../deps.js';
+import type { AppEnv } from '../http/context.js';
 import { createRouter, errorResponses, jsonBody, jsonResponse, SuccessSchema } from '../http/openapi.js';
 import { createDeliverer } from './deliverer.js';
 import {
@@ -15,7 +17,7 @@ import {
   toWebhookResponse,
   WebhookIdParam,
 } from './webhooks.schemas.js';
-import { deleteWebhook, registerWebhook, retryDelivery, sendTestEvent } from './webhooks.service.js';
+import { deleteWebhook, MANUAL_SENDS_PER_MINUTE, registerWebhook, retryDelivery, sendTestEvent } from './webhooks.service.js';
 
 const security = [{ sessionCookie: [] }];
 
@@ -25,11 +27,17 @@ export function webhookRoutes(deps: AppDeps) {
   // Per route, not app.use('/webhooks/*'): a path-wide guard would answer 401 to a wrong method
   // (405) or an unknown path under /webhooks (404).
   const session = requireSession(deps);
+  // Test events and manual retries share one budget per account, counted once the session is known.
+  const manualSends: MiddlewareHandler<AppEnv> = async (c, next) => {
+    deps.rateLimiter.consume('webhook_send', c.get('auth').merchantId, MANUAL_SENDS_PER_MINUTE, { context: c });
+    await next();
+  };
 
   app.openapi(
     createRoute({
       method: 'post',
       path: '/webhooks',
+      operationId: 'createWebhook',
       tags: ['Webhooks'],
       summary: 'Register a webhook endpoint; the signing secret is shown once',
       description:
@@ -51,6 +59,8 @@ export function webhookRoutes(deps: AppDeps) {
     createRoute({
       method: 'delete',
       path: '/webhooks/{id}',
+      operationId: 'deleteWebhook',
+      description: "Owner session only. The webhook stops receiving events and its pending deliveries are cancelled; another merchant's webhook answers 404.",
       tags: ['Webhooks'],
       summary: 'Deactivate a webhook and cancel its pending deliveries',
       security,
@@ -68,13 +78,14 @@ export function webhookRoutes(deps: AppDeps) {
     createRoute({
       method: 'post',
       path: '/webhooks/{id}/test',
+      operationId: 'testWebhook',
       tags: ['Webhooks'],
       summary: 'Send a signed webhook.test event to this webhook only',
       description:
         'The first attempt is made before the answer, so the delivery shows its outcome (bounded by webhooks.timeout_seconds); ' +
         'a failed attempt is retried on the usual schedule. Test events and manual retries: at most 30 a minute per account.',
       security,
-      middleware: [session] as const,
+      middleware: [session, manualSends] as const,
       request: { params: WebhookIdParam, body: jsonBody(EmptyBody) },
       responses: { 200: jsonResponse(TestWebhookResultSchema, 'The stored event and its delivery'), ...errorResponses(400, 401, 403, 404, 409, 413, 429) },
     }),
@@ -88,11 +99,12 @@ export function webhookRoutes(deps: AppDeps) {
     createRoute({
       method: 'post',
       path: '/webhooks/deliveries/{id}/retry',
+      operationId: 'retryDelivery',
       tags: ['Webhooks'],
       summary: 'Make one attempt now for a failed or pending delivery',
       description: 'Delivered, cancelled and in-flight deliveries answer 409 delivery_not_retryable; a delivery of a deleted webhook 409 webhook_inactive.',
       security,
-      middleware: [session] as const,
+      middleware: [session, manualSends] as const,
       request: { params: DeliveryIdParam, body: jsonBody(EmptyBody) },
       responses: { 200: jsonResponse(DeliveryEnvelopeSchema, 'The delivery after the attempt'), ...errorResponses(400, 401, 403, 404, 409, 413, 429) },
     }),

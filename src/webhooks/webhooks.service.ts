@@ -35,7 +35,7 @@ export async function registerWebhook(deps: AppDeps, deliverer: Deliverer, merch
     const target = await deliverer.policy.check(rawUrl);
     url = target.url.href;
   } catch (err) {
-    if (err instanceof UrlRejected) throw new AppError('invalid_webhook_url', `Webhook URL refused: ${err.message}`);
+    if (err instanceof UrlRejected) throw new AppError('invalid_webhook_url', `Webhook URL refused: ${err.message}`, [{ path: 'url', message: err.message, reason: err.reason }]);
     throw err;
   }
   const secret = newWebhookSecret();
@@ -71,7 +71,6 @@ export async function sendTestEvent(
   merchantId: string,
   webhookId: string,
 ): Promise<{ event: StoredEvent; deliveries: Delivery[] }> {
-  deps.rateLimiter.consume('webhook_send', merchantId, MANUAL_SENDS_PER_MINUTE);
   const event = await writeTransaction(deps.db, async (trx, tx) => {
     const webhook = await findWebhook(trx, merchantId, webhookId);
     if (!webhook) throw notFound('Webhook');
@@ -90,7 +89,6 @@ export async function sendTestEvent(
 
 /** One attempt now for a `failed` or `pending` delivery; `delivered`, `cancelled` and in-flight ones are refused. */
 export async function retryDelivery(deps: AppDeps, deliverer: Deliverer, merchantId: string, deliveryId: string): Promise<Delivery> {
-  deps.rateLimiter.consume('webhook_send', merchantId, MANUAL_SENDS_PER_MINUTE);
   const delivery = await findDelivery(deps.db, merchantId, deliveryId);
   if (!delivery) throw notFound('Delivery');
   if (delivery.status !== 'failed' && delivery.status !== 'pending') {

@@ -6,8 +6,79 @@
   var page = JSON.parse(document.getElementById('page-data').textContent);
   var messages = page.messages || {};
 
-  function message(code) {
-    return messages['page.error.' + code] || messages['page.error.generic'];
+  // The page's own message for an API error code; the API's own (precise, English) message when the
+  // page has none, so a 4xx is never answered with a vague "something went wrong".
+  function message(code, apiMessage) {
+    return messages['page.error.' + code] || apiMessage || messages['page.error.generic'];
+  }
+
+  // Codes whose fault lies in one field of the form: that field is marked like a validation detail.
+  var CODE_FIELD = { duplicate_order_id: 'merchant_order_id', amount_pool_exhausted: 'amount', invalid_webhook_url: 'url', invalid_credential: 'password' };
+
+  function fieldNamed(form, path) {
+    var name = String(path || '').split('.')[0];
+    if (!name) return null;
+    var fields = form.querySelectorAll('input[name], select[name], textarea[name]');
+    for (var i = 0; i < fields.length; i++) if (fields[i].name === name && fields[i].type !== 'hidden') return fields[i];
+    return null;
+  }
+
+  // "Label: rule" in the page's language: the field's hint, else its data-rule, else its length limits.
+  function fieldRule(field) {
+    var label = field.id ? document.querySelector('label[for="' + field.id + '"]') : null;
+    var name = label ? label.textContent.trim() : field.name;
+    var hintId = field.getAttribute('aria-describedby');
+    var hint = hintId ? document.getElementById(hintId) : null;
+    var rule = hint ? hint.textContent.trim() : field.getAttribute('data-rule');
+    if (!rule && field.maxLength > 0) {
+      rule = (messages['page.rule.length'] || '{min}-{max}').replace('{min}', String(field.required ? Math.max(1, field.minLength) : Math.max(0, field.minLength))).replace('{max}', String(field.maxLength));
+    }
+    return rule ? name + ': ' + rule : name;
+  }
+
+  function clearMarks(form) {
+    var marked = form.querySelectorAll('[aria-invalid="true"]');
+    for (var i = 0; i < marked.length; i++) marked[i].removeAttribute('aria-invalid');
+  }
+
+  // What went wrong, as the lines to show: the code's message, then one line per field at fault
+  // (each field once, marked with aria-invalid), in the page's language.
+  function describe(form, status, json) {
+    var error = json && json.error && typeof json.error.code === 'string' ? json.error : null;
+    if (!error) return [message(status >= 500 ? 'internal_error' : 'generic')];
+    var code = error.code === 'unauthorized' ? 'signed_out' : error.code;
+    var lines = [message(code, error.message)];
+    var details = error.details && error.details.length ? error.details : CODE_FIELD[code] ? [{ path: CODE_FIELD[code] }] : [];
+    var seen = {};
+    for (var i = 0; i < details.length; i++) {
+      var d = details[i];
+      var field = fieldNamed(form, d.path);
+      var key = field ? field.name : d.path;
+      if (seen[key]) continue;
+      seen[key] = true;
+      if (field) field.setAttribute('aria-invalid', 'true');
+      if (d.reason && messages['page.error.webhook.' + d.reason]) lines.push(messages['page.error.webhook.' + d.reason]);
+      else if (code === 'validation_error') lines.push(field ? fieldRule(field) : d.path + ': ' + d.message);
+    }
+    return lines;
+  }
+
+  function trimmable(f) {
+    return f.tagName === 'INPUT' && /^(text|email|url|search|tel|number)$/.test(f.type);
+  }
+
+  // Pasted values lose their surrounding spaces before the checks run; a failed check speaks the
+  // page's language (the field's rule) rather than the browser's.
+  function check(form) {
+    var fields = form.querySelectorAll('input[name], select[name], textarea[name]');
+    for (var i = 0; i < fields.length; i++) {
+      var f = fields[i];
+      if (trimmable(f) && f.value !== f.value.trim()) f.value = f.value.trim();
+      if (!f.setCustomValidity) continue;
+      f.setCustomValidity('');
+      if (!f.checkValidity()) f.setCustomValidity(fieldRule(f));
+    }
+    return form.reportValidity();
   }
 
   function captchaToken(form) {
@@ -51,6 +122,7 @@
         continue;
       }
       if (f.hasAttribute('data-optional') && f.value.trim() === '') continue;
+      if (f.hasAttribute('data-path-only')) continue;
       out[f.name] = fieldValue(f);
     }
     if (form.hasAttribute('data-locale')) out.locale = page.locale;
@@ -63,15 +135,30 @@
     return path.split('.').reduce(function (o, k) { return o == null ? undefined : o[k]; }, obj);
   }
 
+  // data-api may name a path segment taken from a field (data-path-field): `/invoices/{invoice}/resolve`.
+  function apiUrl(form) {
+    var url = form.getAttribute('data-api');
+    var name = form.getAttribute('data-path-field');
+    if (!name) return url;
+    var field = form.querySelector('[name="' + name + '"]');
+    return url.replace('{' + name + '}', encodeURIComponent(field ? field.value : ''));
+  }
+
   function idempotencyKey(form) {
     // One key per attempt to create, reused when the same submission is retried.
     if (!form.__idem) form.__idem = (window.crypto && crypto.randomUUID) ? crypto.randomUUID() : String(Date.now()) + Math.random().toString(36).slice(2);
     return form.__idem;
   }
 
-  function showError(form, text) {
+  function showError(form, lines) {
     var box = form.querySelector('[data-error]');
-    box.textContent = text;
+    box.textContent = '';
+    for (var i = 0; i < lines.length; i++) {
+      var line = document.createElement('span');
+      line.className = i === 0 ? 'error-main' : 'error-detail';
+      line.textContent = lines[i];
+      box.appendChild(line);
+    }
     box.hidden = false;
     box.focus();
   }
@@ -106,11 +193,35 @@
     else form.reset();
     panel.hidden = false;
     panel.focus();
+    // A roll inside the list shows its secret in the list itself: that list is not swapped away.
+    if (then === 'secret' && !form.closest('[data-list]')) refreshLists();
+  }
+
+  // After a key or webhook is created the page stays (its secret is shown once), so the lists marked
+  // data-list are read again from the server and swapped in, their forms wired like the rest.
+  function refreshLists() {
+    fetch(window.location.pathname + window.location.search, { credentials: 'same-origin', headers: { accept: 'text/html' } })
+      .then(function (res) { return res.ok ? res.text() : null; })
+      .then(function (html) {
+        if (!html) return;
+        var fresh = new DOMParser().parseFromString(html, 'text/html');
+        var lists = document.querySelectorAll('[data-list]');
+        for (var i = 0; i < lists.length; i++) {
+          var next = fresh.getElementById(lists[i].id);
+          if (!next) continue;
+          var node = document.importNode(next, true);
+          lists[i].parentNode.replaceChild(node, lists[i]);
+          var inner = node.querySelectorAll('form[data-api]');
+          for (var j = 0; j < inner.length; j++) bind(inner[j]);
+        }
+      })
+      .catch(function () { /* the list refreshes on the next page load */ });
   }
 
   function submit(form, event) {
     event.preventDefault();
-    if (!form.reportValidity()) return;
+    clearMarks(form);
+    if (!check(form)) return;
     var confirmText = form.getAttribute('data-confirm');
     if (confirmText && !window.confirm(confirmText)) return;
     var button = form.querySelector('button[type="submit"]');
@@ -125,20 +236,15 @@
       payload = JSON.stringify(body(form));
     }
     if (form.hasAttribute('data-idempotency')) headers['idempotency-key'] = idempotencyKey(form);
-    fetch(form.getAttribute('data-api'), { method: method, headers: headers, credentials: 'same-origin', body: payload })
+    fetch(apiUrl(form), { method: method, headers: headers, credentials: 'same-origin', body: payload })
       .then(function (res) {
         return res.json().catch(function () { return {}; }).then(function (json) {
           if (res.ok) return done(form, json);
-          var code = json && json.error ? json.error.code : 'generic';
           resetCaptcha();
-          var text = message(code);
-          if (code === 'validation_error' && json.error.details && json.error.details.length) {
-            text += ' (' + json.error.details.map(function (d) { return d.path; }).join(', ') + ')';
-          }
-          showError(form, text);
+          showError(form, describe(form, res.status, json));
         });
       })
-      .catch(function () { showError(form, message('network')); })
+      .catch(function () { showError(form, [message('network')]); })
       .then(function () { button.disabled = false; });
   }
 
@@ -165,18 +271,17 @@
     postJson(form.getAttribute('data-preview'), { token: token })
       .then(function (res) {
         return res.json().catch(function () { return {}; }).then(function (json) {
-          if (!res.ok) { showError(form, message(json && json.error ? json.error.code : 'generic')); return; }
+          if (!res.ok) { showError(form, describe(form, res.status, json)); return; }
           var box = form.querySelector('[data-credentials]');
           var counts = box.querySelectorAll('[data-count]');
           for (var k = 0; k < counts.length; k++) counts[k].textContent = String(json[counts[k].getAttribute('data-count')]);
           box.hidden = false;
         });
       })
-      .catch(function () { showError(form, message('network')); });
+      .catch(function () { showError(form, [message('network')]); });
   }
 
-  var forms = document.querySelectorAll('form[data-api]');
-  for (var i = 0; i < forms.length; i++) {
+  function bind(form) {
     (function (form) {
       var fragment = form.getAttribute('data-fragment');
       if (fragment) {
@@ -190,8 +295,16 @@
         if (form.hasAttribute('data-preview')) preview(form, token);
       }
       form.addEventListener('submit', function (event) { submit(form, event); });
-    })(forms[i]);
+      form.addEventListener('input', function (event) {
+        var f = event.target;
+        if (f.setCustomValidity) f.setCustomValidity('');
+        if (f.removeAttribute) f.removeAttribute('aria-invalid');
+      });
+    })(form);
   }
+
+  var forms = document.querySelectorAll('form[data-api]');
+  for (var i = 0; i < forms.length; i++) bind(forms[i]);
 
   // The confirmation page: the token is in the #verify= fragment (never sent to a server in a URL).
   // It is never used on load: a link from another site could otherwise sign this browser in to an

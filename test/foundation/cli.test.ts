@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { openSqlite } from '../../src/db/database.js';
@@ -37,6 +37,15 @@ test('init writes a commented config with a fresh secret and a 0700 data folder;
   const dir2 = tempDir();
   runCli(['init', '--dir', dir2]);
   assert.notEqual((parseToml(readFileSync(join(dir2, 'gatewayd.toml'), 'utf8')) as any).server.secret, parsed.server.secret);
+  assert.match(r.stdout, /created \S+data \(mode 0700\)/);
+  // A data folder that already exists is not claimed as created.
+  const dir3 = tempDir();
+  mkdirSync(join(dir3, 'data'), { mode: 0o755 });
+  const existing = runCli(['init', '--dir', dir3]);
+  assert.equal(existing.status, 0, existing.stderr);
+  assert.doesNotMatch(existing.stdout, /created/);
+  assert.match(existing.stdout, /data already exists; set its mode to 0700/);
+  assert.equal(statSync(join(dir3, 'data')).mode & 0o777, 0o700);
   const again = runCli(['init', '--dir', dir]);
   assert.equal(again.status, 2);
   assert.match(again.stderr, /already exists/);

@@ -6,7 +6,7 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 
 // A route of the test's own, built exactly as feature routes are, to exercise the shared body
 // guard, validation and error handler.
-const EchoBody = z.strictObject({ name: z.string().min(1).max(10), count: z.number().int().optional() });
+const EchoBody = z.strictObject({ name: z.string().min(1).max(10), count: z.number().int().optional(), code: z.string().regex(/^[a-z]+$/).max(3).optional() });
 
 let t: TestApp;
 before(async () => {
@@ -56,6 +56,15 @@ test('schema violations: 400 validation_error with details naming each field', a
   assert.equal(nul.status, 400, 'null is refused where not allowed');
   const arr = await t.client().post('/_test/echo', [1, 2]);
   assert.equal(arr.body.error.code, 'validation_error');
+});
+
+test('a field that breaks two rules is listed once, with its first fault', async () => {
+  const res = await t.client().post('/_test/echo', { name: 'ok', code: 'ABCDEF' });
+  assert.equal(res.status, 400);
+  assert.deepEqual(
+    res.body.error.details.map((d: { path: string }) => d.path),
+    ['code'],
+  );
 });
 
 test('an empty body counts as {} and is validated', async () => {

@@ -76,6 +76,9 @@ export async function insertInvoice(t: TestApp, input: InvoiceInput): Promise<In
     created_at: createdAt,
     expires_at: input.expiresAt ?? createdAt + HOUR,
     reserved_until: createdAt + 90 * DAY,
+    redirect_url: null,
+    cancelled_at: null,
+    received_amount: null,
   };
   await db.insertInto('invoices').values(row).execute();
   await db

@@ -7,7 +7,7 @@ import { createInvoiceOrThrow } from '../../src/invoices/invoices.service.js';
 import { csvLines, neutralizeCell } from '../../src/ledger/ledger.service.js';
 import { ADDRESSES, createInvoice, newKey, shop } from '../helpers/shop.js';
 
-const HEADER = 'invoice_id,merchant_order_id,status,created_at,expires_at,confirmed_at,network,token,token_contract,wallet_address,base_amount,adjustment,payable_amount,tx_hash,late_payments,description';
+const HEADER = 'invoice_id,merchant_order_id,status,created_at,expires_at,confirmed_at,network,token,token_contract,wallet_address,base_amount,adjustment,payable_amount,tx_hash,late_payments,description,received_amount';
 
 let t: TestApp;
 before(async () => {
@@ -58,8 +58,37 @@ test('GET /ledger.csv: header, one row per invoice with separate base, adjustmen
   const rows = parseCsv(res.text);
   assert.equal(rows[0]!.join(','), HEADER);
   assert.equal(rows.length, 3);
-  assert.deepEqual(rows[1], [b.id, 'L-2', 'pending', b.created_at, b.expires_at, '', 'tron-mainnet', 'USDT', b.token_contract, ADDRESSES[0], '10.000000', '0.000002', '10.000002', '', '', '']);
-  assert.deepEqual(rows[2], [a.id, 'L-1', 'pending', a.created_at, a.expires_at, '', 'tron-mainnet', 'USDT', a.token_contract, ADDRESSES[0], '10.000000', '0.000001', '10.000001', '', '', 'plain']);
+  assert.deepEqual(rows[1], [b.id, 'L-2', 'pending', b.created_at, b.expires_at, '', 'tron-mainnet', 'USDT', b.token_contract, ADDRESSES[0], '10.000000', '0.000002', '10.000002', '', '', '', '']);
+  assert.deepEqual(rows[2], [a.id, 'L-1', 'pending', a.created_at, a.expires_at, '', 'tron-mainnet', 'USDT', a.token_contract, ADDRESSES[0], '10.000000', '0.000001', '10.000001', '', '', 'plain', '']);
+});
+
+test('GET /ledger.csv?created_gte&created_lt: a range of creation times (dates are midnight UTC), bad values are a 400 naming them', async () => {
+  const s = await shop(t, ADDRESSES[0]);
+  const day = (iso: string) => iso.slice(0, 10);
+  const before = (await createInvoice(s.client, { amount: '4', wallet_id: s.walletId, merchant_order_id: 'R-0' })).body.invoice;
+  t.clock.advance(86_400_000);
+  const inside = (await createInvoice(s.client, { amount: '4', wallet_id: s.walletId, merchant_order_id: 'R-1' })).body.invoice;
+  t.clock.advance(86_400_000);
+  const after = (await createInvoice(s.client, { amount: '4', wallet_id: s.walletId, merchant_order_id: 'R-2' })).body.invoice;
+  const from = day(inside.created_at);
+  const to = day(after.created_at);
+  const res = await s.client.get(`/ledger.csv?created_gte=${from}&created_lt=${to}`);
+  assert.equal(res.status, 200, res.text);
+  const ids = parseCsv(res.text).slice(1).map((r) => r[0]);
+  assert.ok(ids.includes(inside.id));
+  assert.ok(!ids.includes(before.id) && !ids.includes(after.id), 'the range leaves out the day before and the end day');
+  assert.match(res.headers.get('content-disposition') ?? '', new RegExp(`filename="ledger-${from}_${to}\\.csv"`));
+  const exact = await s.client.get(`/ledger.csv?created_gte=${encodeURIComponent(after.created_at)}`);
+  assert.deepEqual(parseCsv(exact.text).slice(1).map((r) => r[0]).filter((id) => [before.id, inside.id, after.id].includes(id!)), [after.id]);
+  // The console's form leaves empty fields empty: no bound.
+  const all = await s.client.get('/ledger.csv?created_gte=&created_lt=');
+  assert.equal(all.status, 200, all.text);
+  assert.ok([before.id, inside.id, after.id].every((id) => all.text.includes(id)));
+  for (const bad of ['created_gte=yesterday', 'created_lt=2026-13-45', 'from=2026-01-01']) {
+    const refused = await s.client.get(`/ledger.csv?${bad}`);
+    assert.equal(refused.status, 400, bad);
+    assert.equal(refused.body.error.details[0].path, `query.${bad.split('=')[0]}`);
+  }
 });
 
 test('escaping: quotes, commas, line breaks and formula prefixes', async () => {

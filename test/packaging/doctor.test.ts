@@ -7,7 +7,9 @@ import { join } from 'node:path';
 import { SMTPServer } from 'smtp-server';
 import { loadConfig } from '../../src/config.js';
 import { openSqlite } from '../../src/db/database.js';
-import { runDoctor } from '../../src/cli/doctor.js';
+import { checkConfig, runDoctor } from '../../src/cli/doctor.js';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { tempDir } from '../helpers/app.js';
 import { freePort, runCli } from '../helpers/process.js';
 
@@ -97,12 +99,15 @@ test('doctor: a healthy installation passes every check and never prints a secre
   });
   const { config, db } = installation(`[server]
 public_url = "https://pay.example.com"
+trust_proxy = true
 secret = "0123456789abcdef0123456789abcdef-long-enough"
 [tron]
 api_url = "${tron.url}"
 api_key = "tron-key-S3cret"
 [email]
-smtp_url = "smtp://ops:smtp-pass-S3cret@127.0.0.1:${smtp.port}"`);
+smtp_url = "smtp://ops:smtp-pass-S3cret@127.0.0.1:${smtp.port}"
+[support]
+staff_emails = ["ops@pay.example.com"]`);
   const r = await doctor(config);
   assert.equal(r.code, 0, r.text);
   assert.doesNotMatch(r.text, /^(WARN|FAIL)/m, r.text);
@@ -166,6 +171,14 @@ smtp_url = "smtp://127.0.0.1:${closedPort}"`);
   const r2 = await doctor(config);
   assert.match(line(r2.lines, 'WARN', 'clock') ?? '', /2[01] s ahead/);
   assert.match(r2.text, /WARN  tron +the solidified block is \d+ s old/);
+});
+
+test('doctor warns when nobody answers support and when an https public_url does not trust the proxy', () => {
+  const env = { GATEWAYD_SERVER_PUBLIC_URL: 'https://pay.example.com', GATEWAYD_SERVER_SECRET: 'x'.repeat(40) };
+  const findings = checkConfig(loadConfig({ env, cwd: mkdtempSync(join(tmpdir(), 'gatewayd-doctor-')) }));
+  assert.match(findings.find((f) => f.check === 'support')?.detail ?? '', /staff_emails is empty.*contact form and chat are off/);
+  assert.equal(findings.find((f) => f.check === 'support')?.level, 'warn');
+  assert.match(findings.find((f) => f.check === 'trust_proxy')?.detail ?? '', /trust_proxy = false/);
 });
 
 test('doctor: a damaged database, a missing one, and a configuration error are problems, not crashes', async () => {

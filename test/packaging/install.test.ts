@@ -28,6 +28,15 @@ function install(args: string[], env: NodeJS.ProcessEnv = cleanEnv()) {
 
 const mode = (p: string) => statSync(p).mode & 0o777;
 
+test('install.sh --help prints the usage block and nothing of the script itself', () => {
+  const r = spawnSync('bash', [INSTALL_SH, '--help'], { encoding: 'utf8' });
+  assert.equal(r.status, 0);
+  assert.match(r.stdout, /^Installs or upgrades gatewayd/);
+  assert.match(r.stdout, /--prefix DIR/);
+  assert.doesNotMatch(r.stdout, /set -euo|^#|!\/usr\/bin/m);
+  assert.equal(r.stdout.trimEnd().split('\n').at(-1)!.trim(), 'DIR/run/systemd/system exists');
+});
+
 test('install.sh --prefix: binary, 0640 config from init, 0700 data, hardened unit, migrated database; systemctl skipped without systemd', () => {
   const root = tempDir('gatewayd-root-');
   const bin = fakeBinary(tempDir('gatewayd-bin-'));
@@ -63,7 +72,10 @@ test('install.sh --prefix: binary, 0640 config from init, 0700 data, hardened un
   }
   assert.match(r.stdout, /systemd not found: skipping systemctl/);
   assert.match(r.stdout, /Next steps/);
-  assert.match(r.stdout, /reverse proxy/);
+  assert.match(r.stdout, /reverse proxy with HTTPS in front of 127\.0\.0\.1:9000/);
+  // public_url was given: the steps do not ask for it again; they name the TRON API key.
+  assert.doesNotMatch(r.stdout, /Set server\.public_url/);
+  assert.match(r.stdout, /^  1\. Set tron\.api_key in /m);
 
   const sqlite = openSqlite(join(root, 'var/lib/gatewayd/gateway.db'), { readonly: true });
   const applied = sqlite.prepare('SELECT count(*) AS n FROM schema_migrations').get() as { n: number };

@@ -56,7 +56,7 @@ test('console in Chromium: add a wallet, create an invoice, pay its checkout thr
   // Its checkout page; the payer pays through the TronGrid stand-in, the watcher verifies the
   // transfer, and the open page turns to paid without a reload.
   await page.goto(checkoutUrl);
-  assert.equal(await page.locator('#amount').innerText(), '12.500001 USDT');
+  assert.equal(await page.locator('#amount').innerText(), '12.500\u202F001 USDT');
   assert.equal(await page.locator('.description').innerText(), `Two books ${XSS}`);
   const marker = await page.evaluate('window.__noReload = true');
   assert.equal(marker, true);
@@ -81,6 +81,8 @@ test('console in Chromium: add a wallet, create an invoice, pay its checkout thr
   // The field is in the page before the answer fills it: wait for the text, not the element.
   const firstSecret = await shownSecret(main.locator('[data-done] [data-field="secret"]').first(), /^gw_live_/);
   assert.match(firstSecret, /^gw_live_[A-Za-z0-9_-]{43}$/);
+  // The key list refreshes by itself while the secret is still on screen.
+  await main.locator('#keys-list table').getByText(`Backend ${XSS}`).waitFor();
   await page.goto(`${app.baseUrl}/console/api-keys`);
   assert.ok(!(await page.content()).includes(firstSecret), 'the secret is never shown again');
   await main.locator('table').getByText(`Backend ${XSS}`).waitFor();

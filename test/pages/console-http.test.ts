@@ -52,7 +52,7 @@ test('console pages render the owner data escaped, never another merchant\'s, an
     assert.ok(page.text.includes(`Owner ${ESCAPED}`), `${path} escaped merchant name`);
   }
   const overview = (await get('/console')).text;
-  assert.match(overview, /<strong>25\.000011 USDT<\/strong>/, 'received = confirmed payable total');
+  assert.match(overview, /<strong class="num"><bdi dir="ltr">25\.000011 USDT<\/bdi><\/strong>/, 'received = confirmed payable total');
   const detail = await get(`/console/invoices/${inv.id}`);
   assert.ok(detail.text.includes(`order ${ESCAPED}`));
   assert.ok(detail.text.includes(`desc ${ESCAPED}`));
@@ -78,4 +78,43 @@ test('console pages render the owner data escaped, never another merchant\'s, an
   assert.equal((await get('/console/invoices/inv_nope')).status, 404);
   // Every console page states the form rule: each action posts JSON to the API (Origin-checked).
   assert.match((await get('/console/wallets')).text, /<form data-api="\/api\/v1\/wallets"/);
+});
+
+test('health you can see: /health keeps status ok but says live_payments_enabled false while the watcher is degraded; the console says why and since when; the checkout stops promising updates', async (t) => {
+  const app = await startTestApp({ now: Date.UTC(2026, 10, 24, 0, 0) });
+  t.after(() => app.close());
+  const owner = await signedInMerchant(app);
+  const walletId = await insertWallet(app.deps.db, owner.merchant.id, app.clock.now());
+  const inv = await insertInvoice(app.deps.db, { merchantId: owner.merchant.id, walletId, now: app.clock.now() });
+  const cookie = `gw_session=${owner.client.cookies.get('gw_session')!}`;
+  const page = async (path: string) => (await fetch(`${app.baseUrl}${path}`, { headers: { cookie, accept: 'text/html' } })).text();
+  const health = async () => (await fetch(`${app.baseUrl}/api/v1/health`)).json() as Promise<{ status: string; live_payments_enabled: boolean }>;
+
+  // All well: no banner, the checkout promises to update by itself.
+  app.deps.watcherStatus.state = 'running';
+  app.deps.watcherStatus.lagSeconds = 20;
+  assert.deepEqual([(await health()).status, (await health()).live_payments_enabled], ['ok', true]);
+  assert.doesNotMatch(await page('/console'), /id="health-banner"/);
+  assert.match(await page(`/pay/${inv.checkoutToken}`), /updates by itself/);
+
+  // The watcher cannot read the chain: 7 minutes later the console says so, with the start time.
+  app.deps.watcherStatus.state = 'degraded';
+  app.clock.advance(7 * 60_000);
+  const h = await health();
+  assert.equal(h.status, 'ok', 'the API still serves');
+  assert.equal(h.live_payments_enabled, false);
+  const down = await page('/console/invoices');
+  assert.match(down, /id="health-banner"[^>]*>Payments are not being confirmed right now[^<]*This has lasted 7 min \(since 2026-11-24 00:00 UTC\)/);
+  const checkout = await page(`/pay/${inv.checkoutToken}`);
+  assert.doesNotMatch(checkout, /updates by itself/);
+  assert.match(checkout, /Automatic confirmation is paused/);
+
+  // Running again but 15 minutes behind: confirmed late, said so; live payments are enabled.
+  app.deps.watcherStatus.state = 'running';
+  app.deps.watcherStatus.lagSeconds = 900;
+  app.clock.advance(2 * 60_000);
+  assert.equal((await health()).live_payments_enabled, true);
+  assert.match(await page('/console'), /Payments are confirmed late: this server is 15 min behind the TRON network. This has lasted 2 min \(since 2026-11-24 00:07 UTC\)/);
+  app.deps.watcherStatus.lagSeconds = 10;
+  assert.doesNotMatch(await page('/console'), /id="health-banner"/);
 });

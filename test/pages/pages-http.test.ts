@@ -5,6 +5,12 @@ import { signedInMerchant } from '../helpers/fixtures.js';
 import { insertInvoice, insertWallet, WALLET_ADDRESS } from './rows.js';
 import { LOCALES } from '../../src/pages/i18n.js';
 import { readAssetText } from '../../src/lib/assets.js';
+import { ERROR_CODES } from '../../src/lib/errors.js';
+import { parseAmount } from '../../src/lib/amounts.js';
+import { MAX_INVOICE_AMOUNT } from '../../src/invoices/invoices.schemas.js';
+import { FORM_AMOUNT_PATTERN } from '../../src/pages/console.pages.js';
+import { URL_REJECTED_REASONS } from '../../src/webhooks/url-policy.js';
+import fc from 'fast-check';
 
 async function html(baseUrl: string, path: string, headers: Record<string, string> = {}) {
   const res = await fetch(`${baseUrl}${path}`, { headers, redirect: 'manual' });
@@ -192,4 +198,68 @@ test('unknown paths: browsers get the HTML 404 page, API clients the JSON envelo
   const plain = await html(app.baseUrl, '/no-such-page');
   assert.equal(plain.status, 404);
   assert.match(plain.headers.get('content-type') ?? '', /json/);
+});
+
+/** Every link, script, stylesheet and form target the page generates. */
+function generatedLinks(page: string): string[] {
+  return [...page.matchAll(/\s(?:href|src|action)="([^"]*)"/g)].map((m) => m[1]!.replace(/&#39;|&amp;/g, (e) => (e === '&amp;' ? '&' : "'")));
+}
+
+test('attack: a request for //evil.example/x never makes the gateway print an off-site link (404 page, language switcher)', async (t) => {
+  const app = await startTestApp();
+  t.after(() => app.close());
+  for (const path of ['//evil.example/x', '///evil.example/x', '/\\evil.example/x', '//evil.example/x?lang=fa&next=//evil.example']) {
+    const page = await html(app.baseUrl, path, { accept: 'text/html' });
+    assert.equal(page.status, 404, path);
+    // The page has a heading: never "undefined".
+    assert.match(page.text, /<h1>Page not found<\/h1>|<h1>[^<]+<\/h1>/);
+    assert.doesNotMatch(page.text, /undefined/);
+    const links = generatedLinks(page.text);
+    assert.ok(links.length > 5, 'the page has its switcher and footer links');
+    for (const link of links.filter((l) => !l.startsWith('#'))) {
+      // Path-absolute on our own origin: one slash, then anything but another slash or a backslash.
+      assert.match(link, /^\/(?![/\\])/, `${path}: ${link}`);
+      assert.ok(new URL(link, app.baseUrl).origin === new URL(app.baseUrl).origin, `${path}: ${link} stays on our origin`);
+    }
+    assert.ok(links.some((l) => l.startsWith('/evil.example/x?') && l.includes('lang=en')), `${path}: the switcher keeps the path, made local`);
+  }
+});
+
+test('every API error code has a message in every locale, so no page answers a 4xx with a generic text', () => {
+  for (const locale of LOCALES) {
+    const cat = JSON.parse(readAssetText(`locales/${locale}.json`)) as Record<string, string>;
+    for (const code of ERROR_CODES) assert.ok(cat[`page.error.${code}`], `${locale}: page.error.${code}`);
+    for (const reason of URL_REJECTED_REASONS) assert.ok(cat[`page.error.webhook.${reason}`], `${locale}: page.error.webhook.${reason}`);
+  }
+});
+
+test('the new-invoice form pattern accepts exactly the amounts the API accepts', () => {
+  const form = new RegExp(`^(?:${FORM_AMOUNT_PATTERN})$`, 'v');
+  const api = (s: string) => {
+    const micro = parseAmount(s);
+    return micro !== undefined && micro >= 1n && micro <= MAX_INVOICE_AMOUNT;
+  };
+  const fixed = ['0', '0.0', '0.000000', '0.000001', '0.1', '1', '999999999.999999', '1000000000', '1000000000.0', '1000000000.000000', '1000000000.000001', '1000000001', '01', '1.', '.5', '1.1234567', '12', ' 1', '1e3'];
+  for (const s of fixed) assert.equal(form.test(s), api(s), s);
+  fc.assert(
+    fc.property(fc.stringMatching(/^[0-9]{1,11}(\.[0-9]{0,7})?$/), (s) => form.test(s) === api(s)),
+    { numRuns: 5000 },
+  );
+});
+
+test('registration without email configured says so and shows the command that works, in the visitor language', async (t) => {
+  const off = await startTestApp();
+  t.after(() => off.close());
+  const page = await html(off.baseUrl, '/register?lang=fr');
+  assert.equal(page.status, 200);
+  assert.ok(page.text.includes('id="no-email"'));
+  assert.ok(page.text.includes('gatewayd merchant create --email you@example.com'));
+  assert.ok(page.text.includes(`${off.config.server.public_url}/login`));
+  assert.ok(page.text.includes("Ce serveur ne peut pas encore envoyer d&#39;e-mails"), 'in French');
+  assert.ok(!page.text.includes('data-api="/api/v1/auth/register"'), 'no form that can only fail');
+  const on = await startTestApp({ config: { email: { smtp_url: 'smtp://127.0.0.1:2525' } } });
+  t.after(() => on.close());
+  const withMail = await html(on.baseUrl, '/register');
+  assert.ok(!withMail.text.includes('id="no-email"'));
+  assert.ok(withMail.text.includes('data-api="/api/v1/auth/register"'));
 });

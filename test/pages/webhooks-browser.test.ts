@@ -25,6 +25,9 @@ test('webhooks in Chromium: add one (secret shown once), send a test, retry a fa
   // The field is in the page before the answer fills it: wait for the text, not the element.
   const secret = await shownSecret(main.locator('[data-done] [data-field="secret"]').first(), /^whsec_/);
   assert.match(secret, /^whsec_[A-Za-z0-9_-]{43}$/);
+  // The list refreshes by itself while the secret is still on screen.
+  await main.locator('#webhooks-list table').getByText('/hooks/gateway', { exact: false }).waitFor();
+  assert.ok(await main.locator('[data-done] [data-field="secret"]').first().isVisible(), 'the secret stays on screen');
   await Promise.all([page.waitForEvent('load'), main.getByRole('link', { name: 'I have saved it' }).first().click()]);
   assert.ok(!(await page.content()).includes(secret), 'the signing secret is never shown again');
 

@@ -4,7 +4,7 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 import { signedInMerchant, type SignedIn } from '../helpers/fixtures.js';
 import { startHttpsReceiver, type HttpsReceiver } from '../helpers/https-receiver.js';
 import fc from 'fast-check';
-import { blockedReason, parseWebhookUrl, UrlRejected } from '../../src/webhooks/url-policy.js';
+import { blockedReason, parseWebhookUrl, UrlRejected, URL_REJECTED_REASONS } from '../../src/webhooks/url-policy.js';
 import ipaddr from 'ipaddr.js';
 
 let rx: HttpsReceiver;
@@ -133,6 +133,10 @@ test(`${HOSTILE.length} hostile webhook URLs are refused with 400 invalid_webhoo
     assert.equal(res.status, 400, `${url}: ${res.text}`);
     assert.equal(res.body.error.code, 'invalid_webhook_url', url);
     assert.match(res.body.error.message, why, url);
+    // One detail on the url field, with a stable reason word a page can translate.
+    assert.equal(res.body.error.details.length, 1, url);
+    assert.equal(res.body.error.details[0].path, 'url', url);
+    assert.ok((URL_REJECTED_REASONS as readonly string[]).includes(res.body.error.details[0].reason), `${url}: ${res.body.error.details[0].reason}`);
   }
   const count = await t.deps.db.selectFrom('webhooks').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   assert.equal(Number(count.n), 0, 'nothing was stored');

@@ -1,0 +1,39 @@
+// A gatewayd webhook receiver in plain Node (no dependencies): verifies the signature over the raw
+// body, rejects stale timestamps and handles each event once. Run: WEBHOOK_SECRET=whsec_... node webhook-receiver.mjs
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createServer } from 'node:http';
+
+const SECRET = process.env.WEBHOOK_SECRET; // whsec_... as shown when you registered the webhook
+const TOLERANCE_SECONDS = 300;
+const processed = new Set(); // use a table with a unique key on the event id in production
+
+/** Whether `signature` is "sha256=" + hex HMAC-SHA256 of `timestamp + "." + rawBody`, and the timestamp is fresh. */
+function verifySignature(secret, timestamp, signature, rawBody, nowSeconds = Date.now() / 1000) {
+  if (typeof timestamp !== 'string' || typeof signature !== 'string') return false;
+  if (!/^\d+$/.test(timestamp) || Math.abs(nowSeconds - Number(timestamp)) > TOLERANCE_SECONDS) return false;
+  const expected = Buffer.from('sha256=' + createHmac('sha256', secret).update(`${timestamp}.`).update(rawBody).digest('hex'));
+  // Compare bytes, never characters: a header with multi-byte characters can have the expected
+  // length in characters but not in bytes, and timingSafeEqual throws on unequal lengths.
+  const given = Buffer.from(signature, 'utf8');
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+const server = createServer((req, res) => {
+  const chunks = [];
+  req.on('data', (c) => chunks.push(c));
+  req.on('end', () => {
+    const raw = Buffer.concat(chunks); // the raw bytes, before any JSON parsing
+    if (!verifySignature(SECRET, req.headers['x-gateway-timestamp'], req.headers['x-gateway-signature'], raw)) {
+      return res.writeHead(401).end(); // invalid or stale signature
+    }
+    const event = JSON.parse(raw.toString('utf8'));
+    if (!processed.has(event.id)) {
+      processed.add(event.id); // persist first, then answer
+      // For invoice events: fetch GET /api/v1/invoices/{id} with a server API key and reconcile
+      // before fulfilling the order, once.
+    }
+    res.writeHead(200).end(); // any 2xx acknowledges; 503 asks for a retry
+  });
+});
+
+server.listen(Number(process.env.PORT ?? 3000), () => console.log(`listening on ${server.address().port}`));

@@ -1,0 +1,73 @@
+/**
+ * Resolving a wrong payment by hand (POST /invoices/{id}/resolve, owner session): the owner applies
+ * a verified unmatched or late transfer to an unpaid invoice of the same wallet. The invoice becomes
+ * confirmed with that transaction and records the amount really received; invoice.confirmed says
+ * `resolution: "manual"` and carries the transfer. A transfer pays at most one invoice.
+ */
+import { writeTransaction } from '../db/database.js';
+import { insertEvent } from '../events/events.repo.js';
+import type { AppDeps } from '../deps.js';
+import { AppError } from '../lib/errors.js';
+import { findTransferByLog } from '../chain/chain.repo.js';
+import { toTransactionResponse } from '../chain/chain.schemas.js';
+import { findMerchantWalletByAddress } from '../wallets/wallets.repo.js';
+import type { Invoice } from './invoice.model.js';
+import { toInvoiceResponse } from './invoices.schemas.js';
+import { findMerchantInvoice } from './invoices.repo.js';
+import { confirmByResolution, findResolutionByTransfer, insertResolution } from './resolutions.repo.js';
+
+type ResolveDeps = Pick<AppDeps, 'db' | 'sqlite' | 'config' | 'clock' | 'deliveriesQueued'>;
+
+export interface ResolveRequest {
+  merchantId: string;
+  invoiceId: string;
+  txHash: string;
+  logIndex: number;
+}
+
+export async function resolveInvoice(deps: ResolveDeps, req: ResolveRequest): Promise<Invoice> {
+  const updated = await writeTransaction(deps.db, async (trx, tx) => {
+    const now = deps.clock.now();
+    const invoice = await findMerchantInvoice(trx, req.merchantId, req.invoiceId);
+    if (!invoice) throw new AppError('not_found', 'Invoice not found');
+    const transfer = await findTransferByLog(trx, req.txHash, req.logIndex);
+    // A transfer to none of the caller's addresses, or a late payment of another merchant's
+    // invoice on a shared address, is not theirs to apply: 404, as for any resource of another tenant.
+    const own = transfer ? await findMerchantWalletByAddress(trx, req.merchantId, transfer.to) : undefined;
+    const lateOfOther = transfer?.kind === 'late' && transfer.invoiceId !== null && (await findMerchantInvoice(trx, req.merchantId, transfer.invoiceId)) === undefined;
+    if (!transfer || !own || lateOfOther) {
+      throw new AppError('not_found', 'No verified transfer with this tx_hash and log_index reached one of your wallets');
+    }
+    if (transfer.kind !== 'unmatched' && transfer.kind !== 'late') {
+      throw new AppError('transfer_already_used', 'This transfer already paid an invoice automatically; a transfer pays at most one invoice');
+    }
+    const earlier = await findResolutionByTransfer(trx, transfer.id);
+    if (earlier) throw new AppError('transfer_already_used', 'This transfer was already applied to an invoice; a transfer pays at most one invoice');
+    if (transfer.to !== invoice.walletAddress) {
+      throw new AppError('invoice_not_resolvable', 'The transfer went to another wallet than this invoice\'s; apply it to an invoice of that wallet', [
+        { path: 'tx_hash', message: `paid ${transfer.to}, the invoice's wallet is ${invoice.walletAddress}` },
+      ]);
+    }
+    if (invoice.txHash !== null || !['pending', 'expired', 'review'].includes(invoice.status)) {
+      throw new AppError('invoice_not_resolvable', `This invoice is already ${invoice.status === 'confirmed' ? 'paid' : `${invoice.status} with a recorded payment`}`);
+    }
+    if (!(await confirmByResolution(trx, invoice.id, transfer.txHash, transfer.amount, now))) {
+      throw new AppError('invoice_not_resolvable', 'This invoice changed meanwhile; reload it');
+    }
+    await insertResolution(trx, { invoiceId: invoice.id, transferId: transfer.id, merchantId: req.merchantId, previousStatus: invoice.status, resolvedAt: now });
+    const after: Invoice = { ...invoice, status: 'confirmed', txHash: transfer.txHash, confirmedAt: now, receivedAmount: transfer.amount };
+    insertEvent(
+      tx,
+      {
+        merchantId: req.merchantId,
+        type: 'invoice.confirmed',
+        invoiceId: invoice.id,
+        data: { invoice: toInvoiceResponse(after, deps.config.server.public_url), transaction: toTransactionResponse(transfer), resolution: 'manual' },
+      },
+      now,
+    );
+    return after;
+  });
+  deps.deliveriesQueued.notify();
+  return updated;
+}

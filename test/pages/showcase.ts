@@ -1,0 +1,88 @@
+/**
+ * One shop with something on every console page (invoices in each state, a payment applied by
+ * hand, unmatched and late transfers, a key, a webhook and its deliveries), for the layout test and
+ * for `npm run screenshots` (the README's pictures come from the same pages the test checks).
+ */
+import type { Page } from 'playwright-core';
+import { insertTransfer } from '../../src/chain/chain.repo.js';
+import { writeTransaction } from '../../src/db/database.js';
+import type { TestApp } from '../helpers/app.js';
+import { signedInMerchant, type SignedIn } from '../helpers/fixtures.js';
+import { insertInvoice, insertWallet, WALLET_ADDRESS } from './rows.js';
+
+export interface Showcase {
+  owner: SignedIn;
+  pendingId: string;
+  pendingToken: string;
+  paidId: string;
+  paidToken: string;
+}
+
+const PAYER = 'TWd4WrZ9wn84f5x1hZhL4DHvk738ns5jwb';
+
+export async function seedShowcase(app: TestApp): Promise<Showcase> {
+  const owner = await signedInMerchant(app, { name: 'Blue Lantern Books', email: 'owner@bluelantern.example' });
+  const merchantId = owner.merchant.id;
+  const now = app.clock.now();
+  const walletId = await insertWallet(app.deps.db, merchantId, now);
+  const pending = await insertInvoice(app.deps.db, { merchantId, walletId, now, base: 42_500_000n, adjustment: 137n, description: 'Order #1042: two hardcover books, shipping included', orderId: 'order-1042', expiresInMinutes: 30 });
+  const paid = await insertInvoice(app.deps.db, { merchantId, walletId, now: now - 3_600_000, base: 18_000_000n, adjustment: 42n, description: 'Order #1041: gift card', orderId: 'order-1041', status: 'confirmed', txHash: '7c1e4f0b9a3d2e8f6c5b4a3928171605f4e3d2c1b0a99887766554433221100f' });
+  const expired = await insertInvoice(app.deps.db, { merchantId, walletId, now: now - 7_200_000, base: 5_000_000n, adjustment: 7n, orderId: 'order-1040', status: 'expired' });
+  await insertInvoice(app.deps.db, { merchantId, walletId, now: now - 600_000, base: 1_000_000_000_000_000n, adjustment: 99_999n, orderId: 'wholesale-2026-0001-ABCDEFGHIJKLMNOPQRSTUVWXYZ', status: 'review' });
+  await app.deps.db
+    .insertInto('api_keys')
+    .values({ id: 'key_screens1', merchant_id: merchantId, name: 'Shop backend', prefix: 'gw_live_Qx3v', secret_hash: '0'.repeat(64), scopes: 'invoices:read invoices:write ledger:read', expires_in_days: null, created_at: now - 86_400_000, last_used_at: now - 60_000, revoked_at: null, expires_at: null, replaced_key_id: null })
+    .execute();
+  await app.deps.db.insertInto('webhooks').values({ id: 'whk_screens1', merchant_id: merchantId, url: 'https://bluelantern.example/gateway/webhook', secret: 'whsec_x', created_at: now - 86_400_000, deactivated_at: null }).execute();
+  for (const [i, status] of (['delivered', 'failed', 'pending'] as const).entries()) {
+    await app.deps.db.insertInto('events').values({ id: `evt_screens${i}`, merchant_id: merchantId, type: 'invoice.confirmed', invoice_id: paid.id, data: '{}', created_at: now - 3_000_000 + i }).execute();
+    await app.deps.db
+      .insertInto('deliveries')
+      .values({ id: `dlv_screens${i}`, webhook_id: 'whk_screens1', event_id: `evt_screens${i}`, merchant_id: merchantId, status, attempts: i + 1, next_attempt_at: status === 'pending' ? now + 60_000 : null, delivered_at: status === 'delivered' ? now - 2_999_000 : null, last_error: status === 'delivered' ? null : 'HTTP 503 from bluelantern.example', response_status: status === 'delivered' ? 200 : 503, created_at: now - 3_000_000, updated_at: now - 2_999_000 })
+      .execute();
+  }
+  // A payment of the price without the adjustment (unmatched) and the exact amount of the expired invoice after its window (late).
+  await writeTransaction(app.deps.db, async (trx) => {
+    const base = { from: PAYER, to: WALLET_ADDRESS, blockNumber: 69_316_562 };
+    await insertTransfer(trx, { ...base, txHash: 'a1'.repeat(32), logIndex: 0, amount: 42_500_000n, blockTimestamp: now - 120_000 }, 'unmatched', null, now);
+    await insertTransfer(trx, { ...base, txHash: 'b2'.repeat(32), logIndex: 3, amount: 5_000_007n, blockTimestamp: now - 60_000 }, 'late', expired.id, now);
+  });
+  return { owner, pendingId: pending.id, pendingToken: pending.checkoutToken, paidId: paid.id, paidToken: paid.checkoutToken };
+}
+
+/** The console pages of the layout check, by name. */
+export function showcasePages(s: Showcase): Array<{ name: string; path: string }> {
+  return [
+    { name: 'overview', path: '/console' },
+    { name: 'invoices', path: '/console/invoices' },
+    { name: 'invoice', path: `/console/invoices/${s.paidId}` },
+    { name: 'transfers', path: '/console/transfers' },
+    { name: 'webhooks', path: '/console/webhooks' },
+    { name: 'not-found', path: '/console/no-such-page' },
+  ];
+}
+
+/**
+ * What a person would see wrong on the open page: horizontal overflow (the page, or any element
+ * that sticks out of the viewport), a catalogue key shown instead of its text, or "undefined" /
+ * "null" in visible text. An empty list means the page is fine.
+ */
+export async function layoutProblems(page: Page): Promise<string[]> {
+  return page.evaluate(`(() => {
+    const problems = [];
+    const width = document.documentElement.clientWidth;
+    if (document.documentElement.scrollWidth > width) problems.push('page scrolls sideways: ' + document.documentElement.scrollWidth + ' > ' + width);
+    for (const el of document.querySelectorAll('body *')) {
+      const r = el.getBoundingClientRect();
+      if (r.width === 0 || getComputedStyle(el).visibility === 'hidden' || el.closest('.skip')) continue;
+      if (r.right > width + 1 || r.left < -1) problems.push('sticks out: <' + el.tagName.toLowerCase() + (el.className ? ' class=' + el.className : '') + '> ' + Math.round(r.left) + '..' + Math.round(r.right));
+    }
+    const text = document.body.innerText;
+    const key = text.match(/\\b(?:page|console|email)\\.[a-z_]+\\.[a-z_.]+/);
+    if (key) problems.push('untranslated key: ' + key[0]);
+    const bad = text.match(/\\b(?:undefined|null|NaN)\\b/);
+    if (bad) problems.push('shows "' + bad[0] + '"');
+    if (document.title.includes('undefined')) problems.push('title: ' + document.title);
+    return problems.slice(0, 10);
+  })()`);
+}
