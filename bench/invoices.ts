@@ -28,7 +28,7 @@ import { registerWallet } from '../src/wallets/wallets.repo.js';
 import { chooseAmount, insertReservation } from '../src/invoices/allocation.repo.js';
 import { createInvoiceOrThrow, InvoiceCreator, type CreateInvoiceRequest } from '../src/invoices/invoices.service.js';
 import { SCOPES } from '../src/http/context.js';
-import { NETWORK, USDT_CONTRACT } from '../src/lib/tron.js';
+import { NETWORK, USDT_CONTRACT } from '../test/helpers/tron-samples.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -61,7 +61,7 @@ async function setup(): Promise<Env> {
   migrate(database.sqlite, Date.now());
   const deps = createDeps({ config, database, log: createLogger('silent') });
   const merchant = await insertMerchant(deps.db, { email: 'bench@example.test', name: 'Bench', passwordHash: null, emailVerifiedAt: Date.now() }, Date.now());
-  const { wallet } = await registerWallet(deps.db, merchant.id, 'Bench', ADDRESS, Date.now());
+  const { wallet } = await registerWallet(deps.db, config.network.id, merchant.id, 'Bench', ADDRESS, Date.now());
   return {
     dir,
     database,

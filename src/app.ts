@@ -10,7 +10,7 @@ import { AppError, errorEnvelope, type ErrorCode } from './lib/errors.js';
 import { newId } from './lib/ids.js';
 import type { AppDeps } from './deps.js';
 import type { AppEnv } from './http/context.js';
-import { createRouter } from './http/openapi.js';
+import { createRouter, narrowToNetwork } from './http/openapi.js';
 import { rateLimitHeaders } from './http/rate-limit.js';
 import { finishDocument, registerWebhookDocs } from './http/openapi-document.js';
 import { allowedMethods } from './http/allowed-methods.js';
@@ -144,7 +144,7 @@ export function buildOpenApiDocument(app: App, deps: AppDeps): Record<string, un
     // Paths carry the /api/v1 prefix themselves, so the server is the bare public origin.
     servers: [{ url: deps.config.server.public_url.replace(/\/+$/, ''), description: 'This gatewayd server' }],
   });
-  return finishDocument(doc as unknown as Record<string, unknown>);
+  return narrowToNetwork(finishDocument(doc as unknown as Record<string, unknown>), deps.config.network);
 }
 
 /** The error code for an exception hono's own middleware threw; undefined for one that is our bug (a 500). */

@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { parse as parseToml } from 'smol-toml';
 import { z } from 'zod';
 import { parseAmount } from './lib/amounts.js';
+import { NETWORK_NAMES, NETWORKS, type TronNetwork } from './lib/tron.js';
 
 export class ConfigError extends Error {
   constructor(message: string) {
@@ -50,7 +51,9 @@ export const configSchema = z.strictObject({
     path: z.string().min(1).default('data/gateway.db'),
   }).prefault({}),
   tron: z.strictObject({
-    api_url: httpUrl('expected an absolute http(s) URL').default('https://api.trongrid.io'),
+    network: z.enum(NETWORK_NAMES, { message: `expected one of ${NETWORK_NAMES.map((n) => `"${n}"`).join(', ')}` }).default('mainnet'),
+    // '' = the network's own TronGrid (api.trongrid.io on mainnet, nile.trongrid.io on Nile).
+    api_url: z.union([z.literal(''), httpUrl('expected an absolute http(s) URL')]).default(''),
     api_key: z.string().default(''),
     /** Providers in order of preference; empty = one provider from api_url and api_key. */
     providers: z.array(z.strictObject({
@@ -119,6 +122,13 @@ export const configSchema = z.strictObject({
     enabled: z.boolean().default(false),
     listen: listenSchema.default('127.0.0.1:9464'),
   }).prefault({}),
+  // The simulated chain of `gatewayd dev` (never read by `gatewayd serve`).
+  dev: z.strictObject({
+    node_listen: listenSchema.default('127.0.0.1:0'),
+    block_interval_ms: z.number().int().min(100).max(60_000).default(1000),
+    solidity_lag: z.number().int().min(0).max(100).default(3),
+    filler_per_block: z.number().int().min(0).max(1000).default(6),
+  }).prefault({}),
   rate_limits: z.strictObject({
     auth_per_ip: perMinute.default(20),
     auth_per_email: perMinute.default(10),
@@ -141,6 +151,13 @@ export type Config = ParsedConfig & {
   readonly secretGenerated: boolean;
   /** The public origin (scheme://host[:port]) derived from server.public_url. */
   readonly publicOrigin: string;
+  /** The TRON network of tron.network: its API id, USDT contract and default provider. */
+  readonly network: Readonly<TronNetwork>;
+  /**
+   * True only in a process started by `gatewayd dev` (never from a file or the environment): its
+   * webhooks may go to http and to loopback or private addresses, such as a receiver on localhost.
+   */
+  readonly devMode: boolean;
 };
 
 export interface ListenAddress {
@@ -156,11 +173,22 @@ export function parseListen(value: string): ListenAddress | undefined {
   return { host: (m[1] ?? m[2])!, port };
 }
 
+/** An http URL that reaches a listen address from this machine (a wildcard address through loopback). */
+export function localUrl(listen: string): string {
+  const at = parseListen(listen)!;
+  const host = at.host === '0.0.0.0' ? '127.0.0.1' : at.host === '::' ? '[::1]' : at.host.includes(':') ? `[${at.host}]` : at.host;
+  return `http://${host}:${at.port}`;
+}
+
 export interface LoadConfigOptions {
   /** --config FILE */
   path?: string;
   env?: NodeJS.ProcessEnv;
   cwd?: string;
+  /** Keys a command sets itself (`gatewayd dev`), over the file and the environment. */
+  overrides?: Record<string, Record<string, unknown>>;
+  /** Set by `gatewayd dev` alone: see Config.devMode. */
+  devMode?: boolean;
 }
 
 /** The file to read, following the documented order; undefined means built-in defaults. */
@@ -193,6 +221,10 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     }
   }
   applyEnvOverrides(raw, env);
+  for (const [section, keys] of Object.entries(options.overrides ?? {})) {
+    const current = raw[section];
+    raw[section] = { ...(typeof current === 'object' && current !== null && !Array.isArray(current) ? current : {}), ...keys };
+  }
   const result = configSchema.safeParse(raw);
   const where = path ?? 'built-in defaults';
   if (!result.success) {
@@ -205,15 +237,23 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   if (parsed.webhooks.ca_file && !isAbsolute(parsed.webhooks.ca_file)) {
     parsed.webhooks.ca_file = resolve(baseDir, parsed.webhooks.ca_file);
   }
+  return finish(parsed, where, options.devMode === true);
+}
+
+/** Derived values and the checks that span keys; the result is frozen. */
+function finish(parsed: ParsedConfig, source: string, devMode = false): Config {
+  const named = NETWORKS[parsed.tron.network];
+  // The simulated chain runs as fast as [dev] says; real networks make a block every 3 s.
+  const network = named.name === 'devnet' ? { ...named, blockIntervalMs: parsed.dev.block_interval_ms } : named;
+  if (parsed.tron.api_url === '') {
+    if (network.defaultApiUrl === '') {
+      throw new ConfigError(`${source}: tron.api_url: tron.network = "${network.name}" has no public provider; give the simulated node's URL, or run \`gatewayd dev\` (which sets it)`);
+    }
+    parsed.tron.api_url = network.defaultApiUrl;
+  }
   const secretGenerated = parsed.server.secret === '';
   if (secretGenerated) parsed.server.secret = randomBytes(32).toString('base64url');
-  const config: Config = {
-    ...parsed,
-    source: where,
-    secretGenerated,
-    publicOrigin: new URL(parsed.server.public_url).origin,
-  };
-  return deepFreeze(config);
+  return deepFreeze({ ...parsed, source, secretGenerated, publicOrigin: new URL(parsed.server.public_url).origin, network, devMode });
 }
 
 function describeIssue(issue: z.core.$ZodIssue, raw: Record<string, unknown>): string {
@@ -285,11 +325,8 @@ function deepFreeze<T>(value: T): T {
 }
 
 /** A configuration for tests and tools: defaults with the given sections merged in. */
-export function buildConfig(overrides: Record<string, Record<string, unknown>> = {}): Config {
+export function buildConfig(overrides: Record<string, Record<string, unknown>> = {}, options: { devMode?: boolean } = {}): Config {
   const result = configSchema.safeParse(overrides);
   if (!result.success) throw new ConfigError(`overrides: ${describeIssue(result.error.issues[0]!, overrides)}`);
-  const parsed = result.data;
-  const secretGenerated = parsed.server.secret === '';
-  if (secretGenerated) parsed.server.secret = randomBytes(32).toString('base64url');
-  return deepFreeze({ ...parsed, source: 'overrides', secretGenerated, publicOrigin: new URL(parsed.server.public_url).origin });
+  return finish(result.data, 'overrides', options.devMode === true);
 }

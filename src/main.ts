@@ -2,10 +2,12 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config.js';
 import { MigrationError } from './db/migrator.js';
+import { NetworkMismatchError } from './db/network-guard.js';
 import { BackupError, runBackup } from './cli/backup.js';
 import { runDoctor } from './cli/doctor.js';
 import { runInit } from './cli/init.js';
 import { runMigrate } from './cli/migrate.js';
+import { callDev, DevCommandError, devUrl, printAnswer, runDev } from './cli/dev.js';
 import { checkMerchantArgs, MerchantCommandError, readPassword, runMerchantCreate } from './cli/merchant.js';
 import { HELP, UsageError } from './cli/usage.js';
 import { runServe, ServeError } from './serve.js';
@@ -21,7 +23,17 @@ function parse(args: string[], options: NonNullable<NonNullable<Parameters<typeo
   }
 }
 
+/** `gatewayd dev pay ID | head -1` closes stdout early: stop quietly instead of crashing on EPIPE. */
+function quietOnClosedStdout(): void {
+  if (process.stdout.listenerCount('error') > 0) return;
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+    process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
+  });
+}
+
 export async function main(argv: string[]): Promise<number> {
+  quietOnClosedStdout();
   const [command, ...rest] = argv;
   try {
     switch (command) {
@@ -62,6 +74,8 @@ export async function main(argv: string[]): Promise<number> {
         const config = loadConfig({ path: values.config as string | undefined });
         return await runBackup(config, { file: positionals[0]!, force: values.force === true, progress: process.stderr }, out);
       }
+      case 'dev':
+        return await dev(rest);
       case 'doctor': {
         const { values } = parse(rest, { config: { type: 'string' } });
         return await runDoctor(() => loadConfig({ path: values.config as string | undefined }), out);
@@ -70,15 +84,67 @@ export async function main(argv: string[]): Promise<number> {
         throw new UsageError(`unknown command "${command}"; see gatewayd --help`);
     }
   } catch (err) {
-    if (err instanceof UsageError || err instanceof ConfigError) {
+    if (err instanceof UsageError || err instanceof ConfigError || err instanceof NetworkMismatchError) {
       process.stderr.write(`gatewayd: ${err.message}\n`);
       return 2;
     }
-    if (err instanceof MigrationError || err instanceof ServeError || err instanceof MerchantCommandError || err instanceof BackupError) {
+    if (err instanceof MigrationError || err instanceof ServeError || err instanceof MerchantCommandError || err instanceof BackupError || err instanceof DevCommandError) {
       process.stderr.write(`gatewayd: ${err.message}\n`);
       return 1;
     }
     process.stderr.write(`gatewayd: ${(err as Error).message ?? String(err)}\n`);
     return 1;
+  }
+}
+
+/** The keys every `gatewayd dev` command sets over the configuration (the node's URL comes later). */
+const DEV_OVERRIDES = { tron: { network: 'devnet', api_url: 'http://127.0.0.1:1' } };
+
+/** `gatewayd dev [...]`: the dev instance itself, or one of its client subcommands. */
+async function dev(args: string[]): Promise<number> {
+  const [sub, ...more] = args;
+  const common = { config: { type: 'string' }, url: { type: 'string' }, json: { type: 'boolean' } } as const;
+  const transferFlags = { ...common, from: { type: 'string' }, 'fake-token': { type: 'boolean' }, failed: { type: 'boolean' } } as const;
+  const client = (values: Record<string, unknown>) => {
+    const config = loadConfig({ path: values.config as string | undefined, overrides: DEV_OVERRIDES });
+    return { base: devUrl(config, values.url as string | undefined), print: (answer: Record<string, unknown>) => printAnswer(answer, values.json === true, out) };
+  };
+  const transferBody = (values: Record<string, unknown>) => ({
+    ...(values.from !== undefined ? { from: values.from } : {}),
+    ...(values['fake-token'] === true ? { fake_token: true } : {}),
+    ...(values.failed === true ? { failed: true } : {}),
+  });
+  switch (sub) {
+    case 'pay': {
+      const { values, positionals } = parse(more, { ...transferFlags, amount: { type: 'string' }, late: { type: 'boolean' } }, true);
+      if (positionals.length !== 1) throw new UsageError('dev pay needs exactly one INVOICE_ID: gatewayd dev pay INVOICE_ID [--amount A] [--late] [--from ADDRESS] [--fake-token] [--failed]');
+      const { base, print } = client(values);
+      const body = { invoice_id: positionals[0], ...(values.amount !== undefined ? { amount: values.amount } : {}), ...(values.late === true ? { late: true } : {}), ...transferBody(values) };
+      print(await callDev(base, '/_dev/pay', body));
+      return 0;
+    }
+    case 'transfer': {
+      const { values } = parse(more, { ...transferFlags, to: { type: 'string' }, amount: { type: 'string' } });
+      if (values.to === undefined || values.amount === undefined) throw new UsageError('dev transfer needs --to ADDRESS and --amount A');
+      const { base, print } = client(values);
+      print(await callDev(base, '/_dev/transfer', { to: values.to, amount: values.amount, ...transferBody(values) }));
+      return 0;
+    }
+    case 'merchant': {
+      const [action, ...rest] = more;
+      if (action !== 'create') throw new UsageError('expected "gatewayd dev merchant create --email E [--name N]" (password on stdin)');
+      const { values } = parse(rest, { ...common, email: { type: 'string' }, name: { type: 'string' } });
+      const input = { email: values.email as string | undefined, name: values.name as string | undefined };
+      checkMerchantArgs(input);
+      const { base, print } = client(values);
+      print(await callDev(base, '/_dev/merchant', { email: input.email, ...(input.name !== undefined ? { name: input.name } : {}), password: await readPassword() }));
+      return 0;
+    }
+    default: {
+      if (sub !== undefined && !sub.startsWith('-')) throw new UsageError(`unknown dev command "${sub}"; expected dev, dev pay, dev transfer or dev merchant create`);
+      const { values } = parse(args, { config: { type: 'string' }, database: { type: 'string' } });
+      const path = values.config as string | undefined;
+      return runDev((overrides) => loadConfig({ path, overrides, devMode: true }), values.database as string | undefined, (text) => process.stdout.write(`${text}\n`));
+    }
   }
 }

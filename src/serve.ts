@@ -6,11 +6,12 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { serve as nodeServe } from '@hono/node-server';
-import { createApp } from './app.js';
+import { createApp, type App } from './app.js';
 import { parseListen, type Config } from './config.js';
 import { ensureDatabaseFile, openDatabase } from './db/database.js';
-import { isEmptyDatabase, migrate, migrationStatus } from './db/migrator.js';
+import { configuredClaim, prepareDatabase, type NetworkClaim } from './db/network-guard.js';
 import { createDeps } from './deps.js';
+import type { AppDeps } from './deps.js';
 import { createLogger, type Log } from './lib/log.js';
 import { startLoop, type LoopHandle } from './lib/loop.js';
 import { startMetricsServer, type MetricsServer } from './ops/metrics.js';
@@ -21,27 +22,27 @@ export class ServeError extends Error {}
 
 export interface RunningServer {
   url: string;
+  deps: AppDeps;
   stop(): Promise<void>;
 }
 
-export async function startServer(config: Config, log: Log = createLogger(config.log.level)): Promise<RunningServer> {
+export interface StartOptions {
+  /** The network the database must record (default: the configured one; `gatewayd dev` words its own). */
+  claim?: NetworkClaim;
+  /** Routes added to the app before it listens (`gatewayd dev`'s control routes). */
+  extend?: (app: App, deps: AppDeps) => void;
+}
+
+export async function startServer(config: Config, log: Log = createLogger(config.log.level), options: StartOptions = {}): Promise<RunningServer> {
+  const claim = options.claim ?? configuredClaim(config);
   if (config.secretGenerated) {
     log.warn('server.secret is not set: using a random secret for this process (run `gatewayd init` to write one)');
   }
   const created = ensureDatabaseFile(config.database.path);
   const database = openDatabase(config.database.path);
   try {
-    if (created || isEmptyDatabase(database.sqlite)) {
-      const applied = migrate(database.sqlite, Date.now());
-      log.info({ applied: applied.map((m) => m.version) }, 'new database: migrations applied');
-    } else {
-      const { pending } = migrationStatus(database.sqlite);
-      if (pending.length > 0) {
-        throw new ServeError(
-          `${config.database.path}: ${pending.length} pending migration(s) (${pending.map((m) => m.version).join(', ')}); run \`gatewayd migrate\` first`,
-        );
-      }
-    }
+    const applied = prepareDatabase(database.sqlite, config.database.path, claim, created, Date.now());
+    if (applied.length > 0) log.info({ applied: applied.map((m) => m.version) }, 'new database: migrations applied');
   } catch (err) {
     await database.close();
     throw err;
@@ -50,6 +51,7 @@ export async function startServer(config: Config, log: Log = createLogger(config
   const deps = createDeps({ config, database, log });
   await recoverAfterCrash(deps);
   const app = createApp(deps);
+  options.extend?.(app, deps);
   const listen = parseListen(config.server.listen)!;
 
   const server = await new Promise<Server>((resolve, reject) => {
@@ -98,19 +100,24 @@ export async function startServer(config: Config, log: Log = createLogger(config
       await database.close();
       log.info('stopped');
     })());
-  return { url, stop };
+  return { url, deps, stop };
 }
 
 /** Runs until a signal; resolves with the exit code. */
 export async function runServe(config: Config): Promise<number> {
   const log = createLogger(config.log.level);
   const running = await startServer(config, log);
+  return untilSignal(log, () => running.stop());
+}
+
+/** Waits for SIGTERM or SIGINT, then stops; resolves with 0 when the stop went well, else 1. */
+export function untilSignal(log: Log, stop: () => Promise<void>): Promise<number> {
   return new Promise<number>((resolve) => {
     const onSignal = (signal: NodeJS.Signals) => {
       log.info({ signal }, 'signal received');
       process.off('SIGTERM', onSignal);
       process.off('SIGINT', onSignal);
-      running.stop().then(
+      stop().then(
         () => resolve(0),
         (err) => {
           log.error({ err }, 'shutdown failed');

@@ -9,6 +9,8 @@ import { SESSION_COOKIE } from '../src/accounts/sessions.repo.js';
 import { projectRoot } from '../src/lib/assets.js';
 import { openBrowser, startBrowserApp } from './helpers/browser.js';
 import { seedShowcase } from './pages/showcase.js';
+import { signedInMerchant } from './helpers/fixtures.js';
+import { insertInvoice, insertWallet } from './pages/rows.js';
 
 const out = join(projectRoot(), 'screenshots');
 mkdirSync(out, { recursive: true });
@@ -17,6 +19,7 @@ mkdirSync(out, { recursive: true });
 // for overflow, untranslated keys and "undefined" in en, fa and zh at 1280 and 390 px.
 const app = await startBrowserApp({ now: Date.UTC(2026, 4, 12, 9, 30) });
 const showcase = await seedShowcase(app);
+const now = app.clock.now();
 const client = showcase.owner.client;
 const pending = { checkoutToken: showcase.pendingToken };
 const paid = { id: showcase.paidId, checkoutToken: showcase.paidToken };
@@ -48,6 +51,26 @@ try {
     await browser.page.goto(`${app.baseUrl}${shot.path}${shot.path.includes('?') ? '&' : '?'}lang=${shot.lang}`);
     await browser.page.screenshot({ path: join(out, shot.file), fullPage: true });
     console.log(`screenshots/${shot.file}`);
+  }
+  // A test instance: the banner on every page (Nile here), in a right-to-left language too.
+  const nile = await startBrowserApp({ now: Date.UTC(2026, 4, 12, 9, 30), config: { tron: { network: 'nile' } } });
+  try {
+    const owner = await signedInMerchant(nile, { name: 'Blue Lantern Books', email: 'owner@bluelantern.example' });
+    const wallet = await insertWallet(nile.deps.db, owner.merchant.id, now, 'Main wallet', undefined, nile.config.network);
+    const test = await insertInvoice(nile.deps.db, { merchantId: owner.merchant.id, walletId: wallet, now, base: 42_500_000n, adjustment: 137n, description: 'Order #1042', orderId: 'order-1042', expiresInMinutes: 30, network: nile.config.network });
+    for (const shot of [
+      { file: 'checkout-testnet-fa.png', path: `/pay/${test.checkoutToken}`, lang: 'fa', width: 390, signedIn: false },
+      { file: 'console-testnet-en.png', path: '/console', lang: 'en', width: 1024, signedIn: true },
+    ]) {
+      await browser.context.clearCookies();
+      if (shot.signedIn) await browser.context.addCookies([{ name: SESSION_COOKIE, value: owner.client.cookies.get(SESSION_COOKIE)!, url: nile.baseUrl }]);
+      await browser.page.setViewportSize({ width: shot.width, height: 800 });
+      await browser.page.goto(`${nile.baseUrl}${shot.path}?lang=${shot.lang}`);
+      await browser.page.screenshot({ path: join(out, shot.file), fullPage: true });
+      console.log(`screenshots/${shot.file}`);
+    }
+  } finally {
+    await nile.close();
   }
 } finally {
   await browser.close();

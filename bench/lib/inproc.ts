@@ -12,7 +12,7 @@ import { chooseAmount, insertReservation } from '../../src/invoices/allocation.r
 import { createInvoiceOrThrow } from '../../src/invoices/invoices.service.js';
 import { createLogger } from '../../src/lib/log.js';
 import { newId } from '../../src/lib/ids.js';
-import { NETWORK, USDT_CONTRACT } from '../../src/lib/tron.js';
+import { NETWORK, USDT_CONTRACT } from '../../test/helpers/tron-samples.js';
 import { seedDatabase } from './seed.js';
 
 class RollBack extends Error {}

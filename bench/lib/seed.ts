@@ -12,9 +12,8 @@ import { insertKey } from '../../src/api-keys/api-keys.repo.js';
 import { openDatabase } from '../../src/db/database.js';
 import { migrate } from '../../src/db/migrator.js';
 import { SCOPES } from '../../src/http/context.js';
-import { NETWORK, USDT_CONTRACT } from '../../src/lib/tron.js';
 import { registerWallet } from '../../src/wallets/wallets.repo.js';
-import { randomAddress } from '../../test/helpers/tron-samples.js';
+import { NETWORK, randomAddress, USDT_CONTRACT } from '../../test/helpers/tron-samples.js';
 
 export const BENCH_ADDRESS = 'TL24LCps5FKwp3PoU1MvrYrwhi5LU1tHre';
 const DAY = 86_400_000;
@@ -45,10 +44,10 @@ export async function seedDatabase(path: string, options: SeedOptions): Promise<
   migrate(database.sqlite, now);
   const merchant = await insertMerchant(database.db, { email: 'bench@example.test', name: 'Bench', passwordHash: null, emailVerifiedAt: now }, now);
   const { secret } = await insertKey(database.db, merchant.id, { name: 'bench', scopes: SCOPES, expiresInDays: null }, now);
-  const { wallet } = await registerWallet(database.db, merchant.id, 'Bench', BENCH_ADDRESS, now);
+  const { wallet } = await registerWallet(database.db, NETWORK, merchant.id, 'Bench', BENCH_ADDRESS, now);
   const extraWallets: Array<{ id: string; address: string }> = [];
   for (let i = 0; i < (options.extraWallets ?? 0); i++) {
-    const { wallet: w } = await registerWallet(database.db, merchant.id, `W${i}`, randomAddress(), now);
+    const { wallet: w } = await registerWallet(database.db, NETWORK, merchant.id, `W${i}`, randomAddress(), now);
     extraWallets.push({ id: w.id, address: w.address });
   }
   const { token: sessionToken } = await createSession(database.db, merchant.id, now);

@@ -29,6 +29,7 @@ const server = createServer((req, res) => {
     const event = JSON.parse(raw.toString('utf8'));
     if (!processed.has(event.id)) {
       processed.add(event.id); // persist first, then answer
+      console.log('verified', event.type, event.data?.invoice?.id ?? '', event.data?.invoice?.status ?? '');
       // For invoice events: fetch GET /api/v1/invoices/{id} with a server API key and reconcile
       // before fulfilling the order, once.
     }

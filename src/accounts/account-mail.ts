@@ -67,6 +67,7 @@ export function composeAccountMail(publicUrl: string, input: AccountMailInput): 
   const { html, text } = loadTemplates();
   return {
     to: input.to,
+    locale: input.locale,
     subject: data.subject,
     text: textEngine.renderString(text, data).replace(/\n{3,}/g, '\n\n').trim() + '\n',
     html: htmlEngine.renderString(html, data),

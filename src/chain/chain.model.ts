@@ -1,6 +1,6 @@
 /**
- * A recorded chain transfer (confirmed, review paid, late or unmatched) and its JSON views: the
- * `transaction` object of invoice events and the Dashboard's transfer rows.
+ * A recorded chain transfer (confirmed, review paid, late or unmatched); its JSON views live beside
+ * their schemas in chain.schemas.ts.
  */
 import type { ChainTransferKind } from '../db/schema.js';
 
@@ -11,6 +11,8 @@ export interface ChainTransfer {
   from: string;
   to: string;
   amount: bigint;
+  /** The USDT contract that emitted the Transfer log. */
+  tokenContract: string;
   kind: ChainTransferKind;
   invoiceId: string | null;
   blockNumber: number;

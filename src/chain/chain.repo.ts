@@ -7,7 +7,7 @@ import type { Db, Trx } from '../db/database.js';
 import type { ChainTransferKind, ChainTransfersTable } from '../db/schema.js';
 import { fromDbAmount, toDbAmount } from '../lib/amounts.js';
 import { newId } from '../lib/ids.js';
-import { NETWORK, USDT_CONTRACT } from '../lib/tron.js';
+import type { TronNetwork } from '../lib/tron.js';
 import { merchantLatePaymentsQuery } from '../invoices/invoice-payments.js';
 import type { VerifiedTransfer } from './verifier.js';
 import type { ChainTransfer } from './chain.model.js';
@@ -26,15 +26,15 @@ export interface ScanGap {
   beforeTime: number;
 }
 
-export async function loadScanState(db: Db | Trx): Promise<ScanState | undefined> {
-  const row = await db.selectFrom('chain_scan').selectAll().where('network', '=', NETWORK).executeTakeFirst();
+export async function loadScanState(db: Db | Trx, network: TronNetwork): Promise<ScanState | undefined> {
+  const row = await db.selectFrom('chain_scan').selectAll().where('network', '=', network.id).executeTakeFirst();
   return row ? { cursorBlock: row.cursor_block, cursorTime: row.cursor_time, activeUntil: row.active_until } : undefined;
 }
 
-export async function saveScanState(trx: Db | Trx, s: ScanState, now: number): Promise<void> {
+export async function saveScanState(trx: Db | Trx, network: TronNetwork, s: ScanState, now: number): Promise<void> {
   await trx
     .insertInto('chain_scan')
-    .values({ network: NETWORK, cursor_block: s.cursorBlock, cursor_time: s.cursorTime, active_until: s.activeUntil, updated_at: now })
+    .values({ network: network.id, cursor_block: s.cursorBlock, cursor_time: s.cursorTime, active_until: s.activeUntil, updated_at: now })
     .onConflict((oc) =>
       oc.column('network').doUpdateSet({ cursor_block: s.cursorBlock, cursor_time: s.cursorTime, active_until: s.activeUntil, updated_at: now }),
     )
@@ -42,27 +42,40 @@ export async function saveScanState(trx: Db | Trx, s: ScanState, now: number): P
 }
 
 /** Unread block ranges, oldest first. */
-export async function listGaps(db: Db | Trx): Promise<ScanGap[]> {
-  const rows = await db.selectFrom('chain_scan_gaps').selectAll().where('network', '=', NETWORK).orderBy('from_block').execute();
+export async function listGaps(db: Db | Trx, network: TronNetwork): Promise<ScanGap[]> {
+  const rows = await db.selectFrom('chain_scan_gaps').selectAll().where('network', '=', network.id).orderBy('from_block').execute();
   return rows.map((r) => ({ fromBlock: r.from_block, toBlock: r.to_block, afterTime: r.after_time, beforeTime: r.before_time }));
 }
 
-export async function insertGap(trx: Db | Trx, g: ScanGap): Promise<void> {
+/**
+ * Records an unread range. The follower inserts its gap before the pass commits its cursor, so a
+ * crash in between leaves that gap behind and the next start inserts one from the same block again:
+ * the two become one range up to the later end (a plain insert failed on the UNIQUE key at every
+ * pass after such a crash, and the scanner never read a block again).
+ */
+export async function insertGap(trx: Db | Trx, network: TronNetwork, g: ScanGap): Promise<void> {
   await trx
     .insertInto('chain_scan_gaps')
-    .values({ network: NETWORK, from_block: g.fromBlock, to_block: g.toBlock, after_time: g.afterTime, before_time: g.beforeTime })
+    .values({ network: network.id, from_block: g.fromBlock, to_block: g.toBlock, after_time: g.afterTime, before_time: g.beforeTime })
+    .onConflict((oc) =>
+      oc.columns(['network', 'from_block']).doUpdateSet((eb) => ({
+        to_block: eb.fn('max', [eb.ref('chain_scan_gaps.to_block'), eb.ref('excluded.to_block')]),
+        after_time: eb.fn('min', [eb.ref('chain_scan_gaps.after_time'), eb.ref('excluded.after_time')]),
+        before_time: eb.fn('max', [eb.ref('chain_scan_gaps.before_time'), eb.ref('excluded.before_time')]),
+      })),
+    )
     .execute();
 }
 
 /** The gap that started at `oldFrom` now starts at `g.fromBlock` (or is gone when g is undefined). */
-export async function updateGap(trx: Db | Trx, oldFrom: number, g: ScanGap | undefined): Promise<void> {
-  await trx.deleteFrom('chain_scan_gaps').where('network', '=', NETWORK).where('from_block', '=', oldFrom).execute();
-  if (g) await insertGap(trx, g);
+export async function updateGap(trx: Db | Trx, network: TronNetwork, oldFrom: number, g: ScanGap | undefined): Promise<void> {
+  await trx.deleteFrom('chain_scan_gaps').where('network', '=', network.id).where('from_block', '=', oldFrom).execute();
+  if (g) await insertGap(trx, network, g);
 }
 
 /** Every registered wallet address (watched while the scanner runs). */
-export async function listWalletAddresses(db: Db): Promise<string[]> {
-  const rows = await db.selectFrom('wallets').select('address').distinct().where('network', '=', NETWORK).execute();
+export async function listWalletAddresses(db: Db, network: TronNetwork): Promise<string[]> {
+  const rows = await db.selectFrom('wallets').select('address').distinct().where('network', '=', network.id).execute();
   return rows.map((r) => r.address);
 }
 
@@ -71,13 +84,13 @@ export async function isLogRecorded(trx: Trx, txHash: string, logIndex: number):
   return row !== undefined;
 }
 
-export async function insertTransfer(trx: Trx, t: VerifiedTransfer, kind: ChainTransferKind, invoiceId: string | null, now: number): Promise<void> {
+export async function insertTransfer(trx: Trx, network: TronNetwork, t: VerifiedTransfer, kind: ChainTransferKind, invoiceId: string | null, now: number): Promise<void> {
   await trx
     .insertInto('chain_transfers')
     .values({
       id: newId('trf'),
-      network: NETWORK,
-      token_contract: USDT_CONTRACT,
+      network: network.id,
+      token_contract: t.tokenContract,
       tx_hash: t.txHash,
       log_index: t.logIndex,
       from_address: t.from,
@@ -102,6 +115,7 @@ export function rowToTransfer(row: Selectable<ChainTransfersTable>): ChainTransf
     from: row.from_address,
     to: row.to_address,
     amount: fromDbAmount(row.amount),
+    tokenContract: row.token_contract,
     kind: row.kind,
     invoiceId: row.invoice_id,
     blockNumber: row.block_number,
@@ -158,33 +172,33 @@ export async function latePaymentHashes(db: Db, invoiceIds: readonly string[]): 
  * Unmatched transfers to any of the merchant's wallet addresses, newest first. An address shared
  * by several merchants shows its unmatched transfers to each of them (nobody can tell whose they are).
  */
-export async function listUnmatchedTransfers(db: Db, merchantId: string, limit = 100, minAmount = 0): Promise<ChainTransfer[]> {
-  const rows = await unmatchedTransfersQuery(db, merchantId, limit, minAmount).execute();
+export async function listUnmatchedTransfers(db: Db, network: TronNetwork, merchantId: string, limit = 100, minAmount = 0): Promise<ChainTransfer[]> {
+  const rows = await unmatchedTransfersQuery(db, network, merchantId, limit, minAmount).execute();
   return rows.map(rowToTransfer);
 }
 
 /** How many unmatched transfers to the merchant's wallets are below `minAmount` micro-units (dust, folded away in the console). */
-export async function countUnmatchedDust(db: Db, merchantId: string, minAmount: number): Promise<number> {
+export async function countUnmatchedDust(db: Db, network: TronNetwork, merchantId: string, minAmount: number): Promise<number> {
   const row = await db
     .selectFrom('chain_transfers')
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .where(sql<SqlBool>`kind = 'unmatched'`)
     .where('amount', '<', minAmount)
-    .where('network', '=', NETWORK)
-    .where('to_address', 'in', (eb) => eb.selectFrom('wallets').select('address').where('merchant_id', '=', merchantId).where('network', '=', NETWORK))
+    .where('network', '=', network.id)
+    .where('to_address', 'in', (eb) => eb.selectFrom('wallets').select('address').where('merchant_id', '=', merchantId).where('network', '=', network.id))
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
 /** Through the partial index of unmatched transfers (the kind a literal). Exported for the query-plan test. */
-export function unmatchedTransfersQuery(db: Db, merchantId: string, limit = 100, minAmount = 0) {
+export function unmatchedTransfersQuery(db: Db, network: TronNetwork, merchantId: string, limit = 100, minAmount = 0) {
   return db
     .selectFrom('chain_transfers')
     .selectAll()
     .where(sql<SqlBool>`kind = 'unmatched'`)
     .where('amount', '>=', minAmount)
-    .where('network', '=', NETWORK)
-    .where('to_address', 'in', (eb) => eb.selectFrom('wallets').select('address').where('merchant_id', '=', merchantId).where('network', '=', NETWORK))
+    .where('network', '=', network.id)
+    .where('to_address', 'in', (eb) => eb.selectFrom('wallets').select('address').where('merchant_id', '=', merchantId).where('network', '=', network.id))
     .orderBy('block_timestamp', 'desc')
     .orderBy('id')
     .limit(limit);

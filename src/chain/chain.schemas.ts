@@ -3,7 +3,6 @@ import { z } from '@hono/zod-openapi';
 import { DateTime } from '../http/openapi.js';
 import { formatAmount } from '../lib/amounts.js';
 import { iso } from '../lib/clock.js';
-import { USDT_CONTRACT } from '../lib/tron.js';
 import type { ChainTransfer } from './chain.model.js';
 
 export const ChainTransferSchema = z
@@ -72,14 +71,14 @@ export const WatcherHealthSchema = z
   .openapi('WatcherHealth');
 
 /** The `transaction` object of invoice events and of the console views (docs/api.md, Webhooks: receiving events). */
-export function toTransactionResponse(t: Pick<ChainTransfer, 'txHash' | 'logIndex' | 'from' | 'to' | 'amount' | 'blockNumber' | 'blockTimestamp'>) {
+export function toTransactionResponse(t: Pick<ChainTransfer, 'txHash' | 'logIndex' | 'from' | 'to' | 'amount' | 'tokenContract' | 'blockNumber' | 'blockTimestamp'>) {
   return {
     tx_hash: t.txHash,
     log_index: t.logIndex,
     from: t.from,
     to: t.to,
     amount: formatAmount(t.amount),
-    token_contract: USDT_CONTRACT,
+    token_contract: t.tokenContract,
     block_number: t.blockNumber,
     block_timestamp: iso(t.blockTimestamp),
   };

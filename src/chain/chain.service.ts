@@ -49,11 +49,11 @@ export async function commitScan(deps: AppDeps, c: ScanCommit): Promise<{ record
         { to: t.to, amount: t.amount, txHash: t.txHash, blockTimestamp: t.blockTimestamp, transaction: toTransactionResponse(t) },
         now,
       );
-      await insertTransfer(trx, t, kind, invoiceId, now);
+      await insertTransfer(trx, deps.config.network, t, kind, invoiceId, now);
       recorded.push({ transfer: t, kind, invoiceId });
     }
-    if (c.state) await saveScanState(trx, c.state, now);
-    if (c.gap) await updateGap(trx, c.gap.oldFrom, c.gap.gap);
+    if (c.state) await saveScanState(trx, deps.config.network, c.state, now);
+    if (c.gap) await updateGap(trx, deps.config.network, c.gap.oldFrom, c.gap.gap);
     const expired = await expireScanned(deps, trx, tx, c.unscanned, now);
     return { recorded, expired };
   });

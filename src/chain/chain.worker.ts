@@ -90,7 +90,8 @@ export function createChainRuntime(config: Config, options: { timeoutMs?: number
     pool: new ProviderPool(providerSettings(config), options),
     intervalMs: config.tron.poll_interval_seconds * 1000,
     lingerMs: config.tron.linger_hours * HOUR,
-    blockIntervalMs: BLOCK_INTERVAL_MS,
+    // The network's (3 s on TRON; the devnet's own under `gatewayd dev`); shorter ones are learned anyway.
+    blockIntervalMs: config.network.blockIntervalMs,
     lastBlock: undefined,
     head: undefined,
     headReadAt: 0,
@@ -151,8 +152,8 @@ interface Pass {
 export async function runOnce(deps: AppDeps): Promise<boolean> {
   const rt = deps.chain;
   const now = deps.clock.now();
-  const stored = await loadScanState(deps.db);
-  const open = await openInvoices(deps.db);
+  const stored = await loadScanState(deps.db, deps.config.network);
+  const open = await openInvoices(deps.db, deps.config.network);
   const wasActive = stored !== undefined && now < stored.activeUntil;
   if (open.count === 0 && !wasActive) {
     setStatus(deps, 'idle', undefined);
@@ -188,11 +189,11 @@ export async function runOnce(deps: AppDeps): Promise<boolean> {
         dirty = true;
       }
     }
-    const gaps = await listGaps(deps.db);
+    const gaps = await listGaps(deps.db, deps.config.network);
     if (head.number - state.cursorBlock > MAX_FOLLOW_BEHIND) {
       // Far behind: follow the head now, read the blocks in between as a backfill.
       const gap: ScanGap = { fromBlock: state.cursorBlock + 1, toBlock: head.number - 1, afterTime: state.cursorTime, beforeTime: head.timestamp };
-      await insertGap(deps.db, gap);
+      await insertGap(deps.db, deps.config.network, gap);
       gaps.push(gap);
       deps.log.info(
         { from_block: gap.fromBlock, to_block: gap.toBlock, blocks: gap.toBlock - gap.fromBlock + 1 },
@@ -202,7 +203,7 @@ export async function runOnce(deps: AppDeps): Promise<boolean> {
       state.cursorTime = head.timestamp - 1;
       dirty = true;
     }
-    const addresses = new Set([...(await listWalletAddresses(deps.db)), ...(await openInvoiceAddresses(deps.db))]);
+    const addresses = new Set([...(await listWalletAddresses(deps.db, deps.config.network)), ...(await openInvoiceAddresses(deps.db, deps.config.network))]);
     pass = { deps, state, gaps, watched: watchedSet(addresses), pending: [], dirty, gapMoved: undefined, sinceFlush: 0 };
 
     await follow(pass);
@@ -367,7 +368,7 @@ async function readBlock(deps: AppDeps, n: number, avoid?: Provider): Promise<{ 
 /** Verifies one block's transfers to the watched addresses and queues them for the next commit. */
 async function take(pass: Pass, n: number, read: { infos: TxInfo[]; provider: Provider }): Promise<void> {
   const { deps } = pass;
-  const found = transfersInBlock(read.infos, pass.watched);
+  const found = transfersInBlock(read.infos, pass.watched, deps.config.network.usdtContract);
   const other = deps.chain.pool.other(read.provider, deps.clock.now());
   if (other && found.transfers.some((t) => t.amount > 0n)) {
     // It pays a watched address and another provider is available: its read must agree.
@@ -376,7 +377,7 @@ async function take(pass: Pass, n: number, read: { infos: TxInfo[]; provider: Pr
       (c) => c.blockInfos(n),
       read.provider,
     );
-    if (blockDigest(transfersInBlock(again.value, pass.watched)) !== blockDigest(found)) {
+    if (blockDigest(transfersInBlock(again.value, pass.watched, deps.config.network.usdtContract)) !== blockDigest(found)) {
       deps.chain.figures.inconsistent_blocks += 1;
       read.provider.health.inconsistent_blocks += 1;
       if (again.provider !== read.provider) again.provider.health.inconsistent_blocks += 1;

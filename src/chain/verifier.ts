@@ -4,13 +4,11 @@
  * without the 41 prefix), with exactly 3 topics, decoded from topics and data (never from calldata,
  * `contractResult`, symbols or names, which senders control), to a watched address.
  */
-import { hexToTronAddress, tronAddressToHex, USDT_CONTRACT } from '../lib/tron.js';
+import { hexToTronAddress, tronAddressToHex } from '../lib/tron.js';
 import type { TxInfo } from './tron.client.js';
 
 /** keccak256("Transfer(address,address,uint256)") */
 export const TRANSFER_TOPIC = 'ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
-/** The USDT contract as logs name it: 20-byte hex without the 41 prefix. */
-export const USDT_LOG_ADDRESS = tronAddressToHex(USDT_CONTRACT)!.slice(2);
 
 const TX_ID_RE = /^[0-9a-f]{64}$/;
 const ADDRESS_WORD_RE = /^0{24}[0-9a-f]{40}$/;
@@ -24,6 +22,8 @@ export interface VerifiedTransfer {
   to: string;
   /** May be 0 (poisoning): recorded, never matched to an invoice. */
   amount: bigint;
+  /** The USDT contract that emitted the log (the network's). */
+  tokenContract: string;
   blockNumber: number;
   blockTimestamp: number;
 }
@@ -55,7 +55,9 @@ function logAddress(address: string): string {
  * USDT Transfer logs of one block to a watched address, from successful transactions; and the
  * rejected ones (a failed transaction that still carries such a log), for the logs.
  */
-export function transfersInBlock(infos: readonly TxInfo[], watched: WatchedSet): { transfers: VerifiedTransfer[]; rejected: Rejection[] } {
+export function transfersInBlock(infos: readonly TxInfo[], watched: WatchedSet, usdtContract: string): { transfers: VerifiedTransfer[]; rejected: Rejection[] } {
+  // The network's USDT as logs name it: 20-byte hex without the 41 prefix.
+  const usdtLogAddress = tronAddressToHex(usdtContract)!.slice(2);
   const transfers: VerifiedTransfer[] = [];
   const rejected: Rejection[] = [];
   for (const info of infos) {
@@ -63,7 +65,7 @@ export function transfersInBlock(infos: readonly TxInfo[], watched: WatchedSet):
     const txHash = info.id.toLowerCase();
     const candidates: VerifiedTransfer[] = [];
     info.log.forEach((log, index) => {
-      if (logAddress(log.address) !== USDT_LOG_ADDRESS) return;
+      if (logAddress(log.address) !== usdtLogAddress) return;
       if (log.topics.length !== 3 || log.topics[0]!.toLowerCase() !== TRANSFER_TOPIC) return;
       const fromWord = log.topics[1]!.toLowerCase();
       const toWord = log.topics[2]!.toLowerCase();
@@ -77,6 +79,7 @@ export function transfersInBlock(infos: readonly TxInfo[], watched: WatchedSet):
         from: hexToTronAddress(`41${fromWord.slice(24)}`)!,
         to,
         amount: BigInt(`0x${data}`),
+        tokenContract: usdtContract,
         blockNumber: info.blockNumber,
         blockTimestamp: info.blockTimeStamp,
       });

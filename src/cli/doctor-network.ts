@@ -1,6 +1,7 @@
-/** The network checks of `gatewayd doctor`: TRON API, clock, SMTP. Each has a short timeout. */
+/** The network checks of `gatewayd doctor`: TRON API (and which network it serves), clock, SMTP. Each has a short timeout. */
 import { providerSettings } from '../chain/providers.js';
 import type { Config } from '../config.js';
+import { NETWORKS } from '../lib/tron.js';
 import type { Finding } from './doctor.js';
 
 /** Solidified blocks trail the head by about a minute; older than this means a stuck node. */
@@ -82,7 +83,56 @@ export async function checkTron(config: Config, timeoutMs: number): Promise<Tron
       detail: `the solidified block is ${Math.round(age / 1000)} s old: the API's node lags (or this clock is ahead)`,
     });
   }
+  findings.push(...(await checkServedNetwork(config, base, headers, timeoutMs)));
   return { findings, dateHeader, blockTime: timestamp };
+}
+
+/** POSTs a java-tron wallet call; the parsed JSON object, or why there is none. */
+async function walletCall(url: string, body: unknown, headers: Record<string, string>, timeoutMs: number): Promise<{ json: Record<string, unknown> } | { error: string }> {
+  try {
+    const res = await fetch(url, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs) });
+    const text = await res.text();
+    if (!res.ok) return { error: `HTTP ${res.status}` };
+    const json = JSON.parse(text) as unknown;
+    if (typeof json !== 'object' || json === null || Array.isArray(json)) return { error: 'not a JSON object' };
+    return { json: json as Record<string, unknown> };
+  } catch (err) {
+    return { error: err instanceof SyntaxError ? 'malformed JSON' : describeFetchError(err) };
+  }
+}
+
+/**
+ * Does the provider serve tron.network? A provider of another network answers another genesis
+ * block (`/wallet/getblockbynum` 0; each network has its own), and has no contract, or another
+ * one, at this network's USDT address (`/wallet/getcontract`). Either mismatch is a FAIL: the
+ * watcher would look for payments on a chain where they are never made.
+ */
+export async function checkServedNetwork(config: Config, base: string, headers: Record<string, string>, timeoutMs: number): Promise<Finding[]> {
+  const network = config.network;
+  const findings: Finding[] = [];
+  if (network.genesisBlockId !== undefined) {
+    const genesis = await walletCall(`${base}/wallet/getblockbynum`, { num: 0 }, headers, timeoutMs);
+    if ('error' in genesis) {
+      findings.push({ level: 'warn', check: 'chain', detail: `${base}/wallet/getblockbynum: ${genesis.error}; the genesis block was not compared` });
+    } else {
+      const id = String(genesis.json.blockID ?? '').toLowerCase();
+      const other = Object.values(NETWORKS).find((n) => n.genesisBlockId === id);
+      findings.push(
+        id === network.genesisBlockId
+          ? { level: 'ok', check: 'chain', detail: `${base} serves ${network.id} (genesis block ${id.slice(-8)})` }
+          : { level: 'fail', check: 'chain', detail: `${base} serves ${other ? other.id : `another network (genesis block ${id || 'missing'})`}, not ${network.id} (tron.network = "${network.name}"): fix tron.api_url or tron.network` },
+      );
+    }
+  }
+  const contract = await walletCall(`${base}/wallet/getcontract`, { value: network.usdtContract, visible: true }, headers, timeoutMs);
+  if ('error' in contract) {
+    findings.push({ level: 'warn', check: 'usdt', detail: `${base}/wallet/getcontract: ${contract.error}; the USDT contract's presence was not checked` });
+  } else if (contract.json.contract_address === network.usdtContract) {
+    findings.push({ level: 'ok', check: 'usdt', detail: `${network.usdtContract} is a contract on ${network.id}${typeof contract.json.name === 'string' ? ` (${contract.json.name})` : ''}` });
+  } else {
+    findings.push({ level: 'fail', check: 'usdt', detail: `${base} has no contract at ${network.usdtContract}, the USDT of ${network.id}: the provider serves another network; fix tron.api_url or tron.network` });
+  }
+  return findings;
 }
 
 /**

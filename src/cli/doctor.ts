@@ -8,6 +8,7 @@ import { dirname } from 'node:path';
 import { ConfigError, parseListen, type Config } from '../config.js';
 import { openSqlite } from '../db/database.js';
 import { migrationStatus } from '../db/migrator.js';
+import { recordedNetwork } from '../db/network-guard.js';
 import { checkClock, checkSmtp, checkTron } from './doctor-network.js';
 
 export type Level = 'ok' | 'warn' | 'fail';
@@ -214,12 +215,23 @@ export function checkDatabase(config: Config): Finding[] {
               detail: `${s.pending.length} pending (${s.pending.map((m) => m.version).join(', ')}): run \`gatewayd migrate\``,
             },
       );
+      findings.push(checkRecordedNetwork(config, recordedNetwork(sqlite)));
     }
   } catch (err) {
     findings.push({ level: 'fail', check: 'migrations', detail: (err as Error).message });
   }
   sqlite.close();
   return findings;
+}
+
+/** The database's network (recorded at its first start) against tron.network: serve refuses a mismatch. */
+export function checkRecordedNetwork(config: Config, recorded: string | undefined): Finding {
+  const configured = config.network.id;
+  if (recorded === undefined) return { level: 'ok', check: 'network', detail: `${configured}; the database records it at its first start` };
+  if (recorded !== configured) {
+    return { level: 'fail', check: 'network', detail: `the database belongs to ${recorded}, but tron.network = "${config.tron.network}" (${configured}): serve refuses to start; fix database.path or tron.network` };
+  }
+  return { level: 'ok', check: 'network', detail: `${configured}${config.network.test ? ': a test network, no real money' : ''}, as the database records` };
 }
 
 /** The native addons load and work (in the packaged binary they come from the embedded cache). */

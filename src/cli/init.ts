@@ -23,8 +23,11 @@ secret = "${secret}"
 path = "data/gateway.db"
 
 [tron]
-# TronGrid-compatible base URL (/v1/... and /walletsolidity/... endpoints).
-api_url = "https://api.trongrid.io"
+# "mainnet" (real money), or "nile" (TRON's test network: every page and mail says so). A database
+# belongs to the network it was first used with and refuses any other.
+network = "mainnet"
+# TronGrid-compatible base URL. Empty: the network's own (https://api.trongrid.io, https://nile.trongrid.io).
+api_url = ""
 # TronGrid API key, sent as TRON-PRO-API-KEY. Strongly recommended in production.
 api_key = ""
 poll_interval_seconds = 5

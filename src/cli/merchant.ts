@@ -6,10 +6,10 @@
 import { z } from 'zod';
 import type { Config } from '../config.js';
 import { defaultName } from '../accounts/auth.service.js';
-import { findMerchantByEmail, insertMerchant, normalizeEmail } from '../accounts/merchants.repo.js';
+import { findMerchantByEmail, insertMerchant, normalizeEmail, type Merchant } from '../accounts/merchants.repo.js';
 import { hashPassword } from '../accounts/passwords.js';
-import { ensureDatabaseFile, openDatabase, writeTransaction } from '../db/database.js';
-import { isEmptyDatabase, migrate, migrationStatus } from '../db/migrator.js';
+import { ensureDatabaseFile, openDatabase, writeTransaction, type Db } from '../db/database.js';
+import { configuredClaim, prepareDatabase } from '../db/network-guard.js';
 import { UsageError } from './usage.js';
 
 export class MerchantCommandError extends Error {}
@@ -62,6 +62,21 @@ export function checkMerchantArgs(input: {
     throw new UsageError('merchant create: --name must be 1 to 100 characters');
 }
 
+/** The password rule of `merchant create`, as a message; undefined when it holds. */
+export function passwordProblem(password: string): string | undefined {
+  return password.length < 12 || password.length > 128 ? `the password must be 12 to 128 characters (got ${password.length})` : undefined;
+}
+
+/** A confirmed account (no mail needed); undefined when the email already has one. */
+export async function createConfirmedMerchant(db: Db, input: { email: string; name: string | undefined }, password: string, now: number): Promise<Merchant | undefined> {
+  const email = normalizeEmail(input.email);
+  const passwordHash = await hashPassword(password);
+  return writeTransaction(db, async (trx) => {
+    if (await findMerchantByEmail(trx, email)) return undefined;
+    return insertMerchant(trx, { email, name: defaultName(email, input.name), passwordHash, emailVerifiedAt: now }, now);
+  });
+}
+
 export async function runMerchantCreate(
   config: Config,
   input: { email: string | undefined; name: string | undefined },
@@ -69,25 +84,15 @@ export async function runMerchantCreate(
   out: (line: string) => void,
 ): Promise<number> {
   checkMerchantArgs(input);
-  const length = password.length;
-  if (length < 12 || length > 128) throw new UsageError(`merchant create: the password read from stdin must be 12 to 128 characters (got ${length})`);
+  const problem = passwordProblem(password);
+  if (problem) throw new UsageError(`merchant create: ${problem.replace('the password', 'the password read from stdin')}`);
 
   const created = ensureDatabaseFile(config.database.path);
   const database = openDatabase(config.database.path);
   try {
-    if (created || isEmptyDatabase(database.sqlite)) migrate(database.sqlite, Date.now());
-    const { pending } = migrationStatus(database.sqlite);
-    if (pending.length > 0) {
-      throw new MerchantCommandError(`${config.database.path}: ${pending.length} pending migration(s); run \`gatewayd migrate\` first`);
-    }
-    const email = normalizeEmail(input.email);
-    const passwordHash = await hashPassword(password);
-    const now = Date.now();
-    const merchant = await writeTransaction(database.db, async (trx) => {
-      if (await findMerchantByEmail(trx, email)) return undefined;
-      return insertMerchant(trx, { email, name: defaultName(email, input.name), passwordHash, emailVerifiedAt: now }, now);
-    });
-    if (!merchant) throw new MerchantCommandError(`an account with the email ${email} already exists (use "forgot password" to set a new password)`);
+    prepareDatabase(database.sqlite, config.database.path, configuredClaim(config), created, Date.now());
+    const merchant = await createConfirmedMerchant(database.db, input, password, Date.now());
+    if (!merchant) throw new MerchantCommandError(`an account with the email ${normalizeEmail(input.email)} already exists (use "forgot password" to set a new password)`);
     out(`created merchant ${merchant.id} <${merchant.email}> "${merchant.name}", email confirmed`);
     out(`sign in at ${config.server.public_url.replace(/\/+$/, '')}/login`);
     return 0;

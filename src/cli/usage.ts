@@ -20,6 +20,19 @@ Usage:
                                              refuses to replace FILE without --force
   gatewayd doctor [--config FILE]            check configuration, permissions, database, TRON API,
                                              clock and SMTP; exit 1 when a problem is found
+  gatewayd dev [--config FILE] [--database FILE]
+                                             the gateway on tron-devnet with a simulated TRON node
+                                             on loopback (test network: no real money); a fresh
+                                             temporary database unless --database names one
+  gatewayd dev merchant create --email E [--name N] [--url URL]
+                                             on a running dev instance: a confirmed account and an
+                                             API key; the password is read from stdin
+  gatewayd dev pay INVOICE_ID [--amount A] [--late] [--from ADDRESS] [--fake-token] [--failed] [--url URL]
+                                             pay an invoice on the simulated chain (default: its
+                                             exact payable amount, now)
+  gatewayd dev transfer --to ADDRESS --amount A [--from ADDRESS] [--fake-token] [--failed] [--url URL]
+                                             any transfer on the simulated chain
+                                             (dev subcommands: --json prints the answer as JSON)
   gatewayd version                           print the version
   gatewayd --help                            this text
 

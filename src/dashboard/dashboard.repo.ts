@@ -7,7 +7,6 @@ import { rowToInvoice, type Invoice } from '../invoices/invoice.model.js';
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import { isOpen } from '../invoices/invoices.repo.js';
-import { USDT_CONTRACT } from '../lib/tron.js';
 
 export interface WalletView {
   id: string;
@@ -24,7 +23,7 @@ export interface WalletView {
  * partial index of open invoices (isOpen: with bound statuses SQLite cannot use a partial index,
  * and the count read every invoice of the merchant).
  */
-export function walletViewsQuery(db: Db, merchantId: string) {
+export function walletViewsQuery(db: Db, merchantId: string, tokenContract: string) {
   return db
     .selectFrom('wallets as w')
     .select(['w.id', 'w.label', 'w.address', 'w.created_at', 'w.archived_at'])
@@ -33,7 +32,7 @@ export function walletViewsQuery(db: Db, merchantId: string) {
         .selectFrom('invoices as i')
         .select(sql<number>`count(*)`.as('n'))
         .whereRef('i.network', '=', 'w.network')
-        .where('i.token_contract', '=', USDT_CONTRACT)
+        .where('i.token_contract', '=', tokenContract)
         .whereRef('i.wallet_address', '=', 'w.address')
         .where(isOpen('i.status'))
         .whereRef('i.wallet_id', '=', 'w.id')
@@ -44,8 +43,8 @@ export function walletViewsQuery(db: Db, merchantId: string) {
     .orderBy('w.id');
 }
 
-export async function listWalletViews(db: Db, merchantId: string): Promise<WalletView[]> {
-  const rows = await walletViewsQuery(db, merchantId).execute();
+export async function listWalletViews(db: Db, merchantId: string, tokenContract: string): Promise<WalletView[]> {
+  const rows = await walletViewsQuery(db, merchantId, tokenContract).execute();
   return rows.map((r) => ({ id: r.id, label: r.label, address: r.address, createdAt: r.created_at, archivedAt: r.archived_at, openInvoices: Number(r.open ?? 0) }));
 }
 

@@ -46,7 +46,7 @@ export async function readDashboard(deps: AppDeps, merchant: Merchant): Promise<
     listMerchantInvoices(deps.db, merchant.id, DASHBOARD_INVOICES),
     listMerchantKeys(deps.db, merchant.id),
     listMerchantLatePayments(deps.db, merchant.id),
-    listUnmatchedTransfers(deps.db, merchant.id),
+    listUnmatchedTransfers(deps.db, deps.config.network, merchant.id),
   ]);
   return { merchant, wallets, invoices, events, apiKeys, webhooks, deliveries, latePayments, unmatchedTransfers, stats, now };
 }

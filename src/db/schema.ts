@@ -265,6 +265,13 @@ export interface ChainScanGapsTable {
   before_time: number;
 }
 
+/** The one network this database belongs to (migration 0013; src/db/network-guard.ts). */
+export interface InstanceNetworkTable {
+  id: number;
+  network: string;
+  recorded_at: number;
+}
+
 export interface SchemaMigrationsTable {
   version: number;
   name: string;
@@ -299,4 +306,5 @@ export interface Database {
   chain_scan_gaps: ChainScanGapsTable;
   invoice_resolutions: InvoiceResolutionsTable;
   schema_migrations: SchemaMigrationsTable;
+  instance_network: InstanceNetworkTable;
 }

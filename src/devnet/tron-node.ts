@@ -32,12 +32,11 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { parseAmount } from '../lib/amounts.js';
-import { tronAddressToHex, USDT_CONTRACT } from '../lib/tron.js';
+import { NETWORKS, tronAddressToHex } from '../lib/tron.js';
 
 /** keccak256("Transfer(address,address,uint256)") */
 export const TRANSFER_TOPIC = 'ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
 const APPROVAL_TOPIC = '8c5be1e5ebec7d5bd14f71427d1e84f3dd0314c0f7b2291e5b200ac8c7c3b925';
-const USDT_HEX = tronAddressToHex(USDT_CONTRACT)!;
 /** Tokens deployed with the USDT symbol and name (fake USDT). */
 export const FAKE_USDT_CONTRACTS = ['TJCDneQevgfGFkU1rpCxVofksbeiGLhMCi', 'TVvHYiz294Q1ZeTjRTWTczJJjVz9yS8FEP', 'TJXMm2zHg2FpTEAWSmn7JAzfjji6XuMWPy'];
 const WITNESS = '41e7860196ad5b5718c1d6326babab039b70b8c1cd';
@@ -92,6 +91,8 @@ export interface SimTransferResult {
 }
 
 export interface SimulatedTronOptions {
+  /** The chain's USDT contract (base58): the token of filler and injected transfers. Default mainnet's; `gatewayd dev` uses the devnet's, a Nile stand-in Nile's. */
+  usdtContract?: string;
   /** Block interval (ms), default 3000 (mainnet). */
   blockIntervalMs?: number;
   /** Blocks between the head and the solidified head, default 19 (mainnet). */
@@ -302,6 +303,7 @@ class Node implements SimulatedTron {
   private readonly genesisTime: number;
   private readonly seed: number;
   private readonly poisonHex: string[];
+  private readonly usdtHex: string;
   private readonly injected = new Map<number, Tx[]>();
   private readonly cache = new Map<number, Tx[]>();
   private readonly faults = new Map<string, SimFault[]>();
@@ -320,6 +322,7 @@ class Node implements SimulatedTron {
     this.genesisTime = options.genesisTime ?? 1_738_601_505_000;
     this.seed = options.seed ?? 1;
     this.poisonHex = (options.poisonTargets ?? []).map(toHex41);
+    this.usdtHex = toHex41(options.usdtContract ?? NETWORKS.mainnet.usdtContract);
   }
 
   blockTime(n: number): number {
@@ -352,7 +355,7 @@ class Node implements SimulatedTron {
       ts,
       fromHex: toHex41(t.from ?? 'TL24LCps5FKwp3PoU1MvrYrwhi5LU1tHre'),
       toHex: toHex41(t.to),
-      contractHex: toHex41(t.contract ?? USDT_CONTRACT),
+      contractHex: t.contract === undefined ? this.usdtHex : toHex41(t.contract),
       amount: toMicro(t.amount),
       result,
     });
@@ -391,7 +394,7 @@ class Node implements SimulatedTron {
       const toHex = `41${hex(20, next)}`;
       if (r < 0.6) {
         // USDT between strangers.
-        out.push(trc20Tx({ id, block: n, ts, fromHex, toHex, contractHex: USDT_HEX, amount: BigInt(Math.floor(next() * 5_000_000_000)), result: 'SUCCESS' }));
+        out.push(trc20Tx({ id, block: n, ts, fromHex, toHex, contractHex: this.usdtHex, amount: BigInt(Math.floor(next() * 5_000_000_000)), result: 'SUCCESS' }));
       } else if (r < 0.8) {
         out.push(trxTx({ id, block: n, ts, fromHex, toHex, amount: Math.floor(next() * 1e9) }));
       } else if (r < 0.86) {
@@ -402,7 +405,7 @@ class Node implements SimulatedTron {
             ts,
             fromHex,
             toHex,
-            contractHex: USDT_HEX,
+            contractHex: this.usdtHex,
             amount: BigInt(Math.floor(next() * 1e8)),
             result: next() < 0.5 ? 'REVERT' : 'FAILED',
           }),
@@ -410,7 +413,7 @@ class Node implements SimulatedTron {
       } else if (r < 0.94) {
         // Poisoning: a zero-value USDT transfer from a lookalike of a real sender.
         const target = this.poisonHex.length > 0 && next() < 0.5 ? this.poisonHex[Math.floor(next() * this.poisonHex.length)]! : toHex;
-        out.push(trc20Tx({ id, block: n, ts, fromHex: lookalike(fromHex, next), toHex: target, contractHex: USDT_HEX, amount: 0n, result: 'SUCCESS' }));
+        out.push(trc20Tx({ id, block: n, ts, fromHex: lookalike(fromHex, next), toHex: target, contractHex: this.usdtHex, amount: 0n, result: 'SUCCESS' }));
       } else {
         // A fake "USDT" token's Transfer log (same topic, another contract), sometimes an Approval.
         const fake = toHex41(FAKE_USDT_CONTRACTS[Math.floor(next() * FAKE_USDT_CONTRACTS.length)]!);

@@ -1,10 +1,13 @@
 /**
  * Outgoing mail over SMTP (email.smtp_url) through nodemailer. With no SMTP URL the mailer is
- * unavailable and the operations that need mail answer 503 email_unavailable.
+ * unavailable and the operations that need mail answer 503 email_unavailable. On a test network
+ * every mail, whoever composed it, is marked as such here: a subject prefix and a first line.
  */
 import type { Transporter } from 'nodemailer';
 import type { Config } from '../config.js';
+import { DEFAULT_LOCALE, isRtl, translate, type Locale } from '../lib/i18n.js';
 import type { Log } from '../lib/log.js';
+import type { TronNetwork } from '../lib/tron.js';
 
 export interface MailMessage {
   to: string;
@@ -13,6 +16,34 @@ export interface MailMessage {
   html?: string;
   /** What kind of mail this is, for logs (e.g. "verify", "reset", "support.staff"); never user text. */
   kind?: string;
+  /** The recipient's language (for the test-network marks); English when unknown. */
+  locale?: Locale;
+}
+
+const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/**
+ * A mail of a test network, marked in the recipient's language: "[Test network]" before the
+ * subject, and "Test network (tron-nile): no real money." as the first line of the text and as a
+ * banner at the top of the HTML body.
+ */
+export function markTestNetwork(message: MailMessage, network: Readonly<TronNetwork>): MailMessage {
+  const locale = message.locale ?? DEFAULT_LOCALE;
+  const line = translate(locale, 'email.common.test_network', { network: network.id });
+  const marked: MailMessage = {
+    ...message,
+    subject: `${translate(locale, 'email.common.test_subject')} ${message.subject}`,
+    text: `${line}\n\n${message.text}`,
+  };
+  if (message.html !== undefined) {
+    const banner =
+      `<div dir="${isRtl(locale) ? 'rtl' : 'ltr'}" style="margin:0;padding:10px 16px;background:#fff4d6;border-bottom:2px solid #e0b030;` +
+      `color:#14181f;font-family:-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif;font-size:15px;font-weight:700;text-align:center;">` +
+      `${line.replace(/[&<>"']/g, (ch) => HTML_ESCAPES[ch]!)}</div>`;
+    const body = /<body[^>]*>/i.exec(message.html);
+    marked.html = body ? `${message.html.slice(0, body.index + body[0].length)}\n${banner}${message.html.slice(body.index + body[0].length)}` : `${banner}${message.html}`;
+  }
+  return marked;
 }
 
 export interface SendResult {
@@ -56,7 +87,7 @@ export function createMailer(config: Config, log: Log): Mailer {
     available: true,
     async send(message) {
       try {
-        const { kind: _kind, ...mail } = message;
+        const { kind: _kind, locale: _locale, ...mail } = config.network.test ? markTestNetwork(message, config.network) : message;
         transport ??= connect();
         const info = await (await transport).sendMail({ from: config.email.from, ...mail });
         const accepted = Array.isArray(info.accepted) && info.accepted.length > 0;

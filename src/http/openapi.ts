@@ -4,6 +4,7 @@
  */
 import { OpenAPIHono, z } from '@hono/zod-openapi';
 import { AppError, ERROR_CODES, type ErrorDetail } from '../lib/errors.js';
+import { NETWORK_IDS, type TronNetwork } from '../lib/tron.js';
 import type { AppEnv } from './context.js';
 
 export const ErrorEnvelopeSchema = z
@@ -102,6 +103,33 @@ export function createRouter(): OpenAPIHono<AppEnv> {
   router.openapi = ((route: { request?: { query?: unknown } }, ...rest: unknown[]) =>
     register(route.request?.query ? route : { ...route, request: { ...route.request, query: NO_QUERY } }, ...rest)) as typeof router.openapi;
   return router;
+}
+
+/**
+ * The document of one instance: the schemas accept every network id (one codebase serves them all),
+ * but an instance runs one network, so its served document names only that one, and says in its
+ * description whether its USDT is real money.
+ */
+export function narrowToNetwork(document: Record<string, unknown>, network: Readonly<TronNetwork>): Record<string, unknown> {
+  const all = JSON.stringify(NETWORK_IDS);
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) {
+      node.forEach(visit);
+      return;
+    }
+    if (typeof node !== 'object' || node === null) return;
+    const record = node as Record<string, unknown>;
+    if (Array.isArray(record.enum) && JSON.stringify(record.enum) === all) record.enum = [network.id];
+    Object.values(record).forEach(visit);
+  };
+  visit(document.components);
+  visit(document.paths);
+  const info = document.info as { description?: string };
+  const where = network.test
+    ? `This instance runs on ${network.id}, a TRON test network: its USDT (contract ${network.usdtContract}) has no value, and nothing it confirms is real money.`
+    : `This instance runs on ${network.id}: USDT contract ${network.usdtContract}.`;
+  info.description = `${info.description ?? ''} ${where}`.trim();
+  return document;
 }
 
 /** ISO 8601 date-time string schema used by every resource. */

@@ -15,13 +15,13 @@ import type { Db, Trx, TxSqlite } from '../db/database.js';
 import type { ChainTransferKind } from '../db/schema.js';
 import { insertEvent } from '../events/events.repo.js';
 import { toDbAmount } from '../lib/amounts.js';
-import { NETWORK, USDT_CONTRACT } from '../lib/tron.js';
+import type { TronNetwork } from '../lib/tron.js';
 import { rowToInvoice, type Invoice } from './invoice.model.js';
 import { toInvoiceResponse } from './invoices.schemas.js';
 import { isOpen } from './invoices.repo.js';
 
 export interface PaymentDeps {
-  config: { server: { public_url: string } };
+  config: { server: { public_url: string }; network: Readonly<TronNetwork> };
 }
 
 /** A verified transfer to an invoice address, as the invoices feature needs it. */
@@ -35,12 +35,12 @@ export interface ChainPayment {
 }
 
 /** Invoices on `address` whose payable amount is `amount` (several only after a 90-day reuse), newest first. */
-async function findInvoicesByAmount(trx: Trx, address: string, amount: bigint): Promise<Invoice[]> {
+async function findInvoicesByAmount(trx: Trx, network: TronNetwork, address: string, amount: bigint): Promise<Invoice[]> {
   const rows = await trx
     .selectFrom('invoices')
     .selectAll()
-    .where('network', '=', NETWORK)
-    .where('token_contract', '=', USDT_CONTRACT)
+    .where('network', '=', network.id)
+    .where('token_contract', '=', network.usdtContract)
     .where('wallet_address', '=', address)
     .where('payable_amount', '=', toDbAmount(amount))
     .orderBy('created_at', 'desc')
@@ -104,7 +104,7 @@ export async function applyChainPayment(
   p: ChainPayment,
   now: number,
 ): Promise<{ kind: ChainTransferKind; invoiceId: string | null }> {
-  const candidates = p.amount > 0n ? await findInvoicesByAmount(trx, p.to, p.amount) : [];
+  const candidates = p.amount > 0n ? await findInvoicesByAmount(trx, deps.config.network, p.to, p.amount) : [];
   let { kind, invoice } = classify(candidates, p);
   if (invoice && kind === 'confirmed' && !(await confirmInvoice(trx, invoice.id, p.txHash, now))) kind = 'late';
   if (invoice && kind === 'review_paid' && !(await markReviewPaid(trx, invoice.id, p.txHash))) kind = 'late';
@@ -133,7 +133,7 @@ export interface Unscanned {
 
 /**
  * The query behind expireScanned (exported for the query-plan test): through the partial index of
- * open invoices by expires_at (every invoice is USDT on TRON mainnet, the only network scanned).
+ * open invoices by expires_at (every invoice of a database is USDT of its one network).
  */
 export function expirableQuery(db: Db | Trx, scannedUntil: number, now: number) {
   return db
@@ -176,13 +176,13 @@ export async function expireScanned(deps: PaymentDeps, trx: Trx, tx: TxSqlite, u
 }
 
 /** How many invoices are open and when the oldest of them was created (null when none). */
-export async function openInvoices(db: Db): Promise<{ count: number; oldestCreatedAt: number | null; newestCreatedAt: number | null }> {
+export async function openInvoices(db: Db, network: TronNetwork): Promise<{ count: number; oldestCreatedAt: number | null; newestCreatedAt: number | null }> {
   const row = await db
     .selectFrom('invoices')
     .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min('created_at').as('oldest'), eb.fn.max('created_at').as('newest')])
     .where(isOpen('status'))
-    .where('network', '=', NETWORK)
-    .where('token_contract', '=', USDT_CONTRACT)
+    .where('network', '=', network.id)
+    .where('token_contract', '=', network.usdtContract)
     .executeTakeFirstOrThrow();
   return {
     count: Number(row.n),
@@ -192,8 +192,8 @@ export async function openInvoices(db: Db): Promise<{ count: number; oldestCreat
 }
 
 /** The addresses of open invoices (watched even if their wallet row is gone). */
-export async function openInvoiceAddresses(db: Db): Promise<string[]> {
-  const rows = await db.selectFrom('invoices').select('wallet_address').distinct().where(isOpen('status')).where('network', '=', NETWORK).execute();
+export async function openInvoiceAddresses(db: Db, network: TronNetwork): Promise<string[]> {
+  const rows = await db.selectFrom('invoices').select('wallet_address').distinct().where(isOpen('status')).where('network', '=', network.id).execute();
   return rows.map((r) => r.wallet_address);
 }
 

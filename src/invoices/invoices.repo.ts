@@ -99,6 +99,12 @@ export function findInvoiceIdByOrderId(sqlite: Sqlite, merchantId: string, merch
   return orderIdQuery.first(sqlite, { merchantId, orderId: merchantOrderId })?.id;
 }
 
+/** Any merchant's invoice by id: for `gatewayd dev`'s simulated payments only; requests use findMerchantInvoice. */
+export async function findInvoiceAnyMerchant(db: Db, id: string): Promise<Invoice | undefined> {
+  const row = await db.selectFrom('invoices').selectAll().where('id', '=', id).executeTakeFirst();
+  return row ? rowToInvoice(row) : undefined;
+}
+
 /** An invoice of this merchant; another merchant's invoice is absent. */
 export async function findMerchantInvoice(db: Db | Trx, merchantId: string, id: string): Promise<Invoice | undefined> {
   const row = await db.selectFrom('invoices').selectAll().where('id', '=', id).where('merchant_id', '=', merchantId).executeTakeFirst();

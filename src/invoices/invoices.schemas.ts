@@ -2,6 +2,7 @@
 import { z } from '@hono/zod-openapi';
 import { DateTime } from '../http/openapi.js';
 import { formatAmount, parseAmount } from '../lib/amounts.js';
+import { NETWORK_IDS, type NetworkId } from '../lib/tron.js';
 import { iso, isoOrNull } from '../lib/clock.js';
 import { checkoutUrl, type Invoice } from './invoice.model.js';
 
@@ -64,7 +65,7 @@ const invoiceCommon = {
     .optional()
     .openapi({ description: 'Hash of the matched USDT transfer, 64 hex characters', example: 'c5d1a3f0e8b94c7d2a6f1e0b3c9d8a7f6e5d4c3b2a1908f7e6d5c4b3a2918070' }),
   mode: z.literal('live'),
-  network: z.literal('tron-mainnet').optional(),
+  network: z.enum(NETWORK_IDS).optional().openapi({ description: "The instance's TRON network" }),
   token: z.literal('USDT').optional(),
   token_contract: z.string().optional().openapi({ description: 'The USDT TRC20 contract of the network', example: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' }),
   amount_reuse_review: z.boolean().optional().openapi({ description: 'Created in review because the amount was reused after 90 days', example: false }),
@@ -212,7 +213,7 @@ function commonFields(inv: Invoice) {
     ...(inv.description !== null ? { description: inv.description } : {}),
     tx_hash: inv.txHash,
     mode: 'live' as const,
-    network: inv.network as 'tron-mainnet',
+    network: inv.network as NetworkId,
     token: inv.token as 'USDT',
     token_contract: inv.tokenContract,
     amount_reuse_review: inv.amountReuseReview,

@@ -11,7 +11,7 @@ import { DAY, MINUTE } from '../lib/clock.js';
 import { randomToken, sha256Hex } from '../lib/crypto.js';
 import { AppError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
-import { NETWORK, TOKEN, USDT_CONTRACT } from '../lib/tron.js';
+import { TOKEN } from '../lib/tron.js';
 import { findMerchantWallet } from '../wallets/wallets.repo.js';
 import { chooseAmount, insertReservation, takeOverReservation, type AmountTarget } from './allocation.repo.js';
 import { findReviewPayment } from '../chain/chain.repo.js';
@@ -102,7 +102,8 @@ export function createInvoiceInTrx(tx: TxSqlite, deps: InvoiceDeps, req: CreateI
 
   const base = parseAmount(body.amount)!;
   const maxAdjustment = parseAmount(deps.config.invoices.max_adjustment)!;
-  const target: AmountTarget = { network: NETWORK, tokenContract: USDT_CONTRACT, address: wallet.address };
+  const { network } = deps.config;
+  const target: AmountTarget = { network: network.id, tokenContract: network.usdtContract, address: wallet.address };
   const allocation = chooseAmount(tx, target, base, maxAdjustment, now);
   if (allocation.kind === 'exhausted') return { exhausted: true };
   const review = allocation.kind === 'reuse';
@@ -110,9 +111,9 @@ export function createInvoiceInTrx(tx: TxSqlite, deps: InvoiceDeps, req: CreateI
     id: newId('inv'),
     merchantId: req.merchantId,
     walletId: wallet.id,
-    network: NETWORK,
+    network: network.id,
     token: TOKEN,
-    tokenContract: USDT_CONTRACT,
+    tokenContract: network.usdtContract,
     walletAddress: wallet.address,
     merchantOrderId: body.merchant_order_id,
     idempotencyKey: req.idempotencyKey,

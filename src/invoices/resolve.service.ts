@@ -33,7 +33,7 @@ export async function resolveInvoice(deps: ResolveDeps, req: ResolveRequest): Pr
     const transfer = await findTransferByLog(trx, req.txHash, req.logIndex);
     // A transfer to none of the caller's addresses, or a late payment of another merchant's
     // invoice on a shared address, is not theirs to apply: 404, as for any resource of another tenant.
-    const own = transfer ? await findMerchantWalletByAddress(trx, req.merchantId, transfer.to) : undefined;
+    const own = transfer ? await findMerchantWalletByAddress(trx, deps.config.network.id, req.merchantId, transfer.to) : undefined;
     const lateOfOther = transfer?.kind === 'late' && transfer.invoiceId !== null && (await findMerchantInvoice(trx, req.merchantId, transfer.invoiceId)) === undefined;
     if (!transfer || !own || lateOfOther) {
       throw new AppError('not_found', 'No verified transfer with this tx_hash and log_index reached one of your wallets');

@@ -14,8 +14,8 @@ import { toInvoiceResponse } from '../invoices/invoices.schemas.js';
 import { findMerchantInvoice, INVOICE_LIST_LIMIT, listMerchantInvoices } from '../invoices/invoices.repo.js';
 import { isSupportStaff } from '../accounts/support-staff.js';
 import { findFillingPools } from '../invoices/allocation.repo.js';
-import { NETWORK, USDT_CONTRACT } from '../lib/tron.js';
 import type { WatcherStatus } from '../chain/watcher-status.js';
+import type { TronNetwork } from '../lib/tron.js';
 import { countUnmatchedDust, listLatePayments, listMerchantLatePayments, listUnmatchedTransfers } from '../chain/chain.repo.js';
 import { formMessages } from './auth.pages.js';
 import { readOverviewFigures } from '../dashboard/dashboard.js';
@@ -35,7 +35,7 @@ const RECENT_INVOICES = 10;
 
 /** Price pools on the merchant's addresses that are filling up, as the pool-warnings partial shows them. */
 async function poolWarnings(deps: AppDeps, merchantId: string) {
-  const pools = await findFillingPools(deps.db, merchantId, NETWORK, USDT_CONTRACT, parseAmount(deps.config.invoices.max_adjustment)!);
+  const pools = await findFillingPools(deps.db, merchantId, deps.config.network.id, deps.config.network.usdtContract, parseAmount(deps.config.invoices.max_adjustment)!);
   return pools.map((p) => ({
     wallet: p.walletLabel,
     address: p.address,
@@ -58,8 +58,8 @@ export const FORM_AMOUNT_PATTERN = '0\\.(?!0{1,6}$)[0-9]{1,6}|[1-9][0-9]{0,8}(\\
 export type TransferView = ChainTransfer & { resolvedInvoiceId: string | null };
 
 /** Unmatched (at least minUnmatched micro-units: dust is folded) and late transfers of the merchant (the newest 100 of each), marked when already applied. */
-async function transferViews(db: Db, merchantId: string, minUnmatched: number): Promise<{ unmatched: TransferView[]; late: TransferView[] }> {
-  const unmatched = await listUnmatchedTransfers(db, merchantId, 100, minUnmatched);
+async function transferViews(db: Db, network: TronNetwork, merchantId: string, minUnmatched: number): Promise<{ unmatched: TransferView[]; late: TransferView[] }> {
+  const unmatched = await listUnmatchedTransfers(db, network, merchantId, 100, minUnmatched);
   const late = await listMerchantLatePayments(db, merchantId);
   const applied = await resolvedTransfers(db, [...unmatched, ...late].map((x) => x.id));
   const view = (x: ChainTransfer): TransferView => ({ ...x, resolvedInvoiceId: applied.get(x.id) ?? null });
@@ -137,7 +137,7 @@ export function consolePages(app: Hono<AppEnv>, deps: AppDeps, renderer: Rendere
     const overview = { byStatus: stats.byStatus, received: formatAmount(stats.confirmed.payable), ...counts };
     const recent = (await listMerchantInvoices(deps.db, req.merchant.id, RECENT_INVOICES)).map((inv) => toInvoiceResponse(inv, publicUrl));
     // Dust (poisoning spam) never asks for attention.
-    const transfers = await transferViews(deps.db, req.merchant.id, dustThreshold);
+    const transfers = await transferViews(deps.db, deps.config.network, req.merchant.id, dustThreshold);
     const attention = [...transfers.unmatched, ...transfers.late].filter((x) => x.resolvedInvoiceId === null).length;
     return render(c, req, 'console-overview', 'overview', req.ctx.t('console.overview.title'), {
       stats: overview,
@@ -149,7 +149,7 @@ export function consolePages(app: Hono<AppEnv>, deps: AppDeps, renderer: Rendere
   });
 
   consoleGet(app, deps, '/console/wallets', async (c, req) => {
-    const wallets = await listWalletViews(deps.db, req.merchant.id);
+    const wallets = await listWalletViews(deps.db, req.merchant.id, deps.config.network.usdtContract);
     return render(c, req, 'console-wallets', 'wallets', req.ctx.t('console.wallets.title'), { wallets, pools: await poolWarnings(deps, req.merchant.id) });
   });
 
@@ -161,7 +161,7 @@ export function consolePages(app: Hono<AppEnv>, deps: AppDeps, renderer: Rendere
   });
 
   consoleGet(app, deps, '/console/invoices/new', async (c, req) => {
-    const wallets = (await listWalletViews(deps.db, req.merchant.id)).filter((w) => w.archivedAt === null);
+    const wallets = (await listWalletViews(deps.db, req.merchant.id, deps.config.network.usdtContract)).filter((w) => w.archivedAt === null);
     return render(c, req, 'console-invoice-new', 'invoices', req.ctx.t('console.invoice_new.title'), { wallets, amountPattern: FORM_AMOUNT_PATTERN });
   });
 
@@ -193,8 +193,8 @@ export function consolePages(app: Hono<AppEnv>, deps: AppDeps, renderer: Rendere
   // is recorded but folded away unless asked for (?dust=1), so it does not bury real payments.
   consoleGet(app, deps, '/console/transfers', async (c, req) => {
     const showDust = c.req.query('dust') === '1';
-    const { unmatched, late } = await transferViews(deps.db, req.merchant.id, showDust ? 0 : dustThreshold);
-    const dust = showDust ? 0 : await countUnmatchedDust(deps.db, req.merchant.id, dustThreshold);
+    const { unmatched, late } = await transferViews(deps.db, deps.config.network, req.merchant.id, showDust ? 0 : dustThreshold);
+    const dust = showDust ? 0 : await countUnmatchedDust(deps.db, deps.config.network, req.merchant.id, dustThreshold);
     // Candidates per address: a transfer may only pay an unpaid invoice of the wallet it reached.
     const candidates: Record<string, Array<{ id: string; label: string }>> = {};
     for (const inv of await listUnpaidInvoices(deps.db, req.merchant.id)) {

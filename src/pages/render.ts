@@ -167,6 +167,9 @@ export function createRenderer(deps: AppDeps): Renderer {
         amount: formatAmount,
         captcha: view.captcha && provider !== '' ? { provider, siteKey: deps.config.captcha.site_key } : null,
         google: view.google && deps.config.google.client_id !== '' ? { clientId: deps.config.google.client_id } : null,
+        // A test network says so on every page: a payer must never mistake it for a real payment.
+        testNetwork: deps.config.network.test ? deps.config.network.id : null,
+        networkLabel: deps.config.network.label,
       };
       const body = eta.render(`@${name}`, { ...common, title: view.title, ...data });
       const scripts = (view.scripts ?? []).map(staticUrl);

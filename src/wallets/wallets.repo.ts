@@ -4,7 +4,7 @@ import { compileQuery, type Param } from '../db/compiled.js';
 import type { Db, Sqlite, Trx } from '../db/database.js';
 import type { WalletsTable } from '../db/schema.js';
 import { newId } from '../lib/ids.js';
-import { NETWORK } from '../lib/tron.js';
+import type { NetworkId } from '../lib/tron.js';
 
 export interface Wallet {
   id: string;
@@ -22,21 +22,21 @@ function rowToWallet(row: Selectable<WalletsTable>): Wallet {
 }
 
 /**
- * Registers an address for a merchant. `created` is false when this merchant already had it (the
+ * Registers an address on `network` (the instance's) for a merchant. `created` is false when this merchant already had it (the
  * existing wallet, label unchanged, is returned); the unique index settles concurrent registrations.
  */
-export async function registerWallet(db: Db, merchantId: string, label: string, address: string, now: number): Promise<{ wallet: Wallet; created: boolean }> {
+export async function registerWallet(db: Db, network: NetworkId, merchantId: string, label: string, address: string, now: number): Promise<{ wallet: Wallet; created: boolean }> {
   const id = newId('wal');
   await db
     .insertInto('wallets')
-    .values({ id, merchant_id: merchantId, label, address, network: NETWORK, created_at: now, archived_at: null })
+    .values({ id, merchant_id: merchantId, label, address, network, created_at: now, archived_at: null })
     .onConflict((oc) => oc.columns(['merchant_id', 'network', 'address']).doNothing())
     .executeTakeFirst();
   const row = await db
     .selectFrom('wallets')
     .selectAll()
     .where('merchant_id', '=', merchantId)
-    .where('network', '=', NETWORK)
+    .where('network', '=', network)
     .where('address', '=', address)
     .executeTakeFirstOrThrow();
   return { wallet: rowToWallet(row), created: row.id === id };
@@ -56,9 +56,9 @@ export async function listMerchantWallets(db: Db, merchantId: string): Promise<W
   const rows = await db.selectFrom('wallets').selectAll().where('merchant_id', '=', merchantId).orderBy('created_at', 'desc').orderBy('id').execute();
   return rows.map(rowToWallet);
 }
-/** This merchant's wallet on `address`, if any (a merchant has at most one per address). */
-export async function findMerchantWalletByAddress(db: Db | Trx, merchantId: string, address: string): Promise<Wallet | undefined> {
-  const row = await db.selectFrom('wallets').selectAll().where('merchant_id', '=', merchantId).where('network', '=', NETWORK).where('address', '=', address).executeTakeFirst();
+/** This merchant's wallet on `address` of `network`, if any (a merchant has at most one per address). */
+export async function findMerchantWalletByAddress(db: Db | Trx, network: NetworkId, merchantId: string, address: string): Promise<Wallet | undefined> {
+  const row = await db.selectFrom('wallets').selectAll().where('merchant_id', '=', merchantId).where('network', '=', network).where('address', '=', address).executeTakeFirst();
   return row ? rowToWallet(row) : undefined;
 }
 

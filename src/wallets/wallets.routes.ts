@@ -45,7 +45,7 @@ export function walletRoutes(deps: AppDeps) {
     }),
     async (c) => {
       const body = c.req.valid('json');
-      const { wallet, created } = await registerWallet(deps.db, c.get('auth').merchantId, body.label, body.address, deps.clock.now());
+      const { wallet, created } = await registerWallet(deps.db, deps.config.network.id, c.get('auth').merchantId, body.label, body.address, deps.clock.now());
       return created ? c.json({ wallet: toWalletResponse(wallet) }, 201) : c.json({ wallet: toWalletResponse(wallet) }, 200);
     },
   );

@@ -2,7 +2,7 @@
 import { z } from '@hono/zod-openapi';
 import { DateTime } from '../http/openapi.js';
 import { iso } from '../lib/clock.js';
-import { isValidTronAddress, TRON_ADDRESS_RE } from '../lib/tron.js';
+import { isValidTronAddress, NETWORK_IDS, TRON_ADDRESS_RE, type NetworkId } from '../lib/tron.js';
 import type { Wallet } from './wallets.repo.js';
 
 export const WalletSchema = z
@@ -10,7 +10,7 @@ export const WalletSchema = z
     id: z.string(),
     label: z.string(),
     address: z.string().openapi({ description: 'TRON base58check address' }),
-    network: z.literal('tron-mainnet'),
+    network: z.enum(NETWORK_IDS).openapi({ description: "The instance's TRON network" }),
     verified: z.literal(false).openapi({ description: 'Ownership is never verified' }),
     verification_status: z.literal('unverified'),
     created_at: DateTime,
@@ -53,7 +53,7 @@ export function toWalletResponse(w: Wallet) {
     id: w.id,
     label: w.label,
     address: w.address,
-    network: w.network as 'tron-mainnet',
+    network: w.network as NetworkId,
     verified: false as const,
     verification_status: 'unverified' as const,
     created_at: iso(w.createdAt),

@@ -1,9 +1,11 @@
 /**
- * One HTTPS POST to a checked webhook target. The socket goes to the address the URL policy just
+ * One HTTPS POST to a checked webhook target (plain HTTP only for the http URLs that `gatewayd dev`
+ * alone accepts). The socket goes to the address the URL policy just
  * approved (a custom `lookup` hands it over, so no second DNS query can redirect it), TLS verifies
  * the certificate for the hostname (SNI and Host are the hostname), redirects are never followed,
  * and the whole attempt (connect, TLS, headers) is bounded by one deadline.
  */
+import { request as httpRequest } from 'node:http';
 import { request, type RequestOptions } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { readFileSync } from 'node:fs';
@@ -89,7 +91,7 @@ export function createSender(config: Config): Sender {
           session: sessions.get(sessionKey),
           headers: { ...headers, host: hostHeader, 'content-length': String(Buffer.byteLength(body)) },
         };
-        const req = request(options, (res) => {
+        const req = (target.url.protocol === 'http:' ? httpRequest : request)(options, (res) => {
           // The status decides the outcome; the rest of the answer is read (a little) only so the
           // receiver can finish cleanly, and the deadline still closes the socket if it drags on.
           finish(describeStatus(res.statusCode ?? 0, res.headers.location));

@@ -4,6 +4,10 @@
  * an IP literal in any notation, never `localhost`), and every address the name resolves to public
  * unless `webhooks.allow_private_cidrs` exempts it. The address that passed is the one the sender
  * connects to, so DNS cannot change between the check and the connection.
+ *
+ * One exception, in a process started by `gatewayd dev` only (config.devMode, which no file or
+ * environment variable can set): a test chain's webhooks may go to a developer's own receiver, so
+ * http, any port, IP literals, localhost and private addresses are allowed there.
  */
 import { isIP } from 'node:net';
 import { lookup as dnsLookup } from 'node:dns/promises';
@@ -86,7 +90,31 @@ export function createUrlPolicy(config: Config, lookup: HostLookup = systemLooku
     return { ...target, address, family: isIP(address) === 6 ? 6 : 4 };
   };
 
-  return { check: (raw) => resolve(parseWebhookUrl(raw, allowedPorts)) };
+  // async: a URL refused by the static rules is a rejected promise, like one refused after DNS.
+  if (config.devMode) return { check: async (raw) => resolveDev(parseDevWebhookUrl(raw), lookup, timeoutMs) };
+  return { check: async (raw) => resolve(parseWebhookUrl(raw, allowedPorts)) };
+}
+
+/** `gatewayd dev`: an absolute http(s) URL without credentials or fragment; any host and port. */
+export function parseDevWebhookUrl(raw: string): ParsedTarget {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new UrlRejected('not_url', 'not an absolute URL; expected http://host:port/path');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new UrlRejected('scheme', `the scheme must be http or https (got ${url.protocol.replace(/:$/, '')})`);
+  if (url.username !== '' || url.password !== '') throw new UrlRejected('credentials', 'credentials in the URL (user:password@) are not allowed');
+  if (url.hash !== '' || raw.includes('#')) throw new UrlRejected('fragment', 'a URL fragment (#...) is not allowed');
+  const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
+  return { url, hostname: normaliseHostname(url.hostname.replace(/^\[|\]$/g, '')), port };
+}
+
+async function resolveDev(target: ParsedTarget, lookup: HostLookup, timeoutMs: number): Promise<CheckedTarget> {
+  const literal = isIP(target.hostname);
+  const address = literal !== 0 ? target.hostname : (await lookupWithTimeout(lookup, target.hostname, timeoutMs))[0];
+  if (address === undefined) throw new UrlRejected('unresolvable', `${target.hostname} does not resolve to any address`);
+  return { ...target, address, family: isIP(address) === 6 ? 6 : 4 };
 }
 
 async function lookupWithTimeout(lookup: HostLookup, hostname: string, timeoutMs: number): Promise<string[]> {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { writeTransaction } from '../../src/db/database.js';
 import { insertEvent } from '../../src/events/events.repo.js';
 import { formatAmount } from '../../src/lib/amounts.js';
-import { NETWORK as TRON_NETWORK, USDT_CONTRACT } from '../../src/lib/tron.js';
+import { NETWORK as TRON_NETWORK, USDT_CONTRACT } from '../helpers/tron-samples.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { signedInMerchant } from '../helpers/fixtures.js';
 

@@ -5,7 +5,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MINUTE, SECOND } from '../../src/lib/clock.js';
-import { tronAddressToHex, USDT_CONTRACT } from '../../src/lib/tron.js';
+import { tronAddressToHex } from '../../src/lib/tron.js';
+import { USDT_CONTRACT } from '../helpers/tron-samples.js';
 import { eventsOf, getInvoice, insertInvoice, pass, startChainHarness, transfersOf, type ChainHarness } from '../helpers/chain-fixtures.js';
 import {
   APPROVAL_TOPIC,

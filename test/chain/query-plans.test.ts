@@ -36,7 +36,7 @@ test('the watcher reads open invoices through the small partial index, not every
     // The console's wallet list counts open invoices through the same index, per wallet.
     await insertInvoice(t, { address, amount: 5_000_002n, status: 'review', merchantId: first.merchantId });
     await insertInvoice(t, { address, amount: 5_000_003n, status: 'pending' }); // another merchant's wallet on that address
-    const wallets = walletViewsQuery(t.deps.db, first.merchantId);
+    const wallets = walletViewsQuery(t.deps.db, first.merchantId, t.config.network.usdtContract);
     assert.match(plan(t, wallets.compile()), /invoices_open_idx/);
     assert.deepEqual(
       (await wallets.execute()).map((w) => [w.address, Number(w.open)]),
@@ -84,13 +84,13 @@ test("the Dashboard's late and unmatched transfers come through their partial in
     })();
     await optimize(t.deps);
     assert.match(plan(t, merchantLatePaymentsQuery(t.deps.db, mine.merchantId).compile()), /^SCAN t USING INDEX chain_transfers_late_idx/);
-    assert.match(plan(t, unmatchedTransfersQuery(t.deps.db, mine.merchantId).compile()), /chain_transfers_unmatched_idx/);
+    assert.match(plan(t, unmatchedTransfersQuery(t.deps.db, t.config.network, mine.merchantId).compile()), /chain_transfers_unmatched_idx/);
     assert.deepEqual(
       (await listMerchantLatePayments(t.deps.db, mine.merchantId)).map((x) => x.blockTimestamp),
       [7_000, 5_000],
     );
     assert.deepEqual(
-      (await listUnmatchedTransfers(t.deps.db, mine.merchantId)).map((x) => x.blockTimestamp),
+      (await listUnmatchedTransfers(t.deps.db, t.config.network, mine.merchantId)).map((x) => x.blockTimestamp),
       [8_000],
     );
   } finally {

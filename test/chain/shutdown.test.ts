@@ -34,7 +34,7 @@ test('stopping the watcher mid-backfill ends the pass early, keeps the unread bl
     await loop.stop();
     const recorded = (await transfersOf(t)).length;
     assert.ok(recorded < count / 2, `the pass went on after stop(): ${recorded} of ${count} recorded`);
-    const gaps = await listGaps(t.deps.db);
+    const gaps = await listGaps(t.deps.db, t.config.network);
     assert.equal(gaps.length, 1);
     assert.ok(gaps[0]!.fromBlock <= blocks[recorded]!, 'the first unread payment is still in the gap');
 

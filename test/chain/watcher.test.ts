@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { runOnce, createChainRuntime, MAX_FOLLOW_BEHIND } from '../../src/chain/chain.worker.js';
 import { listGaps, listLatePayments, listUnmatchedTransfers, loadScanState } from '../../src/chain/chain.repo.js';
 import { MINUTE, SECOND, HOUR } from '../../src/lib/clock.js';
-import { USDT_CONTRACT } from '../../src/lib/tron.js';
+import { USDT_CONTRACT } from '../helpers/tron-samples.js';
 import { eventsOf, getInvoice, insertInvoice, pass, startChainHarness, transfersOf, type ChainHarness } from '../helpers/chain-fixtures.js';
 import { startTestApp, tempDir } from '../helpers/app.js';
 import { startTronGrid } from '../helpers/trongrid.js';
@@ -215,7 +215,7 @@ test('expiry waits until the scanned blocks pass expires_at; an unpaid invoice t
       [late.txId],
     );
     assert.deepEqual(
-      (await listUnmatchedTransfers(t.deps.db, paid.merchantId)).map((x) => x.txHash),
+      (await listUnmatchedTransfers(t.deps.db, t.config.network, paid.merchantId)).map((x) => x.txHash),
       [other.txId],
     );
     assert.equal((await getInvoice(t, unpaid.id)).status, 'expired');
@@ -305,7 +305,7 @@ test('a two-hour gap is backfilled while a new payment confirms promptly; expiry
     t.clock.set(solidAt(h, p.blockNumber));
     assert.equal(await runOnce(t.deps), true, 'more backfill to do');
     assert.equal((await getInvoice(t, fresh.id)).status, 'confirmed', 'the new payment did not wait for the backfill');
-    const gaps = await listGaps(t.deps.db);
+    const gaps = await listGaps(t.deps.db, t.config.network);
     assert.equal(gaps.length, 1);
     assert.ok(gaps[0]!.toBlock - gaps[0]!.fromBlock > 100, 'the gap is still being read');
     assert.equal((await getInvoice(t, oldUnpaid.id)).status, 'pending', 'no expiry while its window is unread');
@@ -314,7 +314,7 @@ test('a two-hour gap is backfilled while a new payment confirms promptly; expiry
     assert.equal(health.body.watcher.scan.behind_blocks, 0);
     // The backfill completes.
     while (await runOnce(t.deps));
-    assert.deepEqual(await listGaps(t.deps.db), []);
+    assert.deepEqual(await listGaps(t.deps.db, t.config.network), []);
     assert.equal((await getInvoice(t, old.id)).status, 'confirmed');
     assert.equal((await getInvoice(t, oldUnpaid.id)).status, 'expired');
     assert.equal((await t.client().get('/health')).body.watcher.scan.gap_blocks, 0);
@@ -355,7 +355,7 @@ test('a real restart mid-backfill (database closed and reopened) resumes with no
     const rows = await transfersOf(t);
     assert.equal(rows.length, 30, 'each payment recorded once');
     for (const inv of invoices) assert.equal((await eventsOf(t, inv.id)).length, 1);
-    assert.deepEqual(await listGaps(t.deps.db), []);
+    assert.deepEqual(await listGaps(t.deps.db, t.config.network), []);
     await t.close();
   } finally {
     await tg.close();
@@ -381,7 +381,7 @@ test('a block re-read inconsistently from the second provider is logged loudly a
     await pass(h);
     assert.equal((await getInvoice(t, inv.id)).status, 'pending');
     assert.deepEqual(await transfersOf(t), [], 'nothing from that block is recorded');
-    assert.ok((await loadScanState(t.deps.db))!.cursorBlock < p.blockNumber, 'the cursor stays before it');
+    assert.ok((await loadScanState(t.deps.db, t.config.network))!.cursorBlock < p.blockNumber, 'the cursor stays before it');
     const loud = t.logs.find((l) => String(l.msg).includes('BLOCK READ INCONSISTENTLY'));
     assert.ok(loud, 'logged');
     assert.equal(loud.level, 'error');
@@ -431,7 +431,7 @@ test('nothing open and the linger over: no TRON request; a new invoice resumes f
     assert.equal(t.deps.watcherStatus.state, 'idle');
     assert.equal((await t.client().get('/health')).body.watcher.state, 'idle');
     // A new invoice: scanning resumes near its creation block; the idle hours are not read.
-    const cursorBefore = (await loadScanState(t.deps.db))!.cursorBlock;
+    const cursorBefore = (await loadScanState(t.deps.db, t.config.network))!.cursorBlock;
     const created = t.clock.now();
     const next = await insertInvoice(t, { address, amount: 5_000_002n, createdAt: created, expiresAt: created + 10 * MINUTE });
     tg.transfer({ to: address, amount: 5_000_002n, at: created + 6 * SECOND });

@@ -2,7 +2,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startSimulatedTron } from '../../src/devnet/tron-node.js';
-import { tronAddressToHex, USDT_CONTRACT } from '../../src/lib/tron.js';
+import { tronAddressToHex } from '../../src/lib/tron.js';
+import { USDT_CONTRACT } from '../helpers/tron-samples.js';
 
 const T0 = 1_800_000_000_000;
 const MERCHANT = 'TXVj38D1XR3TPgSHTCZGC8wkLDAGqF1oqx';

@@ -13,6 +13,7 @@ import { createApp, type App } from '../../src/app.js';
 import { buildConfig, type Config } from '../../src/config.js';
 import { openDatabase, type OpenedDatabase } from '../../src/db/database.js';
 import { migrate } from '../../src/db/migrator.js';
+import { claimNetwork, configuredClaim } from '../../src/db/network-guard.js';
 import { createDeps } from '../../src/deps.js';
 import type { AppDeps } from '../../src/deps.js';
 import { ManualClock } from '../../src/lib/clock.js';
@@ -71,6 +72,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const log = createLogger(config.log.level, sink);
   const database = openDatabase(config.database.path);
   migrate(database.sqlite, clock.now());
+  claimNetwork(database.sqlite, config.database.path, configuredClaim(config), clock.now());
   const deps = createDeps({ config, database, log, clock });
   if (options.beforeCreate) await options.beforeCreate(deps);
   const app = createApp(deps);

@@ -8,7 +8,8 @@ import { rowToInvoice, type Invoice } from '../../src/invoices/invoice.model.js'
 import type { InvoiceStatus } from '../../src/db/schema.js';
 import { DAY, HOUR, SECOND } from '../../src/lib/clock.js';
 import { newId } from '../../src/lib/ids.js';
-import { NETWORK, TOKEN, USDT_CONTRACT } from '../../src/lib/tron.js';
+import { TOKEN } from '../../src/lib/tron.js';
+import { NETWORK, USDT_CONTRACT } from './tron-samples.js';
 import type { TestApp } from './app.js';
 import { startTronGrid, type FakeTronGrid } from './trongrid.js';
 import { createChainRuntime, runOnce } from '../../src/chain/chain.worker.js';

@@ -63,15 +63,18 @@ export function writeConfig(dir: string, config: ConfigOverrides): string {
   return path;
 }
 
-/** Starts `gatewayd serve` on a free loopback port and waits until /api/v1/health answers. */
-export async function startGateway(options: { config?: ConfigOverrides; dir?: string; env?: Record<string, string> } = {}): Promise<GatewayProcess> {
+/**
+ * Starts `gatewayd serve` (or another long-running command, such as `dev`) on a free loopback port
+ * and waits until /api/v1/health answers.
+ */
+export async function startGateway(options: { config?: ConfigOverrides; dir?: string; env?: Record<string, string>; command?: string[] } = {}): Promise<GatewayProcess> {
   const dir = options.dir ?? tempDir('gatewayd-proc-');
   const port = await freePort();
   const config: ConfigOverrides = { ...options.config };
   config.server = { listen: `127.0.0.1:${port}`, public_url: `http://127.0.0.1:${port}`, secret: 'test-secret-0123456789abcdef', ...(config.server ?? {}) };
   config.database = { path: join(dir, 'gateway.db'), ...(config.database ?? {}) };
   const configPath = writeConfig(dir, config);
-  const child = spawn(process.execPath, [GATEWAYD_BIN, 'serve', '--config', configPath], {
+  const child = spawn(process.execPath, [GATEWAYD_BIN, ...(options.command ?? ['serve']), '--config', configPath], {
     env: cleanEnv(options.env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });

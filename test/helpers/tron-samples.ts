@@ -4,7 +4,11 @@
  * Transfer logs and solidified receipts that agree with each other.
  */
 import { randomBytes } from 'node:crypto';
-import { hexToTronAddress, tronAddressToHex, USDT_CONTRACT } from '../../src/lib/tron.js';
+import { hexToTronAddress, NETWORKS, tronAddressToHex } from '../../src/lib/tron.js';
+
+/** The tests' default network (the built-in default): its API id and USDT contract. */
+export const NETWORK = NETWORKS.mainnet.id;
+export const USDT_CONTRACT = NETWORKS.mainnet.usdtContract;
 
 export interface ReceiptLog {
   address: string;
@@ -82,14 +86,14 @@ export function successReceipt(opts: { txId: string; blockTimestamp: number; blo
 }
 
 /** The real OUT_OF_ENERGY failure shape: no log, result FAILED. */
-export function failedReceipt(opts: { txId: string; blockTimestamp: number; blockNumber?: number }): Record<string, unknown> {
+export function failedReceipt(opts: { txId: string; blockTimestamp: number; blockNumber?: number; contract?: string }): Record<string, unknown> {
   return {
     id: opts.txId,
     fee: 16500120,
     blockNumber: opts.blockNumber ?? blockNumberAt(opts.blockTimestamp),
     blockTimeStamp: opts.blockTimestamp,
     contractResult: [''],
-    contract_address: tronAddressToHex(USDT_CONTRACT),
+    contract_address: tronAddressToHex(opts.contract ?? USDT_CONTRACT),
     receipt: { energy_fee: 16500120, energy_usage_total: 78572, net_usage: 345, result: 'OUT_OF_ENERGY', energy_penalty_total: 25905 },
     result: 'FAILED',
     resMessage: OUT_OF_ENERGY_MESSAGE,

@@ -33,7 +33,7 @@ test('allocation matches the reference model for random prices and waits on one 
       fc.asyncProperty(fc.array(opArb, { minLength: 1, maxLength: 60 }), async (ops) => {
         run += 1;
         const address = hexToTronAddress(`41${randomBytes(20).toString('hex')}`)!;
-        const { wallet } = await registerWallet(t.deps.db, merchant.id, `w${run}`, address, t.clock.now());
+        const { wallet } = await registerWallet(t.deps.db, t.config.network.id, merchant.id, `w${run}`, address, t.clock.now());
         // amount -> reserved_until
         const model = new Map<bigint, number>();
         for (const [i, op] of ops.entries()) {

@@ -54,6 +54,7 @@ test('cancel: a pending invoice becomes expired with invoice.expired; a repeat a
         to: s.address,
         amount: micro(inv.payable_amount),
         blockNumber: 100,
+        tokenContract: t.deps.config.network.usdtContract,
         blockTimestamp: t.clock.now() - 1000,
       },
     ]);
@@ -77,6 +78,7 @@ test('cancel: confirmed, paid review and self-expired invoices are 409 invoice_n
         to: s.address,
         amount: micro(paid.payable_amount),
         blockNumber: 100,
+        tokenContract: t.deps.config.network.usdtContract,
         blockTimestamp: t.clock.now(),
       },
     ]);

@@ -2,7 +2,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { signedInMerchant } from '../helpers/fixtures.js';
-import { USDT_CONTRACT } from '../../src/lib/tron.js';
+import { USDT_CONTRACT } from '../helpers/tron-samples.js';
 import { writeTransaction } from '../../src/db/database.js';
 import { createInvoiceOrThrow } from '../../src/invoices/invoices.service.js';
 import { ADDRESSES, createInvoice, micro, newKey, shop } from '../helpers/shop.js';

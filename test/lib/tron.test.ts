@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { hexToTronAddress, isValidTronAddress, tronAddressToHex, USDT_CONTRACT } from '../../src/lib/tron.js';
+import { hexToTronAddress, isValidTronAddress, tronAddressToHex } from '../../src/lib/tron.js';
+import { USDT_CONTRACT } from '../helpers/tron-samples.js';
 
 // Vectors: real mainnet addresses and their hex forms.
 const valid: Array<[string, string]> = [

@@ -10,25 +10,41 @@ import { openSqlite } from '../../src/db/database.js';
 import { checkConfig, runDoctor } from '../../src/cli/doctor.js';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { NETWORKS, type NetworkName } from '../../src/lib/tron.js';
 import { tempDir } from '../helpers/app.js';
 import { freePort, runCli } from '../helpers/process.js';
 
 interface TronStandIn {
   url: string;
   requests: IncomingHttpHeaders[];
-  /** What the next answers look like. */
-  mode: { status: number; dateOffsetMs: number; blockAgeMs: number };
+  /** What the next answers look like; `network`: which chain it serves (genesis block, USDT contract). */
+  mode: { status: number; dateOffsetMs: number; blockAgeMs: number; network: NetworkName };
   close(): Promise<void>;
 }
 
-/** A loopback stand-in for TronGrid's /walletsolidity/getnowblock. */
+/**
+ * A loopback stand-in for TronGrid's /walletsolidity/getnowblock, and for the two calls that tell
+ * networks apart: /wallet/getblockbynum 0 (the genesis block) and /wallet/getcontract.
+ */
 async function tronStandIn(): Promise<TronStandIn> {
   const requests: IncomingHttpHeaders[] = [];
-  const mode = { status: 200, dateOffsetMs: 0, blockAgeMs: 57_000 };
-  const server: Server = createServer((req, res) => {
+  const mode: TronStandIn['mode'] = { status: 200, dateOffsetMs: 0, blockAgeMs: 57_000, network: 'mainnet' };
+  const server: Server = createServer(async (req, res) => {
     requests.push(req.headers);
     res.sendDate = false;
     const date = new Date(Date.now() + mode.dateOffsetMs).toUTCString();
+    const network = NETWORKS[mode.network];
+    if (req.url === '/wallet/getblockbynum' || req.url === '/wallet/getcontract') {
+      let body = '';
+      for await (const chunk of req) body += chunk;
+      const asked = JSON.parse(body) as { num?: number; value?: string };
+      const answer =
+        req.url === '/wallet/getblockbynum'
+          ? asked.num === 0 ? { blockID: network.genesisBlockId, block_header: { raw_data: { txTrieRoot: '0'.repeat(64), parentHash: '0'.repeat(64) } } } : {}
+          : asked.value === network.usdtContract ? { origin_address: 'THPvaUhoh2Qn2y9THCZML3H815hhFhn5YC', contract_address: network.usdtContract, name: 'TetherToken', bytecode: '6080' } : {};
+      res.writeHead(200, { date, 'content-type': 'application/json' }).end(JSON.stringify(answer));
+      return;
+    }
     if (req.url !== '/walletsolidity/getnowblock') {
       res.writeHead(404, { date }).end();
       return;
@@ -111,10 +127,13 @@ staff_emails = ["ops@pay.example.com"]`);
   const r = await doctor(config);
   assert.equal(r.code, 0, r.text);
   assert.doesNotMatch(r.text, /^(WARN|FAIL)/m, r.text);
-  for (const check of ['config', 'secret', 'public_url', 'permissions', 'database', 'migrations', 'runtime', 'tron', 'tron key', 'clock', 'smtp']) {
+  for (const check of ['config', 'secret', 'public_url', 'permissions', 'database', 'migrations', 'network', 'runtime', 'tron', 'tron key', 'chain', 'usdt', 'clock', 'smtp']) {
     assert.ok(line(r.lines, 'ok', check), `ok ${check}\n${r.text}`);
   }
   assert.match(r.text, /solidified block 69316581/);
+  assert.match(r.text, /serves tron-mainnet \(genesis block 2b6653dc\)/);
+  assert.match(r.text, /TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t is a contract on tron-mainnet/);
+  assert.match(r.text, /network +tron-mainnet, as the database records/);
   assert.match(r.text, /integrity ok, journal wal/);
   assert.equal(tron.requests[0]!['tron-pro-api-key'], 'tron-key-S3cret');
   assert.deepEqual(smtp.logins, ['ops']);
@@ -213,4 +232,38 @@ test('gatewayd doctor from the command line exits 1 on a problem', async () => {
   assert.equal(r.status, 1);
   assert.match(r.stdout, /FAIL  database/);
   assert.match(r.stdout, /problem\(s\) found/);
+});
+
+test('doctor: a provider of another network, and a database of another network, are problems', async (t) => {
+  const tron = await tronStandIn();
+  t.after(() => tron.close());
+  const settings = (network: NetworkName) => `[server]
+public_url = "https://pay.example.com"
+secret = "0123456789abcdef0123456789abcdef-long-enough"
+[tron]
+network = "${network}"
+api_url = "${tron.url}"
+api_key = "k"`;
+  const { config, db } = installation(settings('nile'));
+
+  // A Nile instance whose provider is a Nile node: both identity checks pass.
+  tron.mode.network = 'nile';
+  const good = await doctor(config);
+  assert.equal(good.code, 0, good.text);
+  assert.match(line(good.lines, 'ok', 'chain') ?? '', /serves tron-nile \(genesis block cd8690dc\)/);
+  assert.match(line(good.lines, 'ok', 'usdt') ?? '', /TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf is a contract on tron-nile/);
+  assert.match(good.text, /network +tron-nile: a test network, no real money, as the database records/);
+
+  // The same instance pointed at a mainnet provider: named, and a failure.
+  tron.mode.network = 'mainnet';
+  const wrong = await doctor(config);
+  assert.equal(wrong.code, 1, wrong.text);
+  assert.match(line(wrong.lines, 'FAIL', 'chain') ?? '', /serves tron-mainnet, not tron-nile \(tron\.network = "nile"\): fix tron\.api_url or tron\.network/);
+  assert.match(line(wrong.lines, 'FAIL', 'usdt') ?? '', /has no contract at TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf/);
+
+  // The Nile database under a mainnet configuration.
+  writeFileSync(config, `${settings('mainnet')}\n[database]\npath = "${db}"\n`, { mode: 0o640 });
+  const mixed = await doctor(config);
+  assert.equal(mixed.code, 1, mixed.text);
+  assert.match(line(mixed.lines, 'FAIL', 'network') ?? '', /the database belongs to tron-nile, but tron\.network = "mainnet" \(tron-mainnet\): serve refuses to start/);
 });

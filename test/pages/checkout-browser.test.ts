@@ -11,7 +11,9 @@ import { commitScan } from '../../src/chain/chain.service.js';
 import type { VerifiedTransfer } from '../../src/chain/verifier.js';
 import type { AppDeps } from '../../src/deps.js';
 import { tronUri } from '../../src/pages/checkout.pages.js';
-import { USDT_CONTRACT } from '../../src/lib/tron.js';
+import { NETWORKS } from '../../src/lib/tron.js';
+
+const USDT_CONTRACT = NETWORKS.mainnet.usdtContract;
 import { ADDRESSES, addWallet, createInvoice, micro } from '../helpers/shop.js';
 import { insertInvoice, insertWallet, WALLET_ADDRESS } from './rows.js';
 
@@ -131,7 +133,7 @@ test('checkout in Chromium, right-to-left: tron: URI QR, grouped amount, fee war
   await page.screenshot({ path: join(tmpdir(), 'gatewayd-checkout-pay-ar.png'), fullPage: true });
 
   // Paid: the page switches by itself, and offers the stored URL, and only that.
-  await recordTransfers(app.deps, [{ txHash: '9a'.repeat(32), logIndex: 0, from: ADDRESSES[3], to: ADDRESSES[0], amount: micro(inv.payable_amount), blockNumber: 7, blockTimestamp: app.clock.now() }]);
+  await recordTransfers(app.deps, [{ txHash: '9a'.repeat(32), logIndex: 0, from: ADDRESSES[3], to: ADDRESSES[0], amount: micro(inv.payable_amount), blockNumber: 7, blockTimestamp: app.clock.now(), tokenContract: USDT_CONTRACT }]);
   const link = page.locator('#screen-confirmed a.return-link');
   await link.waitFor({ state: 'visible', timeout: 15_000 });
   assert.equal(await link.innerText(), catalogue['page.checkout.return_to']!.replace('{merchant}', 'Corner Shop'));

@@ -7,14 +7,14 @@ import { toDbAmount } from '../../src/lib/amounts.js';
 import { randomToken } from '../../src/lib/crypto.js';
 import { newId } from '../../src/lib/ids.js';
 import { MINUTE, DAY } from '../../src/lib/clock.js';
-import { NETWORK, TOKEN, USDT_CONTRACT } from '../../src/lib/tron.js';
+import { NETWORKS, TOKEN, type TronNetwork } from '../../src/lib/tron.js';
 import type { InvoiceStatus } from '../../src/db/schema.js';
 
 export const WALLET_ADDRESS = 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7';
 
-export async function insertWallet(db: Db, merchantId: string, now: number, label = 'Main wallet', address = WALLET_ADDRESS): Promise<string> {
+export async function insertWallet(db: Db, merchantId: string, now: number, label = 'Main wallet', address = WALLET_ADDRESS, network: Readonly<TronNetwork> = NETWORKS.mainnet): Promise<string> {
   const id = newId('wal');
-  await db.insertInto('wallets').values({ id, merchant_id: merchantId, label, address, network: NETWORK, created_at: now }).execute();
+  await db.insertInto('wallets').values({ id, merchant_id: merchantId, label, address, network: network.id, created_at: now }).execute();
   return id;
 }
 
@@ -30,6 +30,8 @@ export interface InvoiceRowInput {
   orderId?: string;
   expiresInMinutes?: number;
   txHash?: string | null;
+  /** The instance's network (default mainnet). */
+  network?: Readonly<TronNetwork>;
 }
 
 export async function insertInvoice(db: Db, input: InvoiceRowInput): Promise<{ id: string; checkoutToken: string }> {
@@ -43,9 +45,9 @@ export async function insertInvoice(db: Db, input: InvoiceRowInput): Promise<{ i
       id,
       merchant_id: input.merchantId,
       wallet_id: input.walletId,
-      network: NETWORK,
+      network: (input.network ?? NETWORKS.mainnet).id,
       token: TOKEN,
-      token_contract: USDT_CONTRACT,
+      token_contract: (input.network ?? NETWORKS.mainnet).usdtContract,
       wallet_address: WALLET_ADDRESS,
       merchant_order_id: input.orderId ?? `order-${id}`,
       idempotency_key: `idem-${id}`,

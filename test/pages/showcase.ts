@@ -43,9 +43,9 @@ export async function seedShowcase(app: TestApp): Promise<Showcase> {
   }
   // A payment of the price without the adjustment (unmatched) and the exact amount of the expired invoice after its window (late).
   await writeTransaction(app.deps.db, async (trx) => {
-    const base = { from: PAYER, to: WALLET_ADDRESS, blockNumber: 69_316_562 };
-    await insertTransfer(trx, { ...base, txHash: 'a1'.repeat(32), logIndex: 0, amount: 42_500_000n, blockTimestamp: now - 120_000 }, 'unmatched', null, now);
-    await insertTransfer(trx, { ...base, txHash: 'b2'.repeat(32), logIndex: 3, amount: 5_000_007n, blockTimestamp: now - 60_000 }, 'late', expired.id, now);
+    const base = { from: PAYER, to: WALLET_ADDRESS, blockNumber: 69_316_562, tokenContract: app.deps.config.network.usdtContract };
+    await insertTransfer(trx, app.deps.config.network, { ...base, txHash: 'a1'.repeat(32), logIndex: 0, amount: 42_500_000n, blockTimestamp: now - 120_000 }, 'unmatched', null, now);
+    await insertTransfer(trx, app.deps.config.network, { ...base, txHash: 'b2'.repeat(32), logIndex: 3, amount: 5_000_007n, blockTimestamp: now - 60_000 }, 'late', expired.id, now);
   });
   return { owner, pendingId: pending.id, pendingToken: pending.checkoutToken, paidId: paid.id, paidToken: paid.checkoutToken };
 }

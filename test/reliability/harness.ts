@@ -13,6 +13,7 @@ import { insertKey } from '../../src/api-keys/api-keys.repo.js';
 import { openDatabase, openSqlite, type Sqlite } from '../../src/db/database.js';
 import { migrate } from '../../src/db/migrator.js';
 import { registerWallet } from '../../src/wallets/wallets.repo.js';
+import { NETWORK } from '../helpers/tron-samples.js';
 import { tempDir } from '../helpers/app.js';
 import { HttpClient } from '../helpers/http.js';
 
@@ -114,7 +115,7 @@ export async function prepareDatabase(count: number, options: { addresses?: read
     const { token } = await createSession(db.db, m.id, now);
     const { key, secret } = await insertKey(db.db, m.id, { name: 'server', scopes: ['invoices:read', 'invoices:write', 'ledger:read'], expiresInDays: null }, now);
     const address = addresses[i % addresses.length]!;
-    const { wallet } = await registerWallet(db.db, m.id, 'Main', address, now);
+    const { wallet } = await registerWallet(db.db, NETWORK, m.id, 'Main', address, now);
     merchants.push({ id: m.id, email, sessionToken: token, key: secret, keyId: key.id, walletId: wallet.id, address });
   }
   await db.close();

@@ -70,7 +70,7 @@ test('tenancy and auth: foreign ids, revoked, expired and narrow keys, foreign o
       if (path.startsWith('/api/v1/api-keys/{id}')) return b.keyId;
       return undefined;
     };
-    const bodyFor = (op: Op): unknown => (op.method === 'GET' || op.method === 'DELETE' ? undefined : op.path.endsWith('/review') ? { decision: 'accept' } : op.path.endsWith('/messages') ? { message: 'hi' } : {});
+    const bodyFor = (op: Op): unknown => (op.method === 'GET' || op.method === 'DELETE' ? undefined : op.path.endsWith('/review') ? { decision: 'accept' } : op.path.endsWith('/resolve') ? { tx_hash: 'ab'.repeat(32), log_index: 0 } : op.path.endsWith('/messages') ? { message: 'hi' } : {});
     const call = (client: HttpClient, op: Op, path: string, options: Parameters<HttpClient['request']>[3] = {}) => client.request(op.method, path, bodyFor(op), options);
 
     for (const op of ops) {

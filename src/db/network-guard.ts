@@ -1,0 +1,70 @@
+/**
+ * One database, one TRON network. The first start records the network a database is opened for
+ * (migration 0013 records tron-mainnet for databases that already held accounts); every later start
+ * compares it with the configured one and refuses another, so invoices, wallets and amounts of a
+ * test network never mix with real ones, in either direction.
+ */
+import type { Config } from '../config.js';
+import type { NetworkId } from '../lib/tron.js';
+import type { Sqlite } from './database.js';
+import { isEmptyDatabase, migrate, MigrationError, migrationStatus, type Migration } from './migrator.js';
+
+export class NetworkMismatchError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'NetworkMismatchError';
+  }
+}
+
+/** The network recorded in this database; undefined before migration 0013 or before a first start. */
+export function recordedNetwork(sqlite: Sqlite): NetworkId | undefined {
+  const table = sqlite.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'instance_network'`).get();
+  if (!table) return undefined;
+  const row = sqlite.prepare('SELECT network FROM instance_network WHERE id = 1').get() as { network: NetworkId } | undefined;
+  return row?.network;
+}
+
+export interface NetworkClaim {
+  /** The network the command runs on. */
+  network: NetworkId;
+  /** How the user chose it, for the error line: `tron.network = "nile"`, or `gatewayd dev`. */
+  chosenBy: string;
+}
+
+/** The claim of a command that runs on the configured network. */
+export function configuredClaim(config: Config): NetworkClaim {
+  return { network: config.network.id, chosenBy: `tron.network = "${config.tron.network}"` };
+}
+
+/**
+ * Records `claim.network` on a database that has none yet, or checks that it is the recorded one.
+ * Throws NetworkMismatchError (one line naming both networks) otherwise. The table must exist.
+ */
+export function claimNetwork(sqlite: Sqlite, path: string, claim: NetworkClaim, now: number): void {
+  sqlite.prepare('INSERT INTO instance_network (id, network, recorded_at) VALUES (1, ?, ?) ON CONFLICT (id) DO NOTHING').run(claim.network, now);
+  const recorded = recordedNetwork(sqlite);
+  if (recorded !== claim.network) {
+    throw new NetworkMismatchError(
+      `${path}: this database belongs to ${recorded}, but ${claim.chosenBy} runs ${claim.network}; a database never changes network: use another database file`,
+    );
+  }
+}
+
+/**
+ * Makes a database ready for a command that serves or writes: a brand-new file gets every
+ * migration; an existing one with pending migrations is refused (`gatewayd migrate` applies them
+ * deliberately, after a backup); then the network is claimed or checked. Returns what was applied.
+ */
+export function prepareDatabase(sqlite: Sqlite, path: string, claim: NetworkClaim, created: boolean, now: number): Migration[] {
+  let applied: Migration[] = [];
+  if (created || isEmptyDatabase(sqlite)) {
+    applied = migrate(sqlite, now);
+  } else {
+    const { pending } = migrationStatus(sqlite);
+    if (pending.length > 0) {
+      throw new MigrationError(`${path}: ${pending.length} pending migration(s) (${pending.map((m) => m.version).join(', ')}); run \`gatewayd migrate\` first`);
+    }
+  }
+  claimNetwork(sqlite, path, claim, now);
+  return applied;
+}

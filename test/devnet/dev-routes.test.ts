@@ -1,0 +1,92 @@
+/**
+ * The control routes of `gatewayd dev` in process (the real app and the simulated node, sharing a
+ * ManualClock): a late payment lands after the window and is recorded late; bad requests get the
+ * error envelope and change nothing. And the dev-only webhook rule: http to localhost is accepted
+ * under `gatewayd dev` and refused by any other instance, test network or not.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { runOnce } from '../../src/chain/chain.worker.js';
+import { createChainRuntime } from '../../src/chain/chain.worker.js';
+import { buildConfig } from '../../src/config.js';
+import { devRoutes } from '../../src/devnet/dev.routes.js';
+import { startSimulatedTron } from '../../src/devnet/tron-node.js';
+import type { AppDeps } from '../../src/deps.js';
+import { MINUTE, SECOND } from '../../src/lib/clock.js';
+import { NETWORKS } from '../../src/lib/tron.js';
+import { createUrlPolicy, UrlRejected } from '../../src/webhooks/url-policy.js';
+import { startTestApp } from '../helpers/app.js';
+import { getInvoice, transfersOf } from '../helpers/chain-fixtures.js';
+import { createInvoice, micro, shop } from '../helpers/shop.js';
+
+const DEVNET = NETWORKS.devnet;
+
+test('/_dev/pay --late lands after the window: the invoice expires and the payment is recorded late; bad requests change nothing', async (t) => {
+  let clockNow = () => Date.UTC(2026, 0, 15, 12, 0, 0);
+  const node = await startSimulatedTron({ usdtContract: DEVNET.usdtContract, blockIntervalMs: 1000, solidityLag: 3, now: () => clockNow() });
+  t.after(() => node.close());
+  let deps: AppDeps | undefined;
+  const app = await startTestApp({
+    config: { tron: { network: 'devnet', api_url: node.url, poll_interval_seconds: 1 } },
+    beforeCreate: (d) => {
+      deps = d;
+    },
+    beforeServe: (a) => devRoutes(a, deps!, { node, solidityLag: 3, blockIntervalMs: 1000 }),
+  });
+  t.after(() => app.close());
+  clockNow = () => app.clock.now();
+  app.deps.chain = createChainRuntime(app.config, { maxRequestsPerSecond: 0, timeoutMs: 2000 });
+
+  const s = await shop(app, 'TXVj38D1XR3TPgSHTCZGC8wkLDAGqF1oqx');
+  const inv = (await createInvoice(s.client, { amount: '5', wallet_id: s.walletId, expires_in_minutes: 1 })).body.invoice;
+  const dev = app.client({ origin: null });
+
+  // Refused, with the envelope, and nothing lands on the chain.
+  const before = node.blockInfos(node.head().number + 1).length;
+  const asForm = await dev.post(app.baseUrl + '/_dev/pay', undefined, { raw: `invoice_id=${inv.id}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  assert.equal(asForm.status, 400);
+  assert.equal(asForm.body.error.code, 'validation_error');
+  assert.equal(asForm.headers.get('x-gatewayd-dev'), 'tron-devnet');
+  assert.equal((await dev.post(app.baseUrl + '/_dev/pay', { invoice_id: 'inv_nope' })).body.error.code, 'not_found');
+  const badAddress = await dev.post(app.baseUrl + '/_dev/transfer', { to: 'TXVj38D1XR3TPgSHTCZGC8wkLDAGqF1oqy', amount: '1' });
+  assert.deepEqual([badAddress.status, badAddress.body.error.details[0].path], [400, 'to']);
+  assert.equal((await dev.post(app.baseUrl + '/_dev/transfer', { to: s.address, amount: '1.0000001' })).status, 400);
+  assert.equal((await dev.post(app.baseUrl + '/_dev/merchant', { email: 'x@example.com', password: 'short' })).body.error.details[0].path, 'password');
+  assert.equal(node.blockInfos(node.head().number + 1).length, before, 'no transaction was injected');
+
+  const late = await dev.post(app.baseUrl + '/_dev/pay', { invoice_id: inv.id, late: true });
+  assert.equal(late.status, 200, late.text);
+  assert.ok(Date.parse(late.body.block_timestamp) > Date.parse(inv.expires_at));
+  assert.equal(late.body.amount, inv.payable_amount);
+  assert.equal(micro(late.body.amount), micro(inv.payable_amount));
+
+  for (let i = 0; i < 40 && !(await transfersOf(app)).some((x) => x.tx_hash === late.body.tx_id); i++) {
+    app.clock.advance(5 * SECOND);
+    while (await runOnce(app.deps));
+  }
+  assert.ok(app.clock.now() < Date.parse(inv.expires_at) + 5 * MINUTE);
+  const recorded = (await transfersOf(app)).find((x) => x.tx_hash === late.body.tx_id)!;
+  assert.deepEqual([recorded.kind, recorded.invoice_id, recorded.network, recorded.token_contract], ['late', inv.id, 'tron-devnet', DEVNET.usdtContract]);
+  assert.equal((await getInvoice(app, inv.id)).status, 'expired');
+});
+
+test('webhooks to http://localhost: allowed under gatewayd dev only, never by another instance (test networks included)', async () => {
+  const lookup = async () => [{ address: '127.0.0.1', family: 4 }];
+  const url = 'http://localhost:3000/hooks';
+  const dev = createUrlPolicy(buildConfig({ tron: { network: 'devnet', api_url: 'http://127.0.0.1:9' } }, { devMode: true }), lookup);
+  const target = await dev.check(url);
+  assert.deepEqual([target.address, target.port, target.url.protocol], ['127.0.0.1', 3000, 'http:']);
+  assert.equal((await dev.check('http://10.1.2.3:8080/x')).address, '10.1.2.3');
+  await assert.rejects(dev.check('ftp://localhost/x'), UrlRejected);
+  await assert.rejects(dev.check('http://user:pw@localhost/x'), UrlRejected);
+
+  for (const config of [
+    buildConfig(),
+    buildConfig({ tron: { network: 'nile' } }),
+    buildConfig({ tron: { network: 'devnet', api_url: 'http://127.0.0.1:9' } }),
+  ]) {
+    const policy = createUrlPolicy(config, lookup);
+    await assert.rejects(policy.check(url), (err: unknown) => err instanceof UrlRejected && /scheme must be https/.test(err.message), config.network.id);
+    await assert.rejects(policy.check('https://localhost/hooks'), (err: unknown) => err instanceof UrlRejected && /localhost is not allowed/.test(err.message));
+  }
+});
