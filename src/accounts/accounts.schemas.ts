@@ -54,6 +54,8 @@ export const ResetBody = z
   })
   .openapi('ResetPasswordRequest');
 
+export const SetPasswordBody = z.strictObject({ password: z.string().min(12).max(128) }).openapi('SetPasswordRequest');
+
 export const ResetPreviewBody = z.strictObject({ token: ResetToken }).openapi('ResetPreviewRequest');
 
 const CredentialCountsSchema = z.object({
@@ -100,7 +102,7 @@ export const VerifyEmailResponse = z
     merchant: MerchantSchema,
     password_set: z.boolean().openapi({
       description:
-        'False when more than one registration was made for this address before it was confirmed: none of their passwords is kept, and a link to choose one has been emailed',
+        'False when the account has no password: more than one registration was made for this address before it was confirmed, or the link was opened in another browser than the one that registered (one without its gw_reg cookie). No registration password is kept then; a link to choose one has been emailed, and the signed-in owner may choose one now with POST /auth/password/set',
     }),
   })
   .openapi('EmailConfirmed');

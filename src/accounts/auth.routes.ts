@@ -10,8 +10,8 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { ServerResponse } from 'node:http';
 import type { Context } from 'hono';
-import { getCookie } from 'hono/cookie';
-import { checkOrigin, clearSessionCookie, optionalSession, setSessionCookie } from '../http/auth.js';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { checkOrigin, clearSessionCookie, httpOnlyCookieOptions, optionalSession, requireSession, setSessionCookie } from '../http/auth.js';
 import { requireCaptcha } from '../http/captcha.js';
 import { clientIp, rateLimitSubject } from '../http/client-ip.js';
 import type { AppDeps } from '../deps.js';
@@ -32,16 +32,37 @@ import {
   ResetPreviewBody,
   ResetResponse,
   SessionStatus,
+  SetPasswordBody,
   toMerchantResponse,
   VerifyEmailBody,
   VerifyEmailResponse,
 } from './accounts.schemas.js';
-import { type AfterAnswer, forgotPassword, login, logout, register, resetPassword, resetPreview, verifyEmail } from './auth.service.js';
+import {
+  type AfterAnswer,
+  forgotPassword,
+  login,
+  logout,
+  register,
+  resetPassword,
+  resetPreview,
+  setFirstPassword,
+  verifyEmail,
+} from './auth.service.js';
+import { REGISTRATION_LIFETIME_MS } from './registrations.repo.js';
 import { createGoogleVerifier, googleSignIn } from './google.service.js';
 import { normalizeEmail } from './merchants.repo.js';
 import { SESSION_COOKIE } from './sessions.repo.js';
 
 const tags = ['Authentication'];
+
+/**
+ * The registering browser's proof of its registration (see registrations.repo.ts). Sent only to the
+ * confirmation endpoint, unreadable by scripts, and gone when the registration would be.
+ */
+export const REGISTRATION_COOKIE = 'gw_reg';
+const REGISTRATION_COOKIE_PATH = '/api/v1/auth/verify-email';
+
+const registrationCookieOptions = (deps: AppDeps) => httpOnlyCookieOptions(deps, REGISTRATION_COOKIE_PATH, REGISTRATION_LIFETIME_MS);
 
 /** Per-address (and per-email) limits of one operation; unknown emails count exactly like known ones. */
 function limit(c: Context<AppEnv>, deps: AppDeps, operation: string, email?: string): string {
@@ -96,6 +117,7 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
       requireMail(deps);
       await requireCaptcha(deps, body.captcha_token, ip);
       const result = await register(deps, { email: body.email, password: body.password, name: body.name, locale: resolveLocale(body.locale) });
+      setCookie(c, REGISTRATION_COOKIE, result.browserProof, registrationCookieOptions(deps));
       return c.json({ verification_required: true as const, email: result.email, email_sent: result.emailSent }, 201);
     },
   );
@@ -136,15 +158,16 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
       tags,
       summary: 'Confirm the email address with the token of the emailed link; signs in',
       description:
-        "The token is single use, valid 24 hours, and replaced by a newer confirmation mail of the same registration (a sign-in of the unconfirmed account sends one): otherwise 400 invalid_token. The account gets the password and name of the link's registration when it is the only live registration of the address. When several registrations were made (by the owner, or by someone else who typed the owner's address), any of their links confirms the address and signs in, but no password is kept: `password_set` is false and a link to choose a password is emailed.",
+        "The token is single use, valid 24 hours, and replaced by a newer confirmation mail of the same registration (a sign-in of the unconfirmed account sends one): otherwise 400 invalid_token. The account gets the password and name of the link's registration when it is the only live registration of the address. When several registrations were made (by the owner, or by someone else who typed the owner's address), or the request does not come from the browser that registered (its `gw_reg` cookie, set by POST /auth/register), any of their links confirms the address and signs in, but no password is kept: `password_set` is false, a link to choose a password is emailed, and the signed-in owner may choose one at once with POST /auth/password/set. A password typed by someone who never proved the mailbox thus never opens the account.",
       request: { body: jsonBody(VerifyEmailBody) },
       responses: { 200: jsonResponse(VerifyEmailResponse, 'Confirmed and signed in'), ...errorResponses(400, 403, 413, 429) },
     }),
     async (c) => {
       const { token } = c.req.valid('json');
       limit(c, deps, 'verify');
-      const confirmed = await verifyEmail(deps, token, getCookie(c, SESSION_COOKIE));
+      const confirmed = await verifyEmail(deps, token, getCookie(c, SESSION_COOKIE), getCookie(c, REGISTRATION_COOKIE));
       setSessionCookie(c, deps, confirmed.sessionToken);
+      deleteCookie(c, REGISTRATION_COOKIE, registrationCookieOptions(deps));
       return c.json({ merchant: toMerchantResponse(confirmed.merchant, deps.config), password_set: confirmed.passwordSet }, 200);
     },
   );
@@ -197,6 +220,30 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
         { merchant: toMerchantResponse(reset.merchant, deps.config), revoked: { api_keys: reset.revoked.apiKeys, webhooks: reset.revoked.webhooks } },
         200,
       );
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/auth/password/set',
+      operationId: 'setFirstPassword',
+      tags,
+      security: [{ sessionCookie: [] }],
+      middleware: [requireSession(deps)],
+      summary: 'Choose the first password of the signed-in account, which has none',
+      description:
+        'For an account confirmed without a password (`password_set: false` from POST /auth/verify-email) or made by Google sign-in. ' +
+        'An account that already has a password: 409 password_already_set (it changes through a reset link, POST /auth/password/forgot). ' +
+        'Outstanding reset links of the account stop working; sessions stay signed in.',
+      request: { body: jsonBody(SetPasswordBody) },
+      responses: { 200: jsonResponse(MerchantEnvelope, 'Password set'), ...errorResponses(400, 401, 403, 409, 413, 429) },
+    }),
+    async (c) => {
+      const { password } = c.req.valid('json');
+      limit(c, deps, 'set_password');
+      const merchant = await setFirstPassword(deps, c.get('auth').merchantId, password);
+      return c.json({ merchant: toMerchantResponse(merchant, deps.config) }, 200);
     },
   );
 

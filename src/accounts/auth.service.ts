@@ -12,6 +12,10 @@
  *   no password, signed in, and mailed a reset link to choose one. So a password chosen by someone
  *   who never proved the mailbox never opens the account once its owner confirms it, whatever the
  *   order of registrations and mails (pre-registration hijacking).
+ * - The password is bound to the browser that registered, too (registrationProof, kept in that
+ *   browser's cookie): confirming keeps it only when the confirming request carries that proof. The
+ *   owner of an address a stranger registered alone confirms from their own browser and gets no
+ *   password; they choose one at once (setFirstPassword) or through the reset link mailed to them.
  * - `email_sent` is true only when a mail was accepted by the mail server for this request. Within
  *   the 5-minute limit of an address nothing is mailed and the answer says so; the limit is taken
  *   alike by a new address, an unconfirmed one and a confirmed one, so the answer tells only whether
@@ -35,6 +39,7 @@ import {
   insertMerchant,
   normalizeEmail,
   releaseMailSlot,
+  setPasswordIfNone,
   updateMerchant,
   type MailSlot,
   type MerchantChanges,
@@ -42,8 +47,17 @@ import {
 } from './merchants.repo.js';
 import { checkPassword, hashPassword } from './passwords.js';
 import { consumeResetToken, findResetMerchant, recordResetRequest, voidMerchantResets } from './password-resets.repo.js';
-import { deleteMerchantRegistrations, insertRegistration, liveRegistrations, renewRegistration, type Registration } from './registrations.repo.js';
+import {
+  deleteMerchantRegistrations,
+  holdsRegistrationProof,
+  insertRegistration,
+  liveRegistrations,
+  registrationProof,
+  renewRegistration,
+  type Registration,
+} from './registrations.repo.js';
 import { createSession, deleteMerchantSessions, deleteSession } from './sessions.repo.js';
+import { newId } from '../lib/ids.js';
 
 /** At most one confirmation mail (and one "already registered" notice) per address per 5 minutes. */
 export const MAIL_RESEND_GAP_MS = 5 * MINUTE;
@@ -80,6 +94,7 @@ interface PlannedMail {
   merchant: Merchant;
   slot: MailSlot;
   token?: string;
+  registrationId?: string;
 }
 
 /** Sends a planned mail; a refused mail gives its resend slot back. Returns whether it was accepted. */
@@ -125,9 +140,11 @@ export interface RegisterInput {
  * New or unconfirmed address: a registration (password and name kept apart from the account) and,
  * within the address's 5-minute limit, its confirmation link. Confirmed address: a notice to the
  * owner, within the same limit. All three answer alike; `emailSent` says whether this request's
- * mail was accepted.
+ * mail was accepted. `browserProof` goes into the registering browser's cookie: the proof of the
+ * registration whose link was mailed, else that of an id never stored (the same 43 characters, so
+ * the cookie tells nothing about the address either).
  */
-export async function register(deps: AppDeps, input: RegisterInput): Promise<{ email: string; emailSent: boolean }> {
+export async function register(deps: AppDeps, input: RegisterInput): Promise<{ email: string; emailSent: boolean; browserProof: string }> {
   const email = normalizeEmail(input.email);
   const name = defaultName(email, input.name);
   const passwordHash = await hashPassword(input.password);
@@ -143,11 +160,12 @@ export async function register(deps: AppDeps, input: RegisterInput): Promise<{ e
     // Stored even when no mail can go now: a later confirmation must see that registrations compete.
     const registrationId = await insertRegistration(trx, merchant.id, { passwordHash, name, locale: input.locale }, now);
     if (!registrationId || !(await claimMailSlot(trx, merchant.id, 'verification_sent_at', now, MAIL_RESEND_GAP_MS))) return undefined;
-    return { kind: 'verify', merchant, slot: 'verification_sent_at', token: await issueVerifyToken(trx, merchant.id, registrationId, now) };
+    const token = await issueVerifyToken(trx, merchant.id, registrationId, now);
+    return { kind: 'verify', merchant, slot: 'verification_sent_at', token, registrationId };
   });
   const emailSent = mail ? await deliver(deps, mail, input.locale, now) : false;
   deps.log.info({ merchant_id: mail?.merchant.id, mail: mail?.kind ?? 'within_limit', email_sent: emailSent }, 'registration');
-  return { email, emailSent };
+  return { email, emailSent, browserProof: registrationProof(deps.config.server.secret, mail?.registrationId ?? newId('reg')) };
 }
 
 export interface LoginInput {
@@ -199,17 +217,18 @@ export async function login(deps: AppDeps, input: LoginInput): Promise<SignedIn>
 }
 
 export interface Confirmed extends SignedIn {
-  /** False when competing registrations left the account without a password (a reset link was mailed). */
+  /** False when the account has no password (a reset link was mailed; the owner may also set one now). */
   passwordSet: boolean;
 }
 
 /**
  * Confirms the address of the link's account and signs in. The account gets the password and name
- * of the link's registration when it is the address's only live registration; otherwise none (and a
+ * of the link's registration when it is the address's only live registration and the request comes
+ * from the browser that made it (`browserProof`, the registration cookie); otherwise none (and a
  * reset link is mailed so that the owner chooses one). 400 invalid_token for a used, replaced,
  * expired or unknown link.
  */
-export async function verifyEmail(deps: AppDeps, token: string, previousToken: string | undefined): Promise<Confirmed> {
+export async function verifyEmail(deps: AppDeps, token: string, previousToken: string | undefined, browserProof?: string): Promise<Confirmed> {
   const now = deps.clock.now();
   const result = await writeTransaction(deps.db, async (trx) => {
     const link = await consumeVerifyToken(trx, token, now);
@@ -221,7 +240,8 @@ export async function verifyEmail(deps: AppDeps, token: string, previousToken: s
       return { merchant, passwordSet: merchant.passwordHash !== null, sessionToken, resetToken: undefined, locale: 'en' as Locale, registrations: 0 };
     }
     const live = await liveRegistrations(trx, merchant.id, now);
-    const own = live.length === 1 && live[0]!.id === link.registrationId ? live[0] : undefined;
+    const alone = live.length === 1 && live[0]!.id === link.registrationId ? live[0] : undefined;
+    const own = alone && holdsRegistrationProof(deps.config.server.secret, alone.id, browserProof) ? alone : undefined;
     const confirmed: Merchant = { ...merchant, emailVerifiedAt: now, passwordHash: own?.passwordHash ?? null, name: own?.name ?? merchant.name };
     await updateMerchant(trx, merchant.id, { emailVerifiedAt: now, passwordHash: confirmed.passwordHash, name: confirmed.name }, now);
     const clicked = live.find((r) => r.id === link.registrationId);
@@ -242,6 +262,24 @@ export async function verifyEmail(deps: AppDeps, token: string, previousToken: s
   if (result.resetToken) sendResetMailLater(deps, result.merchant, result.resetToken, result.locale);
   deps.log.info({ merchant_id: result.merchant.id, password_set: result.passwordSet, registrations: result.registrations }, 'email confirmed');
   return { merchant: result.merchant, sessionToken: result.sessionToken, passwordSet: result.passwordSet };
+}
+
+/**
+ * Gives a signed-in account that has no password its first one (after a confirmation that kept
+ * none, or a Google sign-in). Never replaces a password: 409 password_already_set (changing one
+ * goes through a reset link). Outstanding reset links stop working; sessions stay.
+ */
+export async function setFirstPassword(deps: AppDeps, merchantId: string, password: string): Promise<Merchant> {
+  const passwordHash = await hashPassword(password);
+  const now = deps.clock.now();
+  const merchant = await writeTransaction(deps.db, async (trx) => {
+    if (!(await setPasswordIfNone(trx, merchantId, passwordHash, now))) return undefined;
+    await voidMerchantResets(trx, merchantId);
+    return findMerchantById(trx, merchantId);
+  });
+  if (!merchant) throw new AppError('password_already_set', 'This account already has a password; change it through a reset link (POST /auth/password/forgot)');
+  deps.log.info({ merchant_id: merchantId }, 'first password set');
+  return merchant;
 }
 
 /**

@@ -104,6 +104,18 @@ export async function updateMerchant(db: Db | Trx, id: string, changes: Merchant
     .execute();
 }
 
+/** Gives a password to an account that has none (a guarded update: never replaces one). Returns true when set. */
+export async function setPasswordIfNone(trx: Trx, id: string, passwordHash: string, now: number): Promise<boolean> {
+  const result = await trx
+    .updateTable('merchants')
+    .set({ password_hash: passwordHash, updated_at: now })
+    .where('id', '=', id)
+    .where('password_hash', 'is', null)
+    .where('email_verified_at', 'is not', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
 export type MailSlot = 'verification_sent_at' | 'exists_notice_sent_at';
 
 /**

@@ -8,9 +8,17 @@
  * registrations compete: the mailbox owner may have made one, someone else the other, and a click
  * on a link proves the mailbox, not which registration its reader made. The account is then
  * confirmed without a password, and its owner chooses one through a reset link.
+ *
+ * The password is also bound to the browser that registered: the registration answer sets a cookie
+ * holding `registrationProof` (an HMAC of the registration id under server.secret, so nothing is
+ * stored for it), and confirming keeps the password only when the confirming request carries it. A
+ * click on the link proves the mailbox, not that its reader typed that registration's password: the
+ * owner of an address someone else registered confirms from their own browser, without the cookie,
+ * and gets no password of the other's choosing.
  */
 import type { Db, Trx } from '../db/database.js';
 import { DAY } from '../lib/clock.js';
+import { hmacSha256Hex, safeEqual } from '../lib/crypto.js';
 import { resolveLocale, type Locale } from '../lib/i18n.js';
 import { newId } from '../lib/ids.js';
 
@@ -61,6 +69,16 @@ export async function insertRegistration(
     })
     .execute();
   return id;
+}
+
+/** The proof, kept in the registering browser's cookie, that a request comes from the browser that made the registration. */
+export function registrationProof(secret: string, registrationId: string): string {
+  return Buffer.from(hmacSha256Hex(secret, `registration-browser:${registrationId}`), 'hex').toString('base64url');
+}
+
+/** Whether a cookie value is the proof of this registration (constant time; false without a cookie). */
+export function holdsRegistrationProof(secret: string, registrationId: string, cookie: string | undefined): boolean {
+  return cookie !== undefined && safeEqual(cookie, registrationProof(secret, registrationId));
 }
 
 /** The live registrations of an account, newest first. */

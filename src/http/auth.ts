@@ -42,14 +42,19 @@ export function checkOrigin(c: Context, deps: AppDeps): void {
   }
 }
 
-export function sessionCookieOptions(deps: AppDeps) {
+/** An HttpOnly, SameSite=Lax cookie for `path`, Secure when the public URL is https, living `lifetimeMs`. */
+export function httpOnlyCookieOptions(deps: AppDeps, path: string, lifetimeMs: number) {
   return {
     httpOnly: true,
     sameSite: 'Lax' as const,
-    path: '/',
+    path,
     secure: deps.config.secureCookies,
-    maxAge: Math.floor(SESSION_LIFETIME_MS / 1000),
+    maxAge: Math.floor(lifetimeMs / 1000),
   };
+}
+
+export function sessionCookieOptions(deps: AppDeps) {
+  return httpOnlyCookieOptions(deps, '/', SESSION_LIFETIME_MS);
 }
 
 export function setSessionCookie(c: Context, deps: AppDeps, token: string): void {

@@ -27,6 +27,7 @@ export const ERROR_STATUS = {
   invoice_not_reviewable: 409,
   invoice_not_cancellable: 409,
   api_key_limit_reached: 409,
+  password_already_set: 409,
   invoice_not_resolvable: 409,
   transfer_already_used: 409,
   wallet_archived: 409,

@@ -316,6 +316,7 @@
       for (var j = 0; j < parts.length; j++) parts[j].hidden = parts[j].getAttribute('data-state') !== state;
       var el = verify.querySelector('[data-state="' + state + '"]');
       if (state === 'ready') el.querySelector('button').focus();
+      else if (state === 'ok_no_password') el.querySelector('input[name="password"]').focus();
       else if (state !== 'working') el.focus();
     };
     var verifyToken = fragmentToken('verify');

@@ -59,13 +59,19 @@ test('an existing confirmed account is linked on first use and keeps its passwor
   assert.equal(other.body.error.code, 'invalid_credential');
 });
 
-test('an unconfirmed account is claimed: 200, its password and confirmation link stop working', async () => {
+test('an unconfirmed account is claimed: 200, its password and confirmation link stop working, and the owner may choose a first password', async () => {
   const email = uniqueEmail('claim');
-  const verifyToken = await registerAndReadToken(app, email, 'attacker set this');
-  const res = await app.t.client().post('/auth/google', { credential: await token(claims(email)) });
+  const attacker = app.t.client();
+  const verifyToken = await registerAndReadToken(app, email, 'attacker set this', {}, attacker);
+  const owner = app.t.client();
+  const res = await owner.post('/auth/google', { credential: await token(claims(email)) });
   assert.equal(res.status, 200);
   assert.equal((await app.t.client().post('/auth/login', { email, password: 'attacker set this' })).status, 401);
-  assert.equal((await app.t.client().post('/auth/verify-email', { token: verifyToken })).body.error.code, 'invalid_token');
+  // Even from the browser that registered (it holds the registration cookie), the link is void.
+  assert.equal((await attacker.post('/auth/verify-email', { token: verifyToken })).body.error.code, 'invalid_token');
+  assert.equal((await owner.post('/auth/password/set', { password: 'the owner adds a password' })).status, 200);
+  assert.equal((await app.t.client().post('/auth/login', { email, password: 'the owner adds a password' })).status, 200);
+  assert.equal((await app.t.client().post('/auth/login', { email, password: 'attacker set this' })).status, 401);
 });
 
 test('refused credentials: 401 invalid_credential', async () => {

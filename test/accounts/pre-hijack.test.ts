@@ -7,6 +7,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { MINUTE } from '../../src/lib/clock.js';
 import { SESSION_COOKIE } from '../../src/accounts/sessions.repo.js';
+import { REGISTRATION_COOKIE } from '../../src/accounts/auth.routes.js';
+import type { HttpClient } from '../helpers/http.js';
 import { confirmedAccount, startMailApp, uniqueEmail, type MailApp } from '../helpers/accounts.js';
 import { startHttpsReceiver, type HttpsReceiver } from '../helpers/https-receiver.js';
 import { fragmentToken, type ReceivedMail } from '../helpers/smtp.js';
@@ -27,25 +29,33 @@ after(async () => {
 
 const mailsTo = (email: string) => app.smtp.messages.filter((m) => m.to.includes(email));
 
-/** Registers through the API; returns the answer and the mail this request caused, if any. */
-async function registerAs(email: string, password: string, name?: string): Promise<{ emailSent: boolean; mail: ReceivedMail | undefined }> {
+/**
+ * Registers through the API from a browser of its own (a fresh client); returns the answer, the mail
+ * this request caused, if any, and that browser (it holds the registration cookie).
+ */
+async function registerAs(
+  email: string,
+  password: string,
+  name?: string,
+): Promise<{ emailSent: boolean; mail: ReceivedMail | undefined; browser: HttpClient; setCookie: string[] }> {
   const before = mailsTo(email).length;
-  const res = await app.t.client().post('/auth/register', { email, password, ...(name ? { name } : {}) });
+  const browser = app.t.client();
+  const res = await browser.post('/auth/register', { email, password, ...(name ? { name } : {}) });
   assert.equal(res.status, 201, res.text);
   const mail = res.body.email_sent ? await app.smtp.waitFor((m) => m.to.includes(email) && mailsTo(email).indexOf(m) >= before) : undefined;
-  return { emailSent: res.body.email_sent, mail };
+  return { emailSent: res.body.email_sent, mail, browser, setCookie: res.headers.getSetCookie() };
 }
 
 const login = (email: string, password: string) => app.t.client().post('/auth/login', { email, password });
 
-/** The owner follows a confirmation mail: signed in, with a working session. */
-async function ownerConfirms(mail: ReceivedMail): Promise<{ passwordSet: boolean }> {
-  const owner = app.t.client();
+/** The owner follows a confirmation mail (by default in a browser that never registered): signed in, with a working session. */
+async function ownerConfirms(mail: ReceivedMail, owner: HttpClient = app.t.client()): Promise<{ passwordSet: boolean; owner: HttpClient }> {
   const res = await owner.post('/auth/verify-email', { token: fragmentToken(mail, 'verify') });
   assert.equal(res.status, 200, res.text);
   assert.ok(owner.cookies.get(SESSION_COOKIE), 'the owner is signed in');
   assert.equal((await owner.get('/me')).status, 200);
-  return { passwordSet: res.body.password_set };
+  assert.equal(owner.cookies.get(REGISTRATION_COOKIE), undefined, 'the registration cookie is cleared');
+  return { passwordSet: res.body.password_set, owner };
 }
 
 /** The owner sets a password through the reset link the confirmation mailed them. */
@@ -105,13 +115,99 @@ test('an attacker alone registers the address and waits: nothing they chose chan
   assert.equal((await login(email, ATTACKER_PASSWORD)).body.error.code, 'email_not_verified');
 });
 
-test('the only registration, confirmed through its own link, keeps its password (the plain case still works)', async () => {
+test('the only registration, confirmed through its own link in the browser that registered, keeps its password (the plain case still works)', async () => {
   const email = uniqueEmail('owner');
   const owner = await registerAs(email, OWNER_PASSWORD, 'Owner Shop');
-  assert.equal((await ownerConfirms(owner.mail!)).passwordSet, true);
+  const cookie = owner.setCookie.find((c) => c.startsWith(`${REGISTRATION_COOKIE}=`));
+  assert.ok(cookie, 'the registration sets its cookie');
+  assert.match(cookie, /HttpOnly/i);
+  assert.match(cookie, /SameSite=Lax/i);
+  assert.match(cookie, /Path=\/api\/v1\/auth\/verify-email/i, 'sent only to the confirmation endpoint');
+  assert.match(cookie, /Max-Age=86400/i, 'lives as long as the registration');
+  assert.doesNotMatch(cookie, /Secure/i, 'plain http public_url');
+  const stored = await app.t.deps.db.selectFrom('registrations').selectAll().where('name', '=', 'Owner Shop').executeTakeFirstOrThrow();
+  assert.ok(!Object.values(stored).includes(owner.browser.cookies.get(REGISTRATION_COOKIE)!), 'the cookie value is stored nowhere');
+  assert.equal((await ownerConfirms(owner.mail!, owner.browser)).passwordSet, true);
   const res = await login(email, OWNER_PASSWORD);
   assert.equal(res.status, 200);
   assert.equal(res.body.merchant.name, 'Owner Shop');
+});
+
+test("an attacker alone registers the owner's address; the owner confirms from their own browser: the attacker's password never opens the account", async () => {
+  const email = uniqueEmail('victim');
+  const attacker = await registerAs(email, ATTACKER_PASSWORD, 'Attacker Ltd');
+  assert.ok(attacker.emailSent && attacker.mail);
+  app.t.clock.advance(10 * MINUTE);
+
+  const { passwordSet, owner } = await ownerConfirms(attacker.mail);
+  const refused = await login(email, ATTACKER_PASSWORD);
+  assert.equal(refused.status, 401, "the attacker's password does not open the account");
+  assert.equal(passwordSet, false, "no registration's password is kept for a browser that did not register");
+  const row = await app.t.deps.db.selectFrom('merchants').select(['password_hash', 'name', 'email_verified_at']).where('email', '=', email).executeTakeFirstOrThrow();
+  assert.equal(row.password_hash, null);
+  assert.notEqual(row.email_verified_at, null);
+  assert.notEqual(row.name, 'Attacker Ltd');
+
+  // An account without a password answers a sign-in exactly like a wrong password and like an unknown address.
+  const { email: other } = await confirmedAccount(app, uniqueEmail('other'), OWNER_PASSWORD);
+  const wrong = await login(other, ATTACKER_PASSWORD);
+  const unknown = await login(uniqueEmail('nobody'), ATTACKER_PASSWORD);
+  for (const res of [wrong, unknown]) {
+    assert.equal(res.status, refused.status);
+    assert.deepEqual(res.body, refused.body);
+  }
+
+  // The owner, signed in, chooses a password at once; a second "first password" is refused.
+  assert.equal((await owner.post('/auth/password/set', { password: 'the owner sets this now' })).status, 200);
+  const again = await owner.post('/auth/password/set', { password: 'someone else tries this' });
+  assert.equal(again.status, 409);
+  assert.equal(again.body.error.code, 'password_already_set');
+  assert.equal((await login(email, 'the owner sets this now')).status, 200);
+  assert.equal((await login(email, 'someone else tries this')).status, 401);
+  assert.equal((await login(email, ATTACKER_PASSWORD)).status, 401);
+  // The reset link mailed by the confirmation stopped working when the password was chosen.
+  const reset = await app.smtp.waitFor((m) => m.to.includes(email) && m.text.includes('#reset='));
+  const late = await app.t.client().post('/auth/password/reset', { token: fragmentToken(reset, 'reset'), password: 'a reset after the choice' });
+  assert.equal(late.body.error?.code, 'invalid_token');
+
+  // The attacker's own browser, holding the cookie of their registration, has no link left to use.
+  assert.equal((await attacker.browser.post('/auth/verify-email', { token: fragmentToken(attacker.mail, 'verify') })).status, 400);
+});
+
+test('the owner registers on one device and confirms on another: signed in without a password, and sets one', async () => {
+  const email = uniqueEmail('two-devices');
+  const laptop = await registerAs(email, OWNER_PASSWORD);
+  const { passwordSet, owner: phone } = await ownerConfirms(laptop.mail!);
+  assert.equal(passwordSet, false);
+  assert.equal((await login(email, OWNER_PASSWORD)).status, 401, 'the typed password is not kept for another browser');
+  assert.equal((await phone.post('/auth/password/set', { password: 'chosen on the phone' })).status, 200);
+  assert.equal((await login(email, 'chosen on the phone')).status, 200);
+});
+
+test("a registration cookie proves only its own registration: another registration's cookie, or a made-up one, keeps no password", async () => {
+  const email = uniqueEmail('mixed');
+  const mine = await registerAs(uniqueEmail('mine'), OWNER_PASSWORD);
+  const theirs = await registerAs(email, ATTACKER_PASSWORD);
+  // A browser holding a valid cookie for another registration.
+  assert.equal((await ownerConfirms(theirs.mail!, mine.browser)).passwordSet, false);
+  assert.equal((await login(email, ATTACKER_PASSWORD)).status, 401);
+  // A forged cookie value.
+  const forged = await registerAs(uniqueEmail('forged'), OWNER_PASSWORD);
+  const browser = app.t.client();
+  browser.cookies.set(REGISTRATION_COOKIE, forged.browser.cookies.get(REGISTRATION_COOKIE)!.replace(/^./, (ch) => (ch === 'A' ? 'B' : 'A')));
+  assert.equal((await ownerConfirms(forged.mail!, browser)).passwordSet, false);
+});
+
+test('first password: needs a session and its Origin, refuses an account that has one, validates the password', async () => {
+  const anonymous = await app.t.client().post('/auth/password/set', { password: 'no session at all here' });
+  assert.equal(anonymous.status, 401);
+  const { client, email } = await confirmedAccount(app, uniqueEmail('has-one'), OWNER_PASSWORD);
+  const refused = await client.post('/auth/password/set', { password: 'replacing without the old one' });
+  assert.equal(refused.status, 409);
+  assert.equal(refused.body.error.code, 'password_already_set');
+  assert.equal((await client.post('/auth/password/set', { password: 'short' })).status, 400);
+  assert.equal((await client.post('/auth/password/set', { password: 'replacing without the old one' }, { origin: 'https://evil.example' })).status, 403);
+  assert.equal((await login(email, OWNER_PASSWORD)).status, 200, 'the password is unchanged');
 });
 
 test('password reset offers to revoke every API key and webhook, shows their counts only to a reset-link holder, and by default keeps them', async () => {
@@ -170,8 +266,9 @@ test('email_sent is true only when a mail went out, and the answers are the same
     answers[email] = [];
     for (let i = 0; i < 2; i++) {
       const before = mailsTo(email).length;
-      const { emailSent } = await registerAs(email, ATTACKER_PASSWORD);
+      const { emailSent, browser } = await registerAs(email, ATTACKER_PASSWORD);
       answers[email]!.push(emailSent);
+      assert.match(browser.cookies.get(REGISTRATION_COOKIE) ?? '', /^[A-Za-z0-9_-]{43}$/, 'every answer sets a registration cookie of the same shape');
       assert.equal(mailsTo(email).length, before + (emailSent ? 1 : 0), 'true means one mail went out, false means none');
     }
   }

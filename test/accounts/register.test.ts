@@ -19,7 +19,11 @@ test('register: 201, no session, a confirmation mail with text and HTML parts; t
   const res = await client.post('/auth/register', { email: `  ${email.toUpperCase()} `.trim(), password: PASSWORD, name: 'Tea & Co' });
   assert.equal(res.status, 201);
   assert.deepEqual(res.body, { verification_required: true, email, email_sent: true });
-  assert.equal(res.headers.getSetCookie().length, 0, 'no session starts');
+  assert.deepEqual(
+    res.headers.getSetCookie().map((c) => c.split('=')[0]),
+    ['gw_reg'],
+    'no session starts (only the registration cookie, which proves this browser registered)',
+  );
   assert.equal((await client.get('/auth/session')).body.signed_in, false);
 
   const mail = await app.smtp.waitFor((m) => m.to.includes(email));

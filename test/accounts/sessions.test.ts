@@ -126,9 +126,11 @@ test('an API key is refused on /me (session only)', async () => {
   assert.equal((await app.t.client().get('/me')).status, 401);
 });
 
-test('https public_url: the session cookie is Secure', async () => {
+test('https public_url: the session cookie and the registration cookie are Secure', async () => {
   const secure = await startMailApp({ server: { public_url: 'https://pay.example.com' } });
   try {
+    const registered = await secure.t.client().post('/auth/register', { email: uniqueEmail('secure'), password: PASSWORD });
+    assert.ok(registered.headers.getSetCookie().some((c) => /^gw_reg=.*; Secure/i.test(c)), registered.headers.getSetCookie().join(' | '));
     const { email } = await confirmedAccount(secure);
     const res = await secure.t.client().post('/auth/login', { email, password: PASSWORD });
     assert.equal(res.status, 200);

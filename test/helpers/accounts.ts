@@ -39,10 +39,19 @@ export function uniqueEmail(tag = 'owner'): string {
 
 export const PASSWORD = 'correct horse battery staple';
 
-/** Registers through the API and returns the confirmation token read from the real mail. */
-export async function registerAndReadToken(app: MailApp, email: string, password = PASSWORD, extra: Record<string, unknown> = {}): Promise<string> {
+/**
+ * Registers through the API and returns the confirmation token read from the real mail. The
+ * registering client keeps the registration cookie: confirm with the same client to keep the password.
+ */
+export async function registerAndReadToken(
+  app: MailApp,
+  email: string,
+  password = PASSWORD,
+  extra: Record<string, unknown> = {},
+  client: HttpClient = app.t.client(),
+): Promise<string> {
   const before = app.smtp.messages.length;
-  const res = await app.t.client().post('/auth/register', { email, password, ...extra });
+  const res = await client.post('/auth/register', { email, password, ...extra });
   assert.equal(res.status, 201, res.text);
   const mail = await app.smtp.waitFor((m, i = app.smtp.messages.indexOf(m)) => i >= before && m.to.includes(email.toLowerCase()));
   return fragmentToken(mail, 'verify');
@@ -50,8 +59,8 @@ export async function registerAndReadToken(app: MailApp, email: string, password
 
 /** A confirmed account made through registration and the emailed link; the client holds its session. */
 export async function confirmedAccount(app: MailApp, email = uniqueEmail(), password = PASSWORD): Promise<{ email: string; client: HttpClient; merchantId: string }> {
-  const token = await registerAndReadToken(app, email, password);
   const client = app.t.client();
+  const token = await registerAndReadToken(app, email, password, {}, client);
   const res = await client.post('/auth/verify-email', { token });
   assert.equal(res.status, 200, res.text);
   return { email, client, merchantId: res.body.merchant.id };

@@ -1,7 +1,8 @@
 /**
  * The account-security pages as a person sees them in Chromium: the confirmation page waits for a
  * click (a link from another site cannot sign the browser in: login CSRF), competing registrations
- * end confirmed without a password, the reset page shows what else the account holds and offers to
+ * and a confirmation in another browser than the one that registered end confirmed without a
+ * password (chosen at once on the confirmation page), the browser that registered keeps its password, the reset page shows what else the account holds and offers to
  * revoke it, and a registration that sent no mail says so. In English and in right-to-left locales,
  * with screenshots, no horizontal overflow and no untranslated text.
  */
@@ -80,7 +81,8 @@ test('confirmation page in Chromium: a link handed over by another site confirms
 
   // A person who does mean to confirm presses the button.
   await button.click();
-  await page.locator('[data-state="ok"]', { hasText: 'Your email address is confirmed and you are signed in.' }).waitFor();
+  // Another browser than the one that registered: confirmed and signed in, with no password kept.
+  await page.locator('[data-state="ok_no_password"]', { hasText: 'Your email address is confirmed and you are signed in.' }).waitFor();
   assert.equal(await signedIn(), true);
   assert.notEqual((await row()).email_verified_at, null);
   assert.deepEqual(browser.errors, []);
@@ -109,10 +111,10 @@ test('competing registrations in Chromium (Arabic): the owner confirms, is signe
   // The owner follows the only mail they got (the attacker's registration's).
   await page.goto(await mailLink(smtp, email, 'verify'));
   await looksRight(page, 'verify-ready-ar');
-  await page.locator('#verify form button').click();
+  await page.locator('#verify form[data-state="ready"] button').click();
   const done = page.locator('[data-state="ok_no_password"]');
   await done.waitFor();
-  assert.match(await done.innerText(), /لم يُحتفظ بأي من كلمات مرورها/);
+  assert.match(await done.innerText(), /لا يُحتفظ بكلمة المرور المكتوبة عند التسجيل/);
   assert.equal(await page.locator('html').getAttribute('dir'), 'rtl');
   await looksRight(page, 'verify-no-password-ar');
   assert.equal((await app.client().post('/auth/login', { email, password: 'the attacker chose this' })).status, 401);
@@ -124,6 +126,71 @@ test('competing registrations in Chromium (Arabic): the owner confirms, is signe
   await page.waitForURL(`${app.baseUrl}/console`);
   assert.equal((await app.client().post('/auth/login', { email, password: 'the owner sets this now' })).status, 200);
   assert.deepEqual(browser.errors, []);
+});
+
+test('confirmation in Chromium: the browser that registered keeps its password; another device (Persian) chooses one on the confirmation page', async (t) => {
+  const { app, smtp } = await startApps(t);
+
+  // Same browser: register on the page, follow the mail's link in that browser, the password is kept.
+  const same = await openBrowser({ viewport: { width: 1024, height: 800 } });
+  t.after(() => same.close());
+  const email = 'same-browser@shop.example';
+  await same.page.goto(`${app.baseUrl}/register`);
+  await same.page.locator('#email').fill(email);
+  await same.page.locator('#password').fill(PASSWORD);
+  await same.page.locator('form[data-api] button[type="submit"]').click();
+  await same.page.locator('[data-done]').waitFor();
+  const cookie = (await same.context.cookies(`${app.baseUrl}/api/v1/auth/verify-email`)).find((c) => c.name === 'gw_reg');
+  assert.ok(cookie && cookie.httpOnly && cookie.sameSite === 'Lax', 'an HttpOnly, SameSite=Lax registration cookie');
+  await same.page.goto(await mailLink(smtp, email, 'verify'));
+  await same.page.getByRole('button', { name: 'Confirm my email address' }).click();
+  await same.page.locator('[data-state="ok"]', { hasText: 'Your email address is confirmed and you are signed in.' }).waitFor();
+  assert.equal((await app.client().post('/auth/login', { email, password: PASSWORD })).status, 200, 'the password typed in this browser is kept');
+  assert.deepEqual(same.errors, []);
+
+  // Another device: registered elsewhere (another client), confirmed on a phone in Persian.
+  const other = 'two-devices@shop.example';
+  assert.equal((await app.client().post('/auth/register', { email: other, password: PASSWORD })).status, 201);
+  const phone = await openBrowser({ locale: 'fa', viewport: { width: 360, height: 740 } });
+  t.after(() => phone.close());
+  const { page } = phone;
+  await page.goto(await mailLink(smtp, other, 'verify'));
+  await page.locator('#verify form[data-state="ready"] button').click();
+  const choose = page.locator('form[data-state="ok_no_password"]');
+  await choose.waitFor();
+  assert.match(await choose.innerText(), /اکنون گذرواژه خود را انتخاب کنید/);
+  assert.equal(await page.locator('html').getAttribute('dir'), 'rtl');
+  assert.equal(await page.evaluate(() => (globalThis as unknown as { document: { activeElement: { id: string } } }).document.activeElement.id), 'password', 'the password field has the focus');
+  await looksRight(page, 'verify-choose-password-fa');
+  assert.equal((await app.client().post('/auth/login', { email: other, password: PASSWORD })).status, 401, 'the password typed on the other device is not kept');
+
+  // Too short first: the browser's own check stops it; then a valid one signs in to the console.
+  await page.locator('#password').fill('short');
+  await choose.locator('button[type="submit"]').click();
+  assert.equal(await page.url().endsWith('/console'), false);
+  await page.locator('#password').fill('chosen on the phone today');
+  await choose.locator('button[type="submit"]').click();
+  await page.waitForURL(`${app.baseUrl}/console`);
+  assert.equal((await app.client().post('/auth/login', { email: other, password: 'chosen on the phone today' })).status, 200);
+
+  // Choosing again on the same page: refused in Persian (the account has a password now).
+  await page.goto(`${app.baseUrl}/verify`);
+  await page.evaluate(() => {
+    const d = (globalThis as unknown as { document: { querySelector(s: string): { hidden: boolean } } }).document;
+    d.querySelector('[data-state="failed"]').hidden = true;
+    d.querySelector('form[data-state="ok_no_password"]').hidden = false;
+  });
+  await page.locator('#password').fill('yet another password here');
+  await choose.locator('button[type="submit"]').click();
+  const error = choose.locator('[data-error]');
+  await error.waitFor();
+  assert.match(await error.innerText(), /این حساب از قبل گذرواژه دارد/);
+  await looksRight(page, 'verify-password-already-set-fa');
+  assert.deepEqual(
+    phone.errors.filter((e) => !/\b409\b/.test(e)),
+    [],
+    'no error but the refused second choice',
+  );
 });
 
 test('reset page in Chromium (English and Persian): shows how many API keys and webhooks exist and revokes them when the box is ticked', async (t) => {
