@@ -13,7 +13,9 @@ try {
   const run = (opts) => autocannon({ url: `${t.baseUrl}/api/v1${opts.path}`, connections: 10, duration: seconds, headers, ...opts });
 
   const write = await run({ path: '/support/chat/messages', method: 'POST', body: JSON.stringify({ message: 'x'.repeat(200) }) });
-  console.log(`POST /support/chat/messages: ${Math.round(write.requests.average)} req/s, p50 ${write.latency.p50} ms, p99 ${write.latency.p99} ms, non-2xx ${write.non2xx}`);
+  console.log(
+    `POST /support/chat/messages: ${Math.round(write.requests.average)} req/s, p50 ${write.latency.p50} ms, p99 ${write.latency.p99} ms, non-2xx ${write.non2xx}`,
+  );
 
   // Reads of a chat that now holds every message written above.
   const n = (await t.client().get('/support/chat', { headers })).body.messages.length;

@@ -126,7 +126,11 @@ const seaConfig = join(work, 'sea-config.json');
 rmSync(out, { force: true });
 writeFileSync(
   seaConfig,
-  JSON.stringify({ main: bundlePath, executable: base, output: out, disableExperimentalSEAWarning: true, useSnapshot: false, useCodeCache: false, assets }, null, 2),
+  JSON.stringify(
+    { main: bundlePath, executable: base, output: out, disableExperimentalSEAWarning: true, useSnapshot: false, useCodeCache: false, assets },
+    null,
+    2,
+  ),
 );
 try {
   execFileSync(nodeBinary, ['--build-sea', seaConfig], { stdio: 'pipe' });

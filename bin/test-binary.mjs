@@ -234,9 +234,15 @@ await step('native addons load from the content-addressed cache (and the temp di
   writeFileSync(fileHome, '');
   const r = run(['migrate', '--status'], { HOME: fileHome, XDG_CACHE_HOME: join(fileHome, 'cache') });
   check(r.status === 0, `exit ${r.status} with HOME unwritable: ${r.stderr}`);
-  check(readdirSync(tmp).some((f) => f.startsWith('gatewayd-')), 'no fallback cache under TMPDIR');
+  check(
+    readdirSync(tmp).some((f) => f.startsWith('gatewayd-')),
+    'no fallback cache under TMPDIR',
+  );
   // A damaged (or planted) cached addon is never loaded: it is replaced by the embedded copy.
-  const cached = join(cache, readdirSync(cache).find((f) => f.endsWith('-better_sqlite3.node')));
+  const cached = join(
+    cache,
+    readdirSync(cache).find((f) => f.endsWith('-better_sqlite3.node')),
+  );
   const good = readFileSync(cached);
   rmSync(cached);
   writeFileSync(cached, 'not a library');
@@ -346,7 +352,7 @@ await step('open the checkout page', async () => {
   check(html.includes('<svg'), 'the QR code is rendered on the server');
   const missing = await fetch(`${baseUrl}/pay/${'x'.repeat(43)}`);
   check(missing.status === 404 && (missing.headers.get('content-type') ?? '').startsWith('text/html'), 'an unknown checkout is a friendly 404 page');
-  const css = /href="(\/static\/app\.css[^"]*)"/.exec(html)?.[1]?.replace(/&amp;/g, "&");
+  const css = /href="(\/static\/app\.css[^"]*)"/.exec(html)?.[1]?.replace(/&amp;/g, '&');
   check(css, 'the page links its stylesheet');
   const sheet = await fetch(`${baseUrl}${css}`);
   check(sheet.status === 200, `stylesheet ${css}: ${sheet.status} (static files are inside the binary)`);

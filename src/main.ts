@@ -88,7 +88,13 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`gatewayd: ${err.message}\n`);
       return 2;
     }
-    if (err instanceof MigrationError || err instanceof ServeError || err instanceof MerchantCommandError || err instanceof BackupError || err instanceof DevCommandError) {
+    if (
+      err instanceof MigrationError ||
+      err instanceof ServeError ||
+      err instanceof MerchantCommandError ||
+      err instanceof BackupError ||
+      err instanceof DevCommandError
+    ) {
       process.stderr.write(`gatewayd: ${err.message}\n`);
       return 1;
     }
@@ -107,7 +113,10 @@ async function dev(args: string[]): Promise<number> {
   const transferFlags = { ...common, from: { type: 'string' }, 'fake-token': { type: 'boolean' }, failed: { type: 'boolean' } } as const;
   const client = (values: Record<string, unknown>) => {
     const config = loadConfig({ path: values.config as string | undefined, overrides: DEV_OVERRIDES });
-    return { base: devUrl(config, values.url as string | undefined), print: (answer: Record<string, unknown>) => printAnswer(answer, values.json === true, out) };
+    return {
+      base: devUrl(config, values.url as string | undefined),
+      print: (answer: Record<string, unknown>) => printAnswer(answer, values.json === true, out),
+    };
   };
   const transferBody = (values: Record<string, unknown>) => ({
     ...(values.from !== undefined ? { from: values.from } : {}),
@@ -117,9 +126,17 @@ async function dev(args: string[]): Promise<number> {
   switch (sub) {
     case 'pay': {
       const { values, positionals } = parse(more, { ...transferFlags, amount: { type: 'string' }, late: { type: 'boolean' } }, true);
-      if (positionals.length !== 1) throw new UsageError('dev pay needs exactly one INVOICE_ID: gatewayd dev pay INVOICE_ID [--amount A] [--late] [--from ADDRESS] [--fake-token] [--failed]');
+      if (positionals.length !== 1)
+        throw new UsageError(
+          'dev pay needs exactly one INVOICE_ID: gatewayd dev pay INVOICE_ID [--amount A] [--late] [--from ADDRESS] [--fake-token] [--failed]',
+        );
       const { base, print } = client(values);
-      const body = { invoice_id: positionals[0], ...(values.amount !== undefined ? { amount: values.amount } : {}), ...(values.late === true ? { late: true } : {}), ...transferBody(values) };
+      const body = {
+        invoice_id: positionals[0],
+        ...(values.amount !== undefined ? { amount: values.amount } : {}),
+        ...(values.late === true ? { late: true } : {}),
+        ...transferBody(values),
+      };
       print(await callDev(base, '/_dev/pay', body));
       return 0;
     }
@@ -137,14 +154,25 @@ async function dev(args: string[]): Promise<number> {
       const input = { email: values.email as string | undefined, name: values.name as string | undefined };
       checkMerchantArgs(input);
       const { base, print } = client(values);
-      print(await callDev(base, '/_dev/merchant', { email: input.email, ...(input.name !== undefined ? { name: input.name } : {}), password: await readPassword() }));
+      print(
+        await callDev(base, '/_dev/merchant', {
+          email: input.email,
+          ...(input.name !== undefined ? { name: input.name } : {}),
+          password: await readPassword(),
+        }),
+      );
       return 0;
     }
     default: {
-      if (sub !== undefined && !sub.startsWith('-')) throw new UsageError(`unknown dev command "${sub}"; expected dev, dev pay, dev transfer or dev merchant create`);
+      if (sub !== undefined && !sub.startsWith('-'))
+        throw new UsageError(`unknown dev command "${sub}"; expected dev, dev pay, dev transfer or dev merchant create`);
       const { values } = parse(args, { config: { type: 'string' }, database: { type: 'string' } });
       const path = values.config as string | undefined;
-      return runDev((overrides) => loadConfig({ path, overrides, devMode: true }), values.database as string | undefined, (text) => process.stdout.write(`${text}\n`));
+      return runDev(
+        (overrides) => loadConfig({ path, overrides, devMode: true }),
+        values.database as string | undefined,
+        (text) => process.stdout.write(`${text}\n`),
+      );
     }
   }
 }

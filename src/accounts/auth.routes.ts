@@ -37,17 +37,7 @@ import {
   VerifyEmailBody,
   VerifyEmailResponse,
 } from './accounts.schemas.js';
-import {
-  type AfterAnswer,
-  forgotPassword,
-  login,
-  logout,
-  register,
-  resetPassword,
-  resetPreview,
-  setFirstPassword,
-  verifyEmail,
-} from './auth.service.js';
+import { type AfterAnswer, forgotPassword, login, logout, register, resetPassword, resetPreview, setFirstPassword, verifyEmail } from './auth.service.js';
 import { REGISTRATION_LIFETIME_MS } from './registrations.repo.js';
 import { createGoogleVerifier, googleSignIn } from './google.service.js';
 import { normalizeEmail } from './merchants.repo.js';

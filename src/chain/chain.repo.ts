@@ -84,7 +84,14 @@ export async function isLogRecorded(trx: Trx, txHash: string, logIndex: number):
   return row !== undefined;
 }
 
-export async function insertTransfer(trx: Trx, network: TronNetwork, t: VerifiedTransfer, kind: ChainTransferKind, invoiceId: string | null, now: number): Promise<void> {
+export async function insertTransfer(
+  trx: Trx,
+  network: TronNetwork,
+  t: VerifiedTransfer,
+  kind: ChainTransferKind,
+  invoiceId: string | null,
+  now: number,
+): Promise<void> {
   await trx
     .insertInto('chain_transfers')
     .values({

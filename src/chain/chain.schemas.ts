@@ -71,7 +71,9 @@ export const WatcherHealthSchema = z
   .openapi('WatcherHealth');
 
 /** The `transaction` object of invoice events and of the console views (docs/api.md, Webhooks: receiving events). */
-export function toTransactionResponse(t: Pick<ChainTransfer, 'txHash' | 'logIndex' | 'from' | 'to' | 'amount' | 'tokenContract' | 'blockNumber' | 'blockTimestamp'>) {
+export function toTransactionResponse(
+  t: Pick<ChainTransfer, 'txHash' | 'logIndex' | 'from' | 'to' | 'amount' | 'tokenContract' | 'blockNumber' | 'blockTimestamp'>,
+) {
   return {
     tx_hash: t.txHash,
     log_index: t.logIndex,

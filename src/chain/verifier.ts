@@ -55,7 +55,11 @@ function logAddress(address: string): string {
  * USDT Transfer logs of one block to a watched address, from successful transactions; and the
  * rejected ones (a failed transaction that still carries such a log), for the logs.
  */
-export function transfersInBlock(infos: readonly TxInfo[], watched: WatchedSet, usdtContract: string): { transfers: VerifiedTransfer[]; rejected: Rejection[] } {
+export function transfersInBlock(
+  infos: readonly TxInfo[],
+  watched: WatchedSet,
+  usdtContract: string,
+): { transfers: VerifiedTransfer[]; rejected: Rejection[] } {
   // The network's USDT as logs name it: 20-byte hex without the 41 prefix.
   const usdtLogAddress = tronAddressToHex(usdtContract)!.slice(2);
   const transfers: VerifiedTransfer[] = [];

@@ -17,7 +17,11 @@ export class DevCommandError extends Error {}
 export const DEV_HEADER = 'x-gatewayd-dev';
 
 /** Runs the dev instance until SIGINT or SIGTERM; resolves with the exit code. */
-export async function runDev(load: (overrides: Record<string, Record<string, unknown>>) => Config, database: string | undefined, out: (text: string) => void): Promise<number> {
+export async function runDev(
+  load: (overrides: Record<string, Record<string, unknown>>) => Config,
+  database: string | undefined,
+  out: (text: string) => void,
+): Promise<number> {
   const { startDev, devWelcome } = await import('../devnet/dev.js');
   const dev = await startDev(load, { database });
   out(devWelcome(dev));
@@ -42,12 +46,18 @@ export function devUrl(config: Config, url: string | undefined): string {
 export async function callDev(base: string, path: string, body: Record<string, unknown>): Promise<Record<string, unknown>> {
   let res: Response;
   try {
-    res = await fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(10_000) });
+    res = await fetch(`${base}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(10_000),
+    });
   } catch {
     throw new DevCommandError(`no dev instance answers at ${base} (start \`gatewayd dev\` first, or give --url)`);
   }
   // Only a process started by `gatewayd dev` has these routes; it marks their answers.
-  if (!res.headers.has(DEV_HEADER)) throw new DevCommandError(`${base} is not a \`gatewayd dev\` instance (a server that is not one answered HTTP ${res.status})`);
+  if (!res.headers.has(DEV_HEADER))
+    throw new DevCommandError(`${base} is not a \`gatewayd dev\` instance (a server that is not one answered HTTP ${res.status})`);
   const text = await res.text();
   let json: Record<string, unknown> | undefined;
   try {

@@ -89,9 +89,19 @@ export async function checkTron(config: Config, timeoutMs: number): Promise<Tron
 }
 
 /** POSTs a java-tron wallet call; the parsed JSON object, or why there is none. */
-async function walletCall(url: string, body: unknown, headers: Record<string, string>, timeoutMs: number): Promise<{ json: Record<string, unknown> } | { error: string }> {
+async function walletCall(
+  url: string,
+  body: unknown,
+  headers: Record<string, string>,
+  timeoutMs: number,
+): Promise<{ json: Record<string, unknown> } | { error: string }> {
   try {
-    const res = await fetch(url, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs) });
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
     const text = await res.text();
     if (!res.ok) return { error: `HTTP ${res.status}` };
     const json = JSON.parse(text) as unknown;
@@ -121,7 +131,11 @@ export async function checkServedNetwork(config: Config, base: string, headers: 
       findings.push(
         id === network.genesisBlockId
           ? { level: 'ok', check: 'chain', detail: `${base} serves ${network.id} (genesis block ${id.slice(-8)})` }
-          : { level: 'fail', check: 'chain', detail: `${base} serves ${other ? other.id : `another network (genesis block ${id || 'missing'})`}, not ${network.id} (tron.network = "${network.name}"): fix tron.api_url or tron.network` },
+          : {
+              level: 'fail',
+              check: 'chain',
+              detail: `${base} serves ${other ? other.id : `another network (genesis block ${id || 'missing'})`}, not ${network.id} (tron.network = "${network.name}"): fix tron.api_url or tron.network`,
+            },
       );
     }
   }
@@ -129,9 +143,17 @@ export async function checkServedNetwork(config: Config, base: string, headers: 
   if ('error' in contract) {
     findings.push({ level: 'warn', check: 'usdt', detail: `${base}/wallet/getcontract: ${contract.error}; the USDT contract's presence was not checked` });
   } else if (contract.json.contract_address === network.usdtContract) {
-    findings.push({ level: 'ok', check: 'usdt', detail: `${network.usdtContract} is a contract on ${network.id}${typeof contract.json.name === 'string' ? ` (${contract.json.name})` : ''}` });
+    findings.push({
+      level: 'ok',
+      check: 'usdt',
+      detail: `${network.usdtContract} is a contract on ${network.id}${typeof contract.json.name === 'string' ? ` (${contract.json.name})` : ''}`,
+    });
   } else {
-    findings.push({ level: 'fail', check: 'usdt', detail: `${base} has no contract at ${network.usdtContract}, the USDT of ${network.id}: the provider serves another network; fix tron.api_url or tron.network` });
+    findings.push({
+      level: 'fail',
+      check: 'usdt',
+      detail: `${base} has no contract at ${network.usdtContract}, the USDT of ${network.id}: the provider serves another network; fix tron.api_url or tron.network`,
+    });
   }
   return findings;
 }

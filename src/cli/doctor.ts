@@ -107,7 +107,8 @@ export function checkConfig(config: Config): Finding[] {
     findings.push({
       level: 'warn',
       check: 'support',
-      detail: 'support.staff_emails is empty: nobody can read support tickets, so the public contact form and chat are off; list the accounts that answer support',
+      detail:
+        'support.staff_emails is empty: nobody can read support tickets, so the public contact form and chat are off; list the accounts that answer support',
     });
   }
   const listen = parseListen(config.server.listen)!;
@@ -229,7 +230,11 @@ export function checkRecordedNetwork(config: Config, recorded: string | undefine
   const configured = config.network.id;
   if (recorded === undefined) return { level: 'ok', check: 'network', detail: `${configured}; the database records it at its first start` };
   if (recorded !== configured) {
-    return { level: 'fail', check: 'network', detail: `the database belongs to ${recorded}, but tron.network = "${config.tron.network}" (${configured}): serve refuses to start; fix database.path or tron.network` };
+    return {
+      level: 'fail',
+      check: 'network',
+      detail: `the database belongs to ${recorded}, but tron.network = "${config.tron.network}" (${configured}): serve refuses to start; fix database.path or tron.network`,
+    };
   }
   return { level: 'ok', check: 'network', detail: `${configured}${config.network.test ? ': a test network, no real money' : ''}, as the database records` };
 }

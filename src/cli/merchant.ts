@@ -68,7 +68,12 @@ export function passwordProblem(password: string): string | undefined {
 }
 
 /** A confirmed account (no mail needed); undefined when the email already has one. */
-export async function createConfirmedMerchant(db: Db, input: { email: string; name: string | undefined }, password: string, now: number): Promise<Merchant | undefined> {
+export async function createConfirmedMerchant(
+  db: Db,
+  input: { email: string; name: string | undefined },
+  password: string,
+  now: number,
+): Promise<Merchant | undefined> {
   const email = normalizeEmail(input.email);
   const passwordHash = await hashPassword(password);
   return writeTransaction(db, async (trx) => {
@@ -92,7 +97,8 @@ export async function runMerchantCreate(
   try {
     prepareDatabase(database.sqlite, config.database.path, configuredClaim(config), created, Date.now());
     const merchant = await createConfirmedMerchant(database.db, input, password, Date.now());
-    if (!merchant) throw new MerchantCommandError(`an account with the email ${normalizeEmail(input.email)} already exists (use "forgot password" to set a new password)`);
+    if (!merchant)
+      throw new MerchantCommandError(`an account with the email ${normalizeEmail(input.email)} already exists (use "forgot password" to set a new password)`);
     out(`created merchant ${merchant.id} <${merchant.email}> "${merchant.name}", email confirmed`);
     out(`sign in at ${config.server.public_url.replace(/\/+$/, '')}/login`);
     return 0;

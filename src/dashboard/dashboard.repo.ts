@@ -45,7 +45,14 @@ export function walletViewsQuery(db: Db, merchantId: string, tokenContract: stri
 
 export async function listWalletViews(db: Db, merchantId: string, tokenContract: string): Promise<WalletView[]> {
   const rows = await walletViewsQuery(db, merchantId, tokenContract).execute();
-  return rows.map((r) => ({ id: r.id, label: r.label, address: r.address, createdAt: r.created_at, archivedAt: r.archived_at, openInvoices: Number(r.open ?? 0) }));
+  return rows.map((r) => ({
+    id: r.id,
+    label: r.label,
+    address: r.address,
+    createdAt: r.created_at,
+    archivedAt: r.archived_at,
+    openInvoices: Number(r.open ?? 0),
+  }));
 }
 
 export interface DeliveryView {

@@ -65,7 +65,6 @@ async function readJson<T extends z.ZodType>(req: Request, schema: T): Promise<z
   return parsed.data;
 }
 
-
 export function devRoutes(app: App, deps: AppDeps, chain: DevChain): void {
   app.use('/_dev/*', async (c, next) => {
     await next();
@@ -94,7 +93,8 @@ export function devRoutes(app: App, deps: AppDeps, chain: DevChain): void {
     if (problem) throw new AppError('validation_error', 'The request is not valid', [{ path: 'password', message: problem }]);
     const now = deps.clock.now();
     const merchant = await createConfirmedMerchant(deps.db, { email: body.email, name: body.name }, body.password, now);
-    if (!merchant) throw new AppError('validation_error', 'The request is not valid', [{ path: 'email', message: 'an account with this email already exists' }]);
+    if (!merchant)
+      throw new AppError('validation_error', 'The request is not valid', [{ path: 'email', message: 'an account with this email already exists' }]);
     const { key, secret } = await insertKey(deps.db, merchant.id, { name: 'dev', scopes: SCOPES, expiresInDays: null }, now);
     deps.log.info({ merchant_id: merchant.id, key_id: key.id }, 'dev: merchant and API key created');
     return c.json({ merchant: { id: merchant.id, email: merchant.email, name: merchant.name }, api_key: secret, scopes: key.scopes }, 201);
@@ -114,7 +114,13 @@ export function devRoutes(app: App, deps: AppDeps, chain: DevChain): void {
 
   app.post('/_dev/transfer', async (c) => {
     const body = await readJson(c.req.raw, TransferBody);
-    const result = inject({ to: body.to, amount: parseDecimal(body.amount), from: body.from, contract: tokenOf(body.fake_token), result: resultOf(body.failed) });
+    const result = inject({
+      to: body.to,
+      amount: parseDecimal(body.amount),
+      from: body.from,
+      contract: tokenOf(body.fake_token),
+      result: resultOf(body.failed),
+    });
     deps.log.info({ tx_hash: result.tx_id, block: result.block_number }, 'dev: simulated transfer');
     return c.json(result, 200);
   });

@@ -394,7 +394,9 @@ class Node implements SimulatedTron {
       const toHex = `41${hex(20, next)}`;
       if (r < 0.6) {
         // USDT between strangers.
-        out.push(trc20Tx({ id, block: n, ts, fromHex, toHex, contractHex: this.usdtHex, amount: BigInt(Math.floor(next() * 5_000_000_000)), result: 'SUCCESS' }));
+        out.push(
+          trc20Tx({ id, block: n, ts, fromHex, toHex, contractHex: this.usdtHex, amount: BigInt(Math.floor(next() * 5_000_000_000)), result: 'SUCCESS' }),
+        );
       } else if (r < 0.8) {
         out.push(trxTx({ id, block: n, ts, fromHex, toHex, amount: Math.floor(next() * 1e9) }));
       } else if (r < 0.86) {

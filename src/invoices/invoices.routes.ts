@@ -216,20 +216,28 @@ export function invoiceRoutes(deps: AppDeps) {
       operationId: 'resolveInvoice',
       summary: 'Apply a wrong payment to an invoice by hand',
       description:
-        'The owner applies a verified `unmatched` or `late` transfer (one that reached the invoice\'s wallet address) to an unpaid invoice: ' +
+        "The owner applies a verified `unmatched` or `late` transfer (one that reached the invoice's wallet address) to an unpaid invoice: " +
         '`pending`, `expired` (also cancelled) or `review` without a payment. The invoice becomes `confirmed` with that transaction, ' +
-        '`received_amount` is the transfer\'s amount (it may differ from `payable_amount`), and `invoice.confirmed` is emitted with ' +
+        "`received_amount` is the transfer's amount (it may differ from `payable_amount`), and `invoice.confirmed` is emitted with " +
         '`data.transaction` (the transfer) and `data.resolution: "manual"`. A transfer pays at most one invoice: a transfer that already paid ' +
         'one, automatically or by hand, is 409 `transfer_already_used`. An invoice already paid, or a transfer to another of your wallets: ' +
         '409 `invoice_not_resolvable`. A transfer that reached none of your wallets: 404.',
       security: SESSION_ONLY,
       middleware: [requireSession(deps)] as const,
       request: { params: InvoiceIdParamSchema, body: jsonBody(ResolveInvoiceSchema) },
-      responses: { 200: jsonResponse(InvoiceEnvelopeSchema.omit({ idempotent_replay: true }), 'The confirmed invoice'), ...errorResponses(400, 401, 403, 404, 409, 413) },
+      responses: {
+        200: jsonResponse(InvoiceEnvelopeSchema.omit({ idempotent_replay: true }), 'The confirmed invoice'),
+        ...errorResponses(400, 401, 403, 404, 409, 413),
+      },
     }),
     async (c) => {
       const body = c.req.valid('json');
-      const invoice = await resolveInvoice(deps, { merchantId: c.get('auth').merchantId, invoiceId: c.req.valid('param').id, txHash: body.tx_hash, logIndex: body.log_index });
+      const invoice = await resolveInvoice(deps, {
+        merchantId: c.get('auth').merchantId,
+        invoiceId: c.req.valid('param').id,
+        txHash: body.tx_hash,
+        logIndex: body.log_index,
+      });
       deps.log.info({ invoice_id: invoice.id, merchant_id: invoice.merchantId, tx_hash: body.tx_hash, log_index: body.log_index }, 'payment resolved by hand');
       return c.json({ invoice: toInvoiceResponse(invoice, publicUrl) }, 200);
     },

@@ -97,7 +97,9 @@ export function createInvoiceInTrx(tx: TxSqlite, deps: InvoiceDeps, req: CreateI
   const wallet = findMerchantWallet(tx, req.merchantId, body.wallet_id);
   if (!wallet) throw new AppError('not_found', 'Wallet not found');
   if (wallet.archivedAt !== null) {
-    throw new AppError('wallet_archived', 'This wallet is archived and takes no new invoices; restore it or use another wallet', [{ path: 'wallet_id', message: 'archived' }]);
+    throw new AppError('wallet_archived', 'This wallet is archived and takes no new invoices; restore it or use another wallet', [
+      { path: 'wallet_id', message: 'archived' },
+    ]);
   }
 
   const base = parseAmount(body.amount)!;

@@ -16,13 +16,19 @@ export interface InvoiceResolution {
 
 export async function findResolutionByTransfer(db: Db | Trx, transferId: string): Promise<InvoiceResolution | undefined> {
   const row = await db.selectFrom('invoice_resolutions').selectAll().where('transfer_id', '=', transferId).executeTakeFirst();
-  return row ? { invoiceId: row.invoice_id, transferId: row.transfer_id, merchantId: row.merchant_id, previousStatus: row.previous_status, resolvedAt: row.resolved_at } : undefined;
+  return row
+    ? { invoiceId: row.invoice_id, transferId: row.transfer_id, merchantId: row.merchant_id, previousStatus: row.previous_status, resolvedAt: row.resolved_at }
+    : undefined;
 }
 
 /** transfer id -> invoice id, for the transfers of a page that were applied by hand. */
 export async function resolvedTransfers(db: Db, transferIds: readonly string[]): Promise<Map<string, string>> {
   if (transferIds.length === 0) return new Map();
-  const rows = await db.selectFrom('invoice_resolutions').select(['transfer_id', 'invoice_id']).where('transfer_id', 'in', [...transferIds]).execute();
+  const rows = await db
+    .selectFrom('invoice_resolutions')
+    .select(['transfer_id', 'invoice_id'])
+    .where('transfer_id', 'in', [...transferIds])
+    .execute();
   return new Map(rows.map((r) => [r.transfer_id, r.invoice_id]));
 }
 

@@ -34,7 +34,8 @@ export async function resolveInvoice(deps: ResolveDeps, req: ResolveRequest): Pr
     // A transfer to none of the caller's addresses, or a late payment of another merchant's
     // invoice on a shared address, is not theirs to apply: 404, as for any resource of another tenant.
     const own = transfer ? await findMerchantWalletByAddress(trx, deps.config.network.id, req.merchantId, transfer.to) : undefined;
-    const lateOfOther = transfer?.kind === 'late' && transfer.invoiceId !== null && (await findMerchantInvoice(trx, req.merchantId, transfer.invoiceId)) === undefined;
+    const lateOfOther =
+      transfer?.kind === 'late' && transfer.invoiceId !== null && (await findMerchantInvoice(trx, req.merchantId, transfer.invoiceId)) === undefined;
     if (!transfer || !own || lateOfOther) {
       throw new AppError('not_found', 'No verified transfer with this tx_hash and log_index reached one of your wallets');
     }
@@ -44,17 +45,26 @@ export async function resolveInvoice(deps: ResolveDeps, req: ResolveRequest): Pr
     const earlier = await findResolutionByTransfer(trx, transfer.id);
     if (earlier) throw new AppError('transfer_already_used', 'This transfer was already applied to an invoice; a transfer pays at most one invoice');
     if (transfer.to !== invoice.walletAddress) {
-      throw new AppError('invoice_not_resolvable', 'The transfer went to another wallet than this invoice\'s; apply it to an invoice of that wallet', [
+      throw new AppError('invoice_not_resolvable', "The transfer went to another wallet than this invoice's; apply it to an invoice of that wallet", [
         { path: 'tx_hash', message: `paid ${transfer.to}, the invoice's wallet is ${invoice.walletAddress}` },
       ]);
     }
     if (invoice.txHash !== null || !['pending', 'expired', 'review'].includes(invoice.status)) {
-      throw new AppError('invoice_not_resolvable', `This invoice is already ${invoice.status === 'confirmed' ? 'paid' : `${invoice.status} with a recorded payment`}`);
+      throw new AppError(
+        'invoice_not_resolvable',
+        `This invoice is already ${invoice.status === 'confirmed' ? 'paid' : `${invoice.status} with a recorded payment`}`,
+      );
     }
     if (!(await confirmByResolution(trx, invoice.id, transfer.txHash, transfer.amount, now))) {
       throw new AppError('invoice_not_resolvable', 'This invoice changed meanwhile; reload it');
     }
-    await insertResolution(trx, { invoiceId: invoice.id, transferId: transfer.id, merchantId: req.merchantId, previousStatus: invoice.status, resolvedAt: now });
+    await insertResolution(trx, {
+      invoiceId: invoice.id,
+      transferId: transfer.id,
+      merchantId: req.merchantId,
+      previousStatus: invoice.status,
+      resolvedAt: now,
+    });
     const after: Invoice = { ...invoice, status: 'confirmed', txHash: transfer.txHash, confirmedAt: now, receivedAmount: transfer.amount };
     insertEvent(
       tx,

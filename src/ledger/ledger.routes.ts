@@ -7,10 +7,16 @@ import { LEDGER_COLUMNS, ledgerStream } from './ledger.service.js';
 
 /** A UTC day (`2026-05-01`, its midnight) or an RFC 3339 date-time. */
 const LedgerTime = z
-  .union([
-    z.string().regex(/^[0-9]{4}-[0-9]{2}-[0-9]{2}$/).refine((v) => !Number.isNaN(Date.parse(`${v}T00:00:00Z`))),
-    z.iso.datetime({ offset: true }),
-  ], { error: 'expected a date (2026-05-01, midnight UTC) or an RFC 3339 date-time' })
+  .union(
+    [
+      z
+        .string()
+        .regex(/^[0-9]{4}-[0-9]{2}-[0-9]{2}$/)
+        .refine((v) => !Number.isNaN(Date.parse(`${v}T00:00:00Z`))),
+      z.iso.datetime({ offset: true }),
+    ],
+    { error: 'expected a date (2026-05-01, midnight UTC) or an RFC 3339 date-time' },
+  )
   .transform((v) => Date.parse(v.length === 10 ? `${v}T00:00:00Z` : v));
 
 // An empty value means no bound: the console's date fields send `created_gte=` when left empty.
@@ -23,7 +29,11 @@ export const LedgerQuerySchema = z.strictObject({
     example: '2026-05-01',
   }),
   created_lt: bound.openapi({
-    param: { name: 'created_lt', in: 'query', description: 'Only invoices created before this time (a date means its midnight UTC, so the day itself is left out)' },
+    param: {
+      name: 'created_lt',
+      in: 'query',
+      description: 'Only invoices created before this time (a date means its midnight UTC, so the day itself is left out)',
+    },
     type: 'string',
     example: '2026-06-01',
   }),
@@ -56,7 +66,10 @@ export function ledgerRoutes(deps: AppDeps) {
     (c) => {
       const { created_gte: createdGte, created_lt: createdLt } = c.req.valid('query');
       const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-      const name = createdGte === undefined && createdLt === undefined ? day(deps.clock.now()) : `${createdGte === undefined ? 'start' : day(createdGte)}_${createdLt === undefined ? day(deps.clock.now()) : day(createdLt)}`;
+      const name =
+        createdGte === undefined && createdLt === undefined
+          ? day(deps.clock.now())
+          : `${createdGte === undefined ? 'start' : day(createdGte)}_${createdLt === undefined ? day(deps.clock.now()) : day(createdLt)}`;
       return c.body(ledgerStream(deps.db, c.get('auth').merchantId, { createdGte, createdLt }), 200, {
         'Content-Type': 'text/csv; charset=utf-8',
         'Content-Disposition': `attachment; filename="ledger-${name}.csv"`,

@@ -35,7 +35,13 @@ const RECENT_INVOICES = 10;
 
 /** Price pools on the merchant's addresses that are filling up, as the pool-warnings partial shows them. */
 async function poolWarnings(deps: AppDeps, merchantId: string) {
-  const pools = await findFillingPools(deps.db, merchantId, deps.config.network.id, deps.config.network.usdtContract, parseAmount(deps.config.invoices.max_adjustment)!);
+  const pools = await findFillingPools(
+    deps.db,
+    merchantId,
+    deps.config.network.id,
+    deps.config.network.usdtContract,
+    parseAmount(deps.config.invoices.max_adjustment)!,
+  );
   return pools.map((p) => ({
     wallet: p.walletLabel,
     address: p.address,
@@ -58,10 +64,18 @@ export const FORM_AMOUNT_PATTERN = '0\\.(?!0{1,6}$)[0-9]{1,6}|[1-9][0-9]{0,8}(\\
 export type TransferView = ChainTransfer & { resolvedInvoiceId: string | null };
 
 /** Unmatched (at least minUnmatched micro-units: dust is folded) and late transfers of the merchant (the newest 100 of each), marked when already applied. */
-async function transferViews(db: Db, network: TronNetwork, merchantId: string, minUnmatched: number): Promise<{ unmatched: TransferView[]; late: TransferView[] }> {
+async function transferViews(
+  db: Db,
+  network: TronNetwork,
+  merchantId: string,
+  minUnmatched: number,
+): Promise<{ unmatched: TransferView[]; late: TransferView[] }> {
   const unmatched = await listUnmatchedTransfers(db, network, merchantId, 100, minUnmatched);
   const late = await listMerchantLatePayments(db, merchantId);
-  const applied = await resolvedTransfers(db, [...unmatched, ...late].map((x) => x.id));
+  const applied = await resolvedTransfers(
+    db,
+    [...unmatched, ...late].map((x) => x.id),
+  );
   const view = (x: ChainTransfer): TransferView => ({ ...x, resolvedInvoiceId: applied.get(x.id) ?? null });
   return { unmatched: unmatched.map(view), late: late.map(view) };
 }
@@ -97,7 +111,11 @@ function healthBanner(ctx: PageContext, status: WatcherStatus, now: number): str
   const live = livePayments(status);
   if (live.condition === 'ok') return null;
   const since = live.since ?? now;
-  const params = { since: formatDate(since), minutes: Math.max(1, Math.round((now - since) / 60_000)), lag: Math.max(1, Math.round((live.lagSeconds ?? 0) / 60)) };
+  const params = {
+    since: formatDate(since),
+    minutes: Math.max(1, Math.round((now - since) / 60_000)),
+    lag: Math.max(1, Math.round((live.lagSeconds ?? 0) / 60)),
+  };
   return ctx.t(live.condition === 'down' ? 'console.health.down' : 'console.health.behind', params);
 }
 
@@ -198,7 +216,10 @@ export function consolePages(app: Hono<AppEnv>, deps: AppDeps, renderer: Rendere
     // Candidates per address: a transfer may only pay an unpaid invoice of the wallet it reached.
     const candidates: Record<string, Array<{ id: string; label: string }>> = {};
     for (const inv of await listUnpaidInvoices(deps.db, req.merchant.id)) {
-      (candidates[inv.walletAddress] ??= []).push({ id: inv.id, label: `${inv.merchantOrderId} · ${formatAmount(inv.payableAmount)} · ${req.ctx.t(`console.status.${inv.status}`)}` });
+      (candidates[inv.walletAddress] ??= []).push({
+        id: inv.id,
+        label: `${inv.merchantOrderId} · ${formatAmount(inv.payableAmount)} · ${req.ctx.t(`console.status.${inv.status}`)}`,
+      });
     }
     return render(c, req, 'console-transfers', 'transfers', req.ctx.t('console.transfers.title'), {
       unmatched,

@@ -9,10 +9,9 @@ const HealthSchema = z
   .object({
     status: z.literal('ok').optional(),
     mode: z.literal('live').optional(),
-    live_payments_enabled: z
-      .boolean()
-      .optional()
-      .openapi({ description: 'false while the chain watcher cannot confirm payments (degraded); status stays "ok" because the API still serves. Alert on it.' }),
+    live_payments_enabled: z.boolean().optional().openapi({
+      description: 'false while the chain watcher cannot confirm payments (degraded); status stays "ok" because the API still serves. Alert on it.',
+    }),
     version: z.string().optional(),
     watcher: WatcherHealthSchema.optional(),
     deliveries: z.object({ backlog: z.number().int() }).optional(),

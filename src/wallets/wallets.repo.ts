@@ -18,14 +18,29 @@ export interface Wallet {
 }
 
 function rowToWallet(row: Selectable<WalletsTable>): Wallet {
-  return { id: row.id, merchantId: row.merchant_id, label: row.label, address: row.address, network: row.network, createdAt: row.created_at, archivedAt: row.archived_at };
+  return {
+    id: row.id,
+    merchantId: row.merchant_id,
+    label: row.label,
+    address: row.address,
+    network: row.network,
+    createdAt: row.created_at,
+    archivedAt: row.archived_at,
+  };
 }
 
 /**
  * Registers an address on `network` (the instance's) for a merchant. `created` is false when this merchant already had it (the
  * existing wallet, label unchanged, is returned); the unique index settles concurrent registrations.
  */
-export async function registerWallet(db: Db, network: NetworkId, merchantId: string, label: string, address: string, now: number): Promise<{ wallet: Wallet; created: boolean }> {
+export async function registerWallet(
+  db: Db,
+  network: NetworkId,
+  merchantId: string,
+  label: string,
+  address: string,
+  now: number,
+): Promise<{ wallet: Wallet; created: boolean }> {
   const id = newId('wal');
   await db
     .insertInto('wallets')
@@ -58,12 +73,24 @@ export async function listMerchantWallets(db: Db, merchantId: string): Promise<W
 }
 /** This merchant's wallet on `address` of `network`, if any (a merchant has at most one per address). */
 export async function findMerchantWalletByAddress(db: Db | Trx, network: NetworkId, merchantId: string, address: string): Promise<Wallet | undefined> {
-  const row = await db.selectFrom('wallets').selectAll().where('merchant_id', '=', merchantId).where('network', '=', network).where('address', '=', address).executeTakeFirst();
+  const row = await db
+    .selectFrom('wallets')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('network', '=', network)
+    .where('address', '=', address)
+    .executeTakeFirst();
   return row ? rowToWallet(row) : undefined;
 }
 
 /** Renames and/or archives (or restores) one of the merchant's wallets; undefined when it is not theirs. */
-export async function updateWallet(db: Db, merchantId: string, id: string, change: { label?: string; archived?: boolean }, now: number): Promise<Wallet | undefined> {
+export async function updateWallet(
+  db: Db,
+  merchantId: string,
+  id: string,
+  change: { label?: string; archived?: boolean },
+  now: number,
+): Promise<Wallet | undefined> {
   const set: { label?: string; archived_at?: number | null | RawBuilder<number> } = {};
   if (change.label !== undefined) set.label = change.label;
   // Archiving an archived wallet keeps its first date.

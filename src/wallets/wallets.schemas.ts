@@ -14,7 +14,10 @@ export const WalletSchema = z
     verified: z.literal(false).openapi({ description: 'Ownership is never verified' }),
     verification_status: z.literal('unverified'),
     created_at: DateTime,
-    archived: z.boolean().optional().openapi({ description: 'An archived wallet takes no new invoices (409 wallet_archived); its address is still watched for late payments' }),
+    archived: z
+      .boolean()
+      .optional()
+      .openapi({ description: 'An archived wallet takes no new invoices (409 wallet_archived); its address is still watched for late payments' }),
   })
   .openapi('Wallet');
 

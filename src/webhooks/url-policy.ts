@@ -20,7 +20,19 @@ export type HostLookup = (hostname: string) => Promise<Array<{ address: string; 
 export const systemLookup: HostLookup = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
 
 /** Which rule a refused webhook URL broke: a stable word, so pages can say it in the visitor's language. */
-export const URL_REJECTED_REASONS = ['not_url', 'scheme', 'credentials', 'fragment', 'port', 'ip_literal', 'localhost', 'not_fqdn', 'dns_timeout', 'unresolvable', 'blocked_address'] as const;
+export const URL_REJECTED_REASONS = [
+  'not_url',
+  'scheme',
+  'credentials',
+  'fragment',
+  'port',
+  'ip_literal',
+  'localhost',
+  'not_fqdn',
+  'dns_timeout',
+  'unresolvable',
+  'blocked_address',
+] as const;
 export type UrlRejectedReason = (typeof URL_REJECTED_REASONS)[number];
 
 /** A rule broken by a webhook URL; `message` says which, for the 400 answer and `last_error`. */
@@ -103,7 +115,8 @@ export function parseDevWebhookUrl(raw: string): ParsedTarget {
   } catch {
     throw new UrlRejected('not_url', 'not an absolute URL; expected http://host:port/path');
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new UrlRejected('scheme', `the scheme must be http or https (got ${url.protocol.replace(/:$/, '')})`);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new UrlRejected('scheme', `the scheme must be http or https (got ${url.protocol.replace(/:$/, '')})`);
   if (url.username !== '' || url.password !== '') throw new UrlRejected('credentials', 'credentials in the URL (user:password@) are not allowed');
   if (url.hash !== '' || raw.includes('#')) throw new UrlRejected('fragment', 'a URL fragment (#...) is not allowed');
   const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);

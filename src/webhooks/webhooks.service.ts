@@ -35,7 +35,8 @@ export async function registerWebhook(deps: AppDeps, deliverer: Deliverer, merch
     const target = await deliverer.policy.check(rawUrl);
     url = target.url.href;
   } catch (err) {
-    if (err instanceof UrlRejected) throw new AppError('invalid_webhook_url', `Webhook URL refused: ${err.message}`, [{ path: 'url', message: err.message, reason: err.reason }]);
+    if (err instanceof UrlRejected)
+      throw new AppError('invalid_webhook_url', `Webhook URL refused: ${err.message}`, [{ path: 'url', message: err.message, reason: err.reason }]);
     throw err;
   }
   const secret = newWebhookSecret();

@@ -16,9 +16,24 @@
   var list = thread.querySelector('ol');
   var timer = null;
 
-  function text(key) { return messages[key] || key; }
-  function token() { try { return localStorage.getItem(KEY); } catch (e) { return null; } }
-  function setToken(value) { try { if (value) localStorage.setItem(KEY, value); else localStorage.removeItem(KEY); } catch (e) { /* private mode */ } }
+  function text(key) {
+    return messages[key] || key;
+  }
+  function token() {
+    try {
+      return localStorage.getItem(KEY);
+    } catch (e) {
+      return null;
+    }
+  }
+  function setToken(value) {
+    try {
+      if (value) localStorage.setItem(KEY, value);
+      else localStorage.removeItem(KEY);
+    } catch (e) {
+      /* private mode */
+    }
+  }
 
   function showError(form, code) {
     var box = form.querySelector('[data-error]');
@@ -55,23 +70,41 @@
     if (payload) headers['content-type'] = 'application/json';
     var t = token();
     if (t) headers['x-support-chat-token'] = t;
-    return fetch('/api/v1/support/chat' + path, { method: method, headers: headers, credentials: 'omit', body: payload ? JSON.stringify(payload) : undefined })
-      .then(function (res) {
-        return res.json().catch(function () { return {}; }).then(function (json) { return { ok: res.ok, status: res.status, json: json }; });
-      });
+    return fetch('/api/v1/support/chat' + path, {
+      method: method,
+      headers: headers,
+      credentials: 'omit',
+      body: payload ? JSON.stringify(payload) : undefined,
+    }).then(function (res) {
+      return res
+        .json()
+        .catch(function () {
+          return {};
+        })
+        .then(function (json) {
+          return { ok: res.ok, status: res.status, json: json };
+        });
+    });
   }
 
   function refresh() {
     if (!token()) return;
-    api('GET', '').then(function (r) {
-      if (r.ok) render(r.json);
-      else if (r.status === 401) forget();
-    }, function () { /* offline: next poll */ });
+    api('GET', '').then(
+      function (r) {
+        if (r.ok) render(r.json);
+        else if (r.status === 401) forget();
+      },
+      function () {
+        /* offline: next poll */
+      },
+    );
   }
 
   function poll() {
     if (timer) clearInterval(timer);
-    timer = setInterval(function () { if (!panel.hidden) refresh(); }, POLL_MS);
+    timer = setInterval(function () {
+      if (!panel.hidden) refresh();
+    }, POLL_MS);
   }
 
   function forget() {
@@ -92,10 +125,16 @@
   }
 
   toggle.hidden = false;
-  toggle.addEventListener('click', function () { open(panel.hidden); });
-  root.querySelector('[data-chat-close]').addEventListener('click', function () { open(false); });
+  toggle.addEventListener('click', function () {
+    open(panel.hidden);
+  });
+  root.querySelector('[data-chat-close]').addEventListener('click', function () {
+    open(false);
+  });
   root.querySelector('[data-chat-forget]').addEventListener('click', forget);
-  panel.addEventListener('keydown', function (e) { if (e.key === 'Escape') open(false); });
+  panel.addEventListener('keydown', function (e) {
+    if (e.key === 'Escape') open(false);
+  });
 
   start.addEventListener('submit', function (e) {
     e.preventDefault();
@@ -104,24 +143,34 @@
     var captcha = start.querySelector('[name="cf-turnstile-response"], [name="h-captcha-response"]');
     if (captcha && captcha.value) payload.captcha_token = captcha.value;
     start.querySelector('[data-error]').hidden = true;
-    api('POST', '', payload).then(function (r) {
-      if (!r.ok) return showError(start, r.json.error ? r.json.error.code : 'generic');
-      setToken(r.json.chat_token);
-      start.reset();
-      render(r.json);
-      poll();
-    }, function () { showError(start, 'network'); });
+    api('POST', '', payload).then(
+      function (r) {
+        if (!r.ok) return showError(start, r.json.error ? r.json.error.code : 'generic');
+        setToken(r.json.chat_token);
+        start.reset();
+        render(r.json);
+        poll();
+      },
+      function () {
+        showError(start, 'network');
+      },
+    );
   });
 
   reply.addEventListener('submit', function (e) {
     e.preventDefault();
     if (!reply.reportValidity()) return;
     reply.querySelector('[data-error]').hidden = true;
-    api('POST', '/messages', { message: reply.message.value }).then(function (r) {
-      if (!r.ok) return showError(reply, r.json.error ? r.json.error.code : 'generic');
-      reply.reset();
-      render(r.json);
-    }, function () { showError(reply, 'network'); });
+    api('POST', '/messages', { message: reply.message.value }).then(
+      function (r) {
+        if (!r.ok) return showError(reply, r.json.error ? r.json.error.code : 'generic');
+        reply.reset();
+        render(r.json);
+      },
+      function () {
+        showError(reply, 'network');
+      },
+    );
   });
 
   if (token()) poll();

@@ -11,7 +11,9 @@
 
   function format(ms) {
     var total = Math.ceil(Math.max(0, ms) / 1000);
-    var h = Math.floor(total / 3600), m = Math.floor((total % 3600) / 60), s = total % 60;
+    var h = Math.floor(total / 3600),
+      m = Math.floor((total % 3600) / 60),
+      s = total % 60;
     var mmss = (m < 10 ? '0' : '') + m + ':' + (s < 10 ? '0' : '') + s;
     return h > 0 ? h + ':' + mmss : mmss;
   }
@@ -40,7 +42,10 @@
     });
     var shown = document.getElementById('screen-' + next);
     var heading = shown && shown.querySelector('h2');
-    if (heading) { heading.setAttribute('tabindex', '-1'); heading.focus(); }
+    if (heading) {
+      heading.setAttribute('tabindex', '-1');
+      heading.focus();
+    }
   }
 
   var timer = null;
@@ -65,7 +70,9 @@
           show(screenOf(inv), inv);
         });
       })
-      .catch(function () { /* offline or server busy: the next poll tries again */ })
+      .catch(function () {
+        /* offline or server busy: the next poll tries again */
+      })
       .then(schedule);
   }
 
@@ -73,6 +80,9 @@
   setInterval(tick, 1000);
   schedule();
   document.addEventListener('visibilitychange', function () {
-    if (document.visibilityState === 'visible' && timer !== null) { clearTimeout(timer); poll(); }
+    if (document.visibilityState === 'visible' && timer !== null) {
+      clearTimeout(timer);
+      poll();
+    }
   });
 })();

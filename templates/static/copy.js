@@ -9,7 +9,11 @@
     area.className = 'sr-only';
     document.body.appendChild(area);
     area.select();
-    try { document.execCommand('copy'); } catch (e) { /* the text stays selectable by hand */ }
+    try {
+      document.execCommand('copy');
+    } catch (e) {
+      /* the text stays selectable by hand */
+    }
     document.body.removeChild(area);
   }
   function init() {
@@ -23,10 +27,16 @@
           var done = function () {
             button.textContent = button.getAttribute('data-done') || label;
             button.classList.add('done');
-            setTimeout(function () { button.textContent = label; button.classList.remove('done'); }, 2000);
+            setTimeout(function () {
+              button.textContent = label;
+              button.classList.remove('done');
+            }, 2000);
           };
           if (navigator.clipboard && window.isSecureContext) {
-            navigator.clipboard.writeText(text).then(done, function () { fallbackCopy(text); done(); });
+            navigator.clipboard.writeText(text).then(done, function () {
+              fallbackCopy(text);
+              done();
+            });
           } else {
             fallbackCopy(text);
             done();

@@ -31,7 +31,9 @@
     var hint = hintId ? document.getElementById(hintId) : null;
     var rule = hint ? hint.textContent.trim() : field.getAttribute('data-rule');
     if (!rule && field.maxLength > 0) {
-      rule = (messages['page.rule.length'] || '{min}-{max}').replace('{min}', String(field.required ? Math.max(1, field.minLength) : Math.max(0, field.minLength))).replace('{max}', String(field.maxLength));
+      rule = (messages['page.rule.length'] || '{min}-{max}')
+        .replace('{min}', String(field.required ? Math.max(1, field.minLength) : Math.max(0, field.minLength)))
+        .replace('{max}', String(field.maxLength));
     }
     return rule ? name + ': ' + rule : name;
   }
@@ -88,8 +90,16 @@
 
   function resetCaptcha() {
     // A captcha token is single use, whatever the outcome.
-    try { if (window.turnstile) window.turnstile.reset(); } catch (e) { /* widget not ready */ }
-    try { if (window.hcaptcha) window.hcaptcha.reset(); } catch (e) { /* widget not ready */ }
+    try {
+      if (window.turnstile) window.turnstile.reset();
+    } catch (e) {
+      /* widget not ready */
+    }
+    try {
+      if (window.hcaptcha) window.hcaptcha.reset();
+    } catch (e) {
+      /* widget not ready */
+    }
   }
 
   function safeNext(value, fallback) {
@@ -102,7 +112,13 @@
     var raw = f.name === 'password' || f.type === 'hidden' || f.tagName === 'TEXTAREA' ? f.value : f.value.trim();
     if (raw.trim() === '' && f.hasAttribute('data-null-if-empty')) return null;
     if (type === 'int') return /^-?[0-9]+$/.test(raw.trim()) ? Number(raw.trim()) : raw;
-    if (type === 'json') { try { return JSON.parse(raw); } catch (e) { return raw; } }
+    if (type === 'json') {
+      try {
+        return JSON.parse(raw);
+      } catch (e) {
+        return raw;
+      }
+    }
     return raw;
   }
 
@@ -132,7 +148,9 @@
   }
 
   function pick(obj, path) {
-    return path.split('.').reduce(function (o, k) { return o == null ? undefined : o[k]; }, obj);
+    return path.split('.').reduce(function (o, k) {
+      return o == null ? undefined : o[k];
+    }, obj);
   }
 
   // data-api may name a path segment taken from a field (data-path-field): `/invoices/{invoice}/resolve`.
@@ -146,7 +164,7 @@
 
   function idempotencyKey(form) {
     // One key per attempt to create, reused when the same submission is retried.
-    if (!form.__idem) form.__idem = (window.crypto && crypto.randomUUID) ? crypto.randomUUID() : String(Date.now()) + Math.random().toString(36).slice(2);
+    if (!form.__idem) form.__idem = window.crypto && crypto.randomUUID ? crypto.randomUUID() : String(Date.now()) + Math.random().toString(36).slice(2);
     return form.__idem;
   }
 
@@ -170,10 +188,18 @@
       window.location.assign(safeNext(form.getAttribute('data-next'), '/console'));
       return;
     }
-    if (then === 'reload') { window.location.reload(); return; }
-    if (then === 'signout') { window.location.assign('/login'); return; }
+    if (then === 'reload') {
+      window.location.reload();
+      return;
+    }
+    if (then === 'signout') {
+      window.location.assign('/login');
+      return;
+    }
     if (then === 'goto') {
-      var target = form.getAttribute('data-goto').replace(/\{([a-z_.]+)\}/g, function (w, path) { return encodeURIComponent(pick(result, path)); });
+      var target = form.getAttribute('data-goto').replace(/\{([a-z_.]+)\}/g, function (w, path) {
+        return encodeURIComponent(pick(result, path));
+      });
       window.location.assign(target);
       return;
     }
@@ -201,7 +227,9 @@
   // data-list are read again from the server and swapped in, their forms wired like the rest.
   function refreshLists() {
     fetch(window.location.pathname + window.location.search, { credentials: 'same-origin', headers: { accept: 'text/html' } })
-      .then(function (res) { return res.ok ? res.text() : null; })
+      .then(function (res) {
+        return res.ok ? res.text() : null;
+      })
       .then(function (html) {
         if (!html) return;
         var fresh = new DOMParser().parseFromString(html, 'text/html');
@@ -215,7 +243,9 @@
           for (var j = 0; j < inner.length; j++) bind(inner[j]);
         }
       })
-      .catch(function () { /* the list refreshes on the next page load */ });
+      .catch(function () {
+        /* the list refreshes on the next page load */
+      });
   }
 
   function submit(form, event) {
@@ -238,14 +268,23 @@
     if (form.hasAttribute('data-idempotency')) headers['idempotency-key'] = idempotencyKey(form);
     fetch(apiUrl(form), { method: method, headers: headers, credentials: 'same-origin', body: payload })
       .then(function (res) {
-        return res.json().catch(function () { return {}; }).then(function (json) {
-          if (res.ok) return done(form, json);
-          resetCaptcha();
-          showError(form, describe(form, res.status, json));
-        });
+        return res
+          .json()
+          .catch(function () {
+            return {};
+          })
+          .then(function (json) {
+            if (res.ok) return done(form, json);
+            resetCaptcha();
+            showError(form, describe(form, res.status, json));
+          });
       })
-      .catch(function () { showError(form, [message('network')]); })
-      .then(function () { button.disabled = false; });
+      .catch(function () {
+        showError(form, [message('network')]);
+      })
+      .then(function () {
+        button.disabled = false;
+      });
   }
 
   function fragmentToken(name) {
@@ -270,15 +309,25 @@
   function preview(form, token) {
     postJson(form.getAttribute('data-preview'), { token: token })
       .then(function (res) {
-        return res.json().catch(function () { return {}; }).then(function (json) {
-          if (!res.ok) { showError(form, describe(form, res.status, json)); return; }
-          var box = form.querySelector('[data-credentials]');
-          var counts = box.querySelectorAll('[data-count]');
-          for (var k = 0; k < counts.length; k++) counts[k].textContent = String(json[counts[k].getAttribute('data-count')]);
-          box.hidden = false;
-        });
+        return res
+          .json()
+          .catch(function () {
+            return {};
+          })
+          .then(function (json) {
+            if (!res.ok) {
+              showError(form, describe(form, res.status, json));
+              return;
+            }
+            var box = form.querySelector('[data-credentials]');
+            var counts = box.querySelectorAll('[data-count]');
+            for (var k = 0; k < counts.length; k++) counts[k].textContent = String(json[counts[k].getAttribute('data-count')]);
+            box.hidden = false;
+          });
       })
-      .catch(function () { showError(form, [message('network')]); });
+      .catch(function () {
+        showError(form, [message('network')]);
+      });
   }
 
   function bind(form) {
@@ -294,7 +343,9 @@
         form.querySelector('input[name="token"]').value = token;
         if (form.hasAttribute('data-preview')) preview(form, token);
       }
-      form.addEventListener('submit', function (event) { submit(form, event); });
+      form.addEventListener('submit', function (event) {
+        submit(form, event);
+      });
       form.addEventListener('input', function (event) {
         var f = event.target;
         if (f.setCustomValidity) f.setCustomValidity('');
@@ -327,10 +378,17 @@
         show('working');
         postJson(verify.getAttribute('data-api'), { token: verifyToken })
           .then(function (res) {
-            if (!res.ok) { show('failed'); return; }
-            return res.json().then(function (json) { show(json.password_set === false ? 'ok_no_password' : 'ok'); });
+            if (!res.ok) {
+              show('failed');
+              return;
+            }
+            return res.json().then(function (json) {
+              show(json.password_set === false ? 'ok_no_password' : 'ok');
+            });
           })
-          .catch(function () { show('failed'); });
+          .catch(function () {
+            show('failed');
+          });
       });
       show('ready');
     }
@@ -341,12 +399,18 @@
     var box = document.querySelector('[data-google-error]');
     postJson('/api/v1/auth/google', { credential: response.credential })
       .then(function (res) {
-        if (res.ok) { window.location.assign('/console'); return; }
+        if (res.ok) {
+          window.location.assign('/console');
+          return;
+        }
         return res.json().then(function (json) {
           box.textContent = message(json && json.error ? json.error.code : 'generic');
           box.hidden = false;
         });
       })
-      .catch(function () { box.textContent = message('network'); box.hidden = false; });
+      .catch(function () {
+        box.textContent = message('network');
+        box.hidden = false;
+      });
   };
 })();

@@ -12,7 +12,7 @@ test('merchant create: a confirmed account from the password on stdin, usable at
   const created = runCli(['merchant', 'create', '--config', config, '--email', 'Owner@Shop.Example', '--name', 'Night Market'], { input: `${password}\n` });
   assert.equal(created.status, 0, created.stderr);
   assert.match(created.stdout, /created merchant mch_[A-Za-z0-9_-]+ <owner@shop\.example> "Night Market", email confirmed/);
-  assert.match(created.stdout, /^sign in at http:\/\/\S+\/login$/m, "the sign-in page, not the bare origin");
+  assert.match(created.stdout, /^sign in at http:\/\/\S+\/login$/m, 'the sign-in page, not the bare origin');
   assert.ok(!created.stdout.includes(password) && !created.stderr.includes(password));
 
   const again = runCli(['merchant', 'create', '--config', config, '--email', 'owner@shop.example'], { input: `${password}\n` });

@@ -143,7 +143,11 @@ test("an attacker alone registers the owner's address; the owner confirms from t
   const refused = await login(email, ATTACKER_PASSWORD);
   assert.equal(refused.status, 401, "the attacker's password does not open the account");
   assert.equal(passwordSet, false, "no registration's password is kept for a browser that did not register");
-  const row = await app.t.deps.db.selectFrom('merchants').select(['password_hash', 'name', 'email_verified_at']).where('email', '=', email).executeTakeFirstOrThrow();
+  const row = await app.t.deps.db
+    .selectFrom('merchants')
+    .select(['password_hash', 'name', 'email_verified_at'])
+    .where('email', '=', email)
+    .executeTakeFirstOrThrow();
   assert.equal(row.password_hash, null);
   assert.notEqual(row.email_verified_at, null);
   assert.notEqual(row.name, 'Attacker Ltd');
@@ -194,7 +198,10 @@ test("a registration cookie proves only its own registration: another registrati
   // A forged cookie value.
   const forged = await registerAs(uniqueEmail('forged'), OWNER_PASSWORD);
   const browser = app.t.client();
-  browser.cookies.set(REGISTRATION_COOKIE, forged.browser.cookies.get(REGISTRATION_COOKIE)!.replace(/^./, (ch) => (ch === 'A' ? 'B' : 'A')));
+  browser.cookies.set(
+    REGISTRATION_COOKIE,
+    forged.browser.cookies.get(REGISTRATION_COOKIE)!.replace(/^./, (ch) => (ch === 'A' ? 'B' : 'A')),
+  );
   assert.equal((await ownerConfirms(forged.mail!, browser)).passwordSet, false);
 });
 

@@ -43,7 +43,10 @@ test('/_dev/pay --late lands after the window: the invoice expires and the payme
 
   // Refused, with the envelope, and nothing lands on the chain.
   const before = node.blockInfos(node.head().number + 1).length;
-  const asForm = await dev.post(app.baseUrl + '/_dev/pay', undefined, { raw: `invoice_id=${inv.id}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  const asForm = await dev.post(app.baseUrl + '/_dev/pay', undefined, {
+    raw: `invoice_id=${inv.id}`,
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
   assert.equal(asForm.status, 400);
   assert.equal(asForm.body.error.code, 'validation_error');
   assert.equal(asForm.headers.get('x-gatewayd-dev'), 'tron-devnet');

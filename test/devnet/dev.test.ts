@@ -85,7 +85,11 @@ test('gatewayd dev: dev pay confirms an invoice and a signed invoice.confirmed r
 
   const api = new HttpClient(dev.baseUrl, null);
   const invoice = async (order: string, amount: string) => {
-    const res = await api.post('/invoices', { merchant_order_id: order, amount, wallet_id: wallet.body.wallet.id }, { bearer: made.api_key, headers: { 'idempotency-key': order } });
+    const res = await api.post(
+      '/invoices',
+      { merchant_order_id: order, amount, wallet_id: wallet.body.wallet.id },
+      { bearer: made.api_key, headers: { 'idempotency-key': order } },
+    );
     assert.equal(res.status, 201, res.text);
     assert.equal(res.body.invoice.network, 'tron-devnet');
     assert.equal(res.body.invoice.token_contract, NETWORKS.devnet.usdtContract);
@@ -135,8 +139,14 @@ test('gatewayd dev: dev pay confirms an invoice and a signed invoice.confirmed r
   }
   const dashboard = await owner.get('/me');
   const unmatched = (dashboard.body.unmatched_transfers ?? []) as Array<{ tx_hash: string; amount: string }>;
-  assert.ok(unmatched.some((u) => u.tx_hash === wrongPaid.tx_id), 'the short payment is an unmatched transfer');
-  assert.ok(unmatched.some((u) => u.tx_hash === stray.tx_id && u.amount === '0.500000'), 'the stray transfer too');
+  assert.ok(
+    unmatched.some((u) => u.tx_hash === wrongPaid.tx_id),
+    'the short payment is an unmatched transfer',
+  );
+  assert.ok(
+    unmatched.some((u) => u.tx_hash === stray.tx_id && u.amount === '0.500000'),
+    'the stray transfer too',
+  );
   assert.ok(!unmatched.some((u) => u.tx_hash === fakePaid.tx_id || u.tx_hash === failedPaid.tx_id), 'a fake token or a failed transaction moved no USDT');
   assert.equal(hooks.received.filter((r) => JSON.parse(r.body).type === 'invoice.confirmed').length, 1);
 

@@ -67,7 +67,9 @@ export function writeConfig(dir: string, config: ConfigOverrides): string {
  * Starts `gatewayd serve` (or another long-running command, such as `dev`) on a free loopback port
  * and waits until /api/v1/health answers.
  */
-export async function startGateway(options: { config?: ConfigOverrides; dir?: string; env?: Record<string, string>; command?: string[] } = {}): Promise<GatewayProcess> {
+export async function startGateway(
+  options: { config?: ConfigOverrides; dir?: string; env?: Record<string, string>; command?: string[] } = {},
+): Promise<GatewayProcess> {
   const dir = options.dir ?? tempDir('gatewayd-proc-');
   const port = await freePort();
   const config: ConfigOverrides = { ...options.config };

@@ -32,7 +32,16 @@ test('every page of a test instance carries the banner in each of the 7 locales;
       if (locale !== 'en') assert.notEqual(text, banner('en', 'tron-nile'), `${locale}: not an English copy`);
       // Signed in for the console; a visitor without a session for the checkout and the public pages.
       const visitor = nile.client();
-      const pages: Array<[string, typeof visitor]> = [[`/pay/${token}`, visitor], ['/pay/not-a-token', visitor], ['/login', visitor], ['/register', visitor], ['/support/contact', visitor], ['/console', s.client], ['/console/invoices', s.client], [`/console/invoices/${inv.body.invoice.id}`, s.client]];
+      const pages: Array<[string, typeof visitor]> = [
+        [`/pay/${token}`, visitor],
+        ['/pay/not-a-token', visitor],
+        ['/login', visitor],
+        ['/register', visitor],
+        ['/support/contact', visitor],
+        ['/console', s.client],
+        ['/console/invoices', s.client],
+        [`/console/invoices/${inv.body.invoice.id}`, s.client],
+      ];
       for (const [path, client] of pages) {
         const res = await client.get(`${nile.baseUrl}${path}?lang=${locale}`);
         assert.ok(res.status === 200 || res.status === 404, `${locale} ${path}: ${res.status}`);
@@ -45,7 +54,10 @@ test('every page of a test instance carries the banner in each of the 7 locales;
     const checkout = await nile.client().get(`${nile.baseUrl}/pay/${token}`);
     assert.ok(checkout.text.includes('TRON Nile testnet (TRC20)') && checkout.text.includes('TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf'));
     const m = await shop(mainnet);
-    for (const [path, client] of [['/console', m.client], ['/login', mainnet.client()]] as const) {
+    for (const [path, client] of [
+      ['/console', m.client],
+      ['/login', mainnet.client()],
+    ] as const) {
       const res = await client.get(`${mainnet.baseUrl}${path}`);
       assert.equal(res.status, 200);
       assert.ok(!res.text.includes('data-test-network') && !res.text.includes('Test network'), `mainnet ${path}: no banner`);
@@ -56,7 +68,7 @@ test('every page of a test instance carries the banner in each of the 7 locales;
   }
 });
 
-test('every mail of a test instance says so in the recipient\'s language: subject prefix, first line, HTML banner', async () => {
+test("every mail of a test instance says so in the recipient's language: subject prefix, first line, HTML banner", async () => {
   const smtp = await startSmtp();
   const devnet = await startTestApp({ config: { tron: { network: 'devnet', api_url: 'http://127.0.0.1:9' }, email: { smtp_url: smtp.url } } });
   const mainnet = await startTestApp({ config: { email: { smtp_url: smtp.url } } });

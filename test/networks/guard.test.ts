@@ -18,7 +18,11 @@ test('a Nile database refuses serve on mainnet, and a mainnet one refuses Nile, 
   const dir = tempDir('gatewayd-guard-');
   const db = join(dir, 'gateway.db');
   const port = await freePort();
-  const nile = writeConfig(dir, { tron: { network: 'nile', api_url: `http://127.0.0.1:${await freePort()}` }, database: { path: db }, server: { listen: `127.0.0.1:${port}` } });
+  const nile = writeConfig(dir, {
+    tron: { network: 'nile', api_url: `http://127.0.0.1:${await freePort()}` },
+    database: { path: db },
+    server: { listen: `127.0.0.1:${port}` },
+  });
   const migrated = runCli(['migrate', '--config', nile]);
   assert.equal(migrated.status, 0, migrated.stderr);
   assert.match(runCli(['migrate', '--status', '--config', nile]).stdout, /^network: tron-nile$/m);
@@ -29,7 +33,10 @@ test('a Nile database refuses serve on mainnet, and a mainnet one refuses Nile, 
   assert.equal(refused.status, 2);
   const lines = refused.stderr.trim().split('\n');
   assert.equal(lines.length, 1, refused.stderr);
-  assert.match(lines[0]!, /^gatewayd: \S+gateway\.db: this database belongs to tron-nile, but tron\.network = "mainnet" runs tron-mainnet; a database never changes network: use another database file$/);
+  assert.match(
+    lines[0]!,
+    /^gatewayd: \S+gateway\.db: this database belongs to tron-nile, but tron\.network = "mainnet" runs tron-mainnet; a database never changes network: use another database file$/,
+  );
   assert.equal(runCli(['merchant', 'create', '--email', 'a@example.com', '--config', mainnet], { input: 'correct-horse-battery\n' }).status, 2);
 
   // The Nile instance itself starts, and says it is a test network.
@@ -48,7 +55,11 @@ test('migration 0013 records tron-mainnet for a database that already held accou
   const before = all.filter((m) => m.version < 13);
   const old = openSqlite(join(dir, 'old.db'));
   migrate(old, 1, before);
-  old.prepare(`INSERT INTO merchants (id, email, name, password_hash, email_verified_at, created_at, updated_at) VALUES ('mch_1', 'a@b.example', 'A', NULL, 1, 1, 1)`).run();
+  old
+    .prepare(
+      `INSERT INTO merchants (id, email, name, password_hash, email_verified_at, created_at, updated_at) VALUES ('mch_1', 'a@b.example', 'A', NULL, 1, 1, 1)`,
+    )
+    .run();
   migrate(old, 2, all);
   assert.equal(recordedNetwork(old), 'tron-mainnet');
   assert.throws(() => claimNetwork(old, 'old.db', { network: 'tron-devnet', chosenBy: '`gatewayd dev`' }, 3), NetworkMismatchError);
@@ -60,7 +71,10 @@ test('migration 0013 records tron-mainnet for a database that already held accou
   claimNetwork(fresh, 'new.db', { network: 'tron-nile', chosenBy: 'tron.network = "nile"' }, 2);
   claimNetwork(fresh, 'new.db', { network: 'tron-nile', chosenBy: 'tron.network = "nile"' }, 3);
   assert.equal(recordedNetwork(fresh), 'tron-nile');
-  assert.throws(() => claimNetwork(fresh, 'new.db', { network: 'tron-mainnet', chosenBy: 'tron.network = "mainnet"' }, 4), /belongs to tron-nile, but tron\.network = "mainnet" runs tron-mainnet/);
+  assert.throws(
+    () => claimNetwork(fresh, 'new.db', { network: 'tron-mainnet', chosenBy: 'tron.network = "mainnet"' }, 4),
+    /belongs to tron-nile, but tron\.network = "mainnet" runs tron-mainnet/,
+  );
   assert.throws(() => fresh.prepare(`UPDATE instance_network SET network = 'tron-shasta'`).run(), /CHECK constraint/);
   fresh.close();
 });
@@ -69,9 +83,15 @@ test('configuration: each network brings its USDT contract and provider; devnet 
   assert.equal(buildConfig().tron.api_url, 'https://api.trongrid.io');
   assert.equal(buildConfig().network.usdtContract, 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t');
   const nile = buildConfig({ tron: { network: 'nile' } });
-  assert.deepEqual([nile.tron.api_url, nile.network.id, nile.network.usdtContract, nile.network.test], ['https://nile.trongrid.io', 'tron-nile', 'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf', true]);
+  assert.deepEqual(
+    [nile.tron.api_url, nile.network.id, nile.network.usdtContract, nile.network.test],
+    ['https://nile.trongrid.io', 'tron-nile', 'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf', true],
+  );
   assert.equal(buildConfig({ tron: { network: 'nile', api_url: 'http://127.0.0.1:9' } }).tron.api_url, 'http://127.0.0.1:9');
-  assert.throws(() => buildConfig({ tron: { network: 'devnet' } }), (err: unknown) => err instanceof ConfigError && /tron\.api_url: tron\.network = "devnet" has no public provider/.test(err.message));
+  assert.throws(
+    () => buildConfig({ tron: { network: 'devnet' } }),
+    (err: unknown) => err instanceof ConfigError && /tron\.api_url: tron\.network = "devnet" has no public provider/.test(err.message),
+  );
   assert.throws(() => buildConfig({ tron: { network: 'shasta' } }), /tron\.network: expected one of "mainnet", "nile", "devnet"/);
   assert.equal(buildConfig({ tron: { network: 'devnet', api_url: 'http://127.0.0.1:9' }, dev: { block_interval_ms: 250 } }).network.blockIntervalMs, 250);
   assert.equal(buildConfig().devMode, false, 'only `gatewayd dev` turns dev mode on');

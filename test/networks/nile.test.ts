@@ -50,7 +50,7 @@ test('a Nile instance confirms a payment in Nile USDT and refuses the same trans
     for (let i = 0; i < 30 && (await getInvoice(t, paid.body.invoice.id)).status === 'pending'; i++) await pass(h);
     // A few more passes: the block of the spoofed transfer is read as well by now.
     await pass(h);
-    assert.ok((await scanned(h)) >= bad.blockNumber, 'the spoofed transfer\'s block was scanned');
+    assert.ok((await scanned(h)) >= bad.blockNumber, "the spoofed transfer's block was scanned");
 
     const confirmed = await getInvoice(t, paid.body.invoice.id);
     assert.equal(confirmed.status, 'confirmed');
@@ -77,7 +77,12 @@ test('a mainnet instance refuses a transfer in Nile USDT', async () => {
     const s = await shop(t, 'TXVj38D1XR3TPgSHTCZGC8wkLDAGqF1oqx');
     const inv = await createInvoice(s.client, { amount: '12', wallet_id: s.walletId });
     assert.equal(inv.body.invoice.network, 'tron-mainnet');
-    const bad = tg.pay({ to: s.address, amount: micro(inv.body.invoice.payable_amount), blockTimestamp: t.clock.now() + 3 * SECOND, contract: NILE.usdtContract });
+    const bad = tg.pay({
+      to: s.address,
+      amount: micro(inv.body.invoice.payable_amount),
+      blockTimestamp: t.clock.now() + 3 * SECOND,
+      contract: NILE.usdtContract,
+    });
     for (let i = 0; i < 20 && (await scanned(h)) < bad.blockNumber; i++) await pass(h);
     assert.ok((await scanned(h)) >= bad.blockNumber);
     assert.equal((await getInvoice(t, inv.body.invoice.id)).status, 'pending');
@@ -91,7 +96,10 @@ test('the served OpenAPI document of a Nile instance names tron-nile only and sa
   try {
     const res = await fetch(`${h.t.baseUrl}/api/v1/openapi.json`);
     const text = await res.text();
-    const doc = JSON.parse(text) as { info: { description: string }; components: { schemas: Record<string, { properties: Record<string, { enum?: string[] }> }> } };
+    const doc = JSON.parse(text) as {
+      info: { description: string };
+      components: { schemas: Record<string, { properties: Record<string, { enum?: string[] }> }> };
+    };
     assert.deepEqual(doc.components.schemas.Invoice!.properties.network!.enum, ['tron-nile']);
     assert.deepEqual(doc.components.schemas.Wallet!.properties.network!.enum, ['tron-nile']);
     assert.ok(!text.includes('tron-mainnet'), 'no other network is named');

@@ -160,9 +160,17 @@ test('confirmation in Chromium: the browser that registered keeps its password; 
   await choose.waitFor();
   assert.match(await choose.innerText(), /اکنون گذرواژه خود را انتخاب کنید/);
   assert.equal(await page.locator('html').getAttribute('dir'), 'rtl');
-  assert.equal(await page.evaluate(() => (globalThis as unknown as { document: { activeElement: { id: string } } }).document.activeElement.id), 'password', 'the password field has the focus');
+  assert.equal(
+    await page.evaluate(() => (globalThis as unknown as { document: { activeElement: { id: string } } }).document.activeElement.id),
+    'password',
+    'the password field has the focus',
+  );
   await looksRight(page, 'verify-choose-password-fa');
-  assert.equal((await app.client().post('/auth/login', { email: other, password: PASSWORD })).status, 401, 'the password typed on the other device is not kept');
+  assert.equal(
+    (await app.client().post('/auth/login', { email: other, password: PASSWORD })).status,
+    401,
+    'the password typed on the other device is not kept',
+  );
 
   // Too short first: the browser's own check stops it; then a valid one signs in to the console.
   await page.locator('#password').fill('short');

@@ -11,7 +11,11 @@ test('console errors in Chromium: every refusal says precisely what is wrong, in
   t.after(() => app.close());
   const owner = await signedInMerchant(app);
   const walletId = await insertWallet(app.deps.db, owner.merchant.id, app.clock.now());
-  const taken = await owner.client.post('/invoices', { merchant_order_id: 'A-1', amount: '5', wallet_id: walletId }, { headers: { 'idempotency-key': 'k-a1' } });
+  const taken = await owner.client.post(
+    '/invoices',
+    { merchant_order_id: 'A-1', amount: '5', wallet_id: walletId },
+    { headers: { 'idempotency-key': 'k-a1' } },
+  );
   assert.equal(taken.status, 201);
   const browser = await openBrowser({ viewport: { width: 1280, height: 900 } });
   t.after(() => browser.close());
@@ -57,7 +61,11 @@ test('console errors in Chromium: every refusal says precisely what is wrong, in
     await amount.fill(bad);
     await main.getByRole('button', { name: 'Create invoice' }).click();
     assert.equal(sent.length, before, `${bad} is refused before sending`);
-    assert.match(await amount.evaluate((el) => (el as unknown as { validationMessage: string }).validationMessage), /^Price \(USDT\): From 0\.000001 to 1000000000/, bad);
+    assert.match(
+      await amount.evaluate((el) => (el as unknown as { validationMessage: string }).validationMessage),
+      /^Price \(USDT\): From 0\.000001 to 1000000000/,
+      bad,
+    );
   }
   // A duplicate order id: the API's 409, said plainly, the order field marked.
   await amount.fill('7');
@@ -71,7 +79,13 @@ test('console errors in Chromium: every refusal says precisely what is wrong, in
   await amount.fill('  1000000000.000000 ');
   await main.getByRole('button', { name: 'Create invoice' }).click();
   await page.waitForURL(/\/console\/invoices\/inv_/);
-  assert.equal(await main.locator('h1').innerText().then((s) => s.split(' ')[0]), 'B-2');
+  assert.equal(
+    await main
+      .locator('h1')
+      .innerText()
+      .then((s) => s.split(' ')[0]),
+    'B-2',
+  );
 
   // A pattern-valid address with a bad checksum: the API's detail names the field, shown with its rule.
   await page.goto(`${app.baseUrl}/console/wallets?lang=zh`);
@@ -88,5 +102,8 @@ test('console errors in Chromium: every refusal says precisely what is wrong, in
   assert.equal(text.split(translate('zh', 'console.wallets.address')).length - 1, 1, text);
   assert.equal(await address.getAttribute('aria-invalid'), 'true');
   assert.equal(await address.inputValue(), 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU8', 'trimmed');
-  assert.deepEqual(browser.errors.filter((e) => !/^(400|409) /.test(e) && !/status of 40[09]/.test(e)), []);
+  assert.deepEqual(
+    browser.errors.filter((e) => !/^(400|409) /.test(e) && !/status of 40[09]/.test(e)),
+    [],
+  );
 });

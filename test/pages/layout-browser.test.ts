@@ -41,15 +41,22 @@ test('console layout in Chromium at 1280 and 390 px in en, fa and zh: no sideway
   const mainWidth = await page.evaluate('document.querySelector("main").getBoundingClientRect().width');
   assert.ok(Number(mainWidth) >= 1100, `main is ${String(mainWidth)} px wide`);
   for (const selector of ['.console-nav a', 'th']) {
-    const wrapped = await page.evaluate(`[...document.querySelectorAll(${JSON.stringify(selector)})].filter((el) => el.getClientRects().length > 1 || el.getBoundingClientRect().height > 2 * parseFloat(getComputedStyle(el).lineHeight)).map((el) => el.textContent)`);
+    const wrapped = await page.evaluate(
+      `[...document.querySelectorAll(${JSON.stringify(selector)})].filter((el) => el.getClientRects().length > 1 || el.getBoundingClientRect().height > 2 * parseFloat(getComputedStyle(el).lineHeight)).map((el) => el.textContent)`,
+    );
     assert.deepEqual(wrapped, [], `${selector} wraps`);
   }
   // Amounts never break inside a table cell.
   await page.goto(`${app.baseUrl}/console/invoices?lang=fa`);
-  const broken = await page.evaluate(`[...document.querySelectorAll('td.num, td .num')].filter((el) => el.getClientRects().length > 1 || el.getBoundingClientRect().height > 2 * parseFloat(getComputedStyle(el).lineHeight)).map((el) => el.textContent)`);
+  const broken = await page.evaluate(
+    `[...document.querySelectorAll('td.num, td .num')].filter((el) => el.getClientRects().length > 1 || el.getBoundingClientRect().height > 2 * parseFloat(getComputedStyle(el).lineHeight)).map((el) => el.textContent)`,
+  );
   assert.deepEqual(broken, []);
   // The 404 page's own status is the only failed response (Chromium logs it twice).
-  assert.deepEqual(browser.errors.filter((e) => !e.startsWith('404 ') && !e.includes('status of 404')), []);
+  assert.deepEqual(
+    browser.errors.filter((e) => !e.startsWith('404 ') && !e.includes('status of 404')),
+    [],
+  );
 });
 
 test('the layout check itself catches overflow, keys and "undefined" (it would fail on a broken page)', async (t) => {
@@ -57,7 +64,16 @@ test('the layout check itself catches overflow, keys and "undefined" (it would f
   t.after(() => browser.close());
   await browser.page.setContent('<html><body><p>console.nav.overview</p><div style="width:600px">wide</div><h1>undefined</h1></body></html>');
   const problems = await layoutProblems(browser.page);
-  assert.ok(problems.some((p) => p.startsWith('page scrolls sideways')), problems.join('\n'));
-  assert.ok(problems.some((p) => p === 'untranslated key: console.nav.overview'), problems.join('\n'));
-  assert.ok(problems.some((p) => p === 'shows "undefined"'), problems.join('\n'));
+  assert.ok(
+    problems.some((p) => p.startsWith('page scrolls sideways')),
+    problems.join('\n'),
+  );
+  assert.ok(
+    problems.some((p) => p === 'untranslated key: console.nav.overview'),
+    problems.join('\n'),
+  );
+  assert.ok(
+    problems.some((p) => p === 'shows "undefined"'),
+    problems.join('\n'),
+  );
 });

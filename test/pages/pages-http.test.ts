@@ -221,7 +221,10 @@ test('attack: a request for //evil.example/x never makes the gateway print an of
       assert.match(link, /^\/(?![/\\])/, `${path}: ${link}`);
       assert.ok(new URL(link, app.baseUrl).origin === new URL(app.baseUrl).origin, `${path}: ${link} stays on our origin`);
     }
-    assert.ok(links.some((l) => l.startsWith('/evil.example/x?') && l.includes('lang=en')), `${path}: the switcher keeps the path, made local`);
+    assert.ok(
+      links.some((l) => l.startsWith('/evil.example/x?') && l.includes('lang=en')),
+      `${path}: the switcher keeps the path, made local`,
+    );
   }
 });
 
@@ -239,7 +242,27 @@ test('the new-invoice form pattern accepts exactly the amounts the API accepts',
     const micro = parseAmount(s);
     return micro !== undefined && micro >= 1n && micro <= MAX_INVOICE_AMOUNT;
   };
-  const fixed = ['0', '0.0', '0.000000', '0.000001', '0.1', '1', '999999999.999999', '1000000000', '1000000000.0', '1000000000.000000', '1000000000.000001', '1000000001', '01', '1.', '.5', '1.1234567', '12', ' 1', '1e3'];
+  const fixed = [
+    '0',
+    '0.0',
+    '0.000000',
+    '0.000001',
+    '0.1',
+    '1',
+    '999999999.999999',
+    '1000000000',
+    '1000000000.0',
+    '1000000000.000000',
+    '1000000000.000001',
+    '1000000001',
+    '01',
+    '1.',
+    '.5',
+    '1.1234567',
+    '12',
+    ' 1',
+    '1e3',
+  ];
   for (const s of fixed) assert.equal(form.test(s), api(s), s);
   fc.assert(
     fc.property(fc.stringMatching(/^[0-9]{1,11}(\.[0-9]{0,7})?$/), (s) => form.test(s) === api(s)),
@@ -255,7 +278,7 @@ test('registration without email configured says so and shows the command that w
   assert.ok(page.text.includes('id="no-email"'));
   assert.ok(page.text.includes('gatewayd merchant create --email you@example.com'));
   assert.ok(page.text.includes(`${off.config.server.public_url}/login`));
-  assert.ok(page.text.includes("Ce serveur ne peut pas encore envoyer d&#39;e-mails"), 'in French');
+  assert.ok(page.text.includes('Ce serveur ne peut pas encore envoyer d&#39;e-mails'), 'in French');
   assert.ok(!page.text.includes('data-api="/api/v1/auth/register"'), 'no form that can only fail');
   const on = await startTestApp({ config: { email: { smtp_url: 'smtp://127.0.0.1:2525' } } });
   t.after(() => on.close());

@@ -12,7 +12,14 @@ import type { InvoiceStatus } from '../../src/db/schema.js';
 
 export const WALLET_ADDRESS = 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7';
 
-export async function insertWallet(db: Db, merchantId: string, now: number, label = 'Main wallet', address = WALLET_ADDRESS, network: Readonly<TronNetwork> = NETWORKS.mainnet): Promise<string> {
+export async function insertWallet(
+  db: Db,
+  merchantId: string,
+  now: number,
+  label = 'Main wallet',
+  address = WALLET_ADDRESS,
+  network: Readonly<TronNetwork> = NETWORKS.mainnet,
+): Promise<string> {
   const id = newId('wal');
   await db.insertInto('wallets').values({ id, merchant_id: merchantId, label, address, network: network.id, created_at: now }).execute();
   return id;

@@ -25,27 +25,115 @@ export async function seedShowcase(app: TestApp): Promise<Showcase> {
   const merchantId = owner.merchant.id;
   const now = app.clock.now();
   const walletId = await insertWallet(app.deps.db, merchantId, now);
-  const pending = await insertInvoice(app.deps.db, { merchantId, walletId, now, base: 42_500_000n, adjustment: 137n, description: 'Order #1042: two hardcover books, shipping included', orderId: 'order-1042', expiresInMinutes: 30 });
-  const paid = await insertInvoice(app.deps.db, { merchantId, walletId, now: now - 3_600_000, base: 18_000_000n, adjustment: 42n, description: 'Order #1041: gift card', orderId: 'order-1041', status: 'confirmed', txHash: '7c1e4f0b9a3d2e8f6c5b4a3928171605f4e3d2c1b0a99887766554433221100f' });
-  const expired = await insertInvoice(app.deps.db, { merchantId, walletId, now: now - 7_200_000, base: 5_000_000n, adjustment: 7n, orderId: 'order-1040', status: 'expired' });
-  await insertInvoice(app.deps.db, { merchantId, walletId, now: now - 600_000, base: 1_000_000_000_000_000n, adjustment: 99_999n, orderId: 'wholesale-2026-0001-ABCDEFGHIJKLMNOPQRSTUVWXYZ', status: 'review' });
+  const pending = await insertInvoice(app.deps.db, {
+    merchantId,
+    walletId,
+    now,
+    base: 42_500_000n,
+    adjustment: 137n,
+    description: 'Order #1042: two hardcover books, shipping included',
+    orderId: 'order-1042',
+    expiresInMinutes: 30,
+  });
+  const paid = await insertInvoice(app.deps.db, {
+    merchantId,
+    walletId,
+    now: now - 3_600_000,
+    base: 18_000_000n,
+    adjustment: 42n,
+    description: 'Order #1041: gift card',
+    orderId: 'order-1041',
+    status: 'confirmed',
+    txHash: '7c1e4f0b9a3d2e8f6c5b4a3928171605f4e3d2c1b0a99887766554433221100f',
+  });
+  const expired = await insertInvoice(app.deps.db, {
+    merchantId,
+    walletId,
+    now: now - 7_200_000,
+    base: 5_000_000n,
+    adjustment: 7n,
+    orderId: 'order-1040',
+    status: 'expired',
+  });
+  await insertInvoice(app.deps.db, {
+    merchantId,
+    walletId,
+    now: now - 600_000,
+    base: 1_000_000_000_000_000n,
+    adjustment: 99_999n,
+    orderId: 'wholesale-2026-0001-ABCDEFGHIJKLMNOPQRSTUVWXYZ',
+    status: 'review',
+  });
   await app.deps.db
     .insertInto('api_keys')
-    .values({ id: 'key_screens1', merchant_id: merchantId, name: 'Shop backend', prefix: 'gw_live_Qx3v', secret_hash: '0'.repeat(64), scopes: 'invoices:read invoices:write ledger:read', expires_in_days: null, created_at: now - 86_400_000, last_used_at: now - 60_000, revoked_at: null, expires_at: null, replaced_key_id: null })
+    .values({
+      id: 'key_screens1',
+      merchant_id: merchantId,
+      name: 'Shop backend',
+      prefix: 'gw_live_Qx3v',
+      secret_hash: '0'.repeat(64),
+      scopes: 'invoices:read invoices:write ledger:read',
+      expires_in_days: null,
+      created_at: now - 86_400_000,
+      last_used_at: now - 60_000,
+      revoked_at: null,
+      expires_at: null,
+      replaced_key_id: null,
+    })
     .execute();
-  await app.deps.db.insertInto('webhooks').values({ id: 'whk_screens1', merchant_id: merchantId, url: 'https://bluelantern.example/gateway/webhook', secret: 'whsec_x', created_at: now - 86_400_000, deactivated_at: null }).execute();
+  await app.deps.db
+    .insertInto('webhooks')
+    .values({
+      id: 'whk_screens1',
+      merchant_id: merchantId,
+      url: 'https://bluelantern.example/gateway/webhook',
+      secret: 'whsec_x',
+      created_at: now - 86_400_000,
+      deactivated_at: null,
+    })
+    .execute();
   for (const [i, status] of (['delivered', 'failed', 'pending'] as const).entries()) {
-    await app.deps.db.insertInto('events').values({ id: `evt_screens${i}`, merchant_id: merchantId, type: 'invoice.confirmed', invoice_id: paid.id, data: '{}', created_at: now - 3_000_000 + i }).execute();
+    await app.deps.db
+      .insertInto('events')
+      .values({ id: `evt_screens${i}`, merchant_id: merchantId, type: 'invoice.confirmed', invoice_id: paid.id, data: '{}', created_at: now - 3_000_000 + i })
+      .execute();
     await app.deps.db
       .insertInto('deliveries')
-      .values({ id: `dlv_screens${i}`, webhook_id: 'whk_screens1', event_id: `evt_screens${i}`, merchant_id: merchantId, status, attempts: i + 1, next_attempt_at: status === 'pending' ? now + 60_000 : null, delivered_at: status === 'delivered' ? now - 2_999_000 : null, last_error: status === 'delivered' ? null : 'HTTP 503 from bluelantern.example', response_status: status === 'delivered' ? 200 : 503, created_at: now - 3_000_000, updated_at: now - 2_999_000 })
+      .values({
+        id: `dlv_screens${i}`,
+        webhook_id: 'whk_screens1',
+        event_id: `evt_screens${i}`,
+        merchant_id: merchantId,
+        status,
+        attempts: i + 1,
+        next_attempt_at: status === 'pending' ? now + 60_000 : null,
+        delivered_at: status === 'delivered' ? now - 2_999_000 : null,
+        last_error: status === 'delivered' ? null : 'HTTP 503 from bluelantern.example',
+        response_status: status === 'delivered' ? 200 : 503,
+        created_at: now - 3_000_000,
+        updated_at: now - 2_999_000,
+      })
       .execute();
   }
   // A payment of the price without the adjustment (unmatched) and the exact amount of the expired invoice after its window (late).
   await writeTransaction(app.deps.db, async (trx) => {
     const base = { from: PAYER, to: WALLET_ADDRESS, blockNumber: 69_316_562, tokenContract: app.deps.config.network.usdtContract };
-    await insertTransfer(trx, app.deps.config.network, { ...base, txHash: 'a1'.repeat(32), logIndex: 0, amount: 42_500_000n, blockTimestamp: now - 120_000 }, 'unmatched', null, now);
-    await insertTransfer(trx, app.deps.config.network, { ...base, txHash: 'b2'.repeat(32), logIndex: 3, amount: 5_000_007n, blockTimestamp: now - 60_000 }, 'late', expired.id, now);
+    await insertTransfer(
+      trx,
+      app.deps.config.network,
+      { ...base, txHash: 'a1'.repeat(32), logIndex: 0, amount: 42_500_000n, blockTimestamp: now - 120_000 },
+      'unmatched',
+      null,
+      now,
+    );
+    await insertTransfer(
+      trx,
+      app.deps.config.network,
+      { ...base, txHash: 'b2'.repeat(32), logIndex: 3, amount: 5_000_007n, blockTimestamp: now - 60_000 },
+      'late',
+      expired.id,
+      now,
+    );
   });
   return { owner, pendingId: pending.id, pendingToken: pending.checkoutToken, paidId: paid.id, paidToken: paid.checkoutToken };
 }
