@@ -128,6 +128,8 @@ export interface InvoiceStatsTable {
   adjustment: number;
   payable_units: number;
   payable_micros: number;
+  received_units: number;
+  received_micros: number;
 }
 
 export interface EventsTable {
