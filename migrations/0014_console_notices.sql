@@ -76,3 +76,23 @@ BEGIN
     received_micros = received_micros - COALESCE(OLD.received_amount, CASE WHEN OLD.status = 'confirmed' THEN OLD.payable_amount ELSE 0 END) % 1000000
   WHERE merchant_id = OLD.merchant_id AND status = OLD.status;
 END;
+
+-- The language of the mails an owner gets without asking (payment notices): the locale of their last
+-- registration or password sign-in. NULL: English.
+ALTER TABLE merchants ADD COLUMN locale TEXT;
+
+-- Owner notices of unmatched and late payments (email.payment_notices), written in the same
+-- transaction as the transfer they tell of, so none is lost when the mail server is down or the
+-- process stops; the mail worker sends them and records sent_at. One row per transfer and owner:
+-- a transfer is told of at most once to each owner of a wallet on its address.
+CREATE TABLE payment_notices (
+  transfer_id TEXT NOT NULL REFERENCES chain_transfers (id),
+  merchant_id TEXT NOT NULL REFERENCES merchants (id) ON DELETE CASCADE,
+  created_at INTEGER NOT NULL,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  next_attempt_at INTEGER NOT NULL,
+  sent_at INTEGER,
+  PRIMARY KEY (transfer_id, merchant_id)
+) WITHOUT ROWID;
+
+CREATE INDEX payment_notices_due_idx ON payment_notices (next_attempt_at, merchant_id) WHERE sent_at IS NULL;

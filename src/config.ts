@@ -63,6 +63,7 @@ export const configSchema = z.strictObject({
     }).default(''),
     from: z.string().min(1).default('gatewayd <noreply@localhost>'),
     staff_notify: z.boolean().default(true),
+    payment_notices: z.boolean().default(true),
   }).prefault({}),
   captcha: z.strictObject({
     provider: z.enum(['', 'turnstile', 'hcaptcha']).default(''),

@@ -29,6 +29,7 @@ import {
   type MailSlot,
   type MerchantChanges,
   type Merchant,
+  setMerchantLocale,
 } from './merchants.repo.js';
 import { checkPassword, hashPassword } from './passwords.js';
 import { createSession, deleteMerchantSessions, deleteSession } from './sessions.repo.js';
@@ -99,12 +100,14 @@ export async function register(deps: AppDeps, input: RegisterInput): Promise<{ e
     const existing = await findMerchantByEmail(trx, email);
     if (!existing) {
       const merchant = await insertMerchant(trx, { email, name, passwordHash, emailVerifiedAt: null }, now);
+      await setMerchantLocale(trx, merchant.id, input.locale);
       await claimMailSlot(trx, merchant.id, 'verification_sent_at', now, MAIL_RESEND_GAP_MS);
       return { kind: 'verify', merchant, slot: 'verification_sent_at', token: await issueEmailToken(trx, merchant.id, 'verify', now) };
     }
     if (existing.emailVerifiedAt === null) {
       if (!(await claimMailSlot(trx, existing.id, 'verification_sent_at', now, MAIL_RESEND_GAP_MS))) return undefined;
       await updateMerchant(trx, existing.id, { passwordHash, name }, now);
+      await setMerchantLocale(trx, existing.id, input.locale);
       return { kind: 'verify', merchant: { ...existing, name }, slot: 'verification_sent_at', token: await issueEmailToken(trx, existing.id, 'verify', now) };
     }
     if (!(await claimMailSlot(trx, existing.id, 'exists_notice_sent_at', now, MAIL_RESEND_GAP_MS))) return undefined;
@@ -138,7 +141,10 @@ export async function login(deps: AppDeps, input: LoginInput): Promise<SignedIn>
     }
     throw new AppError('email_not_verified', 'Confirm your email address first: use the link we emailed you');
   }
-  const sessionToken = await writeTransaction(deps.db, (trx) => rotateSession(trx, found.id, input.previousToken, now));
+  const sessionToken = await writeTransaction(deps.db, async (trx) => {
+    await setMerchantLocale(trx, found.id, input.locale);
+    return rotateSession(trx, found.id, input.previousToken, now);
+  });
   deps.log.info({ merchant_id: found.id }, 'signed in');
   return { merchant: found, sessionToken };
 }

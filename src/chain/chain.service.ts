@@ -3,6 +3,7 @@
  * one short write transaction: the guarded invoice move, the recorded transfer and the event
  * commit together or not at all. No network here.
  */
+import { queuePaymentNotices } from '../email/payment-notices.js';
 import { writeTransaction } from '../db/database.js';
 import type { ChainTransferKind } from '../db/schema.js';
 import { insertEvent } from '../events/events.repo.js';
@@ -70,6 +71,7 @@ export async function recordTransfers(deps: AppDeps, transfers: VerifiedTransfer
       if (invoice && kind === 'confirmed' && !(await confirmInvoice(trx, invoice.id, t.txHash, now))) kind = 'late';
       if (invoice && kind === 'review_paid' && !(await markReviewPaid(trx, invoice.id, t.txHash))) kind = 'late';
       await insertTransfer(trx, t, kind, invoice?.id ?? null, now);
+      if (kind === 'late' || kind === 'unmatched') await queuePaymentNotices(deps.config, trx, t, now);
       if (invoice && (kind === 'confirmed' || kind === 'review_paid')) {
         const updated = (await findInvoiceById(trx, invoice.id))!;
         insertEvent(
