@@ -53,7 +53,13 @@ export async function queuePaymentNotices(config: Config, trx: Trx, log: { txHas
     owners = (await trx.selectFrom('invoices').select('merchant_id').where('id', '=', transfer.invoice_id).execute()).map((r) => r.merchant_id);
   } else if (transfer.kind === 'unmatched' && fromDbAmount(transfer.amount) >= NOTICE_MIN_UNMATCHED) {
     owners = (
-      await trx.selectFrom('wallets').select('merchant_id').distinct().where('network', '=', transfer.network).where('address', '=', transfer.to_address).execute()
+      await trx
+        .selectFrom('wallets')
+        .select('merchant_id')
+        .distinct()
+        .where('network', '=', transfer.network)
+        .where('address', '=', transfer.to_address)
+        .execute()
     ).map((r) => r.merchant_id);
   }
   if (owners.length === 0) return;
@@ -108,7 +114,19 @@ export async function runOnce(deps: AppDeps): Promise<boolean> {
     .selectFrom('payment_notices as n')
     .innerJoin('chain_transfers as t', 't.id', 'n.transfer_id')
     .innerJoin('merchants as m', 'm.id', 'n.merchant_id')
-    .select(['n.transfer_id', 'n.merchant_id', 'n.attempts', 't.kind', 't.amount', 't.tx_hash', 't.to_address', 't.invoice_id', 'm.email', 'm.name', 'm.locale'])
+    .select([
+      'n.transfer_id',
+      'n.merchant_id',
+      'n.attempts',
+      't.kind',
+      't.amount',
+      't.tx_hash',
+      't.to_address',
+      't.invoice_id',
+      'm.email',
+      'm.name',
+      'm.locale',
+    ])
     .where('n.sent_at', 'is', null)
     .where('n.next_attempt_at', '<=', now)
     .orderBy('n.next_attempt_at')

@@ -18,8 +18,9 @@ export interface InvoiceStats {
 
 /** Counts by status and confirmed totals. Amounts are exact: read as text, joined as BigInt. */
 export async function readInvoiceStats(db: Db, merchantId: string): Promise<InvoiceStats> {
-  const asText = (column: 'invoices' | 'base_units' | 'base_micros' | 'adjustment' | 'payable_units' | 'payable_micros' | 'received_units' | 'received_micros') =>
-    sql<string>`CAST(${sql.ref(column)} AS TEXT)`.as(column);
+  const asText = (
+    column: 'invoices' | 'base_units' | 'base_micros' | 'adjustment' | 'payable_units' | 'payable_micros' | 'received_units' | 'received_micros',
+  ) => sql<string>`CAST(${sql.ref(column)} AS TEXT)`.as(column);
   const rows = await db
     .selectFrom('invoice_stats')
     .select([

@@ -22,7 +22,10 @@ test('POST /me/password: the current password is required; the new one signs in,
   const wrong = await client.post('/me/password', { current_password: 'not my password at all', new_password: NEW_PASSWORD });
   assert.equal(wrong.status, 401);
   assert.equal(wrong.body.error.code, 'invalid_credential');
-  assert.deepEqual(wrong.body.error.details.map((d: { path: string }) => d.path), ['current_password']);
+  assert.deepEqual(
+    wrong.body.error.details.map((d: { path: string }) => d.path),
+    ['current_password'],
+  );
   assert.equal((await stored()).password_hash, before, 'a wrong current password changes nothing');
   assert.equal((await client.get('/me')).status, 200, 'a wrong current password does not end the session');
   assert.equal((await other.get('/me')).status, 200, 'nor the other sessions');
@@ -54,7 +57,11 @@ test('POST /me/password: session only (an API key is 403 session_required), no s
   const { client } = await confirmedAccount(app);
   const key = await newKey(client, { name: 'server', scopes: ['invoices:read', 'invoices:write', 'ledger:read'] });
   const withKey = app.t.client();
-  const byKey = await withKey.post('/me/password', { current_password: PASSWORD, new_password: NEW_PASSWORD }, { headers: { authorization: `Bearer ${key.secret}` } });
+  const byKey = await withKey.post(
+    '/me/password',
+    { current_password: PASSWORD, new_password: NEW_PASSWORD },
+    { headers: { authorization: `Bearer ${key.secret}` } },
+  );
   assert.equal(byKey.status, 403);
   assert.equal(byKey.body.error.code, 'session_required');
   assert.equal((await app.t.client().post('/me/password', { current_password: PASSWORD, new_password: NEW_PASSWORD })).status, 401);
@@ -68,7 +75,8 @@ test('POST /me/password is rate limited per account like sign-in: guessing the c
   const { email, client } = await confirmedAccount(app);
   const stolen = app.t.client();
   stolen.cookies.set(SESSION_COOKIE, client.cookies.get(SESSION_COOKIE)!);
-  const guess = (n: number) => stolen.post('/me/password', { current_password: `guess number ${n}`, new_password: NEW_PASSWORD }, { headers: { 'x-forwarded-for': `10.9.0.${n}` } });
+  const guess = (n: number) =>
+    stolen.post('/me/password', { current_password: `guess number ${n}`, new_password: NEW_PASSWORD }, { headers: { 'x-forwarded-for': `10.9.0.${n}` } });
   for (let n = 1; n <= 4; n++) assert.equal((await guess(n)).status, 401, `guess ${n}`);
   const limited = await guess(5);
   assert.equal(limited.status, 429, 'per account, whatever the address');

@@ -26,7 +26,9 @@ test('payment notices: one mail per owner for unmatched and late payments, queue
     // B shares A's address (ownership is never verified) under a label of its own.
     const b = await shop(t, ADDRESSES[1], 'Shop B');
     await addWallet(b.client, ADDRESSES[0], EVIL);
-    const inv = (await createInvoice(a.client, { amount: '25', wallet_id: a.walletId, expires_in_minutes: 30, merchant_order_id: 'ORD-EVIL-1', description: EVIL })).body.invoice;
+    const inv = (
+      await createInvoice(a.client, { amount: '25', wallet_id: a.walletId, expires_in_minutes: 30, merchant_order_id: 'ORD-EVIL-1', description: EVIL })
+    ).body.invoice;
     const paid = (await createInvoice(a.client, { amount: '7', wallet_id: a.walletId })).body.invoice;
 
     const wrong = tg.pay({ to: ADDRESSES[0], amount: 25_000_000n, blockTimestamp: t.clock.now() + 10 * SECOND });
@@ -37,7 +39,14 @@ test('payment notices: one mail per owner for unmatched and late payments, queue
     assert.equal((await a.client.get(`/invoices/${paid.id}`)).body.invoice.status, 'confirmed', 'an exact payment confirms and is not told of');
     const notices = () => t.deps.db.selectFrom('payment_notices').selectAll().orderBy('merchant_id').execute();
     const wrongId = (await transfersOf(t)).find((r) => r.tx_hash === wrong.txId)!.id;
-    assert.deepEqual((await notices()).map((n) => [n.transfer_id, n.merchant_id, n.sent_at]).sort(), [[wrongId, a.merchant.id, null], [wrongId, b.merchant.id, null]].sort(), 'queued with the transfer, for each owner of the address');
+    assert.deepEqual(
+      (await notices()).map((n) => [n.transfer_id, n.merchant_id, n.sent_at]).sort(),
+      [
+        [wrongId, a.merchant.id, null],
+        [wrongId, b.merchant.id, null],
+      ].sort(),
+      'queued with the transfer, for each owner of the address',
+    );
 
     // The mail server refuses: nothing is lost, the notice waits and is tried again later.
     smtp.reject('rcpt');
@@ -79,7 +88,10 @@ test('payment notices: one mail per owner for unmatched and late payments, queue
     assert.equal(smtp.messages.length, 3);
     const lateMail = smtp.messages[2]!;
     assert.deepEqual(lateMail.to, [a.merchant.email]);
-    assert.ok(lateMail.text.includes(translate('fa', 'email.payment.late', { amount: '25.000001', address: ADDRESSES[0], invoice: inv.id, tx: late.txId })), lateMail.text);
+    assert.ok(
+      lateMail.text.includes(translate('fa', 'email.payment.late', { amount: '25.000001', address: ADDRESSES[0], invoice: inv.id, tx: late.txId })),
+      lateMail.text,
+    );
     assert.ok(!lateMail.raw.includes('EVIL'));
   } finally {
     await h.close();

@@ -13,7 +13,11 @@ test('Account page in Chromium (fa): a wrong current password is said and marked
   const app = await startBrowserApp();
   t.after(() => app.close());
   const owner = await signedInMerchant(app);
-  await app.deps.db.updateTable('merchants').set({ password_hash: await hashPassword(OLD) }).where('id', '=', owner.merchant.id).execute();
+  await app.deps.db
+    .updateTable('merchants')
+    .set({ password_hash: await hashPassword(OLD) })
+    .where('id', '=', owner.merchant.id)
+    .execute();
   const elsewhere = app.client();
   assert.equal((await elsewhere.post('/auth/login', { email: owner.merchant.email, password: OLD })).status, 200);
 
@@ -63,6 +67,9 @@ test('Account page in Chromium (fa): a wrong current password is said and marked
   assert.doesNotMatch(text, /undefined|null|console\.account\./);
   assert.equal(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth'), true, 'no horizontal overflow at 390 px');
   // The only failed response is the expected 401 of the wrong current password (reported twice: response and console).
-  assert.deepEqual(browser.errors.filter((e) => !e.includes('/me/password') && !/status of 401/.test(e)), []);
+  assert.deepEqual(
+    browser.errors.filter((e) => !e.includes('/me/password') && !/status of 401/.test(e)),
+    [],
+  );
   assert.equal(browser.errors.filter((e) => e.startsWith('401 ')).length, 1);
 });

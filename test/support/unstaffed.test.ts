@@ -18,8 +18,16 @@ after(async () => {
 });
 
 const CONTACT = { name: 'Vera', email: 'vera@example.org', subject: 'Pricing', category: 'payments', message: 'How much?' };
-const tickets = (app: TestApp) => app.deps.db.selectFrom('support_tickets').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-const messages = (app: TestApp) => app.deps.db.selectFrom('support_messages').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+const tickets = (app: TestApp) =>
+  app.deps.db
+    .selectFrom('support_tickets')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+const messages = (app: TestApp) =>
+  app.deps.db
+    .selectFrom('support_messages')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
 
 test('without support staff the public contact form and chat answer 503 support_unavailable and store nothing', async () => {
   const before = { tickets: (await tickets(t)).n, messages: (await messages(t)).n };
@@ -50,7 +58,8 @@ test('without support staff the public contact form and chat answer 503 support_
 });
 
 test('pages: the contact page says support is off (no form, no captcha, no chat widget); sign-in has no chat; the console Support page says who answers', async () => {
-  const page = async (app: TestApp, path: string, client = app.client()) => (await client.get(`${app.baseUrl}${path}`, { headers: { accept: 'text/html' } })).text;
+  const page = async (app: TestApp, path: string, client = app.client()) =>
+    (await client.get(`${app.baseUrl}${path}`, { headers: { accept: 'text/html' } })).text;
   for (const lang of ['en', 'fa']) {
     const contact = await page(t, `/support/contact?lang=${lang}`);
     assert.ok(contact.includes(translate(lang === 'fa' ? 'fa' : 'en', 'page.contact.off')), lang);
