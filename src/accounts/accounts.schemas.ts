@@ -98,12 +98,5 @@ export type MerchantResponse = z.infer<typeof MerchantSchema>;
 
 /** The Merchant resource: no password hash, Google subject or internal timestamps. */
 export function toMerchantResponse(merchant: Merchant, config: Config): MerchantResponse {
-  return {
-    id: merchant.id,
-    name: merchant.name,
-    email: merchant.email,
-    mode: 'live',
-    support_staff: isSupportStaff(config, merchant.email),
-    checkout_qr: merchant.checkoutQr,
-  };
+  return { id: merchant.id, name: merchant.name, email: merchant.email, mode: 'live', support_staff: isSupportStaff(config, merchant.email), checkout_qr: merchant.checkoutQr };
 }

@@ -227,10 +227,7 @@ export async function resetPassword(deps: AppDeps, input: { token: string; passw
  * every other session and every outstanding emailed link of the account are revoked, and the
  * session that made the change stays signed in.
  */
-export async function changePassword(
-  deps: AppDeps,
-  input: { merchantId: string; sessionHash: string; currentPassword: string; newPassword: string },
-): Promise<void> {
+export async function changePassword(deps: AppDeps, input: { merchantId: string; sessionHash: string; currentPassword: string; newPassword: string }): Promise<void> {
   const merchant = await findMerchantById(deps.db, input.merchantId);
   if (!merchant) throw new AppError('unauthorized', 'Sign in first: the account no longer exists');
   if (!(await checkPassword(merchant.passwordHash, input.currentPassword))) {

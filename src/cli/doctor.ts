@@ -107,8 +107,7 @@ export function checkConfig(config: Config): Finding[] {
     findings.push({
       level: 'warn',
       check: 'support',
-      detail:
-        'support.staff_emails is empty: nobody can read support tickets, so the public contact form and chat are off; list the accounts that answer support',
+      detail: 'support.staff_emails is empty: nobody can read support tickets, so the public contact form and chat are off; list the accounts that answer support',
     });
   }
   const listen = parseListen(config.server.listen)!;

@@ -34,8 +34,7 @@ export const DashboardStatsSchema = z
         adjustment: Amount,
         payable_amount: Amount,
         received_amount: Amount.openapi({
-          description:
-            "What the confirmed invoices really received: each invoice's received_amount (a transfer applied by hand may differ from its payable_amount)",
+          description: "What the confirmed invoices really received: each invoice's received_amount (a transfer applied by hand may differ from its payable_amount)",
         }),
       })
       .openapi({ description: 'Sums over confirmed invoices, all time, in USDT with six fractional digits' }),

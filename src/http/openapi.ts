@@ -9,9 +9,7 @@ import type { AppEnv } from './context.js';
 export const ErrorEnvelopeSchema = z
   .object({
     error: z.object({
-      code: z
-        .enum(ERROR_CODES as [string, ...string[]])
-        .openapi({ description: 'Stable, machine-readable; the closed list is the enum', example: 'validation_error' }),
+      code: z.enum(ERROR_CODES as [string, ...string[]]).openapi({ description: 'Stable, machine-readable; the closed list is the enum', example: 'validation_error' }),
       message: z.string().openapi({ description: 'For people; may change', example: 'The request is not valid' }),
       details: z
         .array(
@@ -19,13 +17,7 @@ export const ErrorEnvelopeSchema = z
             path: z.string().openapi({ description: 'The field, query parameter or header at fault', example: 'merchant_order_id' }),
             message: z.string().openapi({ example: 'Already used by invoice inv_3kT9wq2LmX8vR4pZ' }),
             invoice_id: z.string().optional().openapi({ description: 'duplicate_order_id: the invoice holding the order id', example: 'inv_3kT9wq2LmX8vR4pZ' }),
-            reason: z
-              .string()
-              .optional()
-              .openapi({
-                description:
-                  'A stable word naming the broken rule, where one exists (invalid_webhook_url: not_url, scheme, credentials, fragment, port, ip_literal, localhost, not_fqdn, dns_timeout, unresolvable, blocked_address)',
-              }),
+            reason: z.string().optional().openapi({ description: 'A stable word naming the broken rule, where one exists (invalid_webhook_url: not_url, scheme, credentials, fragment, port, ip_literal, localhost, not_fqdn, dns_timeout, unresolvable, blocked_address)' }),
           }),
         )
         .optional()

@@ -45,10 +45,7 @@ export type TransferView = ChainTransfer & { resolvedInvoiceId: string | null };
 async function transferViews(db: Db, merchantId: string): Promise<{ unmatched: TransferView[]; late: TransferView[] }> {
   const unmatched = await listUnmatchedTransfers(db, merchantId);
   const late = await listMerchantLatePayments(db, merchantId);
-  const applied = await resolvedTransfers(
-    db,
-    [...unmatched, ...late].map((x) => x.id),
-  );
+  const applied = await resolvedTransfers(db, [...unmatched, ...late].map((x) => x.id));
   const view = (x: ChainTransfer): TransferView => ({ ...x, resolvedInvoiceId: applied.get(x.id) ?? null });
   return { unmatched: unmatched.map(view), late: late.map(view) };
 }
@@ -84,11 +81,7 @@ function healthBanner(ctx: PageContext, status: WatcherStatus, now: number): str
   const live = livePayments(status);
   if (live.condition === 'ok') return null;
   const since = live.since ?? now;
-  const params = {
-    since: formatDate(since),
-    minutes: Math.max(1, Math.round((now - since) / 60_000)),
-    lag: Math.max(1, Math.round((live.lagSeconds ?? 0) / 60)),
-  };
+  const params = { since: formatDate(since), minutes: Math.max(1, Math.round((now - since) / 60_000)), lag: Math.max(1, Math.round((live.lagSeconds ?? 0) / 60)) };
   return ctx.t(live.condition === 'down' ? 'console.health.down' : 'console.health.behind', params);
 }
 
@@ -128,12 +121,7 @@ export function consolePages(app: Hono<AppEnv>, deps: AppDeps, renderer: Rendere
     const recent = (await listMerchantInvoices(deps.db, req.merchant.id, RECENT_INVOICES)).map((inv) => toInvoiceResponse(inv, publicUrl));
     const transfers = await transferViews(deps.db, req.merchant.id);
     const attention = [...transfers.unmatched, ...transfers.late].filter((x) => x.resolvedInvoiceId === null).length;
-    return render(c, req, 'console-overview', 'overview', req.ctx.t('console.overview.title'), {
-      stats: overview,
-      recent,
-      hasWallet: figures.wallets > 0,
-      attention,
-    });
+    return render(c, req, 'console-overview', 'overview', req.ctx.t('console.overview.title'), { stats: overview, recent, hasWallet: figures.wallets > 0, attention });
   });
 
   consoleGet(app, deps, '/console/wallets', async (c, req) => {
@@ -182,10 +170,7 @@ export function consolePages(app: Hono<AppEnv>, deps: AppDeps, renderer: Rendere
     // Candidates per address: a transfer may only pay an unpaid invoice of the wallet it reached.
     const candidates: Record<string, Array<{ id: string; label: string }>> = {};
     for (const inv of await listUnpaidInvoices(deps.db, req.merchant.id)) {
-      (candidates[inv.walletAddress] ??= []).push({
-        id: inv.id,
-        label: `${inv.merchantOrderId} · ${formatAmount(inv.payableAmount)} · ${req.ctx.t(`console.status.${inv.status}`)}`,
-      });
+      (candidates[inv.walletAddress] ??= []).push({ id: inv.id, label: `${inv.merchantOrderId} · ${formatAmount(inv.payableAmount)} · ${req.ctx.t(`console.status.${inv.status}`)}` });
     }
     return render(c, req, 'console-transfers', 'transfers', req.ctx.t('console.transfers.title'), { unmatched, late, candidates });
   });

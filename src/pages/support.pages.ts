@@ -12,18 +12,12 @@ export function supportPages(app: Hono<AppEnv>, deps: AppDeps, renderer: Rendere
     const ctx = pageContext(c, deps);
     // Without support staff the page says that support is off, with no form, captcha or chat.
     const open = hasSupportStaff(deps.config);
-    return renderer.page(
-      c,
-      ctx,
-      'contact',
-      {
-        title: ctx.t('page.contact.title'),
-        scripts: open ? ['forms.js'] : [],
-        captcha: open,
-        chat: true,
-        data: { messages: formMessages(ctx) },
-      },
-      { open },
-    );
+    return renderer.page(c, ctx, 'contact', {
+      title: ctx.t('page.contact.title'),
+      scripts: open ? ['forms.js'] : [],
+      captcha: open,
+      chat: true,
+      data: { messages: formMessages(ctx) },
+    }, { open });
   });
 }

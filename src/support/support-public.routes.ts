@@ -26,8 +26,7 @@ const chatSecurity = [{ supportChatToken: [] }];
  */
 function requireSupportStaff(deps: AppDeps): MiddlewareHandler<AppEnv> {
   return async (_c, next) => {
-    if (!hasSupportStaff(deps.config))
-      throw new AppError('support_unavailable', 'Support is not available on this server: nobody is set up to answer messages');
+    if (!hasSupportStaff(deps.config)) throw new AppError('support_unavailable', 'Support is not available on this server: nobody is set up to answer messages');
     await next();
   };
 }
@@ -65,8 +64,7 @@ export function registerPublicSupportRoutes(app: OpenAPIHono<AppEnv>, deps: AppD
       operationId: 'sendContactMessage',
       tags: ['Support'],
       summary: 'Send the contact form; the team answers by email',
-      description:
-        'Only the reference is returned. Needs captcha_token when captcha is configured. Rate limited per client address. ' +
+      description: 'Only the reference is returned. Needs captcha_token when captcha is configured. Rate limited per client address. ' +
         '503 support_unavailable while the server has no support staff (support.staff_emails empty).',
       middleware: [requireSupportStaff(deps), perIpLimit(deps)],
       request: { body: jsonBody(ContactBody) },

@@ -40,11 +40,7 @@ test('resolve: the owner applies a wrong payment (price without the adjustment) 
     await pass(h, 2 * MINUTE);
     const w = await transferOf(h, wrong.txId);
     assert.equal(w.kind, 'unmatched');
-    assert.equal(
-      (await transfersOf(t)).some((r) => r.tx_hash === reverted.txId),
-      false,
-      'a reverted call is never a transfer',
-    );
+    assert.equal((await transfersOf(t)).some((r) => r.tx_hash === reverted.txId), false, 'a reverted call is never a transfer');
     const body = { tx_hash: wrong.txId, log_index: w.log_index };
 
     // Session only: an API key (even with every scope) is refused; bad input changes nothing.
@@ -97,11 +93,7 @@ test('resolve: the owner applies a wrong payment (price without the adjustment) 
     assert.doesNotMatch(overview.text, /25\.000001 USDT/);
 
     // The same transfer never pays a second invoice: not A's other one, not B's on the shared address.
-    for (const [client, id] of [
-      [a.client, spare.id],
-      [b.client, ofB.id],
-      [a.client, inv.id],
-    ] as const) {
+    for (const [client, id] of [[a.client, spare.id], [b.client, ofB.id], [a.client, inv.id]] as const) {
       const again = await client.post(`/invoices/${id}/resolve`, body);
       assert.equal(again.status, 409, again.text);
       assert.equal(again.body.error.code, 'transfer_already_used');
@@ -140,11 +132,7 @@ test('resolve: the owner applies a wrong payment (price without the adjustment) 
     const columns = header!.split(',');
     assert.deepEqual(columns.slice(-2), ['description', 'received_amount']);
     assert.equal(columns.length, 17);
-    const cell = (id: string) =>
-      rows
-        .find((r) => r.startsWith(id))!
-        .split(',')
-        .at(-1);
+    const cell = (id: string) => rows.find((r) => r.startsWith(id))!.split(',').at(-1);
     assert.equal(cell(inv.id), '25.000000');
     assert.equal(cell(spare.id), '40.000001');
     assert.equal(cell(fresh.id), '');
