@@ -104,6 +104,7 @@ export const configSchema = z.strictObject({
     smtp_tls: z.enum(['required', 'opportunistic']).default('required'),
     from: z.string().min(1).default('gatewayd <noreply@localhost>'),
     staff_notify: z.boolean().default(true),
+    payment_notices: z.boolean().default(true),
   }).prefault({}),
   captcha: z.strictObject({
     provider: z.enum(['', 'turnstile', 'hcaptcha']).default(''),

@@ -2,6 +2,7 @@
 import type { AppDeps } from './deps.js';
 import type { Worker } from './lib/loop.js';
 import { accountsWorker } from './accounts/accounts.worker.js';
+import { paymentNoticesWorker } from './email/payment-notices.js';
 import { chainWorker } from './chain/chain.worker.js';
 import { maintenanceWorker } from './db/maintenance.worker.js';
 import { resetSendingDeliveries } from './webhooks/webhooks.repo.js';
@@ -11,6 +12,7 @@ export function createWorkers(deps: AppDeps): Worker[] {
   const deliveries = createDeliveryWorker(deps);
   return [
     accountsWorker(deps),
+    paymentNoticesWorker(deps),
     maintenanceWorker(deps),
     chainWorker(deps),
     {

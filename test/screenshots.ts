@@ -17,7 +17,7 @@ mkdirSync(out, { recursive: true });
 
 // The same shop and pages as the layout test (test/pages/layout-browser.test.ts), which checks them
 // for overflow, untranslated keys and "undefined" in en, fa and zh at 1280 and 390 px.
-const app = await startBrowserApp({ now: Date.UTC(2026, 4, 12, 9, 30) });
+const app = await startBrowserApp({ now: Date.UTC(2026, 4, 12, 9, 30), config: { support: { staff_emails: ['support@shop.example'] } } });
 const showcase = await seedShowcase(app);
 const now = app.clock.now();
 const client = showcase.owner.client;

@@ -48,26 +48,41 @@ export interface AccountMailInput {
 export function composeAccountMail(publicUrl: string, input: AccountMailInput): MailMessage {
   const t = translator(input.locale);
   const k = `email.${input.kind}`;
-  const paragraphs = input.kind === 'exists' ? [t(`${k}.intro`), t(`${k}.action`)] : [t(`${k}.intro`)];
-  const notes = input.kind === 'exists' ? [t(`${k}.ignore`)] : [t(`${k}.validity`), t(`${k}.ignore`)];
-  const data = {
-    lang: input.locale,
-    dir: isRtl(input.locale) ? 'rtl' : 'ltr',
-    align: isRtl(input.locale) ? 'right' : 'left',
+  return renderMail(publicUrl, input.locale, input.to, {
     subject: t(`${k}.subject`),
     greeting: input.name === null ? t('email.common.greeting_anonymous') : t('email.common.greeting', { name: input.name }),
-    paragraphs,
+    paragraphs: input.kind === 'exists' ? [t(`${k}.intro`), t(`${k}.action`)] : [t(`${k}.intro`)],
     button: t(`${k}.button`),
     url: input.url,
+    notes: input.kind === 'exists' ? [t(`${k}.ignore`)] : [t(`${k}.validity`), t(`${k}.ignore`)],
+  });
+}
+
+export interface MailParts {
+  subject: string;
+  greeting: string;
+  paragraphs: string[];
+  button: string;
+  url: string;
+  notes: string[];
+}
+
+/** One mail of the house layout in `locale`: the HTML part escapes everything it prints. */
+export function renderMail(publicUrl: string, locale: Locale, to: string, parts: MailParts): MailMessage {
+  const t = translator(locale);
+  const data = {
+    ...parts,
+    lang: locale,
+    dir: isRtl(locale) ? 'rtl' : 'ltr',
+    align: isRtl(locale) ? 'right' : 'left',
     linkHint: t('email.common.link_hint'),
-    notes,
     automated: t('email.common.automated'),
     sentBy: t('email.common.sent_by', { site: new URL(publicUrl).host }),
   };
   const { html, text } = loadTemplates();
   return {
-    to: input.to,
-    locale: input.locale,
+    to,
+    locale,
     subject: data.subject,
     text: textEngine.renderString(text, data).replace(/\n{3,}/g, '\n\n').trim() + '\n',
     html: htmlEngine.renderString(html, data),

@@ -65,6 +65,13 @@ const CredentialCountsSchema = z.object({
 
 export const ResetPreview = CredentialCountsSchema.openapi('ResetPreview');
 
+export const ChangePasswordBody = z
+  .strictObject({
+    current_password: z.string().min(1).max(128).openapi({ description: 'The password the account signs in with today' }),
+    new_password: z.string().min(12).max(128).openapi({ description: '12 to 128 characters' }),
+  })
+  .openapi('ChangePasswordRequest');
+
 export const GoogleBody = z
   .strictObject({ credential: z.string().min(20).max(4096).openapi({ description: 'The ID token (JWT) from Google Identity Services' }) })
   .openapi('GoogleSignInRequest');

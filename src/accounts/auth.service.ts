@@ -44,6 +44,7 @@ import {
   type MailSlot,
   type MerchantChanges,
   type Merchant,
+  setMerchantLocale,
 } from './merchants.repo.js';
 import { checkPassword, hashPassword } from './passwords.js';
 import { consumeResetToken, findResetMerchant, recordResetRequest, voidMerchantResets } from './password-resets.repo.js';
@@ -211,7 +212,10 @@ export async function login(deps: AppDeps, input: LoginInput): Promise<SignedIn>
   const ok = await checkPassword(found?.passwordHash ?? null, input.password);
   if (!found || !ok) throw new AppError('invalid_credential', 'Wrong email or password');
   const now = deps.clock.now();
-  const sessionToken = await writeTransaction(deps.db, (trx) => rotateSession(trx, found.id, input.previousToken, now));
+  const sessionToken = await writeTransaction(deps.db, async (trx) => {
+    await setMerchantLocale(trx, found.id, input.locale);
+    return rotateSession(trx, found.id, input.previousToken, now);
+  });
   deps.log.info({ merchant_id: found.id }, 'signed in');
   return { merchant: found, sessionToken };
 }
@@ -345,6 +349,32 @@ export async function resetPassword(deps: AppDeps, input: ResetInput): Promise<S
     'password reset; every other session revoked',
   );
   return result;
+}
+
+/**
+ * POST /me/password: the signed-in owner changes the password. The current password is checked
+ * first (401 invalid_credential, naming current_password, when wrong; an account that only signs
+ * in with Google has none and sets one with a reset link instead). The new hash replaces the old,
+ * every other session and every outstanding emailed link of the account are revoked, and the
+ * session that made the change stays signed in.
+ */
+export async function changePassword(
+  deps: AppDeps,
+  input: { merchantId: string; sessionHash: string; currentPassword: string; newPassword: string },
+): Promise<void> {
+  const merchant = await findMerchantById(deps.db, input.merchantId);
+  if (!merchant) throw new AppError('unauthorized', 'Sign in first: the account no longer exists');
+  if (!(await checkPassword(merchant.passwordHash, input.currentPassword))) {
+    throw new AppError('invalid_credential', 'The current password is wrong', [{ path: 'current_password', message: 'Wrong password' }]);
+  }
+  const passwordHash = await hashPassword(input.newPassword);
+  const now = deps.clock.now();
+  await writeTransaction(deps.db, async (trx) => {
+    await updateMerchant(trx, merchant.id, { passwordHash }, now);
+    await deleteMerchantSessions(trx, merchant.id, input.sessionHash);
+    await deleteMerchantEmailTokens(trx, merchant.id);
+  });
+  deps.log.info({ merchant_id: merchant.id }, 'password changed; every other session revoked');
 }
 
 export async function logout(deps: AppDeps, token: string | undefined): Promise<void> {

@@ -1,14 +1,15 @@
-/** GET and PATCH /me: the owner's Dashboard (owner session only; an API key is refused). */
+/** GET and PATCH /me (the owner's Dashboard) and POST /me/password (owner session only; an API key is refused). */
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { requireSession } from '../http/auth.js';
 import type { AppDeps } from '../deps.js';
 import type { AppEnv } from '../http/context.js';
-import { createRouter, errorResponses, jsonBody, jsonResponse } from '../http/openapi.js';
+import { clientIp, rateLimitSubject } from '../http/client-ip.js';
+import { createRouter, errorResponses, jsonBody, jsonResponse, SuccessSchema } from '../http/openapi.js';
 import { AppError } from '../lib/errors.js';
 import { readDashboard } from '../dashboard/dashboard.js';
 import { DashboardSchema, toDashboardResponse } from '../dashboard/dashboard.schemas.js';
-import { PatchMeBody } from './accounts.schemas.js';
-import { updateMerchantSettings } from './auth.service.js';
+import { ChangePasswordBody, PatchMeBody } from './accounts.schemas.js';
+import { changePassword, updateMerchantSettings } from './auth.service.js';
 import { findMerchantById } from './merchants.repo.js';
 
 const tags = ['Account'];
@@ -57,6 +58,36 @@ export function meRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
       const { name, checkout_qr } = c.req.valid('json');
       const merchant = await updateMerchantSettings(deps, c.get('auth').merchantId, { name, checkoutQr: checkout_qr });
       return c.json(toDashboardResponse(await readDashboard(deps, merchant), deps.config), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/me/password',
+      tags,
+      security,
+      middleware,
+      operationId: 'changePassword',
+      summary: 'Change the password (the current one is required); signs out every other session',
+      description:
+        'Owner session only. `new_password`: 12 to 128 characters. A wrong `current_password` is 401 `invalid_credential` with a detail naming ' +
+        '`current_password` (the session stays valid; an account that signs in only with Google has no password and sets one with ' +
+        'POST /auth/password/forgot). On success every other session of the account and every outstanding emailed link are revoked; this ' +
+        'session stays signed in. Rate limited like sign-in: `rate_limits.auth_per_ip` per client address and `rate_limits.auth_per_email` per account.',
+      request: { body: jsonBody(ChangePasswordBody) },
+      responses: { 200: jsonResponse(SuccessSchema, 'Password changed'), ...errorResponses(400, 401, 403, 413, 429) },
+    }),
+    async (c) => {
+      const auth = c.get('auth');
+      if (auth.kind !== 'session') throw new AppError('session_required', 'This operation needs a signed-in owner session, not an API key');
+      deps.rateLimiter.consume('password_change:ip', rateLimitSubject(clientIp(c, deps.config.server.trust_proxy)), deps.config.rate_limits.auth_per_ip, {
+        context: c,
+      });
+      deps.rateLimiter.consume('password_change:account', auth.merchantId, deps.config.rate_limits.auth_per_email, { context: c });
+      const { current_password, new_password } = c.req.valid('json');
+      await changePassword(deps, { merchantId: auth.merchantId, sessionHash: auth.sessionHash, currentPassword: current_password, newPassword: new_password });
+      return c.json({ success: true as const }, 200);
     },
   );
 

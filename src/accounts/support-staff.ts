@@ -2,6 +2,15 @@
 import type { Config } from '../config.js';
 import { normalizeEmail } from './merchants.repo.js';
 
+/**
+ * Whether anyone answers support: with support.staff_emails empty no account can open the inbox,
+ * so the public contact form and chat are off (503 support_unavailable) rather than filling an
+ * inbox nobody reads.
+ */
+export function hasSupportStaff(config: Config): boolean {
+  return config.support.staff_emails.length > 0;
+}
+
 /** support.staff_emails, compared case-insensitively like every stored email. */
 export function isSupportStaff(config: Config, email: string): boolean {
   const normalized = normalizeEmail(email);

@@ -5,6 +5,7 @@
  * invoices whose whole window is now scanned expire. A crash anywhere repeats work, never loses
  * it or counts it twice. No network here.
  */
+import { queuePaymentNotices } from '../email/payment-notices.js';
 import { writeTransaction } from '../db/database.js';
 import type { ChainTransferKind } from '../db/schema.js';
 import type { AppDeps } from '../deps.js';
@@ -50,6 +51,7 @@ export async function commitScan(deps: AppDeps, c: ScanCommit): Promise<{ record
         now,
       );
       await insertTransfer(trx, deps.config.network, t, kind, invoiceId, now);
+      if (kind === 'late' || kind === 'unmatched') await queuePaymentNotices(deps.config, trx, t, now);
       recorded.push({ transfer: t, kind, invoiceId });
     }
     if (c.state) await saveScanState(trx, deps.config.network, c.state, now);

@@ -3,6 +3,7 @@
  * FAIL is a problem that breaks or endangers the service (exit 1); WARN is advice (exit stays 0).
  * Nothing here writes: a missing database is reported, never created. Secrets are never printed.
  */
+import { hasSupportStaff } from '../accounts/support-staff.js';
 import { existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ConfigError, parseListen, type Config } from '../config.js';
@@ -103,7 +104,7 @@ export function checkConfig(config: Config): Finding[] {
       detail: `public_url is https but server.trust_proxy = false: behind a reverse proxy every client shares the proxy's address, so per-IP rate limits block everyone at once; set trust_proxy = true when a proxy terminates TLS`,
     });
   }
-  if (config.support.staff_emails.length === 0) {
+  if (!hasSupportStaff(config)) {
     findings.push({
       level: 'warn',
       check: 'support',

@@ -47,6 +47,8 @@ smtp_tls = "required"
 from = "gatewayd <noreply@localhost>"
 # Mail the support staff on new tickets and customer messages.
 staff_notify = true
+# Mail owners when an unmatched or late payment reaches their wallets (needs smtp_url).
+payment_notices = true
 
 [captcha]
 # "turnstile", "hcaptcha" or "" (none).

@@ -29,7 +29,15 @@ export const DashboardStatsSchema = z
       })
       .openapi({ description: 'Number of invoices of the merchant, all time, by status' }),
     confirmed_totals: z
-      .object({ base_amount: Amount, adjustment: Amount, payable_amount: Amount })
+      .object({
+        base_amount: Amount,
+        adjustment: Amount,
+        payable_amount: Amount,
+        received_amount: Amount.openapi({
+          description:
+            "What the confirmed invoices really received: each invoice's received_amount (a transfer applied by hand may differ from its payable_amount)",
+        }),
+      })
       .openapi({ description: 'Sums over confirmed invoices, all time, in USDT with six fractional digits' }),
   })
   .openapi('DashboardStats');
@@ -61,6 +69,7 @@ export function toDashboardStatsResponse(stats: InvoiceStats): DashboardResponse
       base_amount: formatAmount(confirmed.base),
       adjustment: formatAmount(confirmed.adjustment),
       payable_amount: formatAmount(confirmed.payable),
+      received_amount: formatAmount(confirmed.received),
     },
   };
 }

@@ -19,6 +19,8 @@ export interface MerchantsTable {
   exists_notice_sent_at: number | null;
   /** 0011_integrator_api: what the checkout's QR code carries. */
   checkout_qr: Generated<CheckoutQr>;
+  /** 0014_console_notices: language of unrequested mails (payment notices); null = English. */
+  locale: Generated<string | null>;
 }
 
 export type CheckoutQr = 'address' | 'tron_uri';
@@ -128,6 +130,18 @@ export interface InvoiceStatsTable {
   adjustment: number;
   payable_units: number;
   payable_micros: number;
+  received_units: number;
+  received_micros: number;
+}
+
+/** 0014_console_notices: owner mails about unmatched and late payments, sent by the mail worker. */
+export interface PaymentNoticesTable {
+  transfer_id: string;
+  merchant_id: string;
+  created_at: number;
+  attempts: Generated<number>;
+  next_attempt_at: number;
+  sent_at: number | null;
 }
 
 export interface EventsTable {
@@ -292,6 +306,7 @@ export interface Database {
   amount_reservations: AmountReservationsTable;
   amount_cursors: AmountCursorsTable;
   invoice_stats: InvoiceStatsTable;
+  payment_notices: PaymentNoticesTable;
   events: EventsTable;
   webhooks: WebhooksTable;
   deliveries: DeliveriesTable;

@@ -37,6 +37,7 @@ export const ERROR_STATUS = {
   email_unavailable: 503,
   captcha_unavailable: 503,
   identity_provider_unavailable: 503,
+  support_unavailable: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

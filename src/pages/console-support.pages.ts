@@ -3,6 +3,7 @@
  * accounts, the inbox (every ticket, thread with contact details, reply, status). Reads go through
  * the support repository; actions are forms sent to the support JSON API, like every console form.
  */
+import { hasSupportStaff } from '../accounts/support-staff.js';
 import type { Context, Hono } from 'hono';
 import type { AppDeps } from '../deps.js';
 import type { AppEnv } from '../http/context.js';
@@ -20,7 +21,7 @@ export function consoleSupportPages(app: Hono<AppEnv>, deps: AppDeps, renderer: 
 
   consoleGet(app, deps, '/console/support', async (c, req) => {
     const tickets = await listMerchantTickets(deps.db, req.merchant.id, TICKET_LIST_LIMIT);
-    return render(c, req, 'console-support', 'support', req.ctx.t('console.support.title'), { tickets, inbox: false });
+    return render(c, req, 'console-support', 'support', req.ctx.t('console.support.title'), { tickets, inbox: false, staffed: hasSupportStaff(deps.config) });
   });
 
   consoleGet(app, deps, '/console/support/:id', async (c, req) => {

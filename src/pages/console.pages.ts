@@ -152,7 +152,7 @@ export function consolePages(app: Hono<AppEnv>, deps: AppDeps, renderer: Rendere
   consoleGet(app, deps, '/console', async (c, req) => {
     const figures = await readOverviewFigures(deps, req.merchant.id);
     const { stats, ...counts } = figures;
-    const overview = { byStatus: stats.byStatus, received: formatAmount(stats.confirmed.payable), ...counts };
+    const overview = { byStatus: stats.byStatus, received: formatAmount(stats.confirmed.received), ...counts };
     const recent = (await listMerchantInvoices(deps.db, req.merchant.id, RECENT_INVOICES)).map((inv) => toInvoiceResponse(inv, publicUrl));
     // Dust (poisoning spam) never asks for attention.
     const transfers = await transferViews(deps.db, deps.config.network, req.merchant.id, dustThreshold);

@@ -3,6 +3,7 @@
  * `<%~ %>` is kept for our own markup such as the QR SVG and the rendered body), one layout with
  * the language switcher, the Content-Security-Policy and the page headers.
  */
+import { hasSupportStaff } from '../accounts/support-staff.js';
 import type { Context } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import { Eta } from 'eta/core';
@@ -39,7 +40,7 @@ export interface PageView {
   data?: Record<string, unknown>;
   /** Without JavaScript, reload the page every N seconds (checkout). */
   noscriptRefresh?: number;
-  /** The website chat widget (public pages). */
+  /** The website chat widget (public pages); shown only while someone answers support (support.staff_emails). */
   chat?: boolean;
   /** Console pages show the console navigation and the sign-out button. */
   nav?: { merchantName: string; staff: boolean; active: string; banner?: string | null };
@@ -173,7 +174,8 @@ export function createRenderer(deps: AppDeps): Renderer {
       };
       const body = eta.render(`@${name}`, { ...common, title: view.title, ...data });
       const scripts = (view.scripts ?? []).map(staticUrl);
-      if (view.chat) scripts.push(staticUrl('chat.js'));
+      const chat = view.chat === true && hasSupportStaff(deps.config);
+      if (chat) scripts.push(staticUrl('chat.js'));
       const external: string[] = [];
       if (common.captcha) external.push(CAPTCHA_SCRIPTS[common.captcha.provider]);
       if (common.google) external.push(GOOGLE_SCRIPT);
@@ -184,7 +186,7 @@ export function createRenderer(deps: AppDeps): Renderer {
         scripts,
         external,
         nav: view.nav ?? null,
-        chat: view.chat === true,
+        chat,
         noscriptRefresh: view.noscriptRefresh ?? null,
         languages: languageLinks(c, ctx.locale),
         pageData: jsonForScript({ locale: ctx.locale, ...(view.data ?? {}) }),

@@ -2,6 +2,7 @@
 import type { Hono } from 'hono';
 import type { AppDeps } from '../deps.js';
 import type { AppEnv } from '../http/context.js';
+import { hasSupportStaff } from '../accounts/support-staff.js';
 import { formMessages } from './auth.pages.js';
 import { pageContext, type Renderer } from './render.js';
 
@@ -9,12 +10,20 @@ export function supportPages(app: Hono<AppEnv>, deps: AppDeps, renderer: Rendere
   app.get('/support', (c) => c.redirect('/support/contact', 303));
   app.get('/support/contact', (c) => {
     const ctx = pageContext(c, deps);
-    return renderer.page(c, ctx, 'contact', {
-      title: ctx.t('page.contact.title'),
-      scripts: ['forms.js'],
-      captcha: true,
-      chat: true,
-      data: { messages: formMessages(ctx) },
-    });
+    // Without support staff the page says that support is off, with no form, captcha or chat.
+    const open = hasSupportStaff(deps.config);
+    return renderer.page(
+      c,
+      ctx,
+      'contact',
+      {
+        title: ctx.t('page.contact.title'),
+        scripts: open ? ['forms.js'] : [],
+        captcha: open,
+        chat: true,
+        data: { messages: formMessages(ctx) },
+      },
+      { open },
+    );
   });
 }

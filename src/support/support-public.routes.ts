@@ -13,11 +13,24 @@ import { errorResponses, jsonBody, jsonResponse } from '../http/openapi.js';
 import { iso } from '../lib/clock.js';
 import { sha256Hex } from '../lib/crypto.js';
 import { AppError } from '../lib/errors.js';
+import { hasSupportStaff } from '../accounts/support-staff.js';
 import { ChatStartBody, ChatStartedSchema, ChatThreadSchema, ContactBody, ContactCreatedSchema, MessageBody, toChatThreadResponse } from './support.schemas.js';
 import { addChatMessage, createContactTicket, getChat, startChat } from './support.service.js';
 
 const CHAT_TOKEN_HEADER = 'X-Support-Chat-Token';
 const chatSecurity = [{ supportChatToken: [] }];
+
+/**
+ * 503 support_unavailable while support.staff_emails is empty: nobody could read what the visitor
+ * sends. Checked first, so no captcha token and no rate-limit budget is spent on a closed door.
+ */
+function requireSupportStaff(deps: AppDeps): MiddlewareHandler<AppEnv> {
+  return async (_c, next) => {
+    if (!hasSupportStaff(deps.config))
+      throw new AppError('support_unavailable', 'Support is not available on this server: nobody is set up to answer messages');
+    await next();
+  };
+}
 
 /** Contact and chat start share one budget per client address (rate_limits.public_per_ip). */
 function perIpLimit(deps: AppDeps): MiddlewareHandler<AppEnv> {
@@ -52,8 +65,10 @@ export function registerPublicSupportRoutes(app: OpenAPIHono<AppEnv>, deps: AppD
       operationId: 'sendContactMessage',
       tags: ['Support'],
       summary: 'Send the contact form; the team answers by email',
-      description: 'Only the reference is returned. Needs captcha_token when captcha is configured. Rate limited per client address.',
-      middleware: [perIpLimit(deps)],
+      description:
+        'Only the reference is returned. Needs captcha_token when captcha is configured. Rate limited per client address. ' +
+        '503 support_unavailable while the server has no support staff (support.staff_emails empty).',
+      middleware: [requireSupportStaff(deps), perIpLimit(deps)],
       request: { body: jsonBody(ContactBody) },
       responses: { 201: jsonResponse(ContactCreatedSchema, 'Ticket created'), ...errorResponses(400, 413, 429, 503) },
     }),
@@ -74,8 +89,9 @@ export function registerPublicSupportRoutes(app: OpenAPIHono<AppEnv>, deps: AppD
       summary: 'Start a website chat',
       description:
         'Returns the chat and its chat_token, shown only in this response: send it as X-Support-Chat-Token to read and continue the chat. ' +
-        'Contact details are never echoed. Needs captcha_token when captcha is configured. Rate limited per client address.',
-      middleware: [perIpLimit(deps)],
+        'Contact details are never echoed. Needs captcha_token when captcha is configured. Rate limited per client address. ' +
+        '503 support_unavailable while the server has no support staff (support.staff_emails empty).',
+      middleware: [requireSupportStaff(deps), perIpLimit(deps)],
       request: { body: jsonBody(ChatStartBody) },
       responses: { 201: jsonResponse(ChatStartedSchema, 'Chat started'), ...errorResponses(400, 413, 429, 503) },
     }),
@@ -108,11 +124,11 @@ export function registerPublicSupportRoutes(app: OpenAPIHono<AppEnv>, deps: AppD
       operationId: 'postSupportChatMessage',
       tags: ['Support'],
       summary: 'Write in the chat of this token; a closed chat reopens',
-      description: 'Rate limited per chat token.',
+      description: 'Rate limited per chat token. 503 support_unavailable while the server has no support staff (reading the chat still works).',
       security: chatSecurity,
-      middleware: [perTokenLimit(deps)],
+      middleware: [requireSupportStaff(deps), perTokenLimit(deps)],
       request: { body: jsonBody(MessageBody) },
-      responses: { 201: jsonResponse(ChatThreadSchema, 'The chat with the new message'), ...errorResponses(400, 401, 413, 429) },
+      responses: { 201: jsonResponse(ChatThreadSchema, 'The chat with the new message'), ...errorResponses(400, 401, 413, 429, 503) },
     }),
     async (c) => {
       const { message } = c.req.valid('json');

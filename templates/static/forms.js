@@ -49,7 +49,8 @@
     var error = json && json.error && typeof json.error.code === 'string' ? json.error : null;
     if (!error) return [message(status >= 500 ? 'internal_error' : 'generic')];
     var code = error.code === 'unauthorized' ? 'signed_out' : error.code;
-    var lines = [message(code, error.message)];
+    // A form may word a code for its own context (data-error-CODE, already translated by the page).
+    var lines = [form.getAttribute('data-error-' + code) || message(code, error.message)];
     var details = error.details && error.details.length ? error.details : CODE_FIELD[code] ? [{ path: CODE_FIELD[code] }] : [];
     var seen = {};
     for (var i = 0; i < details.length; i++) {
@@ -109,7 +110,7 @@
 
   function fieldValue(f) {
     var type = f.getAttribute('data-type');
-    var raw = f.name === 'password' || f.type === 'hidden' || f.tagName === 'TEXTAREA' ? f.value : f.value.trim();
+    var raw = f.type === 'password' || f.type === 'hidden' || f.tagName === 'TEXTAREA' ? f.value : f.value.trim();
     if (raw.trim() === '' && f.hasAttribute('data-null-if-empty')) return null;
     if (type === 'int') return /^-?[0-9]+$/.test(raw.trim()) ? Number(raw.trim()) : raw;
     if (type === 'json') {

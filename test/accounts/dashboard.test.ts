@@ -59,7 +59,7 @@ test('GET /me: the full Dashboard shape for a new merchant', async () => {
     unmatched_transfers: [],
     stats: {
       invoice_counts: { total: 0, pending: 0, confirmed: 0, expired: 0, review: 0 },
-      confirmed_totals: { base_amount: '0.000000', adjustment: '0.000000', payable_amount: '0.000000' },
+      confirmed_totals: { base_amount: '0.000000', adjustment: '0.000000', payable_amount: '0.000000', received_amount: '0.000000' },
     },
   });
   assert.equal(res.headers.get('cache-control'), 'no-store');
@@ -87,7 +87,7 @@ test('stats count invoices by status and sum confirmed amounts exactly; events a
   const res = await client.get('/me');
   assert.deepEqual(res.body.stats, {
     invoice_counts: { total: 14, pending: 1, confirmed: 11, expired: 1, review: 1 },
-    confirmed_totals: { base_amount: '10000000100.000000', adjustment: '0.000011', payable_amount: '10000000100.000011' },
+    confirmed_totals: { base_amount: '10000000100.000000', adjustment: '0.000011', payable_amount: '10000000100.000011', received_amount: '10000000100.000011' },
   });
   assert.deepEqual(res.body.events.map((e: { data: { n: number } }) => e.data.n), [2, 1]);
   const event = res.body.events[0];
@@ -150,12 +150,16 @@ test('GET /me lists the merchant\'s wallets, invoices and API keys (never a secr
 /** The stats recounted from every invoice row (exact, as BigInt), in invoice_stats' shape. */
 function recount(merchantId: string) {
   const rows = t.deps.sqlite
-    .prepare('SELECT status, CAST(base_amount AS TEXT) AS b, CAST(adjustment AS TEXT) AS a, CAST(payable_amount AS TEXT) AS p FROM invoices WHERE merchant_id = ?')
-    .all(merchantId) as Array<{ status: string; b: string; a: string; p: string }>;
-  const by = new Map<string, { invoices: number; base: bigint; adjustment: bigint; payable: bigint }>();
+    .prepare(
+      'SELECT status, CAST(base_amount AS TEXT) AS b, CAST(adjustment AS TEXT) AS a, CAST(payable_amount AS TEXT) AS p, CAST(received_amount AS TEXT) AS r FROM invoices WHERE merchant_id = ?',
+    )
+    .all(merchantId) as Array<{ status: string; b: string; a: string; p: string; r: string | null }>;
+  const by = new Map<string, { invoices: number; base: bigint; adjustment: bigint; payable: bigint; received: bigint }>();
   for (const r of rows) {
-    const s = by.get(r.status) ?? { invoices: 0, base: 0n, adjustment: 0n, payable: 0n };
-    by.set(r.status, { invoices: s.invoices + 1, base: s.base + BigInt(r.b), adjustment: s.adjustment + BigInt(r.a), payable: s.payable + BigInt(r.p) });
+    const s = by.get(r.status) ?? { invoices: 0, base: 0n, adjustment: 0n, payable: 0n, received: 0n };
+    // Received: the amount applied by hand when there is one, else the payable amount of a confirmed invoice.
+    const received = r.r !== null ? BigInt(r.r) : r.status === 'confirmed' ? BigInt(r.p) : 0n;
+    by.set(r.status, { invoices: s.invoices + 1, base: s.base + BigInt(r.b), adjustment: s.adjustment + BigInt(r.a), payable: s.payable + BigInt(r.p), received: s.received + received });
   }
   return Object.fromEntries([...by].filter(([, s]) => s.invoices > 0).sort(([a], [b]) => a.localeCompare(b)));
 }
@@ -164,11 +168,18 @@ function kept(merchantId: string) {
   const rows = t.deps.sqlite
     .prepare(
       `SELECT status, invoices, CAST(base_units AS TEXT) AS bu, CAST(base_micros AS TEXT) AS bm, CAST(adjustment AS TEXT) AS a,
-         CAST(payable_units AS TEXT) AS pu, CAST(payable_micros AS TEXT) AS pm FROM invoice_stats WHERE merchant_id = ? AND invoices > 0 ORDER BY status`,
+         CAST(payable_units AS TEXT) AS pu, CAST(payable_micros AS TEXT) AS pm, CAST(received_units AS TEXT) AS ru, CAST(received_micros AS TEXT) AS rm
+       FROM invoice_stats WHERE merchant_id = ? AND invoices > 0 ORDER BY status`,
     )
-    .all(merchantId) as Array<{ status: string; invoices: number; bu: string; bm: string; a: string; pu: string; pm: string }>;
+    .all(merchantId) as Array<{ status: string; invoices: number; bu: string; bm: string; a: string; pu: string; pm: string; ru: string; rm: string }>;
   return Object.fromEntries(
-    rows.map((r) => [r.status, { invoices: r.invoices, base: BigInt(r.bu) * 1_000_000n + BigInt(r.bm), adjustment: BigInt(r.a), payable: BigInt(r.pu) * 1_000_000n + BigInt(r.pm) }]),
+    rows.map((r) => [
+      r.status,
+      {
+        invoices: r.invoices, base: BigInt(r.bu) * 1_000_000n + BigInt(r.bm), adjustment: BigInt(r.a), payable: BigInt(r.pu) * 1_000_000n + BigInt(r.pm),
+        received: BigInt(r.ru) * 1_000_000n + BigInt(r.rm),
+      },
+    ]),
   );
 }
 
@@ -187,6 +198,12 @@ test('the stats rows the triggers keep equal a recount after inserts, status mov
   t.deps.sqlite.prepare('UPDATE invoices SET base_amount = base_amount + 7, payable_amount = payable_amount + 7 WHERE id = ?').run(`inv_test${first}`);
   t.deps.sqlite.prepare('DELETE FROM invoices WHERE id IN (?, ?)').run(`inv_test${first + 1}`, `inv_test${first + 3}`);
   assert.deepEqual(kept(merchant.id), recount(merchant.id));
+  // A transfer applied by hand records what was received (less than payable here, and more there).
+  const received = t.deps.sqlite.prepare('UPDATE invoices SET received_amount = ? WHERE id = ?');
+  received.run(1_999_999, `inv_test${first + 8}`);
+  received.run(9_000_123, `inv_test${first + 4}`);
+  assert.deepEqual(kept(merchant.id), recount(merchant.id));
+  assert.notEqual(recount(merchant.id).confirmed!.received, recount(merchant.id).confirmed!.payable);
   // A failed statement changes nothing: a duplicate order id rolls its row and its trigger back.
   await assert.rejects(addInvoice(merchant.id, wallet, 'confirmed', 5, 5).then(() => t.deps.sqlite.prepare("UPDATE invoices SET merchant_order_id = 'order-dup' WHERE id IN (?, ?)").run(`inv_test${first + 4}`, `inv_test${first + 5}`)), /UNIQUE/);
   assert.deepEqual(kept(merchant.id), recount(merchant.id));
@@ -211,6 +228,7 @@ test('the stats rows the triggers keep equal a recount after inserts, status mov
     base_amount: formatAmount(expected.base),
     adjustment: formatAmount(expected.adjustment),
     payable_amount: formatAmount(expected.payable),
+    received_amount: formatAmount(expected.received),
   });
   assert.ok(expected.payable > 2n ** 63n, 'the total is past what one SQLite integer holds');
 });

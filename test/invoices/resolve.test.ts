@@ -88,6 +88,13 @@ test('resolve: the owner applies a wrong payment (price without the adjustment) 
     assert.equal(confirmed[0].transaction.tx_hash, wrong.txId);
     assert.equal(confirmed[0].transaction.amount, '25.000000');
     assert.equal(confirmed[0].invoice.received_amount, '25.000000');
+    // The Dashboard and the console's Overview count what was received, not what was asked.
+    const totals = (await a.client.get('/me')).body.stats.confirmed_totals;
+    assert.equal(totals.payable_amount, '25.000001');
+    assert.equal(totals.received_amount, '25.000000');
+    const overview = await a.client.get(`${t.baseUrl}/console`, { headers: { accept: 'text/html' } });
+    assert.match(overview.text, /<bdi dir="ltr">25\.000000 USDT<\/bdi>/);
+    assert.doesNotMatch(overview.text, /25\.000001 USDT/);
 
     // The same transfer never pays a second invoice: not A's other one, not B's on the shared address.
     for (const [client, id] of [

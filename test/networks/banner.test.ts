@@ -70,8 +70,8 @@ test('every page of a test instance carries the banner in each of the 7 locales;
 
 test("every mail of a test instance says so in the recipient's language: subject prefix, first line, HTML banner", async () => {
   const smtp = await startSmtp();
-  const devnet = await startTestApp({ config: { tron: { network: 'devnet', api_url: 'http://127.0.0.1:9' }, email: { smtp_url: smtp.url } } });
-  const mainnet = await startTestApp({ config: { email: { smtp_url: smtp.url } } });
+  const devnet = await startTestApp({ config: { tron: { network: 'devnet', api_url: 'http://127.0.0.1:9' }, email: smtp.email } });
+  const mainnet = await startTestApp({ config: { email: smtp.email } });
   try {
     for (const [i, locale] of (['fr', 'ar'] as const).entries()) {
       const email = `tester${i}@example.com`;

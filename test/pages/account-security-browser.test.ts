@@ -45,7 +45,7 @@ async function startApps(t: { after(fn: () => unknown): void }): Promise<{ app: 
   t.after(() => rx.close());
   const app = await startBrowserApp({
     config: {
-      email: { smtp_url: smtp.url },
+      email: smtp.email,
       rate_limits: { auth_per_ip: 0, auth_per_email: 0 },
       webhooks: rx.webhookConfig({ allow_private_cidrs: ['127.0.0.0/8'], resolve: { 'hooks.example.test': '127.0.0.1' } }),
     },

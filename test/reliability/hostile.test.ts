@@ -42,7 +42,7 @@ function checksum(db: Sqlite): string {
   return h.digest('hex');
 }
 
-const DEPENDENCY_CODES = new Set(['email_unavailable', 'captcha_unavailable', 'identity_provider_unavailable']);
+const DEPENDENCY_CODES = new Set(['email_unavailable', 'captcha_unavailable', 'identity_provider_unavailable', 'support_unavailable']);
 
 function isEnvelope(body: unknown): boolean {
   const b = body as { error?: { code?: unknown; message?: unknown }; mode?: unknown } | undefined;

@@ -4,11 +4,14 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 import { MINUTE, SECOND } from '../../src/lib/clock.js';
 import { startSiteverify, type SiteverifyPeer } from './peers.js';
 
+/** The public contact form and chat are open only while someone answers them. */
+const STAFFED = { staff_emails: ['staff@example.test'] };
+
 const CONTACT = { name: 'Vera', email: 'vera@example.org', subject: 'Pricing', message: 'How much?' };
 const CHAT = { name: 'Chad', email: 'chad@example.org', message: 'Hello?' };
 
 test('contact and chat start share rate_limits.public_per_ip: 429 rate_limited with Retry-After', async () => {
-  const t = await startTestApp({ config: { rate_limits: { public_per_ip: 3 } } });
+  const t = await startTestApp({ config: { support: STAFFED, rate_limits: { public_per_ip: 3 } } });
   try {
     const c = t.client();
     assert.equal((await c.post('/support/contact', CONTACT)).status, 201);
@@ -34,7 +37,7 @@ test('contact and chat start share rate_limits.public_per_ip: 429 rate_limited w
 });
 
 test('behind a trusted proxy each client address has its own budget', async () => {
-  const t = await startTestApp({ config: { server: { trust_proxy: true }, rate_limits: { public_per_ip: 1 } } });
+  const t = await startTestApp({ config: { server: { trust_proxy: true }, support: STAFFED, rate_limits: { public_per_ip: 1 } } });
   try {
     const from = (ip: string) => ({ headers: { 'x-forwarded-for': ip } });
     assert.equal((await t.client().post('/support/contact', CONTACT, from('203.0.113.1'))).status, 201);
@@ -46,7 +49,7 @@ test('behind a trusted proxy each client address has its own budget', async () =
 });
 
 test('chat messages are limited per token (rate_limits.chat_per_token); reads are not', async () => {
-  const t = await startTestApp({ config: { rate_limits: { chat_per_token: 2, public_per_ip: 0 } } });
+  const t = await startTestApp({ config: { support: STAFFED, rate_limits: { chat_per_token: 2, public_per_ip: 0 } } });
   try {
     const a = (await t.client().post('/support/chat', CHAT)).body.chat_token as string;
     const b = (await t.client().post('/support/chat', CHAT)).body.chat_token as string;
@@ -70,7 +73,7 @@ test('chat messages are limited per token (rate_limits.chat_per_token); reads ar
 });
 
 test('rate limits of 0 are off', async () => {
-  const t = await startTestApp({ config: { rate_limits: { public_per_ip: 0 } } });
+  const t = await startTestApp({ config: { support: STAFFED, rate_limits: { public_per_ip: 0 } } });
   try {
     for (let i = 0; i < 15; i++) assert.equal((await t.client().post('/support/contact', CONTACT)).status, 201);
   } finally {
@@ -86,6 +89,7 @@ describe('captcha', () => {
     t = await startTestApp({
       config: {
         captcha: { provider: 'turnstile', site_key: 'site', secret_key: 'captcha-secret', verify_url: peer.url },
+        support: STAFFED,
         rate_limits: { public_per_ip: 0 },
       },
     });
