@@ -19,6 +19,9 @@ import { formatAmount, fromDbAmount, parseAmount } from '../lib/amounts.js';
 import { HOUR, MINUTE } from '../lib/clock.js';
 import { resolveLocale, translator } from '../lib/i18n.js';
 import type { Worker } from '../lib/loop.js';
+import { findTransferByLog } from '../chain/chain.repo.js';
+import { findInvoiceAnyMerchant } from '../invoices/invoices.repo.js';
+import { listAddressOwners } from '../wallets/wallets.repo.js';
 
 /**
  * Unmatched transfers below tron.dust_threshold (0.01 USDT by default) are not worth a mail:
@@ -43,26 +46,14 @@ export function paymentNoticesOn(config: Config): boolean {
  */
 export async function queuePaymentNotices(config: Config, trx: Trx, log: { txHash: string; logIndex: number }, now: number): Promise<void> {
   if (!paymentNoticesOn(config)) return;
-  const transfer = await trx
-    .selectFrom('chain_transfers')
-    .select(['id', 'kind', 'network', 'to_address', 'amount', 'invoice_id'])
-    .where('tx_hash', '=', log.txHash)
-    .where('log_index', '=', log.logIndex)
-    .executeTakeFirst();
+  const transfer = await findTransferByLog(trx, log.txHash, log.logIndex);
   if (!transfer) return;
   let owners: string[] = [];
-  if (transfer.kind === 'late' && transfer.invoice_id !== null) {
-    owners = (await trx.selectFrom('invoices').select('merchant_id').where('id', '=', transfer.invoice_id).execute()).map((r) => r.merchant_id);
-  } else if (transfer.kind === 'unmatched' && fromDbAmount(transfer.amount) >= noticeMinUnmatched(config)) {
-    owners = (
-      await trx
-        .selectFrom('wallets')
-        .select('merchant_id')
-        .distinct()
-        .where('network', '=', transfer.network)
-        .where('address', '=', transfer.to_address)
-        .execute()
-    ).map((r) => r.merchant_id);
+  if (transfer.kind === 'late' && transfer.invoiceId !== null) {
+    const invoice = await findInvoiceAnyMerchant(trx, transfer.invoiceId);
+    owners = invoice ? [invoice.merchantId] : [];
+  } else if (transfer.kind === 'unmatched' && transfer.amount >= noticeMinUnmatched(config)) {
+    owners = await listAddressOwners(trx, config.network.id, transfer.to);
   }
   if (owners.length === 0) return;
   await trx

@@ -99,8 +99,11 @@ export function findInvoiceIdByOrderId(sqlite: Sqlite, merchantId: string, merch
   return orderIdQuery.first(sqlite, { merchantId, orderId: merchantOrderId })?.id;
 }
 
-/** Any merchant's invoice by id: for `gatewayd dev`'s simulated payments only; requests use findMerchantInvoice. */
-export async function findInvoiceAnyMerchant(db: Db, id: string): Promise<Invoice | undefined> {
+/**
+ * Any merchant's invoice by id: for `gatewayd dev`'s simulated payments and the owner's payment
+ * notice, never for a request (requests use findMerchantInvoice).
+ */
+export async function findInvoiceAnyMerchant(db: Db | Trx, id: string): Promise<Invoice | undefined> {
   const row = await db.selectFrom('invoices').selectAll().where('id', '=', id).executeTakeFirst();
   return row ? rowToInvoice(row) : undefined;
 }

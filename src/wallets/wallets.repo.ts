@@ -71,6 +71,12 @@ export async function listMerchantWallets(db: Db, merchantId: string): Promise<W
   const rows = await db.selectFrom('wallets').selectAll().where('merchant_id', '=', merchantId).orderBy('created_at', 'desc').orderBy('id').execute();
   return rows.map(rowToWallet);
 }
+/** Every merchant with a wallet on `address` of `network` (archived wallets too): who owns money sent there. */
+export async function listAddressOwners(db: Db | Trx, network: NetworkId, address: string): Promise<string[]> {
+  const rows = await db.selectFrom('wallets').select('merchant_id').distinct().where('network', '=', network).where('address', '=', address).execute();
+  return rows.map((r) => r.merchant_id);
+}
+
 /** This merchant's wallet on `address` of `network`, if any (a merchant has at most one per address). */
 export async function findMerchantWalletByAddress(db: Db | Trx, network: NetworkId, merchantId: string, address: string): Promise<Wallet | undefined> {
   const row = await db
