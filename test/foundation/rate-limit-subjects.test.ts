@@ -12,7 +12,9 @@ import { rateLimitSubject } from '../../src/http/client-ip.js';
 const CONTACT = { name: 'Vera', email: 'vera@example.org', subject: 'Pricing', message: 'How much?' };
 
 test('one IPv6 /64 shares one per-IP budget whatever address of it a request comes from; another /64 has its own', async () => {
-  const t = await startTestApp({ config: { server: { trust_proxy: true }, support: { staff_emails: ['staff@pay.example'] }, rate_limits: { public_per_ip: 3, auth_per_ip: 3 } } });
+  const t = await startTestApp({
+    config: { server: { trust_proxy: true }, support: { staff_emails: ['staff@pay.example'] }, rate_limits: { public_per_ip: 3, auth_per_ip: 3 } },
+  });
   try {
     const from = (ip: string) => ({ headers: { 'x-forwarded-for': ip } });
     const contact = (ip: string) => t.client().post('/support/contact', CONTACT, from(ip));
@@ -42,7 +44,9 @@ test('one IPv6 /64 shares one per-IP budget whatever address of it a request com
 });
 
 test('an IPv4-mapped IPv6 address counts as its IPv4 address', async () => {
-  const t = await startTestApp({ config: { server: { trust_proxy: true }, support: { staff_emails: ['staff@pay.example'] }, rate_limits: { public_per_ip: 2 } } });
+  const t = await startTestApp({
+    config: { server: { trust_proxy: true }, support: { staff_emails: ['staff@pay.example'] }, rate_limits: { public_per_ip: 2 } },
+  });
   try {
     const contact = (ip: string) => t.client().post('/support/contact', CONTACT, { headers: { 'x-forwarded-for': ip } });
     assert.equal((await contact('203.0.113.7')).status, 201);
