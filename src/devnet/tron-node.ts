@@ -27,6 +27,7 @@
  *   POST /_sim/clear-faults
  *   GET  /_sim/state     -> {"head", "solid_head", "requests": {...}, "bytes": {...}}
  */
+import { seededRandom } from '../lib/seeded-random.js';
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -157,18 +158,6 @@ export interface SimulatedTron {
   /** Stops or resumes answering on the loopback port (a provider going down and back). */
   setDown(down: boolean): void;
   close(): Promise<void>;
-}
-
-/** A small deterministic PRNG (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function hex(bytes: number, next: () => number): string {
@@ -378,11 +367,16 @@ class Node implements SimulatedTron {
     return { txId: id, blockNumber: block, blockTimestamp: ts, logIndex: 0 };
   }
 
+  /** Where a spam transfer goes: half the time one of the poisoning targets (when any), else `toHex`. */
+  private spamTarget(toHex: string, next: () => number): string {
+    return this.poisonHex.length > 0 && next() < 0.5 ? this.poisonHex[Math.floor(next() * this.poisonHex.length)]! : toHex;
+  }
+
   /** The transactions of block n: deterministic filler with the injected transactions spread among them. */
   private txs(n: number): Tx[] {
     const cached = this.cache.get(n);
     if (cached) return cached;
-    const next = rng((this.seed * 2_654_435_761) ^ n);
+    const next = seededRandom((this.seed * 2_654_435_761) ^ n);
     const ts = this.blockTime(n);
     const [lo, hi] = this.filler;
     const count = lo + Math.floor(next() * (hi - lo + 1));
@@ -414,12 +408,12 @@ class Node implements SimulatedTron {
         );
       } else if (r < 0.94) {
         // Poisoning: a zero-value USDT transfer from a lookalike of a real sender.
-        const target = this.poisonHex.length > 0 && next() < 0.5 ? this.poisonHex[Math.floor(next() * this.poisonHex.length)]! : toHex;
+        const target = this.spamTarget(toHex, next);
         out.push(trc20Tx({ id, block: n, ts, fromHex: lookalike(fromHex, next), toHex: target, contractHex: this.usdtHex, amount: 0n, result: 'SUCCESS' }));
       } else {
         // A fake "USDT" token's Transfer log (same topic, another contract), sometimes an Approval.
         const fake = toHex41(FAKE_USDT_CONTRACTS[Math.floor(next() * FAKE_USDT_CONTRACTS.length)]!);
-        const target = this.poisonHex.length > 0 && next() < 0.5 ? this.poisonHex[Math.floor(next() * this.poisonHex.length)]! : toHex;
+        const target = this.spamTarget(toHex, next);
         out.push(
           trc20Tx({
             id,

@@ -4,6 +4,7 @@
  * scenario prints as its summary line, and the preparation of a database for a real `gatewayd
  * serve` child process (merchants, sessions, keys, wallets written before the first start).
  */
+import { seededRandom } from '../../src/lib/seeded-random.js';
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -25,16 +26,9 @@ export function size(reduced: number, full: number): number {
   return FULL ? full : reduced;
 }
 
-/** mulberry32: a small seeded PRNG so a failing run can be replayed with RELIABILITY_SEED. */
+/** A seeded PRNG (src/lib/seeded-random.ts) so a failing run can be replayed with RELIABILITY_SEED. */
 export function rng(seed: number = SEED): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  return seededRandom(seed);
 }
 
 /**
