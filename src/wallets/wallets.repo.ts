@@ -47,14 +47,9 @@ export async function registerWallet(
     .values({ id, merchant_id: merchantId, label, address, network, created_at: now, archived_at: null })
     .onConflict((oc) => oc.columns(['merchant_id', 'network', 'address']).doNothing())
     .executeTakeFirst();
-  const row = await db
-    .selectFrom('wallets')
-    .selectAll()
-    .where('merchant_id', '=', merchantId)
-    .where('network', '=', network)
-    .where('address', '=', address)
-    .executeTakeFirstOrThrow();
-  return { wallet: rowToWallet(row), created: row.id === id };
+  // The row inserted now, or the one this merchant already had (the insert did nothing).
+  const wallet = (await findMerchantWalletByAddress(db, network, merchantId, address))!;
+  return { wallet, created: wallet.id === id };
 }
 
 const merchantWalletQuery = compileQuery((db, p: Param<{ merchantId: string; walletId: string }>) =>
