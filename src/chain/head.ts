@@ -74,7 +74,7 @@ export function logRefusedHeads(deps: AppDeps): void {
   for (const p of rt.pool.providers) {
     const err = p.health.last_error;
     if (!err || !err.includes('head refused')) continue;
-    const key = `${p.health.name} ${err.replace(/\(block .*\)$/, '')}`;
+    const key = `${p.health.name} ${err.replace(/\d+/g, '#')}`;
     if (rt.refusedLogged.has(key)) continue;
     rt.refusedLogged.add(key);
     deps.log.warn({ provider: p.health.name, detail: err }, 'chain: HEAD REFUSED: a provider served a head that is not credible; it is not followed');

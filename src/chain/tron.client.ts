@@ -278,7 +278,11 @@ const ZERO_ROOT = /^0{64}$/;
 
 function toHeader(body: unknown, endpoint: string): BlockHeader {
   const parsed = blockSchema.safeParse(body);
-  if (!parsed.success) throw new TronApiError('bad_response', endpoint, 'unexpected block shape');
+  if (!parsed.success) {
+    // A head whose number or time is out of range is a refused head, not only a malformed answer.
+    const refusal = endpoint === 'block' ? 'malformed' : 'head';
+    throw new TronApiError('bad_response', endpoint, `${refusal === 'head' ? 'head refused: ' : ''}unexpected block shape`, undefined, undefined, refusal);
+  }
   const raw = parsed.data.block_header.raw_data;
   return {
     number: raw.number,
