@@ -4,6 +4,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { MigrationError } from './db/migrator.js';
 import { NetworkMismatchError } from './db/network-guard.js';
 import { BackupError, runBackup } from './cli/backup.js';
+import { runChainRescan, runChainStatus } from './cli/chain.js';
 import { runDoctor } from './cli/doctor.js';
 import { runInit } from './cli/init.js';
 import { runMigrate } from './cli/migrate.js';
@@ -73,6 +74,19 @@ export async function main(argv: string[]): Promise<number> {
         if (positionals.length !== 1) throw new UsageError('backup needs exactly one FILE: gatewayd backup FILE [--config FILE] [--force]');
         const config = loadConfig({ path: values.config as string | undefined });
         return await runBackup(config, { file: positionals[0]!, force: values.force === true, progress: process.stderr }, out);
+      }
+      case 'chain': {
+        const [sub, ...more] = rest;
+        if (sub === 'status') {
+          const { values } = parse(more, { config: { type: 'string' } });
+          return await runChainStatus(loadConfig({ path: values.config as string | undefined }), out);
+        }
+        if (sub === 'rescan') {
+          const { values } = parse(more, { config: { type: 'string' }, 'from-block': { type: 'string' }, 'from-time': { type: 'string' } });
+          const from = { block: values['from-block'] as string | undefined, time: values['from-time'] as string | undefined };
+          return await runChainRescan(loadConfig({ path: values.config as string | undefined }), from, out);
+        }
+        throw new UsageError(`unknown chain command ${sub === undefined ? '(none)' : `"${sub}"`}; expected "chain status" or "chain rescan"`);
       }
       case 'dev':
         return await dev(rest);

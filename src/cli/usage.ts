@@ -20,6 +20,11 @@ Usage:
                                              refuses to replace FILE without --force
   gatewayd doctor [--config FILE]            check configuration, permissions, database, TRON API,
                                              clock and SMTP; exit 1 when a problem is found
+  gatewayd chain status [--config FILE]      the chain scanner's cursor and unread ranges, and from the
+                                             running server each provider's health and the disputes
+  gatewayd chain rescan --from-block N | --from-time T [--config FILE]
+                                             re-read the blocks from N (or time T, ISO 8601) while
+                                             serving; what is already recorded is not recorded again
   gatewayd dev [--config FILE] [--database FILE]
                                              the gateway on tron-devnet with a simulated TRON node
                                              on loopback (test network: no real money); a fresh

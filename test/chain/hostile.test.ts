@@ -5,69 +5,12 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createChainRuntime, runOnce } from '../../src/chain/chain.worker.js';
 import { insertGap, loadScanState, saveScanState } from '../../src/chain/chain.repo.js';
-import { startSimulatedTron, type SimulatedTron } from '../../src/devnet/tron-node.js';
 import { MINUTE, SECOND } from '../../src/lib/clock.js';
 import { tronAddressToHex } from '../../src/lib/tron.js';
 import { getInvoice, insertInvoice, transfersOf } from '../helpers/chain-fixtures.js';
-import { startTestApp, type TestApp } from '../helpers/app.js';
-import { startHostileProvider, type HostileProvider } from '../helpers/hostile-provider.js';
+import { untilSolid, world, type Role } from '../helpers/hostile-provider.js';
 import { randomAddress } from '../helpers/tron-samples.js';
-
-type Role = 'node' | 'liar' | 'other';
-
-interface World {
-  t: TestApp;
-  node: SimulatedTron;
-  /** A hostile proxy, and a second proxy (honest unless told otherwise). */
-  liar: HostileProvider;
-  other: HostileProvider;
-  pass(ms?: number): Promise<void>;
-  health(): Promise<Record<string, any>>;
-  close(): Promise<void>;
-}
-
-async function world(roles: Role[], opts: { dbPath?: string } = {}): Promise<World> {
-  let now = Date.UTC(2026, 0, 15, 12, 0, 0);
-  const node = await startSimulatedTron({ now: () => now });
-  const liar = await startHostileProvider(node.url);
-  const other = await startHostileProvider(node.url);
-  const urls: Record<Role, string> = { node: node.url, liar: liar.url, other: other.url };
-  const t = await startTestApp({
-    now,
-    config: {
-      tron: { providers: roles.map((r) => ({ url: urls[r], requests_per_second: 0 })) },
-      ...(opts.dbPath ? { database: { path: opts.dbPath } } : {}),
-    },
-  });
-  t.deps.chain = createChainRuntime(t.config, { timeoutMs: 2000, maxRequestsPerSecond: 0 });
-  return {
-    t,
-    node,
-    liar,
-    other,
-    async pass(ms = 5 * SECOND) {
-      t.clock.advance(ms);
-      now = t.clock.now();
-      while (await runOnce(t.deps));
-    },
-    async health() {
-      return (await t.client().get('/health')).body;
-    },
-    async close() {
-      await t.close();
-      await liar.close();
-      await other.close();
-      await node.close();
-    },
-  };
-}
-
-/** Runs passes until the block of `at` is solidified and read (19 blocks of 3 s, plus margin). */
-async function untilSolid(w: World, at: number, extra = 20 * SECOND): Promise<void> {
-  while (w.t.clock.now() < at + 57 * SECOND + extra) await w.pass();
-}
 
 test('finding 1: a head 1,000,000 blocks ahead from one of two providers is refused (counted, logged once); the cursor never jumps; the real payment confirms', async () => {
   const w = await world(['liar', 'node']);
