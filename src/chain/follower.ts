@@ -11,6 +11,7 @@ import { readBlock, type BlockRead } from './block-reader.js';
 import { HEAD_REFRESH_MS } from './chain.runtime.js';
 import { insertGap, type ScanGap, type ScanState } from './chain.repo.js';
 import { commitScan } from './chain.service.js';
+import { notifyDispute } from './dispute-mail.js';
 import { expectedDelay, learnDelay, learnInterval, refreshHead } from './head.js';
 import type { TxInfo } from './tron.client.js';
 import { transfersInBlock, type VerifiedTransfer, type WatchedSet } from './verifier.js';
@@ -111,8 +112,10 @@ async function dispute(pass: Pass, n: number, reason: string): Promise<void> {
   const { deps } = pass;
   const rt = deps.chain;
   if (!rt.disputes.has(n)) {
-    rt.disputes.set(n, { block: n, reason, since: deps.clock.now() });
+    const d = { block: n, reason, since: deps.clock.now() };
+    rt.disputes.set(n, d);
     deps.log.error({ block: n, reason }, 'chain: BLOCK DISPUTED: the providers do not agree on it; nothing from it is confirmed; it is held and read again');
+    void notifyDispute(deps, d);
   }
   const at = rt.head?.timestamp ?? pass.state.cursorTime;
   const gap: ScanGap = { fromBlock: n, toBlock: n, afterTime: pass.state.cursorTime, beforeTime: Math.max(at, pass.state.cursorTime + 1) };

@@ -11,6 +11,7 @@ import { tronAddressToHex } from '../../src/lib/tron.js';
 import { getInvoice, insertInvoice, transfersOf } from '../helpers/chain-fixtures.js';
 import { untilSolid, world, type Role } from '../helpers/hostile-provider.js';
 import { randomAddress } from '../helpers/tron-samples.js';
+import { startSmtp } from '../helpers/smtp.js';
 
 test('finding 1: a head 1,000,000 blocks ahead from one of two providers is refused (counted, logged once); the cursor never jumps; the real payment confirms', async () => {
   const w = await world(['liar', 'node']);
@@ -109,8 +110,9 @@ for (const roles of [['liar'], ['liar', 'node']] as Role[][]) {
   });
 }
 
-test('finding 3: a forged payment plus a 429 (Retry-After: 30) on the honest provider never confirms; held as disputed once both answer', async () => {
-  const w = await world(['other', 'liar']);
+test('finding 3: a forged payment plus a 429 (Retry-After: 30) on the honest provider never confirms; held as disputed once both answer; the support staff are mailed', async () => {
+  const smtp = await startSmtp();
+  const w = await world(['other', 'liar'], { config: { email: smtp.email, support: { staff_emails: ['ops@example.test'] } } });
   try {
     const address = randomAddress();
     const start = w.t.clock.now();
@@ -139,8 +141,12 @@ test('finding 3: a forged payment plus a 429 (Retry-After: 30) on the honest pro
     assert.equal(h.live_payments_enabled, false);
     assert.equal(h.watcher.scan.disputed_blocks, 1);
     assert.equal(h.watcher.disputes[0].block, forgedAt.number);
+    const mail = await smtp.waitFor((m) => m.to.includes('ops@example.test'));
+    assert.match(mail.subject, new RegExp(`block ${forgedAt.number} is disputed`));
+    assert.equal(smtp.messages.length, 1, 'one mail per disputed block');
   } finally {
     await w.close();
+    await smtp.close();
   }
 });
 

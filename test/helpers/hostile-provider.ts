@@ -119,7 +119,7 @@ export interface World {
   close(): Promise<void>;
 }
 
-export async function world(roles: Role[], opts: { dbPath?: string } = {}): Promise<World> {
+export async function world(roles: Role[], opts: { dbPath?: string; config?: Record<string, Record<string, unknown>> } = {}): Promise<World> {
   let now = Date.UTC(2026, 0, 15, 12, 0, 0);
   const node = await startSimulatedTron({ now: () => now });
   const liar = await startHostileProvider(node.url);
@@ -130,6 +130,7 @@ export async function world(roles: Role[], opts: { dbPath?: string } = {}): Prom
     config: {
       tron: { providers: roles.map((r) => ({ url: urls[r], requests_per_second: 0 })) },
       ...(opts.dbPath ? { database: { path: opts.dbPath } } : {}),
+      ...opts.config,
     },
   });
   t.deps.chain = createChainRuntime(t.config, { timeoutMs: 2000, maxRequestsPerSecond: 0 });
