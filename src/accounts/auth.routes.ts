@@ -11,7 +11,7 @@ import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { ServerResponse } from 'node:http';
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import { checkOrigin, clearSessionCookie, httpOnlyCookieOptions, optionalSession, requireSession, setSessionCookie } from '../http/auth.js';
+import { checkOrigin, clearSessionCookie, httpOnlyCookieOptions, optionalSession, requireSession, sessionHashOf, setSessionCookie } from '../http/auth.js';
 import { requireCaptcha } from '../http/captcha.js';
 import { clientIp, rateLimitSubject } from '../http/client-ip.js';
 import type { AppDeps } from '../deps.js';
@@ -37,7 +37,8 @@ import {
   VerifyEmailBody,
   VerifyEmailResponse,
 } from './accounts.schemas.js';
-import { type AfterAnswer, forgotPassword, login, logout, register, resetPassword, resetPreview, setFirstPassword, verifyEmail } from './auth.service.js';
+import { type AfterAnswer, forgotPassword, login, logout, register, resetPassword, resetPreview, verifyEmail } from './auth.service.js';
+import { setFirstPassword } from './password.service.js';
 import { REGISTRATION_LIFETIME_MS } from './registrations.repo.js';
 import { createGoogleVerifier, googleSignIn } from './google.service.js';
 import { normalizeEmail } from './merchants.repo.js';
@@ -232,7 +233,8 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
     async (c) => {
       const { password } = c.req.valid('json');
       limit(c, deps, 'set_password');
-      const merchant = await setFirstPassword(deps, c.get('auth').merchantId, password);
+      const auth = c.get('auth');
+      const merchant = await setFirstPassword(deps, { merchantId: auth.merchantId, sessionHash: sessionHashOf(auth) }, password);
       return c.json({ merchant: toMerchantResponse(merchant, deps.config) }, 200);
     },
   );

@@ -34,12 +34,12 @@ import { countCredentials, revokeCredentials, type CredentialCounts } from './cr
 import { consumeVerifyToken, deleteMerchantEmailTokens, issueVerifyToken } from './email-tokens.repo.js';
 import {
   claimMailSlot,
+  credentialVersionIs,
   findMerchantByEmail,
   findMerchantById,
   insertMerchant,
   normalizeEmail,
   releaseMailSlot,
-  setPasswordIfNone,
   updateMerchant,
   type MailSlot,
   type MerchantChanges,
@@ -213,9 +213,13 @@ export async function login(deps: AppDeps, input: LoginInput): Promise<SignedIn>
   if (!found || !ok) throw new AppError('invalid_credential', 'Wrong email or password');
   const now = deps.clock.now();
   const sessionToken = await writeTransaction(deps.db, async (trx) => {
+    // The password was checked outside this transaction (one argon2id): a reset or change that
+    // committed meanwhile made that check stale, and no session may come of it.
+    if (!(await credentialVersionIs(trx, found.id, found.credentialVersion))) return undefined;
     await setMerchantLocale(trx, found.id, input.locale);
     return rotateSession(trx, found.id, input.previousToken, now);
   });
+  if (!sessionToken) throw new AppError('invalid_credential', 'Wrong email or password');
   deps.log.info({ merchant_id: found.id }, 'signed in');
   return { merchant: found, sessionToken };
 }
@@ -269,24 +273,6 @@ export async function verifyEmail(deps: AppDeps, token: string, previousToken: s
 }
 
 /**
- * Gives a signed-in account that has no password its first one (after a confirmation that kept
- * none, or a Google sign-in). Never replaces a password: 409 password_already_set (changing one
- * goes through a reset link). Outstanding reset links stop working; sessions stay.
- */
-export async function setFirstPassword(deps: AppDeps, merchantId: string, password: string): Promise<Merchant> {
-  const passwordHash = await hashPassword(password);
-  const now = deps.clock.now();
-  const merchant = await writeTransaction(deps.db, async (trx) => {
-    if (!(await setPasswordIfNone(trx, merchantId, passwordHash, now))) return undefined;
-    await voidMerchantResets(trx, merchantId);
-    return findMerchantById(trx, merchantId);
-  });
-  if (!merchant) throw new AppError('password_already_set', 'This account already has a password; change it through a reset link (POST /auth/password/forgot)');
-  deps.log.info({ merchant_id: merchantId }, 'first password set');
-  return merchant;
-}
-
-/**
  * Records the request and mails a reset link when the address has an account, at most once per
  * address every 5 minutes. Both cases do the same database work before answering (one write to
  * the address's row of password_resets), and the mail leaves after the answer, so neither the
@@ -323,7 +309,10 @@ export interface ResetInput {
 /**
  * Sets the new password, confirms the address, revokes every session, every outstanding link and
  * registration of the account (and, when asked, every API key and webhook), and signs in with a
- * new session.
+ * new session. The link is the authority: it is used up inside the write transaction, and the
+ * write bumps the account's credential version, so a sign-in or password change that checked the
+ * old password concurrently commits before it (and is revoked by it) or not at all. A change does
+ * not void a reset link, so an owner's reset always wins over a change made with a stolen password.
  */
 export async function resetPassword(deps: AppDeps, input: ResetInput): Promise<SignedIn & { revoked: CredentialCounts }> {
   // Cheap check first: hashing is expensive, and a bad token must not cost an argon2id run.
@@ -349,32 +338,6 @@ export async function resetPassword(deps: AppDeps, input: ResetInput): Promise<S
     'password reset; every other session revoked',
   );
   return result;
-}
-
-/**
- * POST /me/password: the signed-in owner changes the password. The current password is checked
- * first (401 invalid_credential, naming current_password, when wrong; an account that only signs
- * in with Google has none and sets one with a reset link instead). The new hash replaces the old,
- * every other session and every outstanding emailed link of the account are revoked, and the
- * session that made the change stays signed in.
- */
-export async function changePassword(
-  deps: AppDeps,
-  input: { merchantId: string; sessionHash: string; currentPassword: string; newPassword: string },
-): Promise<void> {
-  const merchant = await findMerchantById(deps.db, input.merchantId);
-  if (!merchant) throw new AppError('unauthorized', 'Sign in first: the account no longer exists');
-  if (!(await checkPassword(merchant.passwordHash, input.currentPassword))) {
-    throw new AppError('invalid_credential', 'The current password is wrong', [{ path: 'current_password', message: 'Wrong password' }]);
-  }
-  const passwordHash = await hashPassword(input.newPassword);
-  const now = deps.clock.now();
-  await writeTransaction(deps.db, async (trx) => {
-    await updateMerchant(trx, merchant.id, { passwordHash }, now);
-    await deleteMerchantSessions(trx, merchant.id, input.sessionHash);
-    await deleteMerchantEmailTokens(trx, merchant.id);
-  });
-  deps.log.info({ merchant_id: merchant.id }, 'password changed; every other session revoked');
 }
 
 export async function logout(deps: AppDeps, token: string | undefined): Promise<void> {

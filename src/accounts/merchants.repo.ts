@@ -1,5 +1,5 @@
 /** Merchant accounts. Emails are stored normalised (trimmed, lower case). */
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { Db, Trx } from '../db/database.js';
 import type { CheckoutQr, MerchantsTable } from '../db/schema.js';
 import { newId } from '../lib/ids.js';
@@ -15,6 +15,8 @@ export interface Merchant {
   existsNoticeSentAt: number | null;
   /** What the checkout's QR code carries. */
   checkoutQr: CheckoutQr;
+  /** Bumped by every password change, reset and Google claim (sessions.repo.ts). */
+  credentialVersion: number;
   createdAt: number;
   updatedAt: number;
 }
@@ -34,6 +36,7 @@ function toMerchant(row: Selectable<MerchantsTable>): Merchant {
     verificationSentAt: row.verification_sent_at,
     existsNoticeSentAt: row.exists_notice_sent_at,
     checkoutQr: row.checkout_qr,
+    credentialVersion: row.credential_version,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -74,6 +77,7 @@ export async function insertMerchant(db: Db | Trx, input: NewMerchant, now: numb
     exists_notice_sent_at: null,
     checkout_qr: 'address',
     locale: null,
+    credential_version: 0,
     created_at: now,
     updated_at: now,
   };
@@ -99,10 +103,22 @@ export async function updateMerchant(db: Db | Trx, id: string, changes: Merchant
       ...(changes.emailVerifiedAt !== undefined ? { email_verified_at: changes.emailVerifiedAt } : {}),
       ...(changes.googleSub !== undefined ? { google_sub: changes.googleSub } : {}),
       ...(changes.checkoutQr !== undefined ? { checkout_qr: changes.checkoutQr } : {}),
+      // A new password (or none) is a new credential: sessions made under the old one end.
+      ...(changes.passwordHash !== undefined ? { credential_version: sql<number>`credential_version + 1` } : {}),
       updated_at: now,
     })
     .where('id', '=', id)
     .execute();
+}
+
+/**
+ * Inside a write transaction: true when the account's credential version is still `version`, the
+ * one read before a password was checked or hashed outside the transaction. Every session creation
+ * and password write that checked a credential first commits only then.
+ */
+export async function credentialVersionIs(trx: Trx, id: string, version: number): Promise<boolean> {
+  const row = await trx.selectFrom('merchants').select('credential_version').where('id', '=', id).executeTakeFirst();
+  return row?.credential_version === version;
 }
 
 /** Gives a password to an account that has none (a guarded update: never replaces one). Returns true when set. */

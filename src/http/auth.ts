@@ -127,3 +127,9 @@ export async function optionalSession(c: Context, deps: AppDeps): Promise<Auth |
   const session = await findSession(deps.db, token, deps.clock.now());
   return session ? { kind: 'session', merchantId: session.merchantId, sessionHash: session.tokenHash } : undefined;
 }
+
+/** The session behind an owner-only request (requireSession has run): its token hash, or 403 session_required. */
+export function sessionHashOf(auth: Auth): string {
+  if (auth.kind !== 'session') throw new AppError('session_required', 'This operation needs a signed-in owner session, not an API key');
+  return auth.sessionHash;
+}
