@@ -1,7 +1,8 @@
-/** Merchant accounts. Emails are stored normalised (trimmed, lower case). */
+/** Merchant accounts. Emails are stored in canonical form (src/lib/email-address.ts). */
 import { sql, type Selectable } from 'kysely';
 import type { Db, Trx } from '../db/database.js';
 import type { CheckoutQr, MerchantsTable } from '../db/schema.js';
+import { canonicalEmail } from '../lib/email-address.js';
 import { newId } from '../lib/ids.js';
 
 export interface Merchant {
@@ -21,8 +22,9 @@ export interface Merchant {
   updatedAt: number;
 }
 
+/** The stored form of an address (canonicalEmail: trimmed, ASCII letters lower-cased, nothing merged). */
 export function normalizeEmail(email: string): string {
-  return email.trim().toLowerCase();
+  return canonicalEmail(email);
 }
 
 function toMerchant(row: Selectable<MerchantsTable>): Merchant {
