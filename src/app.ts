@@ -92,7 +92,7 @@ export function createApp(deps: AppDeps): App {
     type: 'apiKey',
     in: 'cookie',
     name: 'gw_session',
-    description: 'Owner session; unsafe methods also need Origin equal to the public origin',
+    description: 'Owner session (named `__Host-gw_session` when the public URL is https); unsafe methods also need Origin equal to the public origin',
   });
 
   registerWebhookDocs(app);

@@ -93,6 +93,9 @@ export const configSchema = z.strictObject({
   }).prefault({}),
   invoices: z.strictObject({
     max_adjustment: amountString.default('0.099999'),
+    // On an address that two or more accounts registered, the most of one price's amount pool one
+    // account may hold (live reservations), in percent; 100 turns the rule off.
+    shared_pool_max_percent: z.number().int().min(1).max(100).default(50),
   }).prefault({}),
   email: z.strictObject({
     smtp_url: z.string().refine((v) => v === '' || /^smtps?:\/\//.test(v), {
@@ -162,7 +165,7 @@ export const configSchema = z.strictObject({
     public_per_ip: perMinute.default(10),
     chat_per_token: perMinute.default(30),
     api_per_key: perMinute.default(1200),
-    invoices_per_merchant: perMinute.default(60),
+    invoices_per_merchant: perMinute.default(600),
   }).prefault({}),
   api_keys: z.strictObject({
     max_active: z.number().int().min(1).max(10_000).default(20),

@@ -9,7 +9,8 @@ import { AppError } from '../lib/errors.js';
 import { readDashboard } from '../dashboard/dashboard.js';
 import { DashboardSchema, toDashboardResponse } from '../dashboard/dashboard.schemas.js';
 import { ChangePasswordBody, PatchMeBody } from './accounts.schemas.js';
-import { changePassword, updateMerchantSettings } from './auth.service.js';
+import { updateMerchantSettings } from './auth.service.js';
+import { changePassword } from './password.service.js';
 import { findMerchantById } from './merchants.repo.js';
 
 const tags = ['Account'];
@@ -86,7 +87,7 @@ export function meRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
       });
       deps.rateLimiter.consume('password_change:account', auth.merchantId, deps.config.rate_limits.auth_per_email, { context: c });
       const { current_password, new_password } = c.req.valid('json');
-      await changePassword(deps, { merchantId: auth.merchantId, sessionHash: auth.sessionHash, currentPassword: current_password, newPassword: new_password });
+      await changePassword(deps, auth, { currentPassword: current_password, newPassword: new_password });
       return c.json({ success: true as const }, 200);
     },
   );

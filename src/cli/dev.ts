@@ -9,6 +9,7 @@
  */
 import { localUrl, type Config } from '../config.js';
 import { untilSignal } from '../serve.js';
+import { DEV_TOKEN_HEADER, readDevToken } from './dev-token.js';
 import { UsageError } from './usage.js';
 
 export class DevCommandError extends Error {}
@@ -45,10 +46,12 @@ export function devUrl(config: Config, url: string | undefined): string {
 /** POSTs to a control route; the JSON answer, or a DevCommandError naming what went wrong. */
 export async function callDev(base: string, path: string, body: Record<string, unknown>): Promise<Record<string, unknown>> {
   let res: Response;
+  // The control token of the instance on that port, written by `gatewayd dev` for this user.
+  const token = readDevToken(Number(new URL(base).port || (base.startsWith('https:') ? 443 : 80)));
   try {
     res = await fetch(`${base}${path}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...(token ? { [DEV_TOKEN_HEADER]: token } : {}) },
       body: JSON.stringify(body),
       signal: AbortSignal.timeout(10_000),
     });

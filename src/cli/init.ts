@@ -97,7 +97,7 @@ public_per_ip = 10
 chat_per_token = 30
 api_per_key = 1200
 # Invoice creations per merchant, over all its API keys and sessions.
-invoices_per_merchant = 60
+invoices_per_merchant = 600
 
 [api_keys]
 # API keys per account that are neither revoked nor expired.

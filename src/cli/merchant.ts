@@ -3,9 +3,9 @@
  * operator can start without mail. The password is read from stdin (first line), never from argv,
  * where it would show in the process list and the shell history; on a terminal it is not echoed.
  */
-import { z } from 'zod';
 import type { Config } from '../config.js';
 import { defaultName } from '../accounts/auth.service.js';
+import { emailAddress } from '../lib/email-address.js';
 import { findMerchantByEmail, insertMerchant, normalizeEmail, type Merchant } from '../accounts/merchants.repo.js';
 import { hashPassword } from '../accounts/passwords.js';
 import { ensureDatabaseFile, openDatabase, writeTransaction, type Db } from '../db/database.js';
@@ -14,7 +14,7 @@ import { UsageError } from './usage.js';
 
 export class MerchantCommandError extends Error {}
 
-const emailSchema = z.email().max(254);
+const emailSchema = emailAddress();
 
 /** The first line of stdin; on a terminal, typed without echo after a prompt on stderr. */
 export async function readPassword(stdin: NodeJS.ReadStream = process.stdin): Promise<string> {

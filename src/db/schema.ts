@@ -21,6 +21,8 @@ export interface MerchantsTable {
   checkout_qr: Generated<CheckoutQr>;
   /** 0014_console_notices: language of unrequested mails (payment notices); null = English. */
   locale: Generated<string | null>;
+  /** 0016_credentials_and_limits: bumped by every password change, reset and Google claim. */
+  credential_version: Generated<number>;
 }
 
 export type CheckoutQr = 'address' | 'tron_uri';
@@ -31,6 +33,8 @@ export interface SessionsTable {
   created_at: number;
   last_used_at: number;
   expires_at: number;
+  /** 0016_credentials_and_limits: the account's credential_version when the session was made. */
+  credential_version: Generated<number>;
 }
 
 export interface ApiKeysTable {

@@ -9,12 +9,16 @@
  * it through its real watcher and verifier, exactly as on a real chain (or, for a fake token or a
  * failed transaction, rightly does not).
  * They accept JSON only: a cross-site form cannot send it without a preflight, so a web page a
- * developer visits cannot make payments on their dev instance.
+ * developer visits cannot make payments on their dev instance. And they answer only a request
+ * whose Host is a loopback literal or `localhost` (a DNS-rebinding page's requests carry its own
+ * host name) and that carries the control token printed at start (src/cli/dev-token.ts).
  */
 import { z } from 'zod';
 import type { App } from '../app.js';
 import { insertKey } from '../api-keys/api-keys.repo.js';
 import { DEV_HEADER } from '../cli/dev.js';
+import { DEV_TOKEN_HEADER, isLoopbackHostHeader } from '../cli/dev-token.js';
+import { safeEqual } from '../lib/crypto.js';
 import { createConfirmedMerchant, passwordProblem } from '../cli/merchant.js';
 import type { AppDeps } from '../deps.js';
 import { SCOPES } from '../http/context.js';
@@ -65,10 +69,20 @@ async function readJson<T extends z.ZodType>(req: Request, schema: T): Promise<z
   return parsed.data;
 }
 
-export function devRoutes(app: App, deps: AppDeps, chain: DevChain): void {
+export function devRoutes(app: App, deps: AppDeps, chain: DevChain, token: string): void {
   app.use('/_dev/*', async (c, next) => {
     await next();
     c.header(DEV_HEADER, deps.config.network.id);
+  });
+  app.use('/_dev/*', async (c, next) => {
+    if (!isLoopbackHostHeader(c.req.header('host'))) {
+      throw new AppError('invalid_origin', 'The control routes answer only requests to a loopback address or localhost (the Host header)');
+    }
+    const given = c.req.header(DEV_TOKEN_HEADER);
+    if (given === undefined || !safeEqual(given, token)) {
+      throw new AppError('unauthorized', `Send the control token that \`gatewayd dev\` printed at start in the ${DEV_TOKEN_HEADER} header`);
+    }
+    await next();
   });
   const inject = (t: SimTransfer & { amount: bigint }) => {
     const r = chain.node.transfer(t);

@@ -16,6 +16,7 @@ import { configSchema, localUrl, parseListen, type Config } from '../config.js';
 import { NETWORKS } from '../lib/tron.js';
 import { createLogger, type Log } from '../lib/log.js';
 import { startServer, type RunningServer } from '../serve.js';
+import { newDevToken, removeDevToken, writeDevToken } from '../cli/dev-token.js';
 import { devRoutes } from './dev.routes.js';
 import { startSimulatedTron, type SimulatedTron } from './tron-node.js';
 
@@ -34,6 +35,9 @@ export interface RunningDev {
   config: Config;
   node: SimulatedTron;
   server: RunningServer;
+  /** The control token of /_dev/ (printed at start), and the file the subcommands read it from. */
+  token: string;
+  tokenPath: string;
   stop(): Promise<void>;
 }
 
@@ -79,8 +83,10 @@ export async function startDev(load: (overrides: Record<string, Record<string, u
     const config = load(withNode);
     const log: Log = createLogger(config.log.level);
     const chain = { node, solidityLag: config.dev.solidity_lag, blockIntervalMs: config.dev.block_interval_ms };
-    const server = await startServer(config, log, { claim: DEV_CLAIM, extend: (app, deps) => devRoutes(app, deps, chain) });
+    const token = newDevToken();
+    const server = await startServer(config, log, { claim: DEV_CLAIM, extend: (app, deps) => devRoutes(app, deps, chain, token) });
     const started = node;
+    const tokenPath = writeDevToken(Number(new URL(server.url).port), token);
     return {
       url: server.url,
       nodeUrl: node.url,
@@ -89,9 +95,12 @@ export async function startDev(load: (overrides: Record<string, Record<string, u
       config,
       node,
       server,
+      token,
+      tokenPath,
       async stop() {
         await server.stop();
         await started.close();
+        removeDevToken(tokenPath);
         removeTemporary();
       },
     };
@@ -114,6 +123,8 @@ export function devWelcome(dev: RunningDev): string {
     `  chain      ${dev.nodeUrl}   block every ${c.dev.block_interval_ms} ms, solidified ${c.dev.solidity_lag} blocks later, ~${c.dev.filler_per_block} filler transactions per block`,
     `  USDT       ${c.network.usdtContract} (the devnet's; any other token is ignored)`,
     `  database   ${dev.databasePath}${dev.temporary ? '   (fresh, removed at exit; --database FILE keeps one)' : ''}`,
+    `  control    token ${dev.token}   (/_dev/ routes: header X-Gatewayd-Dev-Token, Host a loopback address or localhost;`,
+    `             the subcommands below read it from ${dev.tokenPath})`,
     '',
     'Next, in another terminal:',
     '  gatewayd dev merchant create --email you@example.com < password-file    # prints an API key',

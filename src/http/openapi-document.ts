@@ -44,7 +44,7 @@ const HEADERS: Record<string, { description: string; schema: Doc }> = {
   Allow: { description: 'The methods this path has.', schema: { type: 'string', example: 'GET, HEAD, POST' } },
   SetCookie: {
     description:
-      'The owner session cookie gw_session (HttpOnly, SameSite=Lax, Secure on https), set on sign-in and when a session is renewed, cleared on sign-out.',
+      'The owner session cookie (HttpOnly, SameSite=Lax), set on sign-in and when a session is renewed, cleared on sign-out: `__Host-gw_session` (Secure, Path=/, no Domain) when the public URL is https, `gw_session` on plain http (local use).',
     schema: { type: 'string', example: 'gw_session=3kT9wq2LmX8vR4pZ...; Max-Age=2592000; Path=/; HttpOnly; Secure; SameSite=Lax' },
   },
   ContentDisposition: {

@@ -69,12 +69,6 @@ export class RateLimiter {
     }
   }
 
-  /** Gives back the token of a request that turned out to cost nothing (an idempotent replay). */
-  refund(scope: string, key: string, perMinute: number): void {
-    const bucket = this.buckets.get(`${scope}\u0000${key}`);
-    if (bucket) bucket.tokens = Math.min(perMinute, bucket.tokens + 1);
-  }
-
   /** Forgets buckets that have refilled completely under their own limit (they carry no information). */
   private prune(now: number): void {
     for (const [id, b] of this.buckets) {

@@ -97,9 +97,10 @@ export function invoiceRoutes(deps: AppDeps) {
         '(across every merchant sharing it); the amount is reserved for 90 days. When every amount was used but some reservation is older ' +
         'than 90 days, the least recently used amount is reused and the invoice is created in status `review`. ' +
         'Same Idempotency-Key and same body: 200 replay. Errors 409: `idempotency_key_reused`, `duplicate_order_id` (its `details[0].invoice_id` ' +
-        'names the invoice holding the order id), `amount_pool_exhausted`. ' +
-        'Creations are limited per merchant, summed over all its API keys and sessions (`rate_limits.invoices_per_merchant` a minute, default 60, ' +
-        'on top of the per-key limit): past it, 429 `rate_limited` with `Retry-After` in seconds. A replay does not count.',
+        'names the invoice holding the order id), `amount_pool_exhausted` (every amount of the price is reserved, or, on an address another ' +
+        'account registered too, this account already holds `invoices.shared_pool_max_percent` (default 50) percent of them). ' +
+        'Creations are limited per merchant, summed over all its API keys and sessions (`rate_limits.invoices_per_merchant` a minute, default 600, ' +
+        'on top of the per-key limit): past it, 429 `rate_limited` with `Retry-After` in seconds. A replay is never charged, even one that arrives with its original.',
       security: KEY_OR_SESSION,
       middleware: [requireKeyOrSession(deps, 'invoices:write')] as const,
       request: { headers: IdempotencyHeaderSchema, body: jsonBody(CreateInvoiceSchema) },

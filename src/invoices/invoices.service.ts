@@ -12,8 +12,8 @@ import { randomToken, sha256Hex } from '../lib/crypto.js';
 import { AppError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { TOKEN } from '../lib/tron.js';
-import { findMerchantWallet } from '../wallets/wallets.repo.js';
-import { chooseAmount, insertReservation, takeOverReservation, type AmountTarget } from './allocation.repo.js';
+import { addressHasOtherOwner, findMerchantWallet } from '../wallets/wallets.repo.js';
+import { chooseAmount, holdsPoolShare, insertReservation, takeOverReservation, type AmountTarget } from './allocation.repo.js';
 import { findReviewPayment } from '../chain/chain.repo.js';
 import { toTransactionResponse } from '../chain/chain.schemas.js';
 import { GroupCommit } from './group-commit.js';
@@ -77,7 +77,7 @@ export function requestFingerprint(body: CreateInvoiceBody): string {
  * One creation, inside the caller's immediate transaction (or a group-commit savepoint) on the
  * connection's handle. Synchronous: compiled queries only (src/db/compiled.ts).
  */
-export function createInvoiceInTrx(tx: TxSqlite, deps: InvoiceDeps, req: CreateInvoiceRequest): CreateInvoiceResult | PoolExhausted {
+export function createInvoiceInTrx(tx: TxSqlite, deps: InvoiceDeps, req: CreateInvoiceRequest, charge?: () => void): CreateInvoiceResult | PoolExhausted {
   const now = deps.clock.now();
   const body = withInvoiceDefaults(req.body);
   const fingerprint = requestFingerprint(body);
@@ -102,10 +102,14 @@ export function createInvoiceInTrx(tx: TxSqlite, deps: InvoiceDeps, req: CreateI
     ]);
   }
 
+  // Charged here, after the replay lookup in the same serialized transaction: a replay, even one
+  // racing its original, finds the invoice above and never costs a creation.
+  charge?.();
   const base = parseAmount(body.amount)!;
   const maxAdjustment = parseAmount(deps.config.invoices.max_adjustment)!;
   const { network } = deps.config;
   const target: AmountTarget = { network: network.id, tokenContract: network.usdtContract, address: wallet.address };
+  checkPoolShare(tx, deps, target, base, maxAdjustment, req.merchantId);
   const allocation = chooseAmount(tx, target, base, maxAdjustment, now);
   if (allocation.kind === 'exhausted') return { exhausted: true };
   const review = allocation.kind === 'reuse';
@@ -151,6 +155,24 @@ export function createInvoiceInTrx(tx: TxSqlite, deps: InvoiceDeps, req: CreateI
   return { invoice, replay: false, view: data.invoice };
 }
 
+/**
+ * On an address another account registered too, one account may hold at most
+ * `invoices.shared_pool_max_percent` of one price's amount pool (docs/security.md, Sharing a
+ * receiving address): past it, 409 amount_pool_exhausted for that account only. An address with
+ * one registrant keeps its whole pool.
+ */
+function checkPoolShare(tx: TxSqlite, deps: InvoiceDeps, target: AmountTarget, base: bigint, maxAdjustment: bigint, merchantId: string): void {
+  const percent = BigInt(deps.config.invoices.shared_pool_max_percent);
+  if (percent >= 100n) return;
+  const cap = (maxAdjustment * percent) / 100n;
+  const shared = () => addressHasOtherOwner(tx, target.network, target.address, merchantId);
+  if (!holdsPoolShare(tx, target, { base, maxAdjustment, cap: cap > 0n ? cap : 1n }, merchantId, shared, deps.clock.now())) return;
+  throw new AppError(
+    'amount_pool_exhausted',
+    `Another account also registered this address, and this account already holds ${percent}% of this price's payable amounts there (reserved 90 days); use another price or an address of your own`,
+  );
+}
+
 /** createInvoiceInTrx for callers that run their own transaction: exhaustion throws the 409. */
 export function createInvoiceOrThrow(tx: TxSqlite, deps: InvoiceDeps, req: CreateInvoiceRequest): CreateInvoiceResult {
   const result = createInvoiceInTrx(tx, deps, req);
@@ -186,19 +208,18 @@ export class InvoiceCreator {
   /**
    * Creations are limited per merchant (rate_limits.invoices_per_merchant), summed over all its API
    * keys and sessions: every new invoice reserves an amount on an address that other merchants may
-   * share, so many keys must not multiply the rate. Checked in memory before the queue; an
-   * idempotent replay reserves nothing and gets its token back.
+   * share, so many keys must not multiply the rate. Counted in memory inside the creation's
+   * transaction, once it is known to be no idempotent replay: a replay is never charged.
    */
   async create(req: CreateInvoiceRequest, limitContext?: RateLimitContext): Promise<CreateInvoiceResult> {
-    const perMinute = this.deps.config.rate_limits.invoices_per_merchant;
-    this.deps.rateLimiter.consume(CREATION_SCOPE, req.merchantId, perMinute, {
-      message: 'Too many invoices created by this merchant in the last minute (all its API keys and sessions count); retry later',
-      context: limitContext,
-    });
-    const result = await this.committer.run((tx) => createInvoiceInTrx(tx, this.deps, req));
+    const charge = () =>
+      this.deps.rateLimiter.consume(CREATION_SCOPE, req.merchantId, this.deps.config.rate_limits.invoices_per_merchant, {
+        message: 'Too many invoices created by this merchant in the last minute (all its API keys and sessions count); retry later',
+        context: limitContext,
+      });
+    const result = await this.committer.run((tx) => createInvoiceInTrx(tx, this.deps, req, charge));
     if ('exhausted' in result) throw poolExhaustedError();
-    if (result.replay) this.deps.rateLimiter.refund(CREATION_SCOPE, req.merchantId, perMinute);
-    else this.deps.deliveriesQueued.notify();
+    if (!result.replay) this.deps.deliveriesQueued.notify();
     return result;
   }
 }

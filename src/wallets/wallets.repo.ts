@@ -62,6 +62,21 @@ export function findMerchantWallet(sqlite: Sqlite, merchantId: string, walletId:
   return row ? rowToWallet(row) : undefined;
 }
 
+const otherOwnerQuery = compileQuery((db, p: Param<{ network: string; address: string; merchantId: string }>) =>
+  db
+    .selectFrom('wallets')
+    .select('id')
+    .where('network', '=', p('network'))
+    .where('address', '=', p('address'))
+    .where('merchant_id', '!=', p('merchantId'))
+    .limit(1),
+);
+
+/** Whether another merchant registered `address` too (archived wallets count). Synchronous (compiled query). */
+export function addressHasOtherOwner(sqlite: Sqlite, network: string, address: string, merchantId: string): boolean {
+  return otherOwnerQuery.first(sqlite, { network, address, merchantId }) !== undefined;
+}
+
 export async function listMerchantWallets(db: Db, merchantId: string): Promise<Wallet[]> {
   const rows = await db.selectFrom('wallets').selectAll().where('merchant_id', '=', merchantId).orderBy('created_at', 'desc').orderBy('id').execute();
   return rows.map(rowToWallet);

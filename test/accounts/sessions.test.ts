@@ -126,15 +126,15 @@ test('an API key is refused on /me (session only)', async () => {
   assert.equal((await app.t.client().get('/me')).status, 401);
 });
 
-test('https public_url: the session cookie and the registration cookie are Secure', async () => {
+test('https public_url: the session cookie and the registration cookie are Secure and __Host- prefixed', async () => {
   const secure = await startMailApp({ server: { public_url: 'https://pay.example.com' } });
   try {
     const registered = await secure.t.client().post('/auth/register', { email: uniqueEmail('secure'), password: PASSWORD });
-    assert.ok(registered.headers.getSetCookie().some((c) => /^gw_reg=.*; Secure/i.test(c)), registered.headers.getSetCookie().join(' | '));
+    assert.ok(registered.headers.getSetCookie().some((c) => /^__Host-gw_reg=.*; Secure/i.test(c)), registered.headers.getSetCookie().join(' | '));
     const { email } = await confirmedAccount(secure);
     const res = await secure.t.client().post('/auth/login', { email, password: PASSWORD });
     assert.equal(res.status, 200);
-    assert.ok(res.headers.getSetCookie().some((c) => /gw_session=.*Secure/.test(c)));
+    assert.ok(res.headers.getSetCookie().some((c) => /^__Host-gw_session=.*Secure/.test(c)));
     const mail = secure.smtp.messages.find((m) => m.to.includes(email))!;
     assert.match(mail.text, /https:\/\/pay\.example\.com\/verify#verify=/);
   } finally {
@@ -150,7 +150,7 @@ test('public_url written in capitals (HTTPS://...): the session and language coo
     const { email } = await confirmedAccount(secure);
     const res = await secure.t.client().post('/auth/login', { email, password: PASSWORD });
     assert.equal(res.status, 200);
-    const session = res.headers.getSetCookie().find((c) => c.startsWith(`${SESSION_COOKIE}=`)) ?? '';
+    const session = res.headers.getSetCookie().find((c) => c.startsWith(`__Host-${SESSION_COOKIE}=`)) ?? '';
     assert.match(session, /; Secure/);
     const page = await fetch(`${secure.t.baseUrl}/login?lang=fr`, { headers: { accept: 'text/html' } });
     const lang = page.headers.getSetCookie().find((c) => /lang/.test(c)) ?? '';

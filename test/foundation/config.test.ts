@@ -32,7 +32,14 @@ test('built-in defaults when no file is present', () => {
   assert.deepEqual(c.webhooks.allowed_ports, [443]);
   assert.equal(c.webhooks.timeout_seconds, 10);
   assert.equal(c.log.level, 'info');
-  assert.deepEqual(c.rate_limits, { auth_per_ip: 20, auth_per_email: 10, public_per_ip: 10, chat_per_token: 30, api_per_key: 1200, invoices_per_merchant: 60 });
+  assert.deepEqual(c.rate_limits, {
+    auth_per_ip: 20,
+    auth_per_email: 10,
+    public_per_ip: 10,
+    chat_per_token: 30,
+    api_per_key: 1200,
+    invoices_per_merchant: 600,
+  });
   assert.deepEqual(c.api_keys, { max_active: 20 });
   assert.equal(c.secretGenerated, true);
   assert.ok(c.server.secret.length >= 40);
