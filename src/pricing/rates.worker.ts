@@ -15,15 +15,15 @@ const MAX_BODY_BYTES = 1_000_000;
 type FetcherDeps = Pick<AppDeps, 'clock' | 'log'> & { rates: RateBook };
 
 /** One pass over every source; resolves when all have answered or failed. */
-export async function runOnce(deps: FetcherDeps): Promise<void> {
+export async function runOnce(deps: FetcherDeps, timeoutMs = TIMEOUT_MS): Promise<void> {
   const now = deps.clock.now();
-  await Promise.all(deps.rates.sources.filter((s) => s.currencies.length > 0 && now >= s.notBefore).map((s) => fetchSource(deps, s)));
+  await Promise.all(deps.rates.sources.filter((s) => s.currencies.length > 0 && now >= s.notBefore).map((s) => fetchSource(deps, s, timeoutMs)));
 }
 
-async function fetchSource(deps: FetcherDeps, source: SourceState): Promise<void> {
+async function fetchSource(deps: FetcherDeps, source: SourceState, timeoutMs: number): Promise<void> {
   const { url } = source.def.request(source.baseUrl, source.currencies);
   try {
-    const response = await fetch(url, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(TIMEOUT_MS), redirect: 'error' });
+    const response = await fetch(url, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(timeoutMs), redirect: 'error' });
     const body = await readLimited(response);
     const at = deps.clock.now();
     if (response.status === 429) {
@@ -37,7 +37,7 @@ async function fetchSource(deps: FetcherDeps, source: SourceState): Promise<void
     deps.rates.record(source, rates, at);
     deps.log.debug({ source: source.name, currencies: rates.size }, 'rates fetched');
   } catch (err) {
-    const message = describe(err);
+    const message = describe(err, timeoutMs);
     deps.rates.recordError(source, message, deps.clock.now());
     deps.log.warn({ source: source.name, host: new URL(url).host, error: message }, 'rate source failed');
   }
@@ -51,9 +51,9 @@ async function readLimited(response: Response): Promise<string> {
   return text;
 }
 
-function describe(err: unknown): string {
+function describe(err: unknown, timeoutMs: number): string {
   if (err instanceof Error) {
-    if (err.name === 'TimeoutError') return `no answer within ${TIMEOUT_MS / 1000} s`;
+    if (err.name === 'TimeoutError') return `no answer within ${timeoutMs / 1000} s`;
     const cause = (err as { cause?: { code?: string } }).cause;
     if (cause?.code) return `${err.message} (${cause.code})`;
     if (err instanceof SyntaxError) return 'the answer is not JSON';
