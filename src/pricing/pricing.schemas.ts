@@ -2,6 +2,7 @@
 import { z } from '@hono/zod-openapi';
 import { iso, isoOrNull } from '../lib/clock.js';
 import type { RateBook } from './rate-book.js';
+import { formatDecimal } from './decimal.js';
 
 export const RateSourceStatusSchema = z
   .object({
@@ -52,4 +53,17 @@ export function toPricingHealthResponse(book: RateBook, now: number): z.infer<ty
       last_error_at: isoOrNull(s.last_error_at),
     })),
   };
+}
+
+/** The rate a new invoice would get now in each configured currency, or null (refused), for the console. */
+export function liveQuotes(book: RateBook, now: number): Array<{ currency: string; rate: string | null; sources: string[] }> {
+  if (!book.enabled) return [];
+  return book.config.currencies.map((currency) => {
+    try {
+      const quote = book.quote(currency, now);
+      return { currency, rate: formatDecimal(quote.rate), sources: quote.sources };
+    } catch {
+      return { currency, rate: null, sources: [] };
+    }
+  });
 }
