@@ -7,6 +7,7 @@ import { chainWorker } from './chain/chain.worker.js';
 import { maintenanceWorker } from './db/maintenance.worker.js';
 import { resetSendingDeliveries } from './webhooks/webhooks.repo.js';
 import { createDeliveryWorker } from './webhooks/webhooks.worker.js';
+import { ratesWorker } from './pricing/rates.worker.js';
 
 export function createWorkers(deps: AppDeps): Worker[] {
   const deliveries = createDeliveryWorker(deps);
@@ -15,6 +16,8 @@ export function createWorkers(deps: AppDeps): Worker[] {
     paymentNoticesWorker(deps),
     maintenanceWorker(deps),
     chainWorker(deps),
+    // Fiat rates, only when [[pricing.sources]] are configured.
+    ...(deps.rates.enabled ? [ratesWorker(deps)] : []),
     {
       name: 'webhooks',
       // Due retries are found within a second; new deliveries wake the loop at once.

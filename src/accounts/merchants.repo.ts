@@ -1,6 +1,7 @@
 /** Merchant accounts. Emails are stored in canonical form (src/lib/email-address.ts). */
 import { sql, type Selectable } from 'kysely';
-import type { Db, Trx } from '../db/database.js';
+import { compileQuery, type Param } from '../db/compiled.js';
+import type { Db, Sqlite, Trx } from '../db/database.js';
 import type { CheckoutQr, MerchantsTable } from '../db/schema.js';
 import { canonicalEmail } from '../lib/email-address.js';
 import { newId } from '../lib/ids.js';
@@ -18,6 +19,8 @@ export interface Merchant {
   checkoutQr: CheckoutQr;
   /** Bumped by every password change, reset and Google claim (sessions.repo.ts). */
   credentialVersion: number;
+  /** Markup on fiat prices, percent as exact decimal text ("0" to "20"). */
+  markupPercent: string;
   createdAt: number;
   updatedAt: number;
 }
@@ -39,9 +42,17 @@ function toMerchant(row: Selectable<MerchantsTable>): Merchant {
     existsNoticeSentAt: row.exists_notice_sent_at,
     checkoutQr: row.checkout_qr,
     credentialVersion: row.credential_version,
+    markupPercent: row.markup_percent,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
+}
+
+const markupQuery = compileQuery((db, p: Param<{ id: string }>) => db.selectFrom('merchants').select('markup_percent').where('id', '=', p('id')));
+
+/** The merchant's markup on fiat prices (synchronous: invoice creation runs it inside its transaction). */
+export function findMerchantMarkup(sqlite: Sqlite, id: string): string | undefined {
+  return markupQuery.first(sqlite, { id })?.markup_percent;
 }
 
 export async function findMerchantById(db: Db | Trx, id: string): Promise<Merchant | undefined> {
@@ -80,6 +91,7 @@ export async function insertMerchant(db: Db | Trx, input: NewMerchant, now: numb
     checkout_qr: 'address',
     locale: null,
     credential_version: 0,
+    markup_percent: '0',
     created_at: now,
     updated_at: now,
   };
@@ -94,6 +106,7 @@ export interface MerchantChanges {
   emailVerifiedAt?: number;
   googleSub?: string;
   checkoutQr?: CheckoutQr;
+  markupPercent?: string;
 }
 
 export async function updateMerchant(db: Db | Trx, id: string, changes: MerchantChanges, now: number): Promise<void> {
@@ -107,6 +120,7 @@ export async function updateMerchant(db: Db | Trx, id: string, changes: Merchant
       ...(changes.checkoutQr !== undefined ? { checkout_qr: changes.checkoutQr } : {}),
       // A new password (or none) is a new credential: sessions made under the old one end.
       ...(changes.passwordHash !== undefined ? { credential_version: sql<number>`credential_version + 1` } : {}),
+      ...(changes.markupPercent !== undefined ? { markup_percent: changes.markupPercent } : {}),
       updated_at: now,
     })
     .where('id', '=', id)
