@@ -7,6 +7,7 @@ import { chainWorker } from './chain/chain.worker.js';
 import { maintenanceWorker } from './db/maintenance.worker.js';
 import { resetSendingDeliveries } from './webhooks/webhooks.repo.js';
 import { createDeliveryWorker } from './webhooks/webhooks.worker.js';
+import { recoverShopNotifies, shopNotifyWorker } from './shops/shop-notify.worker.js';
 
 export function createWorkers(deps: AppDeps): Worker[] {
   const deliveries = createDeliveryWorker(deps);
@@ -25,6 +26,7 @@ export function createWorkers(deps: AppDeps): Worker[] {
       },
       drain: deliveries.idle,
     },
+    shopNotifyWorker(deps),
   ];
 }
 
@@ -34,4 +36,5 @@ export async function recoverAfterCrash(deps: AppDeps): Promise<void> {
   // have reached the receiver, so it is sent again (at least once; receivers dedupe by event id).
   const reset = await resetSendingDeliveries(deps.db, deps.clock.now());
   if (reset > 0) deps.log.warn({ deliveries: reset }, 'crash recovery: deliveries left in sending are pending again');
+  await recoverShopNotifies(deps);
 }
