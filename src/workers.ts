@@ -8,6 +8,7 @@ import { maintenanceWorker } from './db/maintenance.worker.js';
 import { resetSendingDeliveries } from './webhooks/webhooks.repo.js';
 import { createDeliveryWorker } from './webhooks/webhooks.worker.js';
 import { recoverShopNotifies, shopNotifyWorker } from './shops/shop-notify.worker.js';
+import { ratesWorker } from './pricing/rates.worker.js';
 
 export function createWorkers(deps: AppDeps): Worker[] {
   const deliveries = createDeliveryWorker(deps);
@@ -16,6 +17,8 @@ export function createWorkers(deps: AppDeps): Worker[] {
     paymentNoticesWorker(deps),
     maintenanceWorker(deps),
     chainWorker(deps),
+    // Fiat rates, only when [[pricing.sources]] are configured.
+    ...(deps.rates.enabled ? [ratesWorker(deps)] : []),
     {
       name: 'webhooks',
       // Due retries are found within a second; new deliveries wake the loop at once.

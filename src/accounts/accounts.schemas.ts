@@ -4,6 +4,7 @@ import { Mode } from '../http/openapi.js';
 import { LOCALES } from '../lib/i18n.js';
 import type { Config } from '../config.js';
 import { isSupportStaff } from './support-staff.js';
+import { MARKUP_PATTERN, parseMarkup } from '../pricing/pricing.service.js';
 import type { Merchant } from './merchants.repo.js';
 
 const Email = z.email().max(254).openapi({ example: 'owner@shop.example' });
@@ -83,12 +84,23 @@ const CheckoutQrSchema = z.enum(['address', 'tron_uri']).openapi({
   example: 'address',
 });
 
+const MarkupSchema = z
+  .string()
+  .regex(new RegExp(MARKUP_PATTERN), 'expected a percentage from "0" to "20" with at most 2 decimals')
+  .refine((v) => parseMarkup(v) !== undefined, 'the markup must be between 0 and 20')
+  .openapi({
+    pattern: MARKUP_PATTERN,
+    description: 'Markup in percent (0 to 20, at most 2 decimals) added to invoices priced in a fiat currency before rounding; a request may override it',
+    example: '1.5',
+  });
+
 export const PatchMeBody = z
   .strictObject({
     name: z.string().trim().min(1).max(100).optional().openapi({ example: 'Example Shop' }),
     checkout_qr: CheckoutQrSchema.optional(),
+    markup_percent: MarkupSchema.optional(),
   })
-  .refine((b) => b.name !== undefined || b.checkout_qr !== undefined, 'give name, checkout_qr or both')
+  .refine((b) => b.name !== undefined || b.checkout_qr !== undefined || b.markup_percent !== undefined, 'give name, checkout_qr, markup_percent or several')
   .openapi('UpdateMerchantRequest');
 
 export const MerchantSchema = z
@@ -99,6 +111,7 @@ export const MerchantSchema = z
     mode: Mode,
     support_staff: z.boolean().optional().openapi({ description: 'True when the account is on support.staff_emails and may use the support inbox' }),
     checkout_qr: CheckoutQrSchema.optional(),
+    markup_percent: MarkupSchema.optional(),
   })
   .openapi('Merchant');
 
@@ -145,5 +158,6 @@ export function toMerchantResponse(merchant: Merchant, config: Config): Merchant
     mode: 'live',
     support_staff: isSupportStaff(config, merchant.email),
     checkout_qr: merchant.checkoutQr,
+    markup_percent: merchant.markupPercent,
   };
 }

@@ -59,6 +59,7 @@ import {
 } from './registrations.repo.js';
 import { createSession, deleteMerchantSessions, deleteSession } from './sessions.repo.js';
 import { newId } from '../lib/ids.js';
+import { normalizeMarkup } from '../pricing/pricing.service.js';
 
 /** At most one confirmation mail (and one "already registered" notice) per address per 5 minutes. */
 export const MAIL_RESEND_GAP_MS = 5 * MINUTE;
@@ -381,9 +382,14 @@ export async function logout(deps: AppDeps, token: string | undefined): Promise<
   if (token) await deleteSession(deps.db, sha256Hex(token));
 }
 
-/** PATCH /me: the display name and the checkout's QR format. */
-export async function updateMerchantSettings(deps: AppDeps, merchantId: string, changes: Pick<MerchantChanges, 'name' | 'checkoutQr'>): Promise<Merchant> {
-  await updateMerchant(deps.db, merchantId, changes, deps.clock.now());
+/** PATCH /me: the display name, the checkout's QR format and the markup on fiat prices. */
+export async function updateMerchantSettings(
+  deps: AppDeps,
+  merchantId: string,
+  changes: Pick<MerchantChanges, 'name' | 'checkoutQr' | 'markupPercent'>,
+): Promise<Merchant> {
+  const markupPercent = changes.markupPercent === undefined ? undefined : normalizeMarkup(changes.markupPercent);
+  await updateMerchant(deps.db, merchantId, { ...changes, markupPercent }, deps.clock.now());
   const merchant = await findMerchantById(deps.db, merchantId);
   if (!merchant) throw new AppError('unauthorized', 'Sign in first: the account no longer exists');
   return merchant;

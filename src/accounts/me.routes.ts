@@ -47,16 +47,17 @@ export function meRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
       security,
       middleware,
       operationId: 'updateMerchant',
-      summary: 'Change the business display name or the checkout QR format',
+      summary: 'Change the business display name, the checkout QR format or the markup on fiat prices',
       description:
         '`name`: the display name payers see. `checkout_qr`: what the checkout QR code carries, `address` (the receiving address alone, ' +
-        'which every wallet scans; the default) or `tron_uri` (a `tron:` URI with the amount, which some wallets reject).',
+        'which every wallet scans; the default) or `tron_uri` (a `tron:` URI with the amount, which some wallets reject). ' +
+        '`markup_percent`: percent (0 to 20, at most 2 decimals) added to invoices priced in a fiat currency; `markup_percent` on a creation overrides it.',
       request: { body: jsonBody(PatchMeBody) },
       responses: { 200: jsonResponse(DashboardSchema, 'Dashboard'), ...errorResponses(400, 401, 403, 413) },
     }),
     async (c) => {
-      const { name, checkout_qr } = c.req.valid('json');
-      const merchant = await updateMerchantSettings(deps, c.get('auth').merchantId, { name, checkoutQr: checkout_qr });
+      const { name, checkout_qr, markup_percent } = c.req.valid('json');
+      const merchant = await updateMerchantSettings(deps, c.get('auth').merchantId, { name, checkoutQr: checkout_qr, markupPercent: markup_percent });
       return c.json(toDashboardResponse(await readDashboard(deps, merchant), deps.config), 200);
     },
   );

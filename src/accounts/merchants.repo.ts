@@ -1,6 +1,7 @@
 /** Merchant accounts. Emails are stored normalised (trimmed, lower case). */
 import type { Selectable } from 'kysely';
-import type { Db, Trx } from '../db/database.js';
+import { compileQuery, type Param } from '../db/compiled.js';
+import type { Db, Sqlite, Trx } from '../db/database.js';
 import type { CheckoutQr, MerchantsTable } from '../db/schema.js';
 import { newId } from '../lib/ids.js';
 
@@ -15,6 +16,8 @@ export interface Merchant {
   existsNoticeSentAt: number | null;
   /** What the checkout's QR code carries. */
   checkoutQr: CheckoutQr;
+  /** Markup on fiat prices, percent as exact decimal text ("0" to "20"). */
+  markupPercent: string;
   createdAt: number;
   updatedAt: number;
 }
@@ -34,9 +37,17 @@ function toMerchant(row: Selectable<MerchantsTable>): Merchant {
     verificationSentAt: row.verification_sent_at,
     existsNoticeSentAt: row.exists_notice_sent_at,
     checkoutQr: row.checkout_qr,
+    markupPercent: row.markup_percent,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
+}
+
+const markupQuery = compileQuery((db, p: Param<{ id: string }>) => db.selectFrom('merchants').select('markup_percent').where('id', '=', p('id')));
+
+/** The merchant's markup on fiat prices (synchronous: invoice creation runs it inside its transaction). */
+export function findMerchantMarkup(sqlite: Sqlite, id: string): string | undefined {
+  return markupQuery.first(sqlite, { id })?.markup_percent;
 }
 
 export async function findMerchantById(db: Db | Trx, id: string): Promise<Merchant | undefined> {
@@ -74,6 +85,7 @@ export async function insertMerchant(db: Db | Trx, input: NewMerchant, now: numb
     exists_notice_sent_at: null,
     checkout_qr: 'address',
     locale: null,
+    markup_percent: '0',
     created_at: now,
     updated_at: now,
   };
@@ -88,6 +100,7 @@ export interface MerchantChanges {
   emailVerifiedAt?: number;
   googleSub?: string;
   checkoutQr?: CheckoutQr;
+  markupPercent?: string;
 }
 
 export async function updateMerchant(db: Db | Trx, id: string, changes: MerchantChanges, now: number): Promise<void> {
@@ -99,6 +112,7 @@ export async function updateMerchant(db: Db | Trx, id: string, changes: Merchant
       ...(changes.emailVerifiedAt !== undefined ? { email_verified_at: changes.emailVerifiedAt } : {}),
       ...(changes.googleSub !== undefined ? { google_sub: changes.googleSub } : {}),
       ...(changes.checkoutQr !== undefined ? { checkout_qr: changes.checkoutQr } : {}),
+      ...(changes.markupPercent !== undefined ? { markup_percent: changes.markupPercent } : {}),
       updated_at: now,
     })
     .where('id', '=', id)

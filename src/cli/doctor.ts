@@ -11,6 +11,7 @@ import { openSqlite } from '../db/database.js';
 import { migrationStatus } from '../db/migrator.js';
 import { recordedNetwork } from '../db/network-guard.js';
 import { checkClock, checkSmtp, checkTron } from './doctor-network.js';
+import { checkRates } from '../pricing/pricing.doctor.js';
 
 export type Level = 'ok' | 'warn' | 'fail';
 
@@ -55,6 +56,7 @@ export async function runDoctor(load: () => Config, out: (line: string) => void,
   for (const f of tron.findings) report(f);
   report(checkClock(tron.dateHeader, tron.blockTime));
   report(await checkSmtp(config, timeoutMs));
+  for (const f of await checkRates(config, timeoutMs)) report(f);
   return summarize(findings, out);
 }
 

@@ -21,6 +21,8 @@ export interface MerchantsTable {
   checkout_qr: Generated<CheckoutQr>;
   /** 0014_console_notices: language of unrequested mails (payment notices); null = English. */
   locale: Generated<string | null>;
+  /** 0017_fiat_prices: markup on fiat prices, percent as decimal text ("0" to "20"). */
+  markup_percent: Generated<string>;
 }
 
 export type CheckoutQr = 'address' | 'tron_uri';
@@ -90,6 +92,13 @@ export interface InvoicesTable {
   cancelled_at: number | null;
   /** 0012_console_v2: micro-USDT received when a transfer was applied by hand; NULL otherwise. */
   received_amount: Generated<number | null>;
+  /** 0017_fiat_prices: the fiat price it was created from (all null for a USDT price). */
+  price_amount: Generated<string | null>;
+  price_currency: Generated<string | null>;
+  price_rate: Generated<string | null>;
+  price_markup_percent: Generated<string | null>;
+  price_sources: Generated<string | null>;
+  price_rate_at: Generated<number | null>;
 }
 
 /** 0012_console_v2: a transfer the owner applied to an invoice by hand. */

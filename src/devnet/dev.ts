@@ -6,6 +6,8 @@
  * the node's blocks: the real watcher, verifier, invoice states, events and signed webhooks handle
  * them. The database is a fresh one in a temporary folder, removed at exit, unless --database names
  * one (which must be a devnet database: a database of another network is refused).
+ * Fiat prices work out of the box: unless the configuration names its own [[pricing.sources]], a
+ * simulated rate source on loopback (rate-source.ts) answers as CoinGecko, Kraken and Coinbase.
  * `gatewayd serve` never imports this module.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -18,6 +20,8 @@ import { createLogger, type Log } from '../lib/log.js';
 import { startServer, type RunningServer } from '../serve.js';
 import { devRoutes } from './dev.routes.js';
 import { startSimulatedTron, type SimulatedTron } from './tron-node.js';
+import { startSimulatedRates, type SimulatedRates } from './rate-source.js';
+import { SOURCE_KINDS } from '../pricing/sources.js';
 
 export interface DevOptions {
   /** Keep state in this database file (created when missing); default: a fresh temporary one. */
@@ -28,6 +32,8 @@ export interface RunningDev {
   /** The gateway (API, console, checkout, /_dev control routes). */
   url: string;
   nodeUrl: string;
+  /** The simulated rate source, when the configuration named no [[pricing.sources]] of its own. */
+  rates: SimulatedRates | undefined;
   databasePath: string;
   /** True when the database is a temporary one, removed by stop(). */
   temporary: boolean;
@@ -55,6 +61,7 @@ export async function startDev(load: (overrides: Record<string, Record<string, u
     database: { path: databasePath },
   });
   let node: SimulatedTron | undefined;
+  let rates: SimulatedRates | undefined;
   try {
     // First read: where the node listens and how fast its chain goes (the node's URL is not known yet).
     const first = load(overrides('http://127.0.0.1:1'));
@@ -69,6 +76,10 @@ export async function startDev(load: (overrides: Record<string, Record<string, u
       seed: randomBytes(4).readUInt32BE(0),
     });
     const withNode = overrides(node.url);
+    if (first.pricing.sources.length === 0) {
+      rates = await startSimulatedRates();
+      withNode.pricing = { sources: SOURCE_KINDS.map((kind) => ({ kind, url: rates!.url })) };
+    }
     // Links (checkout_url, mail) and the Origin rule follow server.listen unless public_url was set.
     const defaults = configSchema.parse({});
     if (first.server.public_url === defaults.server.public_url && first.server.listen !== defaults.server.listen) {
@@ -81,9 +92,11 @@ export async function startDev(load: (overrides: Record<string, Record<string, u
     const chain = { node, solidityLag: config.dev.solidity_lag, blockIntervalMs: config.dev.block_interval_ms };
     const server = await startServer(config, log, { claim: DEV_CLAIM, extend: (app, deps) => devRoutes(app, deps, chain) });
     const started = node;
+    const startedRates = rates;
     return {
       url: server.url,
       nodeUrl: node.url,
+      rates,
       databasePath,
       temporary: temporaryDir !== undefined,
       config,
@@ -92,11 +105,13 @@ export async function startDev(load: (overrides: Record<string, Record<string, u
       async stop() {
         await server.stop();
         await started.close();
+        await startedRates?.close();
         removeTemporary();
       },
     };
   } catch (err) {
     await node?.close();
+    await rates?.close();
     removeTemporary();
     throw err;
   }
@@ -113,6 +128,9 @@ export function devWelcome(dev: RunningDev): string {
     `  gateway    ${dev.url}   (console ${c.server.public_url}/console)`,
     `  chain      ${dev.nodeUrl}   block every ${c.dev.block_interval_ms} ms, solidified ${c.dev.solidity_lag} blocks later, ~${c.dev.filler_per_block} filler transactions per block`,
     `  USDT       ${c.network.usdtContract} (the devnet's; any other token is ignored)`,
+    dev.rates
+      ? `  rates      ${dev.rates.url}   simulated CoinGecko, Kraken and Coinbase (e.g. 7.115 CNY per USDT; not market data)`
+      : `  rates      ${c.pricing.sources.length} source(s) from [[pricing.sources]]`,
     `  database   ${dev.databasePath}${dev.temporary ? '   (fresh, removed at exit; --database FILE keeps one)' : ''}`,
     '',
     'Next, in another terminal:',

@@ -45,6 +45,12 @@ const insertInvoiceQuery = compileQuery((db, p: Param<Required<Insertable<Invoic
     redirect_url: p('redirect_url'),
     cancelled_at: p('cancelled_at'),
     received_amount: p('received_amount'),
+    price_amount: p('price_amount'),
+    price_currency: p('price_currency'),
+    price_rate: p('price_rate'),
+    price_markup_percent: p('price_markup_percent'),
+    price_sources: p('price_sources'),
+    price_rate_at: p('price_rate_at'),
   }),
 );
 
@@ -78,6 +84,12 @@ export function insertInvoice(tx: TxSqlite, inv: Invoice): void {
     cancelled_at: inv.cancelledAt,
     // A new invoice has received nothing; only a payment applied by hand writes this column.
     received_amount: null,
+    price_amount: inv.price?.amount ?? null,
+    price_currency: inv.price?.currency ?? null,
+    price_rate: inv.price?.rate ?? null,
+    price_markup_percent: inv.price?.markupPercent ?? null,
+    price_sources: inv.price ? JSON.stringify(inv.price.sources) : null,
+    price_rate_at: inv.price?.rateAt ?? null,
   });
 }
 

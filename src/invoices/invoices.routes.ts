@@ -99,14 +99,19 @@ export function invoiceRoutes(deps: AppDeps) {
         'Same Idempotency-Key and same body: 200 replay. Errors 409: `idempotency_key_reused`, `duplicate_order_id` (its `details[0].invoice_id` ' +
         'names the invoice holding the order id), `amount_pool_exhausted`. ' +
         'Creations are limited per merchant, summed over all its API keys and sessions (`rate_limits.invoices_per_merchant` a minute, default 60, ' +
-        'on top of the per-key limit): past it, 429 `rate_limited` with `Retry-After` in seconds. A replay does not count.',
+        'on top of the per-key limit): past it, 429 `rate_limited` with `Retry-After` in seconds. A replay does not count. ' +
+        'With `currency` a fiat ISO 4217 code from pricing.currencies, `amount` is in that currency: it is converted at the median of the fresh rates, ' +
+        "plus `markup_percent` (or the merchant's markup), rounded up to pricing.round_to, and the invoice carries `price`. " +
+        'When there is no honest rate (fewer than pricing.min_sources sources younger than pricing.max_age_seconds, rates further apart than ' +
+        'pricing.max_spread_percent, or a currency that is not configured): 503 `rate_unavailable` (with `Retry-After`, except for an unconfigured currency) and nothing is created. ' +
+        'A replay returns the stored price whatever the rates are now.',
       security: KEY_OR_SESSION,
       middleware: [requireKeyOrSession(deps, 'invoices:write')] as const,
       request: { headers: IdempotencyHeaderSchema, body: jsonBody(CreateInvoiceSchema) },
       responses: {
         201: jsonResponse(InvoiceEnvelopeSchema, 'Created and allocated'),
         200: jsonResponse(InvoiceEnvelopeSchema, 'Identical idempotent replay (idempotent_replay: true)'),
-        ...errorResponses(400, 401, 403, 404, 409, 413, 429),
+        ...errorResponses(400, 401, 403, 404, 409, 413, 429, 503),
       },
     }),
     async (c) => {

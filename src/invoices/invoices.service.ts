@@ -13,16 +13,34 @@ import { AppError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { TOKEN } from '../lib/tron.js';
 import { findMerchantWallet } from '../wallets/wallets.repo.js';
+import { findMerchantMarkup } from '../accounts/merchants.repo.js';
+import { priceInFiat, type InvoicePrice } from '../pricing/pricing.service.js';
 import { chooseAmount, insertReservation, takeOverReservation, type AmountTarget } from './allocation.repo.js';
 import { findReviewPayment } from '../chain/chain.repo.js';
 import { toTransactionResponse } from '../chain/chain.schemas.js';
 import { GroupCommit } from './group-commit.js';
 import { type Invoice } from './invoice.model.js';
-import { type CreateInvoiceBody, type InvoiceResponse, toInvoiceResponse, withInvoiceDefaults } from './invoices.schemas.js';
+import { type CreateInvoiceBody, type InvoiceResponse, MAX_INVOICE_AMOUNT, toInvoiceResponse, withInvoiceDefaults } from './invoices.schemas.js';
 import { cancelOpenInvoice, findByIdempotencyKey, findInvoiceIdByOrderId, findMerchantInvoice, insertInvoice, moveReviewedInvoice } from './invoices.repo.js';
 
 export const RESERVATION_MS = 90 * DAY;
 
+/**
+ * One invoice to create, from the API or from any other caller (e.g. a shop protocol):
+ *
+ * - `body` must satisfy CreateInvoiceSchema (invoices.schemas.ts; validate with
+ *   `CreateInvoiceSchema.safeParse` when it did not come through the API). Absent fields with a
+ *   default get it here.
+ * - `body.currency` absent or "USDT": `body.amount` is the USDT base amount. An ISO 4217 code from
+ *   `pricing.currencies` ("CNY"): `body.amount` is in that currency (at most its own decimals), and
+ *   the base amount is converted at the current median rate, plus `body.markup_percent` ("0" to
+ *   "20"; the merchant's markup_percent when absent), rounded up to `pricing.round_to`. The invoice
+ *   then carries `price` (amount, currency, rate, markupPercent, sources, rateAt), fixed for good.
+ * - No honest rate (too few fresh sources, spread too wide, currency not configured): AppError
+ *   `rate_unavailable` (503), nothing created. A bad fiat amount or markup: `validation_error` (400).
+ * - An idempotent replay (same key, same body) returns the stored invoice and its price, whatever
+ *   the rates are now, and needs no rate.
+ */
 export interface CreateInvoiceRequest {
   merchantId: string;
   idempotencyKey: string;
@@ -48,7 +66,7 @@ export interface PoolExhausted {
 export const poolExhaustedError = () =>
   new AppError('amount_pool_exhausted', 'Every payable amount for this price on this address is reserved (90 days); use another price or wallet');
 
-type InvoiceDeps = Pick<AppDeps, 'db' | 'sqlite' | 'config' | 'clock' | 'deliveriesQueued'>;
+type InvoiceDeps = Pick<AppDeps, 'db' | 'sqlite' | 'config' | 'clock' | 'deliveriesQueued' | 'rates'>;
 type CreatorDeps = InvoiceDeps & Pick<AppDeps, 'metrics' | 'rateLimiter'>;
 
 const CREATION_SCOPE = 'invoice_create';
@@ -102,7 +120,7 @@ export function createInvoiceInTrx(tx: TxSqlite, deps: InvoiceDeps, req: CreateI
     ]);
   }
 
-  const base = parseAmount(body.amount)!;
+  const { base, price } = priceOf(tx, deps, req.merchantId, body, now);
   const maxAdjustment = parseAmount(deps.config.invoices.max_adjustment)!;
   const { network } = deps.config;
   const target: AmountTarget = { network: network.id, tokenContract: network.usdtContract, address: wallet.address };
@@ -136,6 +154,7 @@ export function createInvoiceInTrx(tx: TxSqlite, deps: InvoiceDeps, req: CreateI
     redirectUrl: body.redirect_url ?? null,
     cancelledAt: null,
     receivedAmount: null,
+    price,
   };
   insertInvoice(tx, invoice);
   if (review) {
@@ -149,6 +168,17 @@ export function createInvoiceInTrx(tx: TxSqlite, deps: InvoiceDeps, req: CreateI
   insertEvent(tx, { merchantId: invoice.merchantId, type: 'invoice.created', invoiceId: invoice.id, data }, now);
   if (review) insertEvent(tx, { merchantId: invoice.merchantId, type: 'invoice.review', invoiceId: invoice.id, data }, now);
   return { invoice, replay: false, view: data.invoice };
+}
+
+/**
+ * The base amount in micro-USDT: the amount itself for a USDT price, else converted at the rates
+ * the background fetcher holds (in memory: no network inside the transaction).
+ */
+function priceOf(tx: TxSqlite, deps: InvoiceDeps, merchantId: string, body: CreateInvoiceBody, now: number): { base: bigint; price: InvoicePrice | null } {
+  if (body.currency === undefined) return { base: parseAmount(body.amount)!, price: null };
+  const markupPercent = body.markup_percent ?? findMerchantMarkup(tx, merchantId) ?? '0';
+  const { baseAmount, price } = priceInFiat(deps.rates, { amount: body.amount, currency: body.currency, markupPercent }, now, MAX_INVOICE_AMOUNT);
+  return { base: baseAmount, price };
 }
 
 /** createInvoiceInTrx for callers that run their own transaction: exhaustion throws the 409. */

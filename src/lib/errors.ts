@@ -39,6 +39,7 @@ export const ERROR_STATUS = {
   captcha_unavailable: 503,
   identity_provider_unavailable: 503,
   support_unavailable: 503,
+  rate_unavailable: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

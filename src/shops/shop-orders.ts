@@ -10,9 +10,10 @@ import type { AppDeps } from '../deps.js';
 import { createInvoiceOrThrow } from '../invoices/invoices.service.js';
 import { findInvoiceAnyMerchant, findInvoiceIdByOrderId } from '../invoices/invoices.repo.js';
 import type { Invoice } from '../invoices/invoice.model.js';
-import { formatAmount, parseAmount } from '../lib/amounts.js';
 import { AppError } from '../lib/errors.js';
-import { MAX_INVOICE_AMOUNT } from '../invoices/invoices.schemas.js';
+import { CreateInvoiceSchema } from '../invoices/invoices.schemas.js';
+import { USDT } from '../pricing/currencies.js';
+import { connectionCurrencies } from './shops.service.js';
 import { parseDevWebhookUrl, parseWebhookUrl, UrlRejected } from '../webhooks/url-policy.js';
 import { findShopOrderByNumber, insertShopOrder, type ShopConnection, type ShopOrder } from './shops.repo.js';
 
@@ -93,22 +94,40 @@ function checkReturnUrl(raw: string | null): string | null {
   return raw;
 }
 
-/** The amount in USDT micro-units, from the shop's amount in the connection's currency. */
-function usdtAmount(connection: ShopConnection, input: ShopOrderInput): bigint {
-  if (input.currency !== null && input.currency.toUpperCase() !== connection.currency) {
-    throw new ShopRefusal(`this shop connection prices in ${connection.currency}, not ${input.currency}; change the connection's currency or the shop's`);
+/** A decimal written without trailing fractional zeros or leading zeros ("010.50" is "10.5"). */
+function plainDecimal(v: string): string {
+  return (v.includes('.') ? v.replace(/0+$/, '').replace(/\.$/, '') : v).replace(/^0+(?=[0-9])/, '');
+}
+
+/**
+ * The invoice body of a shop order, checked by the same schema as POST /invoices: the shop's amount
+ * in the currency it names (the WooCommerce plugin's `fiat`) or else the connection's, converted by
+ * [pricing] unless it is USDT.
+ */
+function invoiceBody(deps: AppDeps, connection: ShopConnection, input: ShopOrderInput, minutes: number | undefined) {
+  const currency = (input.currency ?? connection.currency).toUpperCase();
+  const available = connectionCurrencies(deps);
+  if (!available.includes(currency)) throw new ShopRefusal(`currency ${currency} is not configured on this gateway; use one of ${available.join(', ')}`);
+  if (!/^[0-9]{1,20}(\.[0-9]{1,20})?$/.test(input.money)) throw new ShopRefusal('money must be a decimal amount such as 10 or 10.50');
+  const parsed = CreateInvoiceSchema.safeParse({
+    merchant_order_id: input.outTradeNo,
+    amount: plainDecimal(input.money),
+    ...(currency !== USDT ? { currency } : {}),
+    wallet_id: connection.walletId,
+    ...(input.name ? { description: input.name.slice(0, MAX_DESCRIPTION) } : {}),
+    metadata: { shop_connection_id: connection.id, shop_connection_name: connection.name, shop_protocol: connection.protocol },
+    ...(minutes !== undefined ? { expires_in_minutes: minutes } : {}),
+  });
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ShopRefusal(`${issue.path.join('.') === 'amount' ? 'money' : issue.path.join('.')}: ${issue.message}`);
   }
-  const micro = /^[0-9]+(\.[0-9]+)?$/.test(input.money) ? parseAmount(input.money.replace(/(\.[0-9]*?)0+$/, '$1').replace(/\.$/, '')) : undefined;
-  if (micro === undefined || micro < 1n || micro > MAX_INVOICE_AMOUNT) {
-    throw new ShopRefusal('money must be a decimal amount between 0.000001 and 1000000000 with at most 6 decimals');
-  }
-  return micro;
+  return parsed.data;
 }
 
 /** The same amount written differently ("10", "10.00") is the same amount. */
 function sameMoney(a: string, b: string): boolean {
-  const norm = (v: string) => (v.includes('.') ? v.replace(/0+$/, '').replace(/\.$/, '') : v).replace(/^0+(?=\d)/, '');
-  return norm(a) === norm(b);
+  return plainDecimal(a) === plainDecimal(b);
 }
 
 export interface ShopOrderResult {
@@ -128,7 +147,8 @@ export async function createShopOrder(deps: AppDeps, connection: ShopConnection,
   for (const [name, value] of Object.entries({ name: input.name, type: input.type, param: input.param })) {
     if (value !== null && value.length > MAX_FIELD) throw new ShopRefusal(`${name} is longer than ${MAX_FIELD} characters`);
   }
-  const amount = usdtAmount(connection, input);
+  const minutes = input.timeoutSeconds === null ? undefined : Math.min(1440, Math.max(1, Math.ceil(input.timeoutSeconds / 60)));
+  const body = invoiceBody(deps, connection, input, minutes);
   const notifyUrl = checkNotifyUrl(deps, connection, input.notifyUrl);
   const returnUrl = checkReturnUrl(input.returnUrl);
   const perMinute = deps.config.rate_limits.invoices_per_merchant;
@@ -150,7 +170,6 @@ export async function createShopOrder(deps: AppDeps, connection: ShopConnection,
       throw new ShopRefusal('too many invoices created by this merchant in the last minute; retry later', Number(err.headers['Retry-After'] ?? 60));
     throw err;
   }
-  const minutes = input.timeoutSeconds === null ? undefined : Math.min(1440, Math.max(1, Math.ceil(input.timeoutSeconds / 60)));
   const result = await writeTransaction(deps.db, async (trx, tx) => {
     // Again inside the transaction: two identical submissions at once make one invoice.
     const again = await replayOf(trx);
@@ -163,17 +182,17 @@ export async function createShopOrder(deps: AppDeps, connection: ShopConnection,
       created = createInvoiceOrThrow(tx, deps, {
         merchantId: connection.merchantId,
         idempotencyKey: `shop:${connection.id}:${input.outTradeNo}`,
+        // The return link goes through the gateway (return.routes.ts), so it is not a shop's https URL the schema would check.
         body: {
-          merchant_order_id: input.outTradeNo,
-          amount: formatAmount(amount),
-          wallet_id: connection.walletId,
-          ...(input.name ? { description: input.name.slice(0, MAX_DESCRIPTION) } : {}),
-          metadata: { shop_connection_id: connection.id, shop_connection_name: connection.name, shop_protocol: connection.protocol },
-          ...(minutes !== undefined ? { expires_in_minutes: minutes } : {}),
+          ...body,
           ...(returnUrl !== null ? { redirect_url: returnThroughGateway(deps.config.server.public_url, connection.id, input.outTradeNo) } : {}),
         },
       });
     } catch (err) {
+      if (err instanceof AppError && err.code === 'rate_unavailable')
+        throw new ShopRefusal(`no exchange rate for ${body.currency ?? USDT} can be trusted right now; retry in a minute`);
+      const detail = err instanceof AppError ? err.details?.[0] : undefined;
+      if (detail) throw new ShopRefusal(`${detail.path === 'amount' ? 'money' : detail.path}: ${detail.message}`);
       if (err instanceof AppError) throw new ShopRefusal(err.message);
       throw err;
     }

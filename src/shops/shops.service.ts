@@ -7,6 +7,7 @@ import { writeTransaction } from '../db/database.js';
 import type { ShopProtocol } from '../db/schema.js';
 import type { AppDeps } from '../deps.js';
 import { AppError, notFound } from '../lib/errors.js';
+import { USDT } from '../pricing/currencies.js';
 import { findMerchantWallet } from '../wallets/wallets.repo.js';
 import { cancelPendingNotifies } from './shop-notifies.repo.js';
 import { countActiveConnections, deactivateConnection, findConnection, insertConnection, pidTaken, replaceSecret, type ShopConnection } from './shops.repo.js';
@@ -23,8 +24,8 @@ export function newShopKey(): string {
 }
 
 /** The currencies a connection may price in: USDT, plus the fiat currencies pricing is configured for. */
-export function connectionCurrencies(_deps: Pick<AppDeps, 'config'>): string[] {
-  return ['USDT'];
+export function connectionCurrencies(deps: Pick<AppDeps, 'config'>): string[] {
+  return [USDT, ...deps.config.pricing.currencies];
 }
 
 export interface CreateConnectionInput {

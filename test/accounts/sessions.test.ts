@@ -17,7 +17,7 @@ test('sign-in: 200 {merchant} and an HttpOnly, SameSite=Lax, 30-day cookie; wron
   const client = app.t.client();
   const res = await client.post('/auth/login', { email: email.toUpperCase(), password: PASSWORD });
   assert.equal(res.status, 200);
-  assert.deepEqual(res.body, { merchant: { id: merchantId, name: email.split('@')[0], email, mode: 'live', support_staff: false, checkout_qr: 'address' } });
+  assert.deepEqual(res.body, { merchant: { id: merchantId, name: email.split('@')[0], email, mode: 'live', support_staff: false, checkout_qr: 'address', markup_percent: '0' } });
   const cookie = res.headers.getSetCookie().find((c) => c.startsWith(`${SESSION_COOKIE}=`))!;
   assert.match(cookie, /HttpOnly/);
   assert.match(cookie, /SameSite=Lax/);

@@ -13,7 +13,7 @@ test('shop connections: 16 active at most (409 shop_connection_limit_reached), b
     const body = { protocol: 'epay', name: 'Shop', wallet_id: a.walletId, currency: 'usdt' };
     for (const bad of [
       { ...body, protocol: 'paypal' },
-      { ...body, currency: 'EUR' },
+      { ...body, currency: 'XYZ' },
       { ...body, name: '' },
       { ...body, extra: 1 },
       { ...body, allow_http_notify: 'yes' },

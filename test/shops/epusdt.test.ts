@@ -148,11 +148,16 @@ test('epusdt: the WooCommerce plugin (fiat, trade_type, name, timeout; "success"
       assert.equal(res.status_code, 401);
       assert.equal(res.message, 'signature verification failed');
     }
-    // A currency the connection does not price in is refused clearly.
+    // A currency pricing does not know is refused clearly; a known one without a trustworthy rate too (nothing is created).
+    const xyz: Json = { ...woo, order_id: 'xyz', fiat: 'XYZ' };
+    const unknownFiat = await create(w, conn.apiUrl, { ...xyz, signature: dujiaokaSign(xyz, conn.key) });
+    assert.equal(unknownFiat.status_code, 400);
+    assert.match(String(unknownFiat.message), /currency XYZ is not configured/);
     const eur: Json = { ...woo, order_id: 'eur', fiat: 'EUR' };
-    const refused = await create(w, conn.apiUrl, { ...eur, signature: dujiaokaSign(eur, conn.key) });
-    assert.equal(refused.status_code, 400);
-    assert.match(String(refused.message), /prices in USDT, not EUR/);
+    const noRate = await create(w, conn.apiUrl, { ...eur, signature: dujiaokaSign(eur, conn.key) });
+    assert.equal(noRate.status_code, 400);
+    assert.match(String(noRate.message), /no exchange rate for EUR/);
+    assert.equal((await w.merchant.client.get('/invoices')).body.invoices.length, 1);
     // Not JSON at all: Epusdt's shape still.
     const junk = await fetch(`${local(w, conn.apiUrl)}/api/v1/order/create-transaction`, { method: 'POST', body: 'pid=1' });
     assert.equal(((await junk.json()) as Json).status_code, 400);

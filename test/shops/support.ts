@@ -67,7 +67,7 @@ export interface ShopWorld {
   close(): Promise<void>;
 }
 
-export async function startShopWorld(): Promise<ShopWorld> {
+export async function startShopWorld(options: { pricing?: Record<string, unknown> } = {}): Promise<ShopWorld> {
   const standIn = await startShopStandIn();
   const rx = await startHttpsReceiver({ hostnames: ['shop-tls.example.test'] });
   const h = await startChainHarness({
@@ -77,6 +77,7 @@ export async function startShopWorld(): Promise<ShopWorld> {
         resolve: { 'shop.example.test': '127.0.0.1', 'shop-tls.example.test': '127.0.0.1' },
         timeout_seconds: 2,
       }),
+      ...(options.pricing ? { pricing: options.pricing } : {}),
     },
   });
   const merchant = await shop(h.t);
