@@ -4,7 +4,7 @@ import { Mode } from '../http/openapi.js';
 import { LOCALES } from '../lib/i18n.js';
 import type { Config } from '../config.js';
 import { isSupportStaff } from './support-staff.js';
-import { MARKUP_PATTERN, parseMarkup } from '../pricing/pricing.service.js';
+import { markupPercentSchema } from '../pricing/pricing.schemas.js';
 import type { Merchant } from './merchants.repo.js';
 
 const Email = z.email().max(254).openapi({ example: 'owner@shop.example' });
@@ -84,15 +84,9 @@ const CheckoutQrSchema = z.enum(['address', 'tron_uri']).openapi({
   example: 'address',
 });
 
-const MarkupSchema = z
-  .string()
-  .regex(new RegExp(MARKUP_PATTERN), 'expected a percentage from "0" to "20" with at most 2 decimals')
-  .refine((v) => parseMarkup(v) !== undefined, 'the markup must be between 0 and 20')
-  .openapi({
-    pattern: MARKUP_PATTERN,
-    description: 'Markup in percent (0 to 20, at most 2 decimals) added to invoices priced in a fiat currency before rounding; a request may override it',
-    example: '1.5',
-  });
+const MarkupSchema = markupPercentSchema(
+  'Markup in percent (0 to 20, at most 2 decimals) added to invoices priced in a fiat currency before rounding; a request may override it',
+);
 
 export const PatchMeBody = z
   .strictObject({

@@ -36,6 +36,27 @@ poll_interval_seconds = 5
 # Largest identification adjustment added to a price (a decimal string).
 max_adjustment = "0.099999"
 
+[pricing]
+# Invoices may be priced in these currencies (ISO 4217); "amount" is then converted to USDT at the
+# median of the fresh rates below, plus the merchant's markup, rounded up to round_to.
+currencies = ["USD", "EUR", "CNY", "GBP", "RUB", "JPY", "TRY", "BRL", "INR"]
+# A price is refused (503 rate_unavailable), never guessed, when fewer than min_sources rates are
+# younger than max_age_seconds or when they differ by more than max_spread_percent.
+min_sources = 1
+max_age_seconds = 300
+max_spread_percent = 2
+round_to = "0.01"
+
+# Rate sources, asked about once a minute (public APIs, no key). Remove them all to price in USDT only.
+[[pricing.sources]]
+kind = "coingecko"
+
+[[pricing.sources]]
+kind = "kraken"
+
+[[pricing.sources]]
+kind = "coinbase"
+
 [email]
 # smtp:// or smtps:// URL, e.g. "smtps://user:password@smtp.example.com:465". Empty: no email
 # (registration and password reset then answer 503; use \`gatewayd merchant create\`).

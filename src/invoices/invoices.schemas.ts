@@ -5,7 +5,8 @@ import { formatAmount, parseAmount } from '../lib/amounts.js';
 import { NETWORK_IDS, type NetworkId } from '../lib/tron.js';
 import { iso, isoOrNull } from '../lib/clock.js';
 import { checkoutUrl, type Invoice } from './invoice.model.js';
-import { MARKUP_PATTERN, parseMarkup, type InvoicePrice } from '../pricing/pricing.service.js';
+import type { InvoicePrice } from '../pricing/pricing.service.js';
+import { markupPercentSchema } from '../pricing/pricing.schemas.js';
 import { USDT } from '../pricing/currencies.js';
 
 export const AMOUNT_PATTERN = '^(0|[1-9][0-9]{0,9})(\\.[0-9]{1,6})?$';
@@ -169,12 +170,7 @@ export const CreateInvoiceSchema = z
         description: 'USDT (the default), or an ISO 4217 code from pricing.currencies: the amount is converted at the current rate (503 `rate_unavailable` when there is no honest one)',
         example: 'CNY',
       }),
-    markup_percent: z
-      .string()
-      .regex(new RegExp(MARKUP_PATTERN), 'expected a percentage from "0" to "20" with at most 2 decimals')
-      .refine((v) => parseMarkup(v) !== undefined, 'the markup must be between 0 and 20')
-      .optional()
-      .openapi({ pattern: MARKUP_PATTERN, description: "Fiat prices only: the markup in percent, 0 to 20; the merchant's markup_percent when absent", example: '1.5' }),
+    markup_percent: markupPercentSchema("Fiat prices only: the markup in percent, 0 to 20; the merchant's markup_percent when absent").optional(),
     wallet_id: z.string().min(1).max(100).openapi({ description: 'One of your wallets (GET /wallets)', example: 'wal_Qm4Zr8Tn2Vb6Xc0Lk5Jh1g' }),
     description: z.string().min(1).max(1000).optional().openapi({ description: 'Shown to the payer', example: 'Order 1042: 2 t-shirts' }),
     metadata: z

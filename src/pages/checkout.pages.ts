@@ -13,6 +13,7 @@ import { toCheckoutInvoiceResponse } from '../invoices/invoices.schemas.js';
 import { findByCheckoutToken } from '../invoices/invoices.repo.js';
 import { formatAmount } from '../lib/amounts.js';
 import { pageContext, type Renderer } from './render.js';
+import { priceLine } from './price-format.js';
 
 /** How often the page asks for the status, and how often it reloads without JavaScript. */
 export const CHECKOUT_POLL_SECONDS = 5;
@@ -74,6 +75,8 @@ export function checkoutPages(app: Hono<AppEnv>, deps: AppDeps, renderer: Render
         live: livePayments(deps.watcherStatus).enabled,
         qrUri: checkoutQr === 'tron_uri',
         groupedAmount: groupDigits(view.payable_amount),
+        // "¥100.00 = 14.06 USDT at 7.1150 CNY/USDT, rate of 10:42 UTC" for an invoice priced in fiat.
+        priceLine: view.price ? priceLine(ctx, view.price, view.base_amount) : null,
         // Only the URL stored on the invoice (https, checked at creation) is ever offered as a way back.
         returnUrl: invoice.redirectUrl,
       },

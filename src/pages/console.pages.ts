@@ -29,6 +29,8 @@ import { livePayments } from '../system/live-payments.js';
 import { resolvedTransfers } from '../invoices/resolutions.repo.js';
 import type { ChainTransfer } from '../chain/chain.model.js';
 import type { Db } from '../db/database.js';
+import { liveQuotes, toPricingHealthResponse } from '../pricing/pricing.schemas.js';
+import { MARKUP_PATTERN } from '../pricing/pricing.service.js';
 
 const STATUSES: readonly InvoiceStatus[] = ['pending', 'review', 'confirmed', 'expired'];
 const RECENT_INVOICES = 10;
@@ -180,7 +182,13 @@ export function consolePages(app: Hono<AppEnv>, deps: AppDeps, renderer: Rendere
 
   consoleGet(app, deps, '/console/invoices/new', async (c, req) => {
     const wallets = (await listWalletViews(deps.db, req.merchant.id, deps.config.network.usdtContract)).filter((w) => w.archivedAt === null);
-    return render(c, req, 'console-invoice-new', 'invoices', req.ctx.t('console.invoice_new.title'), { wallets, amountPattern: FORM_AMOUNT_PATTERN });
+    return render(c, req, 'console-invoice-new', 'invoices', req.ctx.t('console.invoice_new.title'), {
+      wallets,
+      amountPattern: FORM_AMOUNT_PATTERN,
+      currencies: deps.rates.enabled ? deps.config.pricing.currencies : [],
+      markupPattern: MARKUP_PATTERN,
+      markup: req.merchant.markupPercent,
+    });
   });
 
   consoleGet(app, deps, '/console/invoices/:id', async (c, req) => {
@@ -245,6 +253,11 @@ export function consolePages(app: Hono<AppEnv>, deps: AppDeps, renderer: Rendere
   });
 
   consoleGet(app, deps, '/console/account', async (c, req) => {
-    return render(c, req, 'console-account', 'account', req.ctx.t('console.account.title'), {});
+    const now = deps.clock.now();
+    return render(c, req, 'console-account', 'account', req.ctx.t('console.account.title'), {
+      markupPattern: MARKUP_PATTERN,
+      rates: toPricingHealthResponse(deps.rates, now),
+      quotes: liveQuotes(deps.rates, now),
+    });
   });
 }

@@ -2,6 +2,16 @@
 import { z } from '@hono/zod-openapi';
 import { iso, isoOrNull } from '../lib/clock.js';
 import type { RateBook } from './rate-book.js';
+import { formatDecimal } from './decimal.js';
+import { MARKUP_PATTERN, parseMarkup } from './pricing.service.js';
+
+/** A markup in percent as the API takes it: "0" to "20", at most 2 decimals (PATCH /me and POST /invoices). */
+export const markupPercentSchema = (description: string) =>
+  z
+    .string()
+    .regex(new RegExp(MARKUP_PATTERN), 'expected a percentage from "0" to "20" with at most 2 decimals')
+    .refine((v) => parseMarkup(v) !== undefined, 'the markup must be between 0 and 20')
+    .openapi({ pattern: MARKUP_PATTERN, description, example: '1.5' });
 
 export const RateSourceStatusSchema = z
   .object({
@@ -52,4 +62,17 @@ export function toPricingHealthResponse(book: RateBook, now: number): z.infer<ty
       last_error_at: isoOrNull(s.last_error_at),
     })),
   };
+}
+
+/** The rate a new invoice would get now in each configured currency, or null (refused), for the console. */
+export function liveQuotes(book: RateBook, now: number): Array<{ currency: string; rate: string | null; sources: string[] }> {
+  if (!book.enabled) return [];
+  return book.config.currencies.map((currency) => {
+    try {
+      const quote = book.quote(currency, now);
+      return { currency, rate: formatDecimal(quote.rate), sources: quote.sources };
+    } catch {
+      return { currency, rate: null, sources: [] };
+    }
+  });
 }

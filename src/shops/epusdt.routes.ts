@@ -6,6 +6,7 @@
  * /api/v1, which would answer in the gateway's envelope.
  */
 import { Hono, type Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import type { AppDeps } from '../deps.js';
 import type { AppEnv } from '../http/context.js';
 import { clientIp } from '../http/client-ip.js';
@@ -47,9 +48,10 @@ export function epusdtRoutes(deps: AppDeps) {
   const app = new Hono<AppEnv>();
   const publicUrl = deps.config.server.public_url;
 
-  app.post('/api/v1/order/create-transaction', async (c) => {
+  // The body is read only up to the limit (a larger one is refused before it is buffered).
+  const limit = bodyLimit({ maxSize: MAX_BODY, onError: (c) => refusal(c, 'request too large') });
+  app.post('/api/v1/order/create-transaction', limit, async (c) => {
     const raw = await c.req.text();
-    if (Buffer.byteLength(raw) > MAX_BODY) return refusal(c, 'request too large');
     let body: unknown;
     try {
       body = JSON.parse(raw);

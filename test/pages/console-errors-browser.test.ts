@@ -52,7 +52,7 @@ test('console errors in Chromium: every refusal says precisely what is wrong, in
 
   // New invoice, in English.
   await page.goto(`${app.baseUrl}/console/invoices/new?lang=en`);
-  const amount = main.getByLabel('Price (USDT)');
+  const amount = main.getByLabel('Price', { exact: true });
   const order = main.getByLabel('Order');
   // Above the API's maximum: the form itself refuses it (nothing is sent) and says the limits.
   await order.fill('B-1');
@@ -63,7 +63,7 @@ test('console errors in Chromium: every refusal says precisely what is wrong, in
     assert.equal(sent.length, before, `${bad} is refused before sending`);
     assert.match(
       await amount.evaluate((el) => (el as unknown as { validationMessage: string }).validationMessage),
-      /^Price \(USDT\): From 0\.000001 to 1000000000/,
+      /^Price: In the currency above: USDT from 0\.000001 to 1000000000/,
       bad,
     );
   }

@@ -161,6 +161,11 @@ test('epusdt: the WooCommerce plugin (fiat, trade_type, name, timeout; "success"
     // Not JSON at all: Epusdt's shape still.
     const junk = await fetch(`${local(w, conn.apiUrl)}/api/v1/order/create-transaction`, { method: 'POST', body: 'pid=1' });
     assert.equal(((await junk.json()) as Json).status_code, 400);
+    const huge = await fetch(`${local(w, conn.apiUrl)}/api/v1/order/create-transaction`, {
+      method: 'POST',
+      body: JSON.stringify({ pad: 'x'.repeat(70 * 1024) }),
+    });
+    assert.deepEqual(((await huge.json()) as Json).message, 'request too large');
     const unknown = (await (await fetch(`${local(w, conn.apiUrl)}/api/v1/order/check-status/inv_nope`)).json()) as Json;
     assert.equal(unknown.status_code, 400);
 
