@@ -7,6 +7,7 @@ import { chainWorker } from './chain/chain.worker.js';
 import { maintenanceWorker } from './db/maintenance.worker.js';
 import { resetSendingDeliveries } from './webhooks/webhooks.repo.js';
 import { createDeliveryWorker } from './webhooks/webhooks.worker.js';
+import { recoverShopNotifies, shopNotifyWorker } from './shops/shop-notify.worker.js';
 import { ratesWorker } from './pricing/rates.worker.js';
 
 export function createWorkers(deps: AppDeps): Worker[] {
@@ -28,6 +29,7 @@ export function createWorkers(deps: AppDeps): Worker[] {
       },
       drain: deliveries.idle,
     },
+    shopNotifyWorker(deps),
   ];
 }
 
@@ -37,4 +39,5 @@ export async function recoverAfterCrash(deps: AppDeps): Promise<void> {
   // have reached the receiver, so it is sent again (at least once; receivers dedupe by event id).
   const reset = await resetSendingDeliveries(deps.db, deps.clock.now());
   if (reset > 0) deps.log.warn({ deliveries: reset }, 'crash recovery: deliveries left in sending are pending again');
+  await recoverShopNotifies(deps);
 }

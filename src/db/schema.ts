@@ -178,11 +178,8 @@ export interface WebhooksTable {
 
 export type DeliveryStatus = 'pending' | 'sending' | 'delivered' | 'failed' | 'cancelled';
 
-export interface DeliveriesTable {
-  id: string;
-  webhook_id: string;
-  event_id: string;
-  merchant_id: string;
+/** The columns of an outbox row and its attempts (webhook deliveries, shop callbacks). */
+export interface OutboxColumns {
   status: DeliveryStatus;
   attempts: Generated<number>;
   next_attempt_at: number | null;
@@ -191,6 +188,52 @@ export interface DeliveriesTable {
   response_status: number | null;
   created_at: number;
   updated_at: number;
+}
+
+export interface DeliveriesTable extends OutboxColumns {
+  id: string;
+  webhook_id: string;
+  event_id: string;
+  merchant_id: string;
+}
+
+export type ShopProtocol = 'epay' | 'epusdt';
+
+export interface ShopConnectionsTable {
+  id: string;
+  merchant_id: string;
+  protocol: ShopProtocol;
+  name: string;
+  pid: number;
+  secret: string;
+  wallet_id: string;
+  currency: string;
+  allow_http_notify: Generated<number>;
+  active: Generated<number>;
+  created_at: number;
+  deleted_at: number | null;
+  key_rolled_at: number | null;
+}
+
+export interface ShopOrdersTable {
+  invoice_id: string;
+  connection_id: string;
+  merchant_id: string;
+  out_trade_no: string;
+  money: string;
+  notify_url: string;
+  return_url: string | null;
+  type: string | null;
+  name: string | null;
+  param: string | null;
+  created_at: number;
+}
+
+export interface ShopNotifiesTable extends OutboxColumns {
+  id: string;
+  invoice_id: string;
+  connection_id: string;
+  merchant_id: string;
 }
 
 export interface CaptchaTokensTable {
@@ -323,6 +366,9 @@ export interface Database {
   events: EventsTable;
   webhooks: WebhooksTable;
   deliveries: DeliveriesTable;
+  shop_connections: ShopConnectionsTable;
+  shop_orders: ShopOrdersTable;
+  shop_notifies: ShopNotifiesTable;
   captcha_tokens: CaptchaTokensTable;
   support_tickets: SupportTicketsTable;
   support_messages: SupportMessagesTable;

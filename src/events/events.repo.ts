@@ -7,6 +7,7 @@ import { compileQuery, type Param } from '../db/compiled.js';
 import type { Db, TxSqlite } from '../db/database.js';
 import { pageQueries, readPage, type Cursor, type Page, type PageRequest } from '../db/paging.js';
 import { newId } from '../lib/ids.js';
+import { queueShopNotify } from '../shops/shop-notifies.repo.js';
 
 export const EVENT_TYPES = ['invoice.created', 'invoice.confirmed', 'invoice.expired', 'invoice.review', 'webhook.test'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -81,6 +82,8 @@ export function insertEvent(tx: TxSqlite, event: NewEvent, now: number): StoredE
     ? activeWebhookQuery.all(tx, { merchantId: event.merchantId, webhookId: event.webhookId })
     : activeWebhooksQuery.all(tx, { merchantId: event.merchantId });
   for (const w of webhooks) insertDeliveryQuery.run(tx, { id: newId('dlv'), webhookId: w.id, eventId: stored.id, merchantId: event.merchantId, now });
+  // A paid invoice that a shop created owes that shop its callback (src/shops/): queued here, with the confirmation.
+  if (stored.type === 'invoice.confirmed' && stored.invoiceId !== null) queueShopNotify(tx, stored.invoiceId, now);
   return stored;
 }
 

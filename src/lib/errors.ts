@@ -24,6 +24,7 @@ export const ERROR_STATUS = {
   delivery_not_retryable: 409,
   webhook_inactive: 409,
   webhook_limit_reached: 409,
+  shop_connection_limit_reached: 409,
   invoice_not_reviewable: 409,
   invoice_not_cancellable: 409,
   api_key_limit_reached: 409,
