@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { createChainRuntime, runOnce } from '../../src/chain/chain.worker.js';
 import { retryAfterMs } from '../../src/chain/tron.client.js';
 import { startSimulatedTron } from '../../src/devnet/tron-node.js';
-import { MINUTE, SECOND } from '../../src/lib/clock.js';
-import { eventsOf, getInvoice, insertInvoice, startChainHarness, transfersOf } from '../helpers/chain-fixtures.js';
+import { HOUR, MINUTE, SECOND } from '../../src/lib/clock.js';
+import { eventsOf, getInvoice, insertInvoice, pass, startChainHarness, transfersOf } from '../helpers/chain-fixtures.js';
 import { startTestApp } from '../helpers/app.js';
 import { type Endpoint, type Fault } from '../helpers/trongrid.js';
 import { randomAddress } from '../helpers/tron-samples.js';
@@ -249,6 +249,29 @@ test('tron.api_url and tron.api_key still configure the single provider', async 
     assert.equal(h.t.deps.chain.pool.providers.length, 1);
     assert.ok(h.tg.count() > 0);
     assert.ok(h.tg.requests.every((r) => r.headers['tron-pro-api-key'] === 'legacy-key'));
+  } finally {
+    await h.close();
+  }
+});
+
+test('recovery: after eight failures in a row (any backoff before), a payment confirms within a poll + 15 s of the provider answering again', async () => {
+  const h = await startChainHarness();
+  try {
+    const { t, tg } = h;
+    const address = randomAddress();
+    const start = t.clock.now();
+    const inv = await insertInvoice(t, { address, amount: 4_400_001n, expiresAt: start + HOUR });
+    await pass(h);
+    tg.fail('*', { status: 503, body: 'busy' }, 1000);
+    for (let i = 0; i < 8; i++) await pass(h, 20 * SECOND);
+    assert.ok(t.deps.chain.pool.providers[0]!.health.consecutive_failures >= 8);
+    const p = tg.pay({ to: address, amount: 4_400_001n, blockTimestamp: t.clock.now() - 2 * MINUTE });
+    assert.ok(tg.blockTime(p.blockNumber) + 57 * SECOND < t.clock.now(), 'the paying block is solidified already');
+    tg.clearFaults();
+    const back = t.clock.now();
+    while ((await getInvoice(t, inv.id)).status !== 'confirmed' && t.clock.now() - back < 2 * MINUTE) await pass(h);
+    assert.equal((await getInvoice(t, inv.id)).status, 'confirmed');
+    assert.ok(t.clock.now() - back <= 5 * SECOND + 15 * SECOND, `confirmed ${(t.clock.now() - back) / 1000} s after the provider answered again`);
   } finally {
     await h.close();
   }
