@@ -18,6 +18,8 @@ export interface Merchant {
   checkoutQr: CheckoutQr;
   /** Bumped by every password change, reset and Google claim (sessions.repo.ts). */
   credentialVersion: number;
+  /** The language of mails the owner did not ask for (null: English). */
+  locale: string | null;
   createdAt: number;
   updatedAt: number;
 }
@@ -39,6 +41,7 @@ function toMerchant(row: Selectable<MerchantsTable>): Merchant {
     existsNoticeSentAt: row.exists_notice_sent_at,
     checkoutQr: row.checkout_qr,
     credentialVersion: row.credential_version,
+    locale: row.locale,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
