@@ -238,7 +238,8 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
       description:
         'For an account confirmed without a password (`password_set: false` from POST /auth/verify-email) or made by Google sign-in. ' +
         'An account that already has a password: 409 password_already_set (it changes through a reset link, POST /auth/password/forgot). ' +
-        'Outstanding reset links of the account stop working; sessions stay signed in.',
+        'Outstanding reset links of the account stop working; sessions stay signed in. Needs a sign-in within the last 10 minutes (the session was made by a ' +
+        'sign-in, a confirmation, a reset or Google since): otherwise 403 recent_sign_in_required. The owner is mailed that a password was added, in their locale.',
       request: { body: jsonBody(SetPasswordBody) },
       responses: { 200: jsonResponse(MerchantEnvelope, 'Password set'), ...errorResponses(400, 401, 403, 409, 413, 429) },
     }),

@@ -76,7 +76,8 @@ export function meRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
         'Owner session only. `new_password`: 12 to 128 characters. A wrong `current_password` is 401 `invalid_credential` with a detail naming ' +
         '`current_password` (the session stays valid; an account that signs in only with Google has no password and sets one with ' +
         'POST /auth/password/forgot). On success every other session of the account and every outstanding emailed link are revoked; this ' +
-        'session stays signed in. Rate limited like sign-in: `rate_limits.auth_per_ip` per client address and `rate_limits.auth_per_email` per account.',
+        'session stays signed in. Needs a sign-in within the last 10 minutes: otherwise 403 `recent_sign_in_required` (sign in again). The owner is mailed ' +
+        'that the password was changed, in their locale. Rate limited like sign-in: `rate_limits.auth_per_ip` per client address and `rate_limits.auth_per_email` per account.',
       request: { body: jsonBody(ChangePasswordBody) },
       responses: { 200: jsonResponse(SuccessSchema, 'Password changed'), ...errorResponses(400, 401, 403, 413, 429) },
     }),

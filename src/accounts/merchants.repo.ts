@@ -21,6 +21,8 @@ export interface Merchant {
   credentialVersion: number;
   /** Markup on fiat prices, percent as exact decimal text ("0" to "20"). */
   markupPercent: string;
+  /** The language of mails the owner did not ask for (null: English). */
+  locale: string | null;
   createdAt: number;
   updatedAt: number;
 }
@@ -43,6 +45,7 @@ function toMerchant(row: Selectable<MerchantsTable>): Merchant {
     checkoutQr: row.checkout_qr,
     credentialVersion: row.credential_version,
     markupPercent: row.markup_percent,
+    locale: row.locale,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

@@ -84,7 +84,7 @@ async function findSessionByHash(db: Db | Trx, tokenHash: string, now: number): 
  * key) is still live and current, or 401 unauthorized. Checked where the change is written, so a
  * reset that commits while the request was being served ends it.
  */
-export async function requireCurrentSession(trx: Trx, tokenHash: string, now: number): Promise<Session> {
+export async function requireCurrentSession(trx: Db | Trx, tokenHash: string, now: number): Promise<Session> {
   const session = await findSessionByHash(trx, tokenHash, now);
   if (!session) throw new AppError('unauthorized', 'Sign in first: this session ended (the password was changed or reset)');
   return session;

@@ -14,6 +14,7 @@ export const ERROR_STATUS = {
   session_required: 403,
   invalid_origin: 403,
   email_not_verified: 403,
+  recent_sign_in_required: 403,
   support_staff_required: 403,
   not_found: 404,
   method_not_allowed: 405,

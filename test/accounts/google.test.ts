@@ -3,19 +3,16 @@ import assert from 'node:assert/strict';
 import { HOUR } from '../../src/lib/clock.js';
 import { SESSION_COOKIE } from '../../src/accounts/sessions.repo.js';
 import { startTestApp } from '../helpers/app.js';
-import { confirmedAccount, PASSWORD, registerAndReadToken, startMailApp, uniqueEmail, type MailApp } from '../helpers/accounts.js';
+import { confirmedAccount, PASSWORD, registerAndReadToken, startGoogleMailApp, uniqueEmail, type MailApp } from '../helpers/accounts.js';
 import { GOOGLE_CLIENT_ID, startGoogle, type GoogleStub } from '../helpers/google.js';
 
 let google: GoogleStub;
-let app: MailApp;
+let app: MailApp & { google: GoogleStub };
 before(async () => {
-  google = await startGoogle();
-  app = await startMailApp({ google: { client_id: GOOGLE_CLIENT_ID, jwks_url: google.jwksUrl } });
+  app = await startGoogleMailApp();
+  google = app.google;
 });
-after(async () => {
-  await app.close();
-  await google.close();
-});
+after(() => app.close());
 
 let sub = 1000;
 function claims(email: string, extra: Record<string, unknown> = {}) {
