@@ -26,7 +26,12 @@ async function readParams(c: Context): Promise<Params> {
   if (c.req.method === 'POST') {
     const type = c.req.header('content-type') ?? '';
     if (/application\/x-www-form-urlencoded|multipart\/form-data/i.test(type)) {
-      const body = await c.req.parseBody();
+      let body: Awaited<ReturnType<typeof c.req.parseBody>>;
+      try {
+        body = await c.req.parseBody();
+      } catch {
+        throw new ShopRefusal('the form body cannot be read');
+      }
       for (const [k, v] of Object.entries(body)) if (typeof v === 'string') params[k] = v;
     }
   }
@@ -100,8 +105,8 @@ export function epayRoutes(deps: AppDeps) {
 
   /** act=order: the order by out_trade_no (or trade_no), authenticated by pid and key as Rainbow Epay does. */
   const api = async (c: Context<AppEnv>) => {
-    const params = await readParams(c);
     try {
+      const params = await readParams(c);
       if (params.act !== 'order') throw new ShopRefusal('only act=order is served here (act=query would return the merchant key)');
       const pid = params.pid ?? '';
       const connection = /^[0-9]{1,9}$/.test(pid) ? await findActiveByPid(deps.db, 'epay', Number(pid)) : undefined;

@@ -242,6 +242,14 @@ test('epay: bad signatures, unknown or deleted pids and rolled keys all get the 
     assert.deepEqual(await mapi(w, conn.apiUrl, signed({ ...base, pid: '1' }, conn.key)), auth);
     assert.deepEqual(await mapi(w, conn.apiUrl, signed(base, 'not-the-key')), auth);
     assert.deepEqual(await mapi(w, conn.apiUrl, signed({ ...base, pid: 'abc' }, conn.key)), auth);
+    // A body that cannot be read is refused in Epay's shape, never a 500.
+    const garbled = await fetch(`${local(w, conn.apiUrl)}mapi.php`, {
+      method: 'POST',
+      headers: { 'content-type': 'multipart/form-data; boundary=zz' },
+      body: '--zz\r\nbroken',
+    });
+    assert.equal(garbled.status, 200);
+    assert.equal(((await garbled.json()) as { code: number }).code, -1);
     // Plain http without the opt-in: refused, clearly.
     const http = await mapi(w, conn.apiUrl, signed(base, conn.key));
     assert.equal(http.code, -1);
