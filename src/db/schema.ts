@@ -92,6 +92,21 @@ export interface InvoicesTable {
   received_amount: Generated<number | null>;
 }
 
+/** 0019_wrong_payments: the merchant's underpayment settings (no row = tolerance off, no auto-accept). */
+export interface MerchantPaymentSettingsTable {
+  merchant_id: string;
+  underpayment_tolerance: string | null;
+  underpayment_auto_accept: number;
+  updated_at: number;
+}
+
+/** 0019_wrong_payments: a merchant of a shared address contests a transfer applied by hand. */
+export interface TransferContestsTable {
+  transfer_id: string;
+  merchant_id: string;
+  created_at: number;
+}
+
 /** 0012_console_v2: a transfer the owner applied to an invoice by hand. */
 export interface InvoiceResolutionsTable {
   invoice_id: string;
@@ -320,6 +335,8 @@ export interface Database {
   chain_scan: ChainScanTable;
   chain_scan_gaps: ChainScanGapsTable;
   invoice_resolutions: InvoiceResolutionsTable;
+  merchant_payment_settings: MerchantPaymentSettingsTable;
+  transfer_contests: TransferContestsTable;
   schema_migrations: SchemaMigrationsTable;
   instance_network: InstanceNetworkTable;
 }

@@ -21,15 +21,13 @@ export async function findResolutionByTransfer(db: Db | Trx, transferId: string)
     : undefined;
 }
 
-/** transfer id -> invoice id, for the transfers of a page that were applied by hand. */
-export async function resolvedTransfers(db: Db, transferIds: readonly string[]): Promise<Map<string, string>> {
-  if (transferIds.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('invoice_resolutions')
-    .select(['transfer_id', 'invoice_id'])
-    .where('transfer_id', 'in', [...transferIds])
+/** Records that `merchantId` contests the transfer's application (once: a repeat changes nothing). */
+export async function insertContest(db: Db | Trx, transferId: string, merchantId: string, now: number): Promise<void> {
+  await db
+    .insertInto('transfer_contests')
+    .values({ transfer_id: transferId, merchant_id: merchantId, created_at: now })
+    .onConflict((oc) => oc.doNothing())
     .execute();
-  return new Map(rows.map((r) => [r.transfer_id, r.invoice_id]));
 }
 
 export async function insertResolution(trx: Trx, r: InvoiceResolution): Promise<void> {
