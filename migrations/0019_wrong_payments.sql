@@ -15,6 +15,22 @@ CREATE TABLE merchant_payment_settings (
   updated_at INTEGER NOT NULL
 );
 
+-- What an invoice has received so far, micro-USDT: every verified transfer recorded against it
+-- (the one that paid it, partial and late payments) and a transfer applied to it by hand. A pending
+-- invoice short of its amount shows "received X of Y" to its payer.
+ALTER TABLE invoices ADD COLUMN amount_received INTEGER NOT NULL DEFAULT 0;
+-- How a confirmed invoice was settled when not by a transfer of its exact amount: 'manual' (a
+-- transfer applied by hand), 'tolerance' (a partial payment within the merchant's tolerance,
+-- accepted automatically); NULL otherwise.
+ALTER TABLE invoices ADD COLUMN resolution TEXT;
+UPDATE invoices SET resolution = 'manual' WHERE id IN (SELECT invoice_id FROM invoice_resolutions);
+UPDATE invoices
+SET amount_received = COALESCE((SELECT SUM(t.amount) FROM chain_transfers t WHERE t.invoice_id = invoices.id), 0)
+  + COALESCE((SELECT t.amount FROM invoice_resolutions r JOIN chain_transfers t ON t.id = r.transfer_id
+              WHERE r.invoice_id = invoices.id AND (t.invoice_id IS NULL OR t.invoice_id <> invoices.id)), 0)
+WHERE id IN (SELECT invoice_id FROM chain_transfers WHERE invoice_id IS NOT NULL)
+   OR id IN (SELECT invoice_id FROM invoice_resolutions);
+
 -- Another merchant on a shared address who says a transfer applied by hand was their customer's:
 -- one row per transfer and contesting merchant, shown to every merchant of the address.
 CREATE TABLE transfer_contests (

@@ -90,7 +90,13 @@ export interface InvoicesTable {
   cancelled_at: number | null;
   /** 0012_console_v2: micro-USDT received when a transfer was applied by hand; NULL otherwise. */
   received_amount: Generated<number | null>;
+  /** 0019_wrong_payments: micro-USDT of every transfer recorded against it or applied to it. */
+  amount_received: Generated<number>;
+  /** 0019_wrong_payments: how a confirmed invoice was settled when not by its exact amount. */
+  resolution: Generated<ResolutionKind | null>;
 }
+
+export type ResolutionKind = 'manual' | 'tolerance';
 
 /** 0019_wrong_payments: the merchant's underpayment settings (no row = tolerance off, no auto-accept). */
 export interface MerchantPaymentSettingsTable {

@@ -8,7 +8,16 @@ import type { Db, TxSqlite } from '../db/database.js';
 import { pageQueries, readPage, type Cursor, type Page, type PageRequest } from '../db/paging.js';
 import { newId } from '../lib/ids.js';
 
-export const EVENT_TYPES = ['invoice.created', 'invoice.confirmed', 'invoice.expired', 'invoice.review', 'webhook.test'] as const;
+export const EVENT_TYPES = [
+  'invoice.created',
+  'invoice.confirmed',
+  'invoice.expired',
+  'invoice.review',
+  'invoice.partially_paid',
+  'invoice.late_payment',
+  'transfer.unmatched',
+  'webhook.test',
+] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 export interface StoredEvent {

@@ -78,6 +78,8 @@ export function insertInvoice(tx: TxSqlite, inv: Invoice): void {
     cancelled_at: inv.cancelledAt,
     // A new invoice has received nothing; only a payment applied by hand writes this column.
     received_amount: null,
+    amount_received: 0,
+    resolution: null,
   });
 }
 

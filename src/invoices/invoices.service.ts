@@ -136,6 +136,8 @@ export function createInvoiceInTrx(tx: TxSqlite, deps: InvoiceDeps, req: CreateI
     redirectUrl: body.redirect_url ?? null,
     cancelledAt: null,
     receivedAmount: null,
+    amountReceived: 0n,
+    resolution: null,
   };
   insertInvoice(tx, invoice);
   if (review) {

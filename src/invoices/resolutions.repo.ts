@@ -3,7 +3,7 @@
  * the transfer UNIQUE, so a transfer pays at most one invoice.
  */
 import type { Db, Trx } from '../db/database.js';
-import type { InvoiceStatus } from '../db/schema.js';
+import type { InvoiceStatus, ResolutionKind } from '../db/schema.js';
 import { toDbAmount } from '../lib/amounts.js';
 
 export interface InvoiceResolution {
@@ -39,12 +39,28 @@ export async function insertResolution(trx: Trx, r: InvoiceResolution): Promise<
 
 /**
  * An unpaid invoice (pending, expired, or review without a payment) becomes confirmed with the
- * applied transfer; guarded, so false when it was paid or changed meanwhile.
+ * applied transfer (by hand, or a partial payment accepted within the merchant's tolerance), and
+ * counts it as received unless it was already recorded against this invoice; guarded, so false
+ * when it was paid or changed meanwhile.
  */
-export async function confirmByResolution(trx: Trx, id: string, txHash: string, received: bigint, now: number): Promise<boolean> {
+export async function confirmByResolution(
+  trx: Trx,
+  id: string,
+  txHash: string,
+  received: bigint,
+  now: number,
+  how: { resolution: ResolutionKind; addToReceived: boolean },
+): Promise<boolean> {
   const r = await trx
     .updateTable('invoices')
-    .set({ status: 'confirmed', tx_hash: txHash, confirmed_at: now, received_amount: toDbAmount(received) })
+    .set((eb) => ({
+      status: 'confirmed',
+      tx_hash: txHash,
+      confirmed_at: now,
+      received_amount: toDbAmount(received),
+      resolution: how.resolution,
+      amount_received: how.addToReceived ? eb('amount_received', '+', toDbAmount(received)) : eb.ref('amount_received'),
+    }))
     .where('id', '=', id)
     .where('status', 'in', ['pending', 'expired', 'review'])
     .where('tx_hash', 'is', null)

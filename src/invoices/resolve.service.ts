@@ -67,7 +67,12 @@ export async function resolveInvoice(deps: ResolveDeps, req: ResolveRequest): Pr
         [{ path: 'tx_hash', message: 'no plausible claim on a shared address', reason: verdict.reason }],
       );
     }
-    if (!(await confirmByResolution(trx, invoice.id, transfer.txHash, transfer.amount, now))) {
+    if (
+      !(await confirmByResolution(trx, invoice.id, transfer.txHash, transfer.amount, now, {
+        resolution: 'manual',
+        addToReceived: transfer.invoiceId !== invoice.id,
+      }))
+    ) {
       throw new AppError('invoice_not_resolvable', 'This invoice changed meanwhile; reload it');
     }
     await insertResolution(trx, {
@@ -77,7 +82,15 @@ export async function resolveInvoice(deps: ResolveDeps, req: ResolveRequest): Pr
       previousStatus: invoice.status,
       resolvedAt: now,
     });
-    const after: Invoice = { ...invoice, status: 'confirmed', txHash: transfer.txHash, confirmedAt: now, receivedAmount: transfer.amount };
+    const after: Invoice = {
+      ...invoice,
+      status: 'confirmed',
+      txHash: transfer.txHash,
+      confirmedAt: now,
+      receivedAmount: transfer.amount,
+      resolution: 'manual',
+      amountReceived: invoice.amountReceived + (transfer.invoiceId === invoice.id ? 0n : transfer.amount),
+    };
     insertEvent(
       tx,
       {

@@ -80,6 +80,8 @@ export async function insertInvoice(t: TestApp, input: InvoiceInput): Promise<In
     redirect_url: null,
     cancelled_at: null,
     received_amount: null,
+    amount_received: 0,
+    resolution: null,
   };
   await db.insertInto('invoices').values(row).execute();
   await db
