@@ -20,6 +20,7 @@ import { toDbAmount } from '../lib/amounts.js';
 import type { TronNetwork } from '../lib/tron.js';
 import { DIGITS_MODULUS } from './claims.js';
 import { rowToInvoice, type Invoice } from './invoice.model.js';
+import { unpaidOnAddress } from './invoices.repo.js';
 import { toInvoiceResponse } from './invoices.schemas.js';
 import { confirmByResolution } from './resolutions.repo.js';
 import { allowedShortfall, findPaymentSettings, parseTolerance, type PaymentSettings, type Tolerance } from './underpayment.js';
@@ -34,16 +35,9 @@ interface PartialPayment {
 
 /** Open invoices on the address above the amount with the same last six decimals, the block time in their window. */
 async function digitsCandidates(trx: Trx, network: TronNetwork, p: PartialPayment): Promise<Invoice[]> {
-  const rows = await trx
-    .selectFrom('invoices')
-    .selectAll()
-    .where('network', '=', network.id)
-    .where('token_contract', '=', network.usdtContract)
-    .where('wallet_address', '=', p.to)
+  const rows = await unpaidOnAddress(trx, network, p.to)
     .where('payable_amount', '>', toDbAmount(p.amount))
     .where(sql<SqlBool>`payable_amount % ${Number(DIGITS_MODULUS)} = ${Number(p.amount % DIGITS_MODULUS)}`)
-    .where('tx_hash', 'is', null)
-    .where('status', 'in', ['pending', 'review', 'expired'])
     .where('created_at', '<=', p.blockTimestamp)
     .where('expires_at', '>=', p.blockTimestamp)
     .execute();

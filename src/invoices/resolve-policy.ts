@@ -21,6 +21,7 @@ import type { TronNetwork } from '../lib/tron.js';
 import { listAddressOwners } from '../wallets/wallets.repo.js';
 import { claimOf, closePayableRange, compareClaims, strongerThan, type Claim } from './claims.js';
 import { rowToInvoice, type Invoice } from './invoice.model.js';
+import { unpaidOnAddress } from './invoices.repo.js';
 
 export type RefusalReason = 'no_plausible_claim' | 'stronger_claim_of_another';
 export type ResolveVerdict = { ok: true; claim: Claim } | { ok: false; claim: Claim; reason: RefusalReason };
@@ -30,15 +31,8 @@ type ClaimTransfer = Pick<ChainTransfer, 'to' | 'amount' | 'blockTimestamp'>;
 /** The strongest claim an unpaid invoice of another merchant of the address has on the transfer (none when none is close). */
 export async function bestClaimOfOthers(db: Db | Trx, network: TronNetwork, merchantId: string, t: ClaimTransfer): Promise<Claim | undefined> {
   const { min, max } = closePayableRange(t.amount);
-  const rows = await db
-    .selectFrom('invoices')
-    .selectAll()
-    .where('network', '=', network.id)
-    .where('token_contract', '=', network.usdtContract)
-    .where('wallet_address', '=', t.to)
+  const rows = await unpaidOnAddress(db, network, t.to)
     .where('merchant_id', '!=', merchantId)
-    .where('tx_hash', 'is', null)
-    .where('status', 'in', ['pending', 'expired', 'review'])
     .where('payable_amount', '>=', toDbAmount(min))
     .where('payable_amount', '<=', toDbAmount(max))
     .execute();
