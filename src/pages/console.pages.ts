@@ -28,6 +28,7 @@ import { formatDate, pageContext, type PageContext, type Renderer } from './rend
 import { livePayments } from '../system/live-payments.js';
 import { appliedTransfers } from '../dashboard/transfers.repo.js';
 import { invoiceChoices, transferRows } from './console-resolve.js';
+import { findPaymentSettings, TOLERANCE_PATTERN } from '../invoices/underpayment.js';
 import type { ChainTransfer } from '../chain/chain.model.js';
 import type { Db } from '../db/database.js';
 
@@ -64,7 +65,7 @@ export const FORM_AMOUNT_PATTERN = '0\\.(?!0{1,6}$)[0-9]{1,6}|[1-9][0-9]{0,8}(\\
 /**
  * Unmatched (at least minUnmatched micro-units: dust is folded) and late transfers of the merchant
  * (the newest 100 of each). A partial payment recorded against another merchant's invoice on a
- * shared address is theirs and not listed.
+ * shared address is theirs and not listed; the owner's own partial payments come first.
  */
 async function merchantTransfers(
   db: Db,
@@ -76,7 +77,9 @@ async function merchantTransfers(
   for (const x of await listUnmatchedTransfers(db, network, merchantId, 100, minUnmatched)) {
     if (x.invoiceId === null || (await findMerchantInvoice(db, merchantId, x.invoiceId))) unmatched.push(x);
   }
-  return { unmatched, late: await listMerchantLatePayments(db, merchantId) };
+  // A partial payment of one of the owner's invoices waits for them: first in the list.
+  const partialFirst = [...unmatched.filter((x) => x.invoiceId !== null), ...unmatched.filter((x) => x.invoiceId === null)];
+  return { unmatched: partialFirst, late: await listMerchantLatePayments(db, merchantId) };
 }
 
 export interface ConsoleRequest {
@@ -242,6 +245,10 @@ export function consolePages(app: Hono<AppEnv>, deps: AppDeps, renderer: Rendere
   });
 
   consoleGet(app, deps, '/console/account', async (c, req) => {
-    return render(c, req, 'console-account', 'account', req.ctx.t('console.account.title'), {});
+    return render(c, req, 'console-account', 'account', req.ctx.t('console.account.title'), {
+      settings: await findPaymentSettings(deps.db, req.merchant.id),
+      // The HTML pattern is matched whole: the API's pattern without its anchors.
+      tolerancePattern: TOLERANCE_PATTERN.slice(1, -1),
+    });
   });
 }

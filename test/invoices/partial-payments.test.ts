@@ -34,6 +34,10 @@ test('underpayment settings: PATCH /me takes an amount or a percentage, null tur
     const me = (await a.client.get('/me')).body.merchant;
     assert.equal(me.underpayment_tolerance, '2.5%');
     assert.equal(me.underpayment_auto_accept, true);
+    // The console's Account page shows both and edits them through the same PATCH /me.
+    const account = (await a.client.get(`${h.t.baseUrl}/console/account`, { headers: { accept: 'text/html' } })).text;
+    assert.match(account, /name="underpayment_tolerance" value="2\.5%"/);
+    assert.match(account, /name="underpayment_auto_accept" data-type="bool" checked/);
     const off = await a.client.patch('/me', { underpayment_tolerance: null });
     assert.equal(off.body.merchant.underpayment_tolerance, null);
     assert.equal(off.body.merchant.underpayment_auto_accept, true, 'the other setting is kept');
