@@ -23,6 +23,7 @@ import { webhookRoutes } from './webhooks/webhooks.routes.js';
 import { walletRoutes } from './wallets/wallets.routes.js';
 import { invoiceRoutes } from './invoices/invoices.routes.js';
 import { eventRoutes } from './events/events.routes.js';
+import { transferRoutes } from './transfers/transfers.routes.js';
 import { apiKeyRoutes } from './api-keys/api-keys.routes.js';
 import { checkoutRoutes } from './checkout/checkout.routes.js';
 import { ledgerRoutes } from './ledger/ledger.routes.js';
@@ -85,6 +86,7 @@ export function createApp(deps: AppDeps): App {
   app.route(API_PREFIX, walletRoutes(deps));
   app.route(API_PREFIX, invoiceRoutes(deps));
   app.route(API_PREFIX, eventRoutes(deps));
+  app.route(API_PREFIX, transferRoutes(deps));
   app.route(API_PREFIX, apiKeyRoutes(deps));
   app.route(API_PREFIX, checkoutRoutes(deps));
   app.route(API_PREFIX, ledgerRoutes(deps));

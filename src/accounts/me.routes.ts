@@ -1,4 +1,5 @@
 /** GET and PATCH /me (the owner's Dashboard) and POST /me/password (owner session only; an API key is refused). */
+import { formatTolerance, parseTolerance, updatePaymentSettings } from '../invoices/underpayment.js';
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { requireSession } from '../http/auth.js';
 import type { AppDeps } from '../deps.js';
@@ -48,17 +49,32 @@ export function meRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
       security,
       middleware,
       operationId: 'updateMerchant',
-      summary: 'Change the business display name, the checkout QR format or the markup on fiat prices',
+      summary: 'Change the business display name, the checkout QR format, the markup on fiat prices or the underpayment settings',
       description:
         '`name`: the display name payers see. `checkout_qr`: what the checkout QR code carries, `address` (the receiving address alone, ' +
         'which every wallet scans; the default) or `tron_uri` (a `tron:` URI with the amount, which some wallets reject). ' +
-        '`markup_percent`: percent (0 to 20, at most 2 decimals) added to invoices priced in a fiat currency; `markup_percent` on a creation overrides it.',
+        '`markup_percent`: percent (0 to 20, at most 2 decimals) added to invoices priced in a fiat currency; `markup_percent` on a creation overrides it. ' +
+        '`underpayment_tolerance`: a USDT amount ("1.00") or a percentage ("1%") a transfer may fall short of an open invoice and still be recorded ' +
+        'against it as a partial payment (`invoice.partially_paid`), stored normalised ("1.000000", "1%"); null turns it off (the default). ' +
+        '`underpayment_auto_accept`: such a payment confirms its invoice by itself with `resolution: "tolerance"` (default false).',
       request: { body: jsonBody(PatchMeBody) },
       responses: { 200: jsonResponse(DashboardSchema, 'Dashboard'), ...errorResponses(400, 401, 403, 413) },
     }),
     async (c) => {
-      const { name, checkout_qr, markup_percent } = c.req.valid('json');
+      const { name, checkout_qr, markup_percent, underpayment_tolerance, underpayment_auto_accept } = c.req.valid('json');
       const merchant = await updateMerchantSettings(deps, c.get('auth').merchantId, { name, checkoutQr: checkout_qr, markupPercent: markup_percent });
+      if (underpayment_tolerance !== undefined || underpayment_auto_accept !== undefined) {
+        const tolerance =
+          underpayment_tolerance === undefined || underpayment_tolerance === null
+            ? underpayment_tolerance
+            : formatTolerance(parseTolerance(underpayment_tolerance)!);
+        await updatePaymentSettings(
+          deps.db,
+          merchant.id,
+          { underpaymentTolerance: tolerance, underpaymentAutoAccept: underpayment_auto_accept },
+          deps.clock.now(),
+        );
+      }
       return c.json(toDashboardResponse(await readDashboard(deps, merchant), deps.config), 200);
     },
   );

@@ -103,6 +103,27 @@ export interface InvoicesTable {
   price_markup_percent: Generated<string | null>;
   price_sources: Generated<string | null>;
   price_rate_at: Generated<number | null>;
+  /** 0019_wrong_payments: micro-USDT of every transfer recorded against it or applied to it. */
+  amount_received: Generated<number>;
+  /** 0019_wrong_payments: how a confirmed invoice was settled when not by its exact amount. */
+  resolution: Generated<ResolutionKind | null>;
+}
+
+export type ResolutionKind = 'manual' | 'tolerance';
+
+/** 0019_wrong_payments: the merchant's underpayment settings (no row = tolerance off, no auto-accept). */
+export interface MerchantPaymentSettingsTable {
+  merchant_id: string;
+  underpayment_tolerance: string | null;
+  underpayment_auto_accept: number;
+  updated_at: number;
+}
+
+/** 0019_wrong_payments: a merchant of a shared address contests a transfer applied by hand. */
+export interface TransferContestsTable {
+  transfer_id: string;
+  merchant_id: string;
+  created_at: number;
 }
 
 /** 0012_console_v2: a transfer the owner applied to an invoice by hand. */
@@ -379,6 +400,8 @@ export interface Database {
   chain_scan: ChainScanTable;
   chain_scan_gaps: ChainScanGapsTable;
   invoice_resolutions: InvoiceResolutionsTable;
+  merchant_payment_settings: MerchantPaymentSettingsTable;
+  transfer_contests: TransferContestsTable;
   schema_migrations: SchemaMigrationsTable;
   instance_network: InstanceNetworkTable;
 }

@@ -9,7 +9,16 @@ import { pageQueries, readPage, type Cursor, type Page, type PageRequest } from 
 import { newId } from '../lib/ids.js';
 import { queueShopNotify } from '../shops/shop-notifies.repo.js';
 
-export const EVENT_TYPES = ['invoice.created', 'invoice.confirmed', 'invoice.expired', 'invoice.review', 'webhook.test'] as const;
+export const EVENT_TYPES = [
+  'invoice.created',
+  'invoice.confirmed',
+  'invoice.expired',
+  'invoice.review',
+  'invoice.partially_paid',
+  'invoice.late_payment',
+  'transfer.unmatched',
+  'webhook.test',
+] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 export interface StoredEvent {

@@ -19,6 +19,7 @@ const TAGS: Record<string, string> = {
   Wallets: 'Receiving addresses the invoices are paid to',
   Invoices: 'Invoices with a unique payable amount, their list, cancel and review',
   Events: 'The event history: what was (or would have been) sent to your webhooks',
+  Transfers: 'Wrong payments: unmatched, late and dust transfers to your addresses, and contests on a shared address',
   Webhooks: 'Signed event deliveries to your endpoints',
   'API keys': 'Credentials for servers: Authorization: Bearer gw_live_...',
   Checkout: "The payer's view of an invoice",

@@ -3,7 +3,7 @@
  * the payer-safe CheckoutInvoice) are mapped in invoices.schemas.ts, beside their zod schemas.
  */
 import type { Selectable } from 'kysely';
-import type { InvoicesTable, InvoiceStatus } from '../db/schema.js';
+import type { InvoicesTable, InvoiceStatus, ResolutionKind } from '../db/schema.js';
 import { fromDbAmount } from '../lib/amounts.js';
 import type { InvoicePrice } from '../pricing/pricing.service.js';
 
@@ -42,6 +42,10 @@ export interface Invoice {
   receivedAmount: bigint | null;
   /** The fiat price it was created from (fixed at creation); null when priced in USDT. */
   price: InvoicePrice | null;
+  /** Micro-USDT of every transfer recorded against it (paid, partial, late) or applied to it by hand. */
+  amountReceived: bigint;
+  /** How it was settled when not by a transfer of its exact amount ('manual', 'tolerance'); null otherwise. */
+  resolution: ResolutionKind | null;
 }
 
 export function rowToInvoice(row: Selectable<InvoicesTable>): Invoice {
@@ -73,6 +77,8 @@ export function rowToInvoice(row: Selectable<InvoicesTable>): Invoice {
     cancelledAt: row.cancelled_at,
     receivedAmount: row.received_amount !== null ? fromDbAmount(row.received_amount) : row.tx_hash !== null ? fromDbAmount(row.payable_amount) : null,
     price: priceOf(row),
+    amountReceived: fromDbAmount(row.amount_received),
+    resolution: row.resolution,
   };
 }
 

@@ -5,6 +5,7 @@ import { pageQueries, readPage, type Cursor, type Page, type PageRequest } from 
 import type { Db, Sqlite, Trx, TxSqlite } from '../db/database.js';
 import type { CheckoutQr, InvoicesTable, InvoiceStatus } from '../db/schema.js';
 import { toDbAmount } from '../lib/amounts.js';
+import type { TronNetwork } from '../lib/tron.js';
 import { rowToInvoice, type Invoice } from './invoice.model.js';
 
 export const INVOICE_LIST_LIMIT = 500;
@@ -90,6 +91,8 @@ export function insertInvoice(tx: TxSqlite, inv: Invoice): void {
     price_markup_percent: inv.price?.markupPercent ?? null,
     price_sources: inv.price ? JSON.stringify(inv.price.sources) : null,
     price_rate_at: inv.price?.rateAt ?? null,
+    amount_received: 0,
+    resolution: null,
   });
 }
 
@@ -220,4 +223,16 @@ export async function moveReviewedInvoice(trx: Trx, id: string, to: InvoiceStatu
     .where('tx_hash', 'is not', null)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
+}
+
+/** Unpaid invoices (pending, expired, review without a payment) on one address of the network's USDT: the base of the wrong-payment rules' queries. */
+export function unpaidOnAddress(db: Db | Trx, network: Pick<TronNetwork, 'id' | 'usdtContract'>, address: string) {
+  return db
+    .selectFrom('invoices')
+    .selectAll()
+    .where('network', '=', network.id)
+    .where('token_contract', '=', network.usdtContract)
+    .where('wallet_address', '=', address)
+    .where('tx_hash', 'is', null)
+    .where('status', 'in', ['pending', 'expired', 'review']);
 }

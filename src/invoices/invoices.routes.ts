@@ -227,7 +227,10 @@ export function invoiceRoutes(deps: AppDeps) {
         "`received_amount` is the transfer's amount (it may differ from `payable_amount`), and `invoice.confirmed` is emitted with " +
         '`data.transaction` (the transfer) and `data.resolution: "manual"`. A transfer pays at most one invoice: a transfer that already paid ' +
         'one, automatically or by hand, is 409 `transfer_already_used`. An invoice already paid, or a transfer to another of your wallets: ' +
-        '409 `invoice_not_resolvable`. A transfer that reached none of your wallets: 404.',
+        "409 `invoice_not_resolvable`. A transfer that reached none of your wallets, or a late or partial payment of another merchant's invoice: 404. " +
+        "On an address several merchants registered, only a plausible claim that no other merchant's unpaid invoice beats may apply it " +
+        '(amount within 10% or 2 USDT, and the same last six decimals or a block time inside the window); otherwise 409 ' +
+        '`invoice_not_resolvable` with `details[0].reason` `no_plausible_claim` or `stronger_claim_of_another`.',
       security: SESSION_ONLY,
       middleware: [requireSession(deps)] as const,
       request: { params: InvoiceIdParamSchema, body: jsonBody(ResolveInvoiceSchema) },

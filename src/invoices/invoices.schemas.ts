@@ -96,6 +96,23 @@ const invoiceCommon = {
   token_contract: z.string().optional().openapi({ description: 'The USDT TRC20 contract of the network', example: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' }),
   amount_reuse_review: z.boolean().optional().openapi({ description: 'Created in review because the amount was reused after 90 days', example: false }),
   price: PriceSchema.nullable().optional().openapi({ description: 'The fiat price the invoice was created from; null when priced in USDT' }),
+  amount_received: z.string().optional().openapi({
+    pattern: '^[0-9]+\\.[0-9]{6}$',
+    description:
+      'USDT received so far: every verified transfer recorded against the invoice (the one that paid it, partial and late payments) ' +
+      'and a transfer applied to it by hand. "0.000000" until something arrives; below payable_amount on a pending invoice after a partial payment',
+    example: '24.000137',
+  }),
+  resolution: z
+    .enum(['manual', 'tolerance'])
+    .nullable()
+    .optional()
+    .openapi({
+      description:
+        'How a confirmed invoice was settled when not by a transfer of its exact amount: `manual` (the owner applied a transfer by hand), ' +
+        '`tolerance` (a partial payment within the merchant\'s underpayment_tolerance, accepted automatically); null otherwise',
+      example: null,
+    }),
 };
 
 export const InvoiceSchema = z
@@ -273,6 +290,8 @@ function commonFields(inv: Invoice) {
     token_contract: inv.tokenContract,
     amount_reuse_review: inv.amountReuseReview,
     price: toPriceResponse(inv.price),
+    amount_received: formatAmount(inv.amountReceived),
+    resolution: inv.resolution,
   };
 }
 

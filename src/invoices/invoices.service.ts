@@ -159,6 +159,8 @@ export function createInvoiceInTrx(tx: TxSqlite, deps: InvoiceDeps, req: CreateI
     cancelledAt: null,
     receivedAmount: null,
     price,
+    amountReceived: 0n,
+    resolution: null,
   };
   insertInvoice(tx, invoice);
   if (review) {

@@ -32,6 +32,7 @@ export const ERROR_STATUS = {
   password_already_set: 409,
   invoice_not_resolvable: 409,
   transfer_already_used: 409,
+  transfer_not_contestable: 409,
   wallet_archived: 409,
   payload_too_large: 413,
   rate_limited: 429,

@@ -62,6 +62,9 @@ export function checkoutPages(app: Hono<AppEnv>, deps: AppDeps, renderer: Render
             poll_seconds: CHECKOUT_POLL_SECONDS,
             remaining_ms: remainingMs,
             screen: checkoutScreen(invoice),
+            // The page reloads when what arrived changes, so its wording (rendered here) stays true.
+            amount_received: view.amount_received,
+            resolution: view.resolution,
           },
         },
       },
@@ -77,11 +80,22 @@ export function checkoutPages(app: Hono<AppEnv>, deps: AppDeps, renderer: Render
         groupedAmount: groupDigits(view.payable_amount),
         // "¥100.00 = 14.06 USDT at 7.1150 CNY/USDT, rate of 10:42 UTC" for an invoice priced in fiat.
         priceLine: view.price ? priceLine(ctx, view.price, view.base_amount) : null,
+        received: receivedNotice(invoice),
         // Only the URL stored on the invoice (https, checked at creation) is ever offered as a way back.
         returnUrl: invoice.redirectUrl,
       },
     );
   });
+}
+
+/**
+ * What the payer is told about money already recorded against an unpaid invoice (a partial or
+ * late payment): received X of Y, and the rest when short. Null when nothing arrived, or once paid.
+ */
+export function receivedNotice(inv: Pick<Invoice, 'amountReceived' | 'payableAmount' | 'txHash'>): { amount: string; short: boolean; rest: string } | null {
+  if (inv.amountReceived <= 0n || inv.txHash !== null) return null;
+  const short = inv.amountReceived < inv.payableAmount;
+  return { amount: formatAmount(inv.amountReceived), short, rest: short ? formatAmount(inv.payableAmount - inv.amountReceived) : '0.000000' };
 }
 
 const QR_CACHE_MAX = 1000;

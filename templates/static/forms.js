@@ -159,7 +159,7 @@
     var url = form.getAttribute('data-api');
     var name = form.getAttribute('data-path-field');
     if (!name) return url;
-    var field = form.querySelector('[name="' + name + '"]');
+    var field = form.querySelector('[name="' + name + '"]:checked') || form.querySelector('[name="' + name + '"]');
     return url.replace('{' + name + '}', encodeURIComponent(field ? field.value : ''));
   }
 
@@ -253,7 +253,9 @@
     event.preventDefault();
     clearMarks(form);
     if (!check(form)) return;
-    var confirmText = form.getAttribute('data-confirm');
+    // A choice may carry its own confirmation (the invoice a payment is applied to, with the difference).
+    var chosen = form.querySelector('input[type="radio"]:checked[data-confirm]');
+    var confirmText = chosen ? chosen.getAttribute('data-confirm') : form.getAttribute('data-confirm');
     if (confirmText && !window.confirm(confirmText)) return;
     var button = form.querySelector('button[type="submit"]');
     var errorBox = form.querySelector('[data-error]');

@@ -86,6 +86,8 @@ export async function insertInvoice(t: TestApp, input: InvoiceInput): Promise<In
     price_markup_percent: null,
     price_sources: null,
     price_rate_at: null,
+    amount_received: 0,
+    resolution: null,
   };
   await db.insertInto('invoices').values(row).execute();
   await db
