@@ -11,7 +11,7 @@ import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { ServerResponse } from 'node:http';
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import { checkOrigin, clearSessionCookie, httpOnlyCookieOptions, optionalSession, requireSession, setSessionCookie } from '../http/auth.js';
+import { checkOrigin, clearSessionCookie, foreignOrigin, httpOnlyCookieOptions, optionalSession, requireSession, setSessionCookie } from '../http/auth.js';
 import { requireCaptcha } from '../http/captcha.js';
 import { clientIp, rateLimitSubject } from '../http/client-ip.js';
 import type { AppDeps } from '../deps.js';
@@ -85,7 +85,7 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
 
   app.use('/auth/*', async (c, next) => {
     const origin = c.req.header('origin');
-    if (origin !== undefined && origin !== deps.config.publicOrigin) throw new AppError('invalid_origin', 'The Origin header does not match this server');
+    if (origin !== undefined && origin !== deps.config.publicOrigin) throw foreignOrigin(origin, deps.config.publicOrigin);
     await next();
   });
 

@@ -113,6 +113,16 @@ export function checkConfig(config: Config): Finding[] {
     });
   }
   const listen = parseListen(config.server.listen)!;
+  const publicPort = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+  if (url.protocol === 'http:' && publicPort !== listen.port) {
+    findings.push({
+      level: 'warn',
+      check: 'public_url',
+      detail:
+        `server.public_url ${config.publicOrigin} names port ${publicPort} but server.listen is ${config.server.listen}: a browser on the listen address is refused every signed-in request ("Origin ... does not match server.public_url"); ` +
+        'unset server.public_url (it then follows server.listen) or make the two agree, unless a reverse proxy forwards that port',
+    });
+  }
   if (!isLoopbackHost(listen.host) && url.protocol === 'https:' && !config.server.trust_proxy) {
     findings.push({
       level: 'warn',
