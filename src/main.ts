@@ -31,7 +31,10 @@ function parse(command: Command, args: string[], options: Options, allowPosition
   try {
     return parseArgs({ args, options, allowPositionals, strict: true });
   } catch (err) {
-    const message = (err as Error).message.split('\n')[0]!.replace(/\. To specify a positional argument.*$/, '').replace(/\.$/, '');
+    const message = (err as Error).message
+      .split('\n')[0]!
+      .replace(/\. To specify a positional argument.*$/, '')
+      .replace(/\.$/, '');
     throw new ArgumentError(message.charAt(0).toLowerCase() + message.slice(1), command);
   }
 }
@@ -169,7 +172,10 @@ async function dev(args: string[]): Promise<number> {
       const [action, ...rest] = more;
       if (action !== 'create') {
         wantsHelp('dev merchant create', more);
-        throw new ArgumentError(`unknown dev merchant command ${action === undefined ? '(none)' : `"${action}"`}; expected "dev merchant create"`, 'dev merchant create');
+        throw new ArgumentError(
+          `unknown dev merchant command ${action === undefined ? '(none)' : `"${action}"`}; expected "dev merchant create"`,
+          'dev merchant create',
+        );
       }
       const { values } = parse('dev merchant create', rest, { ...common, email: { type: 'string' }, name: { type: 'string' } });
       const input = { email: values.email as string | undefined, name: values.name as string | undefined };
