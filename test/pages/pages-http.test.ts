@@ -285,4 +285,9 @@ test('registration without email configured says so and shows the command that w
   const withMail = await html(on.baseUrl, '/register');
   assert.ok(!withMail.text.includes('id="no-email"'));
   assert.ok(withMail.text.includes('data-api="/api/v1/auth/register"'));
+  // On `gatewayd dev` the plain command would write to ./data/gateway.db, not the dev instance's database.
+  const dev = await startTestApp({ devMode: true, config: { tron: { network: 'devnet', api_url: 'http://127.0.0.1:1' } } });
+  t.after(() => dev.close());
+  const devPage = await html(dev.baseUrl, '/register');
+  assert.ok(devPage.text.includes('<code dir="ltr">gatewayd dev merchant create --email you@example.com</code>'));
 });
