@@ -187,6 +187,8 @@ export function createRenderer(deps: AppDeps): Renderer {
         external,
         nav: view.nav ?? null,
         chat,
+        // The contact form answers "not available" without support staff: no link to it then.
+        contact: hasSupportStaff(deps.config),
         noscriptRefresh: view.noscriptRefresh ?? null,
         languages: languageLinks(c, ctx.locale),
         pageData: jsonForScript({ locale: ctx.locale, ...(view.data ?? {}) }),

@@ -291,3 +291,12 @@ test('registration without email configured says so and shows the command that w
   const devPage = await html(dev.baseUrl, '/register');
   assert.ok(devPage.text.includes('<code dir="ltr">gatewayd dev merchant create --email you@example.com</code>'));
 });
+
+test('the footer links the contact form only when support has staff to read it', async (t) => {
+  const off = await startTestApp();
+  t.after(() => off.close());
+  assert.ok(!(await html(off.baseUrl, '/login')).text.includes('href="/support/contact"'));
+  const on = await startTestApp({ config: { support: { staff_emails: ['staff@example.com'] } } });
+  t.after(() => on.close());
+  assert.ok((await html(on.baseUrl, '/login')).text.includes('href="/support/contact"'));
+});
