@@ -172,6 +172,7 @@ test('console needs a session (redirect to sign-in and back); sign-out goes thro
   const page = await html(app.baseUrl, '/console', { cookie });
   assert.equal(page.status, 200);
   assert.ok(page.text.includes('&lt;i&gt;Acme&lt;/i&gt;'));
+  assert.ok(!page.text.includes('id="name-default"'), 'a name of its own is not asked for');
   // Sign-out is a form sent to the API, so the API's Origin rule guards it: a cross-site post fails.
   assert.match(page.text, /<form data-api="\/api\/v1\/auth\/logout" data-then="signout"/);
   const foreign = await fetch(`${app.baseUrl}/api/v1/auth/logout`, { method: 'POST', headers: { cookie, origin: 'https://evil.example' } });
@@ -299,4 +300,16 @@ test('the footer links the contact form only when support has staff to read it',
   const on = await startTestApp({ config: { support: { staff_emails: ['staff@example.com'] } } });
   t.after(() => on.close());
   assert.ok((await html(on.baseUrl, '/login')).text.includes('href="/support/contact"'));
+});
+
+test('the console asks for a business name while it is still the part of the email before "@"', async (t) => {
+  const app = await startTestApp();
+  t.after(() => app.close());
+  const { client } = await signedInMerchant(app, { email: 'shopkeeper@example.test', name: 'shopkeeper' });
+  const cookie = `gw_session=${client.cookies.get('gw_session')}`;
+  const page = await html(app.baseUrl, '/console', { cookie });
+  assert.ok(page.text.includes('id="name-default"'));
+  assert.ok(page.text.includes('Your business name is still “shopkeeper”'));
+  assert.equal((await client.patch('/me', { name: 'Corner Shop' })).status, 200);
+  assert.ok(!(await html(app.baseUrl, '/console', { cookie })).text.includes('id="name-default"'));
 });
