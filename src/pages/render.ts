@@ -153,7 +153,14 @@ export function createRenderer(deps: AppDeps): Renderer {
   const eta = new Eta({ autoEscape: true, autoTrim: false, cache: true, varName: 'it' });
   for (const file of listAssets('templates/pages')) {
     if (!file.endsWith('.eta')) continue;
-    eta.loadTemplate(`@${file.slice(0, -4)}`, readAssetText(`templates/pages/${file}`));
+    // Compiled when first rendered: an idle server (or one that never shows the console) keeps
+    // neither the compiled functions nor the time compiling all of them at start-up.
+    const source = readAssetText(`templates/pages/${file}`);
+    let compiled: ReturnType<Eta['compile']> | undefined;
+    eta.loadTemplate(`@${file.slice(0, -4)}`, function (this: Eta, data?: object, options?: Parameters<ReturnType<Eta['compile']>>[1]) {
+      compiled ??= eta.compile(source);
+      return compiled.call(this, data, options);
+    });
   }
   const provider = deps.config.captcha.provider;
 
