@@ -10,25 +10,14 @@ import { ConfigError, parseListen, type Config } from '../config.js';
 import { openSqlite } from '../db/database.js';
 import { migrationStatus } from '../db/migrator.js';
 import { recordedNetwork } from '../db/network-guard.js';
+import { isLoopbackHost, type Finding } from './doctor-findings.js';
 import { checkClock, checkSmtp, checkTron } from './doctor-network.js';
 
-export type Level = 'ok' | 'warn' | 'fail';
-
-export interface Finding {
-  level: Level;
-  check: string;
-  detail: string;
-}
+export { isLoopbackHost, type Finding, type Level } from './doctor-findings.js';
 
 export interface DoctorOptions {
   /** Per network check. */
   timeoutMs?: number;
-}
-
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
-
-export function isLoopbackHost(host: string): boolean {
-  return LOOPBACK.has(host.toLowerCase()) || /^127\./.test(host);
 }
 
 /** Runs every check; config is a loader so a configuration error is reported like any problem. */

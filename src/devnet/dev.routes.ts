@@ -14,7 +14,7 @@
 import { z } from 'zod';
 import type { App } from '../app.js';
 import { insertKey } from '../api-keys/api-keys.repo.js';
-import { DEV_HEADER } from '../cli/dev.js';
+import { DEV_HEADER } from './dev-header.js';
 import { createConfirmedMerchant, passwordProblem } from '../cli/merchant.js';
 import type { AppDeps } from '../deps.js';
 import { SCOPES } from '../http/context.js';

@@ -81,7 +81,8 @@ test('the layout check itself catches overflow, keys and "undefined" (it would f
 test('the layout check catches what right-to-left and small screens break (it would fail on such a page)', async (t) => {
   const browser = await openBrowser({ viewport: { width: 390, height: 800 } });
   t.after(() => browser.close());
-  const css = '<style>code.cut{display:inline-block;max-width:6rem;overflow:hidden;text-overflow:ellipsis;white-space:nowrap} .facts{display:grid;grid-template-columns:auto 1fr} .ltr{direction:ltr} td::before{content:attr(data-th)}</style>';
+  const css =
+    '<style>code.cut{display:inline-block;max-width:6rem;overflow:hidden;text-overflow:ellipsis;white-space:nowrap} .facts{display:grid;grid-template-columns:auto 1fr} .ltr{direction:ltr} td::before{content:attr(data-th)}</style>';
   await browser.page.setContent(
     `<html dir="rtl"><head>${css}</head><body>` +
       '<p><code class="cut">TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7</code></p>' +
