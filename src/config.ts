@@ -41,6 +41,8 @@ const httpUrl = (message: string) =>
  * normalised value, so `HTTPS://Pay.Example.com/` behaves exactly like `https://pay.example.com`.
  */
 const publicUrlSchema = z.string().transform((value, ctx) => {
+  // "" (the default): follow server.listen (see finish()).
+  if (value.trim() === '') return '';
   let url: URL | undefined;
   try {
     url = new URL(value.trim());
@@ -88,7 +90,8 @@ const spreadText = decimalText((v) => {
 export const configSchema = z.strictObject({
   server: z.strictObject({
     listen: listenSchema.default('127.0.0.1:8080'),
-    public_url: publicUrlSchema.default('http://127.0.0.1:8080'),
+    // "" = follows server.listen (http://127.0.0.1:8080 for the default listen).
+    public_url: publicUrlSchema.default(''),
     trust_proxy: z.boolean().default(false),
     secret: z.string().default(''),
   }).prefault({}),
@@ -172,18 +175,19 @@ export const configSchema = z.strictObject({
     timeout_seconds: z.number().positive().max(300).default(10),
   }).prefault({}),
   console: z.strictObject({
-    // Where a transaction hash links to: {tx} is replaced by the hash; "" shows hashes without links.
+    // Where a transaction hash links to: {tx} is replaced by the hash; "" shows hashes without links;
+    // "auto" is the network's own explorer (none on the simulated chain).
     explorer_tx_url: z
       .string()
       .refine((v) => {
-        if (v === '') return true;
+        if (v === '' || v === 'auto') return true;
         try {
           return new URL(v.replace('{tx}', 'x')).protocol === 'https:' && v.includes('{tx}');
         } catch {
           return false;
         }
-      }, { message: 'expected an https URL containing {tx}, e.g. https://tronscan.org/#/transaction/{tx}, or "" for no links' })
-      .default('https://tronscan.org/#/transaction/{tx}'),
+      }, { message: 'expected an https URL containing {tx}, e.g. https://tronscan.org/#/transaction/{tx}, "auto" for the network\'s explorer, or "" for no links' })
+      .default('auto'),
   }).prefault({}),
   log: z.strictObject({
     level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -221,6 +225,8 @@ export type Config = ParsedConfig & {
   readonly secretGenerated: boolean;
   /** The public origin (scheme://host[:port]) derived from server.public_url. */
   readonly publicOrigin: string;
+  /** True when server.public_url was not set and follows server.listen. */
+  readonly publicUrlFollowsListen: boolean;
   /** The TRON network of tron.network: its API id, USDT contract and default provider. */
   readonly network: Readonly<TronNetwork>;
   /**
@@ -314,6 +320,13 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   return finish(parsed, where, options.devMode === true);
 }
 
+/** console.explorer_tx_url = "auto": each network's own explorer; the simulated chain has none. */
+const EXPLORERS: Record<TronNetwork['name'], string> = {
+  mainnet: 'https://tronscan.org/#/transaction/{tx}',
+  nile: 'https://nile.tronscan.org/#/transaction/{tx}',
+  devnet: '',
+};
+
 /** Derived values and the checks that span keys; the result is frozen. */
 function finish(parsed: ParsedConfig, source: string, devMode = false): Config {
   const named = NETWORKS[parsed.tron.network];
@@ -329,9 +342,12 @@ function finish(parsed: ParsedConfig, source: string, devMode = false): Config {
   if (pricing.sources.length > 0 && pricing.min_sources > pricing.sources.length) {
     throw new ConfigError(`${source}: pricing.min_sources: ${pricing.min_sources} is more than the ${pricing.sources.length} configured [[pricing.sources]]; every fiat price would be refused`);
   }
+  const publicUrlFollowsListen = parsed.server.public_url === '';
+  if (publicUrlFollowsListen) parsed.server.public_url = localUrl(parsed.server.listen);
+  if (parsed.console.explorer_tx_url === 'auto') parsed.console.explorer_tx_url = EXPLORERS[network.name];
   const secretGenerated = parsed.server.secret === '';
   if (secretGenerated) parsed.server.secret = randomBytes(32).toString('base64url');
-  return deepFreeze({ ...parsed, source, secretGenerated, ...derived(parsed), network, devMode });
+  return deepFreeze({ ...parsed, source, secretGenerated, publicUrlFollowsListen, ...derived(parsed), network, devMode });
 }
 
 function derived(parsed: ParsedConfig): Pick<Config, 'publicOrigin' | 'secureCookies'> {

@@ -15,6 +15,7 @@ import {
   checkOrigin,
   clearSessionCookie,
   cookieName,
+  foreignOrigin,
   httpOnlyCookieOptions,
   optionalSession,
   requireSession,
@@ -98,7 +99,7 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
 
   app.use('/auth/*', async (c, next) => {
     const origin = c.req.header('origin');
-    if (origin !== undefined && origin !== deps.config.publicOrigin) throw new AppError('invalid_origin', 'The Origin header does not match this server');
+    if (origin !== undefined && origin !== deps.config.publicOrigin) throw foreignOrigin(origin, deps.config.publicOrigin);
     await next();
   });
 

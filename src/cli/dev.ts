@@ -10,12 +10,10 @@
 import { localUrl, type Config } from '../config.js';
 import { untilSignal } from '../serve.js';
 import { DEV_TOKEN_HEADER, readDevToken } from './dev-token.js';
+import { DEV_HEADER } from '../devnet/dev-header.js';
 import { UsageError } from './usage.js';
 
 export class DevCommandError extends Error {}
-
-/** Marks every /_dev/ answer, so a client can tell a dev instance from any other server. */
-export const DEV_HEADER = 'x-gatewayd-dev';
 
 /** Runs the dev instance until SIGINT or SIGTERM; resolves with the exit code. */
 export async function runDev(

@@ -3,7 +3,7 @@ import { providerSettings } from '../chain/providers.js';
 import type { Config } from '../config.js';
 import { NETWORKS } from '../lib/tron.js';
 import { isLoopbackSmtpHost, smtpServerName, smtpTransportOptions, startTlsRequired } from '../email/mailer.js';
-import type { Finding } from './doctor.js';
+import type { Finding } from './doctor-findings.js';
 
 /** Solidified blocks trail the head by about a minute; older than this means a stuck node. */
 const STALE_BLOCK_MS = 5 * 60_000;

@@ -12,7 +12,8 @@ export function configTemplate(secret: string): string {
 # host:port to bind. Keep it on loopback behind a reverse proxy that terminates HTTPS.
 listen = "127.0.0.1:8080"
 # The public origin: links in mail, checkout_url, the allowed Origin; cookies are Secure when https.
-public_url = "http://127.0.0.1:8080"
+# Unset, it follows listen (http://127.0.0.1:8080 here); set it to the address people use.
+# public_url = "https://pay.example.com"
 # Take the client address from X-Forwarded-For (only behind your own reverse proxy).
 trust_proxy = false
 # Key material for cookie and token HMACs. Keep it secret; changing it signs everyone out.

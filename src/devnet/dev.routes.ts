@@ -16,7 +16,7 @@
 import { z } from 'zod';
 import type { App } from '../app.js';
 import { insertKey } from '../api-keys/api-keys.repo.js';
-import { DEV_HEADER } from '../cli/dev.js';
+import { DEV_HEADER } from './dev-header.js';
 import { DEV_TOKEN_HEADER, isLoopbackHostHeader } from '../cli/dev-token.js';
 import { safeEqual } from '../lib/crypto.js';
 import { createConfirmedMerchant, passwordProblem } from '../cli/merchant.js';
@@ -123,7 +123,10 @@ export function devRoutes(app: App, deps: AppDeps, chain: DevChain, token: strin
     const at = body.late ? Math.max(deps.clock.now(), invoice.expiresAt + 1) : undefined;
     const result = inject({ to: invoice.walletAddress, amount: micro, from: body.from, contract: tokenOf(body.fake_token), result: resultOf(body.failed), at });
     deps.log.info({ invoice_id: invoice.id, tx_hash: result.tx_id, block: result.block_number }, 'dev: simulated payment');
-    return c.json({ invoice_id: invoice.id, payable_amount: formatAmount(invoice.payableAmount), expires_at: iso(invoice.expiresAt), ...result }, 200);
+    const answer = { invoice_id: invoice.id, payable_amount: formatAmount(invoice.payableAmount), expires_at: iso(invoice.expiresAt), ...result };
+    // The simulated chain never seals a block ahead of the clock, so a late payment to a pending
+    // invoice waits for its expiry: say exactly when it will show, instead of appearing to do nothing.
+    return c.json(at === undefined ? answer : { ...answer, note: lateNote(answer.solidified_at, deps.clock.now()) }, 200);
   });
 
   app.post('/_dev/transfer', async (c) => {
@@ -138,6 +141,13 @@ export function devRoutes(app: App, deps: AppDeps, chain: DevChain, token: strin
     deps.log.info({ tx_hash: result.tx_id, block: result.block_number }, 'dev: simulated transfer');
     return c.json(result, 200);
   });
+}
+
+/** When a late payment becomes visible, in words a developer reading a terminal can act on. */
+function lateNote(solidifiedAt: string, now: number): string {
+  const minutes = Math.max(0, Math.ceil((Date.parse(solidifiedAt) - now) / 60_000));
+  const when = minutes <= 1 ? 'within a minute' : `in about ${minutes} minutes`;
+  return `late payment: the gateway sees it at ${solidifiedAt} (${when}), once its block, just after the invoice's expiry, is solidified; create the invoice with "expires_in_minutes": 1 to see it sooner`;
 }
 
 /** Micro-units of a validated decimal string (up to 18 integer digits, beyond parseAmount's invoice range). */

@@ -14,7 +14,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { configSchema, localUrl, parseListen, type Config } from '../config.js';
+import { parseListen, type Config } from '../config.js';
 import { NETWORKS } from '../lib/tron.js';
 import { createLogger, type Log } from '../lib/log.js';
 import { startServer, type RunningServer } from '../serve.js';
@@ -83,11 +83,6 @@ export async function startDev(load: (overrides: Record<string, Record<string, u
     if (first.pricing.sources.length === 0) {
       rates = await startSimulatedRates();
       withNode.pricing = { sources: SOURCE_KINDS.map((kind) => ({ kind, url: rates!.url })) };
-    }
-    // Links (checkout_url, mail) and the Origin rule follow server.listen unless public_url was set.
-    const defaults = configSchema.parse({});
-    if (first.server.public_url === defaults.server.public_url && first.server.listen !== defaults.server.listen) {
-      withNode.server = { public_url: localUrl(first.server.listen) };
     }
     // A stable secret for this process without the "run gatewayd init" warning: sessions end with the process anyway.
     if (first.secretGenerated) withNode.server = { ...withNode.server, secret: randomBytes(32).toString('base64url') };

@@ -29,17 +29,22 @@ function bearerToken(c: Context): string | undefined {
 export function checkOrigin(c: Context, deps: AppDeps): void {
   const origin = c.req.header('origin');
   if (SAFE_METHODS.has(c.req.method)) {
-    if (origin !== undefined && origin !== deps.config.publicOrigin) {
-      throw new AppError('invalid_origin', 'The Origin header does not match this server');
-    }
+    if (origin !== undefined && origin !== deps.config.publicOrigin) throw foreignOrigin(origin, deps.config.publicOrigin);
     return;
   }
-  if (origin !== deps.config.publicOrigin) {
-    throw new AppError(
-      'invalid_origin',
-      origin === undefined ? 'The Origin header is required with a session' : 'The Origin header does not match this server',
-    );
-  }
+  if (origin === undefined) throw new AppError('invalid_origin', 'The Origin header is required with a session');
+  if (origin !== deps.config.publicOrigin) throw foreignOrigin(origin, deps.config.publicOrigin);
+}
+
+/**
+ * A foreign Origin, named with the setting it is compared to: the usual cause is a browser on an
+ * address that server.public_url does not name (another port, or a host name instead of an IP).
+ */
+export function foreignOrigin(origin: string, publicOrigin: string): AppError {
+  return new AppError(
+    'invalid_origin',
+    `The Origin header (${origin.slice(0, 200)}) does not match server.public_url (${publicOrigin}); if this is the address you use, set server.public_url to it`,
+  );
 }
 
 /** An HttpOnly, SameSite=Lax cookie for `path`, Secure when the public URL is https, living `lifetimeMs`. */

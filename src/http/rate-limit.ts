@@ -1,23 +1,15 @@
 import type { Context } from 'hono';
 import { AppError } from '../lib/errors.js';
 import type { Clock } from '../lib/clock.js';
-import type { AppEnv } from './context.js';
+import type { AppEnv, RateLimitState } from './context.js';
+
+export type { RateLimitState } from './context.js';
 
 interface Bucket {
   tokens: number;
   updatedAt: number;
   /** The limit this bucket was last consumed under: its capacity, refilled over one minute. */
   perMinute: number;
-}
-
-/** Where a client stands with one limit, as the RateLimit-* response headers tell it. */
-export interface RateLimitState {
-  /** Requests a minute (also the burst). */
-  limit: number;
-  /** Requests that may be made right now. */
-  remaining: number;
-  /** Seconds until the whole burst is available again. */
-  resetSeconds: number;
 }
 
 /** The request whose answer carries the RateLimit-* headers. */

@@ -239,7 +239,12 @@ export function withInvoiceDefaults(body: z.infer<typeof CreateInvoiceSchema>): 
 
 export const IdempotencyHeaderSchema = z.object({
   'idempotency-key': z
-    .string()
+    .string({
+      error: (issue) =>
+        issue.input === undefined
+          ? 'The Idempotency-Key header is required: send one unique key per invoice (e.g. a UUID) and the same key when you retry'
+          : undefined,
+    })
     .min(1)
     .max(255)
     .regex(/^[\x20-\x7E]+$/, 'expected 1 to 255 printable ASCII characters')

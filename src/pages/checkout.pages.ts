@@ -5,7 +5,6 @@
  */
 import { livePayments } from '../system/live-payments.js';
 import type { Hono } from 'hono';
-import QRCode from 'qrcode';
 import type { AppDeps } from '../deps.js';
 import type { AppEnv } from '../http/context.js';
 import { type Invoice } from '../invoices/invoice.model.js';
@@ -118,6 +117,8 @@ async function qrCode(text: string): Promise<string> {
   const cacheable = !text.includes(':');
   const cached = cacheable ? qrCache.get(text) : undefined;
   if (cached !== undefined) return cached;
+  // Loaded with the first checkout page: an idle server never needs it (about 3 MB with pngjs).
+  const { default: QRCode } = await import('qrcode');
   const svg = await QRCode.toString(text, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
   if (!cacheable) return svg;
   if (qrCache.size >= QR_CACHE_MAX) qrCache.delete(qrCache.keys().next().value!);

@@ -5,6 +5,7 @@
  * request (a same-origin fetch always carries Origin), and the same validation and errors.
  */
 import type { Context, Hono } from 'hono';
+import { defaultName } from '../accounts/auth.service.js';
 import { findMerchantById, type Merchant } from '../accounts/merchants.repo.js';
 import type { InvoiceStatus } from '../db/schema.js';
 import { optionalSession } from '../http/auth.js';
@@ -172,6 +173,8 @@ export function consolePages(app: Hono<AppEnv>, deps: AppDeps, renderer: Rendere
       hasWallet: figures.wallets > 0,
       pools: await poolWarnings(deps, req.merchant.id),
       attention,
+      // Still the part of the email before "@": the checkout would read "Payment to you".
+      nameIsDefault: req.merchant.name === defaultName(req.merchant.email, undefined),
     });
   });
 

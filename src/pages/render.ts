@@ -154,7 +154,14 @@ export function createRenderer(deps: AppDeps): Renderer {
   const eta = new Eta({ autoEscape: true, autoTrim: false, cache: true, varName: 'it' });
   for (const file of listAssets('templates/pages')) {
     if (!file.endsWith('.eta')) continue;
-    eta.loadTemplate(`@${file.slice(0, -4)}`, readAssetText(`templates/pages/${file}`));
+    // Compiled when first rendered: an idle server (or one that never shows the console) keeps
+    // neither the compiled functions nor the time compiling all of them at start-up.
+    const source = readAssetText(`templates/pages/${file}`);
+    let compiled: ReturnType<Eta['compile']> | undefined;
+    eta.loadTemplate(`@${file.slice(0, -4)}`, function (this: Eta, data?: object, options?: Parameters<ReturnType<Eta['compile']>>[1]) {
+      compiled ??= eta.compile(source);
+      return compiled.call(this, data, options);
+    });
   }
   const provider = deps.config.captcha.provider;
 
@@ -192,6 +199,8 @@ export function createRenderer(deps: AppDeps): Renderer {
         external,
         nav: view.nav ?? null,
         chat,
+        // The contact form answers "not available" without support staff: no link to it then.
+        contact: hasSupportStaff(deps.config),
         noscriptRefresh: view.noscriptRefresh ?? null,
         languages: languageLinks(c, ctx.locale),
         pageData: jsonForScript({ locale: ctx.locale, ...(view.data ?? {}) }),

@@ -6,7 +6,7 @@
 import type { Config } from '../config.js';
 import { systemClock } from '../lib/clock.js';
 import { createLogger } from '../lib/log.js';
-import type { Finding } from '../cli/doctor.js';
+import type { Finding } from '../cli/doctor-findings.js';
 import { AppError } from '../lib/errors.js';
 import { formatDecimal } from './decimal.js';
 import { RateBook } from './rate-book.js';

@@ -277,6 +277,10 @@
             return {};
           })
           .then(function (json) {
+            // 200 instead of 201: the thing was there already (a wallet's address); say so, keep the form.
+            if (res.status === 200 && form.hasAttribute('data-exists')) {
+              return showError(form, [form.getAttribute('data-exists').replace('{label}', String(pick(json, form.getAttribute('data-exists-field'))))]);
+            }
             if (res.ok) return done(form, json);
             resetCaptcha();
             showError(form, describe(form, res.status, json));

@@ -85,6 +85,11 @@ test('the Origin rule: session requests with a foreign or missing Origin are 403
   const foreignGet = await client.get('/me', { origin: EVIL });
   assert.equal(foreignGet.status, 403);
   assert.equal(foreignGet.body.error.code, 'invalid_origin');
+  // It names the setting it compares with, and its value: the way out when the port changed.
+  assert.equal(
+    foreignGet.body.error.message,
+    `The Origin header (${EVIL}) does not match server.public_url (${app.t.config.publicOrigin}); if this is the address you use, set server.public_url to it`,
+  );
   assert.equal((await client.get('/me', { origin: null })).status, 200, 'a same-origin GET may omit Origin');
   const noOriginPatch = await client.patch('/me', { name: 'X' }, { origin: null });
   assert.equal(noOriginPatch.status, 403);

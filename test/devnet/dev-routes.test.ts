@@ -96,6 +96,9 @@ test('/_dev/pay --late lands after the window: the invoice expires and the payme
   assert.ok(Date.parse(late.body.block_timestamp) > Date.parse(inv.expires_at));
   assert.equal(late.body.amount, inv.payable_amount);
   assert.equal(micro(late.body.amount), micro(inv.payable_amount));
+  // It says exactly when the gateway can see it (the block, just after expiry, solidified 3 s later).
+  assert.equal(late.body.solidified_at, new Date(Date.parse(late.body.block_timestamp) + 3000).toISOString());
+  assert.match(late.body.note, new RegExp(`^late payment: the gateway sees it at ${late.body.solidified_at} \\((within a minute|in about 2 minutes)\\)`));
 
   for (let i = 0; i < 40 && !(await transfersOf(app)).some((x) => x.tx_hash === late.body.tx_id); i++) {
     app.clock.advance(5 * SECOND);

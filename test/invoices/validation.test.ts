@@ -76,6 +76,15 @@ test('unknown fields and missing required fields are 400; a non-JSON body too', 
   const notJson = await s.client.post('/invoices', undefined, { raw: 'amount=1', headers: { 'idempotency-key': 'v-2', 'content-type': 'application/json' } });
   assert.equal(notJson.status, 400);
   assert.equal(notJson.body.error.code, 'invalid_json');
+  // A missing Idempotency-Key says what to send, not zod's "expected string, received undefined".
+  const noKey = await s.client.post('/invoices', { merchant_order_id: 'no-key', amount: '1', wallet_id: s.walletId });
+  assert.equal(noKey.status, 400);
+  assert.deepEqual(noKey.body.error.details, [
+    {
+      path: 'header.idempotency-key',
+      message: 'The Idempotency-Key header is required: send one unique key per invoice (e.g. a UUID) and the same key when you retry',
+    },
+  ]);
 });
 
 test('metadata nests at most 32 levels: deeper is 400, also thousands of levels within 16 KiB (was a 500)', async () => {

@@ -221,6 +221,19 @@ test('doctor warns when nobody answers support and when an https public_url does
   assert.match(findings.find((f) => f.check === 'trust_proxy')?.detail ?? '', /trust_proxy = false/);
 });
 
+test('doctor warns when an http server.public_url names another port than server.listen, not when it follows listen', () => {
+  const cwd = mkdtempSync(join(tmpdir(), 'gatewayd-doctor-'));
+  const secret = 'x'.repeat(40);
+  const apart = checkConfig(loadConfig({ cwd, env: { GATEWAYD_SERVER_LISTEN: '127.0.0.1:9090', GATEWAYD_SERVER_PUBLIC_URL: 'http://127.0.0.1:8080', GATEWAYD_SERVER_SECRET: secret } }));
+  const warning = apart.find((f) => f.check === 'public_url' && f.level === 'warn');
+  assert.match(warning?.detail ?? '', /server\.public_url http:\/\/127\.0\.0\.1:8080 names port 8080 but server\.listen is 127\.0\.0\.1:9090/);
+  const following = checkConfig(loadConfig({ cwd, env: { GATEWAYD_SERVER_LISTEN: '127.0.0.1:9090', GATEWAYD_SERVER_SECRET: secret } }));
+  assert.deepEqual(
+    following.filter((f) => f.check === 'public_url').map((f) => [f.level, f.detail]),
+    [['ok', 'http://127.0.0.1:9090 (http on loopback: local use only)']],
+  );
+});
+
 const NETWORK_HOST = nonLoopbackAddress();
 
 test('doctor: an SMTP server on the network that does not offer STARTTLS is a problem by default, a warning when opted out, and never gets the password', { skip: NETWORK_HOST === undefined && 'no non-loopback address' }, async (t) => {
