@@ -141,6 +141,7 @@ export async function backfill(pass: Pass, started: number): Promise<boolean> {
       if (read.kind !== 'block') {
         // Held (disputed or not served yet): the rest of this range waits for a later pass.
         if (read.kind === 'disputed' && !rt.disputes.has(n)) rt.disputes.set(n, { block: n, reason: read.reason, since: deps.clock.now() });
+        rt.figures.reason = `backfill held at block ${n}: ${read.reason}`;
         blocked = true;
         break;
       }

@@ -1,6 +1,6 @@
 /**
- * A replay of recorded mainnet java-tron answers (read at run time from
- * ../shared/realchain-samples/, never copied here) through a loopback stand-in, shifting only block
+ * A replay of recorded mainnet java-tron answers (provided beside the clone by CI, read at run time,
+ * not part of the repository) through a loopback stand-in, shifting only block
  * numbers and times: every real USDT transfer confirms an invoice of its exact amount with the
  * right hash; failed ones never do; the `visible=true` answer (base58 log address), numbers sent
  * as strings, and a log marked `removed` are handled as they come on real networks.

@@ -4,8 +4,8 @@
  * blocks land just after `now`), a block every 3 s, solidified 19 blocks behind the head. Blocks
  * without recorded infos are empty (their whole-block answer lists no transaction).
  *
- * The recordings are read at run time from ../shared/realchain-samples/ beside the clone (CI has
- * it); they are never copied into the repository.
+ * The recordings are provided beside the clone (CI has them) and read at run time; they are not
+ * part of the repository.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
