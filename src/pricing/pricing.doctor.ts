@@ -21,6 +21,7 @@ export async function checkRates(config: Config, timeoutMs: number): Promise<Fin
   const now = systemClock.now();
   const findings: Finding[] = book.status(now).map((s) => {
     const where = `${s.name} (${s.host})`;
+    if (s.currencies.length === 0) return { level: 'warn', check: 'rates', detail: `${where}: quotes none of pricing.currencies; it is never asked` };
     if (s.fetched_at === null) return { level: 'warn', check: 'rates', detail: `${where}: ${s.last_error ?? 'no answer'}` };
     const rates = Object.entries(s.rates).map(([c, r]) => `${c} ${r}`);
     const missing = s.currencies.filter((c) => !(c in s.rates));

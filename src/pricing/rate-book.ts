@@ -91,6 +91,9 @@ export class RateBook {
         'currency_not_configured',
       );
     }
+    if (!this.enabled) {
+      throw unavailable(`No ${currency} rate: this gateway has no rate sources ([[pricing.sources]]); price in USDT`, 'no_sources');
+    }
     const maxAgeMs = config.max_age_seconds * 1000;
     const fresh: Array<{ name: string; rate: Decimal; at: number }> = [];
     for (const s of this.sources) {

@@ -171,3 +171,18 @@ test('a currency that is not configured: 503 rate_unavailable; a malformed code:
   const bad = await createInvoice(s.client, { amount: '100', currency: 'eur', wallet_id: s.walletId });
   assert.equal(bad.status, 400);
 });
+
+test('no [[pricing.sources]]: a fiat price is refused (503 no_sources), a USDT one is not', async () => {
+  const plain = await startTestApp();
+  try {
+    const owner = await shop(plain, ADDRESSES[3]);
+    const res = await createInvoice(owner.client, { amount: '100', currency: 'EUR', wallet_id: owner.walletId });
+    assert.equal(res.status, 503, res.text);
+    assert.equal(res.body.error.details[0].reason, 'no_sources');
+    assert.equal(res.headers.get('retry-after'), null);
+    const usdt = await createInvoice(owner.client, { amount: '100', wallet_id: owner.walletId });
+    assert.equal(usdt.status, 201, usdt.text);
+  } finally {
+    await plain.close();
+  }
+});
