@@ -39,6 +39,16 @@ export function formatFiat(locale: string, amount: string, currency: string): st
   return f.format(amount as unknown as number);
 }
 
+/**
+ * formatFiat for a page: on a right-to-left page the amount and its symbol stay one left-to-right
+ * unit (an isolate, without the locale's own direction marks), else "302.38 CN¥ = 42.50 USDT" is
+ * reordered into "CN¥ = 42.50 USDT 302.38".
+ */
+export function fiatText(ctx: Pick<PageContext, 'locale' | 'dir'>, amount: string, currency: string): string {
+  const text = formatFiat(ctx.locale, amount, currency);
+  return ctx.dir === 'rtl' ? `\u2066${text.replace(/[\u200e\u200f\u061c]/g, '')}\u2069` : text;
+}
+
 /** A rate with four decimals ("7.1150"). */
 export function formatRate(rate: string): string {
   const d = parseDecimal(rate);
@@ -58,7 +68,7 @@ export function utcTime(iso: string): string {
 /** The checkout's sentence for a fiat price. */
 export function priceLine(ctx: PageContext, price: PriceView, baseAmount: string): string {
   return ctx.t('page.checkout.fiat_price', {
-    fiat: formatFiat(ctx.locale, price.amount, price.currency),
+    fiat: fiatText(ctx, price.amount, price.currency),
     usdt: shortUsdt(baseAmount),
     rate: formatRate(price.rate),
     currency: price.currency,

@@ -12,7 +12,7 @@ import { formatAmount } from '../lib/amounts.js';
 import { listAssets, readAssetText } from '../lib/assets.js';
 import { isRtl, LOCALE_NAMES, LOCALES, negotiateLocale, translator, type Locale, type Translate } from './i18n.js';
 import { staticUrl } from './static.js';
-import { formatFiat, formatRate, utcTime } from './price-format.js';
+import { fiatText, formatRate, utcTime } from './price-format.js';
 
 export const LANG_COOKIE = 'gw_lang';
 const LANG_COOKIE_MAX_AGE = 365 * 24 * 3600;
@@ -168,7 +168,7 @@ export function createRenderer(deps: AppDeps): Renderer {
         explorer: explorerLink(deps.config.console.explorer_tx_url),
         amount: formatAmount,
         // Fiat prices: the amount in the page's language with its symbol, a rate to 4 decimals, HH:MM of an ISO time.
-        fiat: (amount: string, currency: string) => formatFiat(ctx.locale, amount, currency),
+        fiat: (amount: string, currency: string) => fiatText(ctx, amount, currency),
         rate: formatRate,
         utcTime,
         captcha: view.captcha && provider !== '' ? { provider, siteKey: deps.config.captcha.site_key } : null,

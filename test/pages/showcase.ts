@@ -34,6 +34,8 @@ export async function seedShowcase(app: TestApp): Promise<Showcase> {
     description: 'Order #1042: two hardcover books, shipping included',
     orderId: 'order-1042',
     expiresInMinutes: 30,
+    // Priced in the shop's currency: 302.38 CNY at 7.115, rounded up to 42.50 USDT.
+    price: { amount: '302.38', currency: 'CNY', rate: '7.115', markupPercent: '0', sources: ['coinbase', 'coingecko'], rateAt: now - 40_000 },
   });
   const paid = await insertInvoice(app.deps.db, {
     merchantId,
@@ -43,6 +45,8 @@ export async function seedShowcase(app: TestApp): Promise<Showcase> {
     adjustment: 42n,
     description: 'Order #1041: gift card',
     orderId: 'order-1041',
+    // 16.58 EUR at 0.9215 with a 0 % markup: 17.992… rounded up to 18.00 USDT.
+    price: { amount: '16.58', currency: 'EUR', rate: '0.9215', markupPercent: '0', sources: ['coingecko', 'kraken'], rateAt: now - 3_640_000 },
     status: 'confirmed',
     txHash: '7c1e4f0b9a3d2e8f6c5b4a3928171605f4e3d2c1b0a99887766554433221100f',
   });
@@ -146,6 +150,7 @@ export function showcasePages(s: Showcase): Array<{ name: string; path: string }
     { name: 'invoice', path: `/console/invoices/${s.paidId}` },
     { name: 'transfers', path: '/console/transfers' },
     { name: 'webhooks', path: '/console/webhooks' },
+    { name: 'account', path: '/console/account' },
     { name: 'not-found', path: '/console/no-such-page' },
   ];
 }
