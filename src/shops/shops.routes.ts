@@ -69,6 +69,7 @@ export function shopConnectionRoutes(deps: AppDeps, notifier: ShopNotifier) {
       operationId: 'listShopConnections',
       tags: ['Shop connections'],
       summary: 'The shop connections of the account, active first, newest first (never their keys)',
+      description: 'Owner session only. Deleted connections stay listed with active false; a key is shown only when it is created or rolled.',
       security: SESSION_ONLY,
       middleware: [session] as const,
       responses: { 200: jsonResponse(ShopConnectionListSchema, 'The connections'), ...errorResponses(401, 403) },
