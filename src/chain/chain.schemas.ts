@@ -43,30 +43,26 @@ export const WatcherHealthSchema = z
   .object({
     state: z.enum(['stopped', 'idle', 'running', 'degraded']),
     lag_seconds: z.number().nullable().openapi({ description: 'Seconds between now and the time up to which every block is read (null when idle)' }),
-    scan: z
-      .object({
-        block: z.number().int().nullable().openapi({ description: 'The newest block the head follower has read' }),
-        solid_head: z.number().int().nullable().openapi({ description: 'The newest solidified block known' }),
-        behind_blocks: z.number().int().nullable().openapi({ description: 'Solidified blocks the follower has not read yet' }),
-        gap_blocks: z.number().int().openapi({ description: 'Blocks behind the follower still to be backfilled (after downtime)' }),
-        inconsistent_blocks: z.number().int().openapi({ description: 'Blocks whose two reads disagreed since the start (never trusted)' }),
-      })
-      .optional(),
-    providers: z
-      .array(
-        z.object({
-          name: z.string().openapi({ description: 'The provider origin (never its key)' }),
-          state: z.enum(['ok', 'backing_off']),
-          consecutive_failures: z.number().int(),
-          requests: z.number().int(),
-          failures: z.number().int(),
-          inconsistent_blocks: z.number().int(),
-          last_error: z.string().nullable(),
-          last_ok_at: DateTime.nullable(),
-          retry_at: DateTime.nullable(),
-        }),
-      )
-      .optional(),
+    scan: z.object({
+      block: z.number().int().nullable().openapi({ description: 'The newest block the head follower has read' }),
+      solid_head: z.number().int().nullable().openapi({ description: 'The newest solidified block known' }),
+      behind_blocks: z.number().int().nullable().openapi({ description: 'Solidified blocks the follower has not read yet' }),
+      gap_blocks: z.number().int().openapi({ description: 'Blocks behind the follower still to be backfilled (after downtime)' }),
+      inconsistent_blocks: z.number().int().openapi({ description: 'Blocks whose two reads disagreed since the start (never trusted)' }),
+    }),
+    providers: z.array(
+      z.object({
+        name: z.string().openapi({ description: 'The provider origin (never its key)' }),
+        state: z.enum(['ok', 'backing_off']),
+        consecutive_failures: z.number().int(),
+        requests: z.number().int(),
+        failures: z.number().int(),
+        inconsistent_blocks: z.number().int(),
+        last_error: z.string().nullable(),
+        last_ok_at: DateTime.nullable(),
+        retry_at: DateTime.nullable(),
+      }),
+    ),
   })
   .openapi('WatcherHealth');
 

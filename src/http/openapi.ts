@@ -4,7 +4,7 @@
  */
 import { OpenAPIHono, z } from '@hono/zod-openapi';
 import { AppError, ERROR_CODES, type ErrorDetail } from '../lib/errors.js';
-import { NETWORK_IDS, type TronNetwork } from '../lib/tron.js';
+import type { TronNetwork } from '../lib/tron.js';
 import type { AppEnv } from './context.js';
 
 export const ErrorEnvelopeSchema = z
@@ -60,6 +60,18 @@ export function jsonBody<T extends z.ZodType>(schema: T, description?: string) {
   return { required: true, description, content: { 'application/json': { schema } } };
 }
 
+/**
+ * A body the server does not need: optional in the document (a client may send none, or `{}`), and
+ * still validated when sent (the body guard turns an absent body into `{}`, so an unknown field is a
+ * 400 either way).
+ */
+export function optionalJsonBody<T extends z.ZodType>(schema: T, description = 'Optional: no body, or `{}`') {
+  return { required: false, description, content: { 'application/json': { schema } } };
+}
+
+/** The body of an action that takes no input. */
+export const EmptyBody = z.strictObject({}).openapi('EmptyBody');
+
 export function jsonResponse<T extends z.ZodType>(schema: T, description: string) {
   return { description, content: { 'application/json': { schema } } };
 }
@@ -109,29 +121,15 @@ export function createRouter(): OpenAPIHono<AppEnv> {
 }
 
 /**
- * The document of one instance: the schemas accept every network id (one codebase serves them all),
- * but an instance runs one network, so its served document names only that one, and says in its
- * description whether its USDT is real money.
+ * One document per API version: the schemas list every network id whatever the instance runs (a
+ * client generated from a test instance must accept mainnet answers), and only the server entry says
+ * which network this instance runs and whether its USDT is real money.
  */
-export function narrowToNetwork(document: Record<string, unknown>, network: Readonly<TronNetwork>): Record<string, unknown> {
-  const all = JSON.stringify(NETWORK_IDS);
-  const visit = (node: unknown): void => {
-    if (Array.isArray(node)) {
-      node.forEach(visit);
-      return;
-    }
-    if (typeof node !== 'object' || node === null) return;
-    const record = node as Record<string, unknown>;
-    if (Array.isArray(record.enum) && JSON.stringify(record.enum) === all) record.enum = [network.id];
-    Object.values(record).forEach(visit);
-  };
-  visit(document.components);
-  visit(document.paths);
-  const info = document.info as { description?: string };
+export function describeInstance(document: Record<string, unknown>, network: Readonly<TronNetwork>): Record<string, unknown> {
   const where = network.test
-    ? `This instance runs on ${network.id}, a TRON test network: its USDT (contract ${network.usdtContract}) has no value, and nothing it confirms is real money.`
-    : `This instance runs on ${network.id}: USDT contract ${network.usdtContract}.`;
-  info.description = `${info.description ?? ''} ${where}`.trim();
+    ? `This gatewayd server: ${network.id}, a TRON test network; its USDT (contract ${network.usdtContract}) has no value, and nothing it confirms is real money.`
+    : `This gatewayd server: ${network.id}, USDT contract ${network.usdtContract}.`;
+  for (const server of (document.servers as Array<{ description?: string }> | undefined) ?? []) server.description = where;
   return document;
 }
 

@@ -55,44 +55,40 @@ const invoiceCommon = {
   payable_amount: MONEY.openapi({ description: 'The exact amount the payer must send', example: '25.000137' }),
   wallet_address: z.string().openapi({ description: 'The TRON receiving address (base58)', example: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7' }),
   status: InvoiceStatusSchema,
-  created_at: DateTime.optional(),
-  expires_at: DateTime.optional().openapi({ description: 'End of the payment window (the cancel time for a cancelled invoice)', example: '2026-01-01T00:20:00.000Z' }),
-  reserved_until: DateTime.optional().openapi({ description: 'End of the 90-day amount reservation', example: '2026-04-01T00:00:00.000Z' }),
+  created_at: DateTime,
+  expires_at: DateTime.openapi({ description: 'End of the payment window (the cancel time for a cancelled invoice)', example: '2026-01-01T00:20:00.000Z' }),
+  reserved_until: DateTime.openapi({ description: 'End of the 90-day amount reservation', example: '2026-04-01T00:00:00.000Z' }),
   description: z.string().optional().openapi({ example: 'Order 1042: 2 t-shirts' }),
   tx_hash: z
     .string()
     .nullable()
-    .optional()
     .openapi({ description: 'Hash of the matched USDT transfer, 64 hex characters', example: 'c5d1a3f0e8b94c7d2a6f1e0b3c9d8a7f6e5d4c3b2a1908f7e6d5c4b3a2918070' }),
   mode: z.literal('live'),
-  network: z.enum(NETWORK_IDS).optional().openapi({ description: "The instance's TRON network" }),
-  token: z.literal('USDT').optional(),
-  token_contract: z.string().optional().openapi({ description: 'The USDT TRC20 contract of the network', example: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' }),
-  amount_reuse_review: z.boolean().optional().openapi({ description: 'Created in review because the amount was reused after 90 days', example: false }),
+  network: z.enum(NETWORK_IDS).openapi({ description: "The instance's TRON network" }),
+  token: z.literal('USDT'),
+  token_contract: z.string().openapi({ description: 'The USDT TRC20 contract of the network', example: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' }),
+  amount_reuse_review: z.boolean().openapi({ description: 'Created in review because the amount was reused after 90 days', example: false }),
 };
 
 export const InvoiceSchema = z
   .object({
     ...invoiceCommon,
-    confirmed_at: DateTime.nullable().optional().openapi({ example: '2026-01-01T00:04:12.000Z' }),
+    confirmed_at: DateTime.nullable().openapi({ example: '2026-01-01T00:04:12.000Z' }),
     checkout_url: z
       .string()
-      .openapi({ format: 'uri', description: 'Confidential payment link', example: 'https://pay.shop.example/pay/q3Vb7Yk2mN8xP0rT5wZ1aC4dF6gH9jL2' })
-      .optional(),
-    checkout_token: z.string().optional().openapi({ description: 'Capability token of the checkout link', example: 'q3Vb7Yk2mN8xP0rT5wZ1aC4dF6gH9jL2' }),
+      .openapi({ format: 'uri', description: 'Confidential payment link', example: 'https://pay.shop.example/pay/q3Vb7Yk2mN8xP0rT5wZ1aC4dF6gH9jL2' }),
+    checkout_token: z.string().openapi({ description: 'Capability token of the checkout link', example: 'q3Vb7Yk2mN8xP0rT5wZ1aC4dF6gH9jL2' }),
     merchant_order_id: z.string().openapi({ example: 'order-1042' }),
     wallet_id: z.string().openapi({ example: 'wal_Qm4Zr8Tn2Vb6Xc0Lk5Jh1g' }),
     metadata: z.record(z.string(), z.unknown()).openapi({ example: { customer_ref: 'c-88' } }),
     redirect_url: z
       .string()
       .nullable()
-      .optional()
       .openapi({ format: 'uri', description: 'Where the checkout offers to send the payer once the invoice is confirmed or expired', example: 'https://shop.example/orders/1042' }),
-    cancelled_at: DateTime.nullable().optional().openapi({ description: 'When the merchant cancelled the invoice (status expired)', example: null }),
+    cancelled_at: DateTime.nullable().openapi({ description: 'When the merchant cancelled the invoice (status expired)', example: null }),
     received_amount: z
       .string()
       .nullable()
-      .optional()
       .openapi({
         pattern: '^[0-9]+\\.[0-9]{6}$',
         description: 'USDT actually received: payable_amount when a matching transfer paid the invoice, the transfer\'s own amount when the owner applied a payment by hand (POST /invoices/{id}/resolve); null while unpaid',
@@ -106,7 +102,7 @@ export const CheckoutInvoiceSchema = z
   .openapi('CheckoutInvoice');
 
 export const InvoiceEnvelopeSchema = z
-  .object({ invoice: InvoiceSchema, idempotent_replay: z.boolean().optional() })
+  .object({ invoice: InvoiceSchema, idempotent_replay: z.boolean().openapi({ description: 'true when this answer replays an earlier request with the same Idempotency-Key' }) })
   .openapi('InvoiceEnvelope');
 
 export const InvoiceListSchema = z
@@ -185,8 +181,6 @@ export const InvoiceIdParamSchema = z.object({
 export const ReviewDecisionSchema = z
   .strictObject({ decision: z.enum(['accept', 'reject']).openapi({ description: 'accept: confirmed; reject: expired', example: 'accept' }) })
   .openapi('ReviewDecision');
-
-export const CancelInvoiceSchema = z.strictObject({}).openapi('CancelInvoice');
 
 export const ResolveInvoiceSchema = z
   .strictObject({

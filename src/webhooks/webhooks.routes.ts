@@ -4,14 +4,13 @@ import { requireSession } from '../http/auth.js';
 import type { MiddlewareHandler } from 'hono';
 import type { AppDeps } from '../deps.js';
 import type { AppEnv } from '../http/context.js';
-import { createRouter, errorResponses, jsonBody, jsonResponse, SuccessSchema } from '../http/openapi.js';
+import { createRouter, EmptyBody, errorResponses, jsonBody, jsonResponse, optionalJsonBody, SuccessSchema } from '../http/openapi.js';
 import { createDeliverer } from './deliverer.js';
 import {
   CreatedWebhookSchema,
   CreateWebhookBody,
   DeliveryEnvelopeSchema,
   DeliveryIdParam,
-  EmptyBody,
   TestWebhookResultSchema,
   toDeliveryResponse,
   toWebhookResponse,
@@ -86,7 +85,7 @@ export function webhookRoutes(deps: AppDeps) {
         'a failed attempt is retried on the usual schedule. Test events and manual retries: at most 30 a minute per account.',
       security,
       middleware: [session, manualSends] as const,
-      request: { params: WebhookIdParam, body: jsonBody(EmptyBody) },
+      request: { params: WebhookIdParam, body: optionalJsonBody(EmptyBody) },
       responses: { 200: jsonResponse(TestWebhookResultSchema, 'The stored event and its delivery'), ...errorResponses(400, 401, 403, 404, 409, 413, 429) },
     }),
     async (c) => {
@@ -105,7 +104,7 @@ export function webhookRoutes(deps: AppDeps) {
       description: 'Delivered, cancelled and in-flight deliveries answer 409 delivery_not_retryable; a delivery of a deleted webhook 409 webhook_inactive.',
       security,
       middleware: [session, manualSends] as const,
-      request: { params: DeliveryIdParam, body: jsonBody(EmptyBody) },
+      request: { params: DeliveryIdParam, body: optionalJsonBody(EmptyBody) },
       responses: { 200: jsonResponse(DeliveryEnvelopeSchema, 'The delivery after the attempt'), ...errorResponses(400, 401, 403, 404, 409, 413, 429) },
     }),
     async (c) => {

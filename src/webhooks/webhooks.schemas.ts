@@ -20,9 +20,6 @@ export const CreateWebhookBody = z
   })
   .openapi('CreateWebhook');
 
-// Not a named component: other features take `{}` bodies too.
-export const EmptyBody = z.strictObject({});
-
 export const WebhookIdParam = z.object({ id: z.string().min(1).max(100).openapi({ param: { name: 'id', in: 'path' }, example: 'whk_3kTq9x' }) });
 export const DeliveryIdParam = z.object({ id: z.string().min(1).max(100).openapi({ param: { name: 'id', in: 'path' }, example: 'dlv_8fHs2a' }) });
 
@@ -30,7 +27,7 @@ export const WebhookSchema = z
   .object({
     id: z.string(),
     url: z.string().openapi({ format: 'uri' }),
-    created_at: DateTime.optional(),
+    created_at: DateTime,
     active: z.boolean(),
   })
   .openapi('Webhook');
@@ -42,11 +39,11 @@ export const DeliverySchema = z
     event_id: z.string(),
     status: z.enum(['pending', 'sending', 'delivered', 'failed', 'cancelled']),
     attempts: z.number().int(),
-    next_attempt_at: DateTime.nullable().optional(),
-    delivered_at: DateTime.nullable().optional(),
-    last_error: z.string().nullable().optional(),
-    response_status: z.number().int().nullable().optional(),
-    created_at: DateTime.optional(),
+    next_attempt_at: DateTime.nullable(),
+    delivered_at: DateTime.nullable(),
+    last_error: z.string().nullable(),
+    response_status: z.number().int().nullable(),
+    created_at: DateTime,
   })
   .openapi('Delivery');
 
