@@ -71,6 +71,11 @@ export function createApp(deps: AppDeps): App {
 
   // JSON bodies: at most 64 KiB, valid JSON, declared as JSON. An empty body counts as {}.
   app.use(`${API_PREFIX}/*`, jsonBody(app));
+  const idempotency = { db: deps.db, serverSecret: deps.config.server.secret, now: () => deps.clock.now() };
+  app.use(`${API_PREFIX}/*`, async (c, next) => {
+    c.set('idempotency', idempotency);
+    await next();
+  });
 
   app.route(API_PREFIX, systemRoutes(deps, VERSION));
   app.route(API_PREFIX, supportRoutes(deps));

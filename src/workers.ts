@@ -7,6 +7,8 @@ import { chainWorker } from './chain/chain.worker.js';
 import { maintenanceWorker } from './db/maintenance.worker.js';
 import { resetSendingDeliveries } from './webhooks/webhooks.repo.js';
 import { createDeliveryWorker } from './webhooks/webhooks.worker.js';
+import { purgeExpiredIdempotencyKeys } from './http/idempotency.js';
+import { MINUTE } from './lib/clock.js';
 
 export function createWorkers(deps: AppDeps): Worker[] {
   const deliveries = createDeliveryWorker(deps);
@@ -15,6 +17,12 @@ export function createWorkers(deps: AppDeps): Worker[] {
     paymentNoticesWorker(deps),
     maintenanceWorker(deps),
     chainWorker(deps),
+    {
+      // Replayable answers (some hold a secret shown once) live 24 hours, not longer.
+      name: 'idempotency-keys',
+      intervalMs: 5 * MINUTE,
+      runOnce: async () => (await purgeExpiredIdempotencyKeys(deps.db, deps.clock.now())) > 0,
+    },
     {
       name: 'webhooks',
       // Due retries are found within a second; new deliveries wake the loop at once.

@@ -6,6 +6,7 @@ import { OpenAPIHono, z } from '@hono/zod-openapi';
 import { AppError, ERROR_CODES, type ErrorDetail } from '../lib/errors.js';
 import type { TronNetwork } from '../lib/tron.js';
 import type { AppEnv } from './context.js';
+import { IdempotencyKeyHeader, idempotencyLayer } from './idempotency.js';
 
 export const ErrorEnvelopeSchema = z
   .object({
@@ -97,6 +98,28 @@ export function zodIssuesToDetails(issues: readonly z.core.$ZodIssue[], target?:
   return [...byPath.values()].slice(0, 20);
 }
 
+interface RouteShape {
+  method: string;
+  security?: Array<Record<string, string[]>>;
+  middleware?: unknown;
+  responses?: Record<string, unknown>;
+  request?: { query?: unknown; headers?: unknown };
+}
+
+/**
+ * Every POST that needs a credential accepts an optional Idempotency-Key (src/http/idempotency.ts),
+ * run after the route's own middleware (which names the merchant). A route with headers of its own
+ * (POST /invoices, which keeps its key with the invoice) is left as it is.
+ */
+function withIdempotency(route: RouteShape): RouteShape {
+  const credentials = (route.security ?? []).some((s) => 'sessionCookie' in s || 'bearerAuth' in s);
+  if (route.method !== 'post' || !credentials || route.request?.headers) return route;
+  const middleware = [...((route.middleware as unknown[] | undefined) ?? []), idempotencyLayer()];
+  // The key reused for another request (or while its first request is answered) is a 409.
+  const responses = { ...errorResponses(409), ...route.responses };
+  return { ...route, middleware, responses, request: { ...route.request, headers: IdempotencyKeyHeader } };
+}
+
 /** What an operation that declares no query parameters accepts: none at all. */
 const NO_QUERY = z.strictObject({});
 
@@ -114,9 +137,9 @@ export function createRouter(): OpenAPIHono<AppEnv> {
       }
     },
   });
-  const register = router.openapi.bind(router) as (route: { request?: { query?: unknown } }, ...rest: unknown[]) => unknown;
-  router.openapi = ((route: { request?: { query?: unknown } }, ...rest: unknown[]) =>
-    register(route.request?.query ? route : { ...route, request: { ...route.request, query: NO_QUERY } }, ...rest)) as typeof router.openapi;
+  const register = router.openapi.bind(router) as (route: RouteShape, ...rest: unknown[]) => unknown;
+  router.openapi = ((route: RouteShape, ...rest: unknown[]) =>
+    register(withIdempotency(route.request?.query ? route : { ...route, request: { ...route.request, query: NO_QUERY } }), ...rest)) as typeof router.openapi;
   return router;
 }
 

@@ -1,6 +1,7 @@
 /** The Invoice resources and their requests (docs/api.md, Invoices; amounts in docs/payments.md). */
 import { z } from '@hono/zod-openapi';
 import { DateTime } from '../http/openapi.js';
+import { IdempotencyKeyValue } from '../http/idempotency.js';
 import { formatAmount, parseAmount } from '../lib/amounts.js';
 import { NETWORK_IDS, type NetworkId } from '../lib/tron.js';
 import { iso, isoOrNull } from '../lib/clock.js';
@@ -162,12 +163,10 @@ export function withInvoiceDefaults(body: z.infer<typeof CreateInvoiceSchema>): 
 }
 
 export const IdempotencyHeaderSchema = z.object({
-  'idempotency-key': z
-    .string()
-    .min(1)
-    .max(255)
-    .regex(/^[\x20-\x7E]+$/, 'expected 1 to 255 printable ASCII characters')
-    .openapi({ param: { name: 'idempotency-key', in: 'header' }, description: 'One unique key per invoice attempt, reused on retries' }),
+  'idempotency-key': IdempotencyKeyValue.openapi({
+    param: { name: 'idempotency-key', in: 'header' },
+    description: 'One unique key per invoice attempt, reused on retries',
+  }),
 });
 
 export const InvoiceIdParamSchema = z.object({
