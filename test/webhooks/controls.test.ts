@@ -4,23 +4,15 @@
  * webhook per URL, enabled_events, pause, the secret roll with both signatures for 24 hours, and
  * the delivery id and attempt on every delivery. Real receiver over HTTPS, real SQLite.
  */
-import { test, before } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
-import type { TestApp } from '../helpers/app.js';
-import type { SignedIn } from '../helpers/fixtures.js';
-import type { HttpsReceiver, ReceivedRequest } from '../helpers/https-receiver.js';
+import type { ReceivedRequest } from '../helpers/https-receiver.js';
 import { createDeliveryWorker } from '../../src/webhooks/webhooks.worker.js';
 import { HOUR } from '../../src/lib/clock.js';
 import { deliveriesOf, receiverAppForFile, registerWebhook, storeEvent } from './support.js';
 
 const env = receiverAppForFile();
-let rx: HttpsReceiver;
-let t: TestApp;
-let owner: SignedIn;
-before(() => {
-  ({ rx, t, owner } = env);
-});
 
 /** The signature values of a delivery, as a receiver splits them. */
 function signatures(req: ReceivedRequest): string[] {
@@ -33,138 +25,138 @@ function signed(req: ReceivedRequest, secret: string): string {
 }
 
 async function deliverAll(): Promise<void> {
-  await createDeliveryWorker(t.deps).drain();
+  await createDeliveryWorker(env.t.deps).drain();
 }
 
 test('registering a URL that already is an active webhook answers 200 with it, and makes no second one', async () => {
-  const first = await owner.client.post('/webhooks', { url: rx.url('/once') });
+  const first = await env.owner.client.post('/webhooks', { url: env.rx.url('/once') });
   assert.equal(first.status, 201);
-  const again = await owner.client.post('/webhooks', { url: rx.url('/once') });
+  const again = await env.owner.client.post('/webhooks', { url: env.rx.url('/once') });
   assert.equal(again.status, 200);
   assert.equal(again.body.webhook.id, first.body.webhook.id);
   assert.equal(again.body.secret, undefined, 'the secret is not shown again');
-  const event = await storeEvent(t, owner.merchant.id);
-  assert.equal((await deliveriesOf(t, event.id)).filter((d) => d.webhookId === first.body.webhook.id).length, 1);
+  const event = await storeEvent(env.t, env.owner.merchant.id);
+  assert.equal((await deliveriesOf(env.t, event.id)).filter((d) => d.webhookId === first.body.webhook.id).length, 1);
   // Deleted, the URL can be registered anew (a new webhook, a new secret).
-  await owner.client.delete(`/webhooks/${first.body.webhook.id}`);
-  const anew = await owner.client.post('/webhooks', { url: rx.url('/once') });
+  await env.owner.client.delete(`/webhooks/${first.body.webhook.id}`);
+  const anew = await env.owner.client.post('/webhooks', { url: env.rx.url('/once') });
   assert.equal(anew.status, 201);
   assert.notEqual(anew.body.webhook.id, first.body.webhook.id);
-  await owner.client.delete(`/webhooks/${anew.body.webhook.id}`);
+  await env.owner.client.delete(`/webhooks/${anew.body.webhook.id}`);
 });
 
 test('Idempotency-Key: a lost answer to a key roll is recovered with the same secret; the answer is kept only sealed, for 24 hours', async () => {
-  const key = await owner.client.post('/api-keys', { name: 'server' });
+  const key = await env.owner.client.post('/api-keys', { name: 'server' });
   const headers = { 'idempotency-key': 'roll-1' };
-  const roll = await owner.client.post(`/api-keys/${key.body.api_key.id}/roll`, {}, { headers });
+  const roll = await env.owner.client.post(`/api-keys/${key.body.api_key.id}/roll`, {}, { headers });
   assert.equal(roll.status, 201, roll.text);
-  const replay = await owner.client.post(`/api-keys/${key.body.api_key.id}/roll`, {}, { headers });
+  const replay = await env.owner.client.post(`/api-keys/${key.body.api_key.id}/roll`, {}, { headers });
   assert.equal(replay.status, 201);
   assert.equal(replay.headers.get('idempotent-replayed'), 'true');
   assert.equal(replay.body.secret, roll.body.secret, 'the same new secret');
-  assert.equal((await owner.client.get('/invoices', { bearer: roll.body.secret })).status, 200, 'and it works');
+  assert.equal((await env.owner.client.get('/invoices', { bearer: roll.body.secret })).status, 200, 'and it works');
   // Stored sealed: the secret is nowhere in the table.
-  const rows = await t.deps.db.selectFrom('idempotency_keys').selectAll().execute();
+  const rows = await env.t.deps.db.selectFrom('idempotency_keys').selectAll().execute();
   assert.ok(rows.length >= 1 && !JSON.stringify(rows).includes(roll.body.secret.slice(-20)));
   // The same key for another request: refused, nothing done.
-  const other = await owner.client.post('/webhooks', { url: rx.url('/idem') }, { headers });
+  const other = await env.owner.client.post('/webhooks', { url: env.rx.url('/idem') }, { headers });
   assert.equal(other.status, 409);
   assert.equal(other.body.error.code, 'idempotency_key_reused');
   // After 24 hours the key is forgotten and the answer deleted.
-  t.clock.advance(24 * HOUR + 1);
-  const later = await owner.client.post(`/api-keys/${roll.body.api_key.id}/roll`, {}, { headers });
+  env.t.clock.advance(24 * HOUR + 1);
+  const later = await env.owner.client.post(`/api-keys/${roll.body.api_key.id}/roll`, {}, { headers });
   assert.equal(later.status, 201);
   assert.notEqual(later.body.secret, roll.body.secret);
-  const left = await t.deps.db.selectFrom('idempotency_keys').select('created_at').execute();
+  const left = await env.t.deps.db.selectFrom('idempotency_keys').select('created_at').execute();
   assert.ok(
-    left.every((r) => r.created_at === t.clock.now()),
+    left.every((r) => r.created_at === env.t.clock.now()),
     'expired answers are deleted',
   );
 });
 
 test('Idempotency-Key on POST /webhooks: a retry gets the same webhook and the same secret; an error answer releases the key', async () => {
   const headers = { 'idempotency-key': 'hook-1' };
-  const bad = await owner.client.post('/webhooks', { url: 'http://insecure.example.test/' }, { headers });
+  const bad = await env.owner.client.post('/webhooks', { url: 'http://insecure.example.test/' }, { headers });
   assert.equal(bad.status, 400);
-  const first = await owner.client.post('/webhooks', { url: rx.url('/idem-hook') }, { headers });
+  const first = await env.owner.client.post('/webhooks', { url: env.rx.url('/idem-hook') }, { headers });
   assert.equal(first.status, 201, first.text);
-  const retry = await owner.client.post('/webhooks', { url: rx.url('/idem-hook') }, { headers });
+  const retry = await env.owner.client.post('/webhooks', { url: env.rx.url('/idem-hook') }, { headers });
   assert.equal(retry.status, 201);
   assert.deepEqual(retry.body, first.body);
-  await owner.client.delete(`/webhooks/${first.body.webhook.id}`);
+  await env.owner.client.delete(`/webhooks/${first.body.webhook.id}`);
 });
 
 test('enabled_events and pause decide which events a webhook gets', async () => {
-  const only = await owner.client.post('/webhooks', { url: rx.url('/only-confirmed'), enabled_events: ['invoice.confirmed'] });
+  const only = await env.owner.client.post('/webhooks', { url: env.rx.url('/only-confirmed'), enabled_events: ['invoice.confirmed'] });
   assert.equal(only.status, 201, only.text);
   assert.deepEqual(only.body.webhook.enabled_events, ['invoice.confirmed']);
-  const all = await registerWebhook(owner.client, rx.url('/all'));
-  const created = await storeEvent(t, owner.merchant.id, 'invoice.created');
-  assert.deepEqual((await deliveriesOf(t, created.id)).map((d) => d.webhookId).sort(), [all.id]);
-  const confirmed = await storeEvent(t, owner.merchant.id, 'invoice.confirmed');
-  assert.deepEqual((await deliveriesOf(t, confirmed.id)).map((d) => d.webhookId).sort(), [all.id, only.body.webhook.id].sort());
+  const all = await registerWebhook(env.owner.client, env.rx.url('/all'));
+  const created = await storeEvent(env.t, env.owner.merchant.id, 'invoice.created');
+  assert.deepEqual((await deliveriesOf(env.t, created.id)).map((d) => d.webhookId).sort(), [all.id]);
+  const confirmed = await storeEvent(env.t, env.owner.merchant.id, 'invoice.confirmed');
+  assert.deepEqual((await deliveriesOf(env.t, confirmed.id)).map((d) => d.webhookId).sort(), [all.id, only.body.webhook.id].sort());
 
-  const repeated = await owner.client.patch(`/webhooks/${all.id}`, { enabled_events: ['invoice.created', 'invoice.created'] });
+  const repeated = await env.owner.client.patch(`/webhooks/${all.id}`, { enabled_events: ['invoice.created', 'invoice.created'] });
   assert.equal(repeated.status, 400);
-  const paused = await owner.client.patch(`/webhooks/${all.id}`, { active: false });
+  const paused = await env.owner.client.patch(`/webhooks/${all.id}`, { active: false });
   assert.equal(paused.status, 200);
   assert.equal(paused.body.webhook.active, false);
   assert.equal(paused.body.webhook.deleted, false);
-  const whilePaused = await storeEvent(t, owner.merchant.id, 'invoice.created');
-  assert.deepEqual(await deliveriesOf(t, whilePaused.id), []);
-  const resumed = await owner.client.patch(`/webhooks/${all.id}`, { active: true, enabled_events: null });
+  const whilePaused = await storeEvent(env.t, env.owner.merchant.id, 'invoice.created');
+  assert.deepEqual(await deliveriesOf(env.t, whilePaused.id), []);
+  const resumed = await env.owner.client.patch(`/webhooks/${all.id}`, { active: true, enabled_events: null });
   assert.equal(resumed.body.webhook.active, true);
   assert.equal(resumed.body.webhook.enabled_events, null);
-  await owner.client.delete(`/webhooks/${all.id}`);
-  await owner.client.delete(`/webhooks/${only.body.webhook.id}`);
-  assert.equal((await owner.client.patch(`/webhooks/${all.id}`, { active: true })).body.error.code, 'webhook_inactive');
+  await env.owner.client.delete(`/webhooks/${all.id}`);
+  await env.owner.client.delete(`/webhooks/${only.body.webhook.id}`);
+  assert.equal((await env.owner.client.patch(`/webhooks/${all.id}`, { active: true })).body.error.code, 'webhook_inactive');
 });
 
 test('roll-secret: for 24 hours deliveries carry sha256=<new>,sha256=<old>; before and after, exactly one value; delivery id and attempt on each', async () => {
   await deliverAll();
-  const hook = await registerWebhook(owner.client, rx.url('/roll'));
-  const before = await storeEvent(t, owner.merchant.id);
+  const hook = await registerWebhook(env.owner.client, env.rx.url('/roll'));
+  const before = await storeEvent(env.t, env.owner.merchant.id);
   await deliverAll();
-  const [one] = rx.requests.filter((r) => r.path === '/roll');
+  const [one] = env.rx.requests.filter((r) => r.path === '/roll');
   assert.deepEqual(signatures(one!), [signed(one!, hook.secret)]);
-  const [delivery] = (await deliveriesOf(t, before.id)).filter((d) => d.webhookId === hook.id);
+  const [delivery] = (await deliveriesOf(env.t, before.id)).filter((d) => d.webhookId === hook.id);
   assert.equal(one!.headers['x-gateway-delivery-id'], delivery!.id);
   assert.equal(one!.headers['x-gateway-attempt'], '1');
 
-  const rolled = await owner.client.post(`/webhooks/${hook.id}/roll-secret`);
+  const rolled = await env.owner.client.post(`/webhooks/${hook.id}/roll-secret`);
   assert.equal(rolled.status, 200, rolled.text);
   assert.notEqual(rolled.body.secret, hook.secret);
-  assert.equal(rolled.body.webhook.previous_secret_expires_at, new Date(t.clock.now() + 24 * HOUR).toISOString());
-  rx.requests.length = 0;
-  await storeEvent(t, owner.merchant.id);
+  assert.equal(rolled.body.webhook.previous_secret_expires_at, new Date(env.t.clock.now() + 24 * HOUR).toISOString());
+  env.rx.requests.length = 0;
+  await storeEvent(env.t, env.owner.merchant.id);
   await deliverAll();
-  const [two] = rx.requests.filter((r) => r.path === '/roll');
+  const [two] = env.rx.requests.filter((r) => r.path === '/roll');
   assert.deepEqual(signatures(two!), [signed(two!, rolled.body.secret), signed(two!, hook.secret)]);
 
-  t.clock.advance(24 * HOUR + 1000);
-  rx.requests.length = 0;
-  await storeEvent(t, owner.merchant.id);
+  env.t.clock.advance(24 * HOUR + 1000);
+  env.rx.requests.length = 0;
+  await storeEvent(env.t, env.owner.merchant.id);
   await deliverAll();
-  const [three] = rx.requests.filter((r) => r.path === '/roll');
+  const [three] = env.rx.requests.filter((r) => r.path === '/roll');
   assert.deepEqual(signatures(three!), [signed(three!, rolled.body.secret)]);
-  await owner.client.delete(`/webhooks/${hook.id}`);
+  await env.owner.client.delete(`/webhooks/${hook.id}`);
 });
 
 test('a failed delivery is attempted again with the same delivery id and the next attempt number', async () => {
   await deliverAll();
-  const hook = await registerWebhook(owner.client, rx.url('/retry'));
-  rx.answer(503);
-  await storeEvent(t, owner.merchant.id);
+  const hook = await registerWebhook(env.owner.client, env.rx.url('/retry'));
+  env.rx.answer(503);
+  await storeEvent(env.t, env.owner.merchant.id);
   await deliverAll();
-  rx.answer(200);
-  t.clock.advance(HOUR);
+  env.rx.answer(200);
+  env.t.clock.advance(HOUR);
   await deliverAll();
-  const got = rx.requests.filter((r) => r.path === '/retry');
+  const got = env.rx.requests.filter((r) => r.path === '/retry');
   assert.equal(got.length, 2);
   assert.equal(got[0]!.headers['x-gateway-delivery-id'], got[1]!.headers['x-gateway-delivery-id']);
   assert.deepEqual(
     got.map((r) => r.headers['x-gateway-attempt']),
     ['1', '2'],
   );
-  await owner.client.delete(`/webhooks/${hook.id}`);
+  await env.owner.client.delete(`/webhooks/${hook.id}`);
 });
