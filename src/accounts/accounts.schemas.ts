@@ -1,12 +1,13 @@
 /** The accounts part of the API contract: /auth/* and the Merchant (the Dashboard of /me is in src/dashboard/). */
 import { z } from '@hono/zod-openapi';
+import { emailField } from '../lib/email-rule.js';
 import { Mode } from '../http/openapi.js';
 import { LOCALES } from '../lib/i18n.js';
 import type { Config } from '../config.js';
 import { isSupportStaff } from './support-staff.js';
 import type { Merchant } from './merchants.repo.js';
 
-const Email = z.email().max(254).openapi({ example: 'owner@shop.example' });
+const Email = emailField().openapi({ example: 'owner@shop.example' });
 const CaptchaToken = z.string().max(2048).optional().openapi({ description: 'Required when GET /config shows a captcha; single use' });
 const Locale = z
   .string()

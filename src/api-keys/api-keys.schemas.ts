@@ -31,7 +31,7 @@ export const CreateApiKeySchema = z
       .min(1)
       .refine((s) => new Set(s).size === s.length, 'scopes must not repeat')
       .optional()
-      .openapi({ description: 'A non-empty subset; omitted = all three scopes' }),
+      .openapi({ uniqueItems: true, description: 'A non-empty subset without repeats; omitted = all three scopes' }),
   })
   .openapi('CreateApiKey');
 

@@ -3,7 +3,6 @@
  * operator can start without mail. The password is read from stdin (first line), never from argv,
  * where it would show in the process list and the shell history; on a terminal it is not echoed.
  */
-import { z } from 'zod';
 import type { Config } from '../config.js';
 import { defaultName } from '../accounts/auth.service.js';
 import { findMerchantByEmail, insertMerchant, normalizeEmail, type Merchant } from '../accounts/merchants.repo.js';
@@ -11,10 +10,11 @@ import { hashPassword } from '../accounts/passwords.js';
 import { ensureDatabaseFile, openDatabase, writeTransaction, type Db } from '../db/database.js';
 import { configuredClaim, prepareDatabase } from '../db/network-guard.js';
 import { UsageError } from './usage.js';
+import { emailField } from '../lib/email-rule.js';
 
 export class MerchantCommandError extends Error {}
 
-const emailSchema = z.email().max(254);
+const emailSchema = emailField();
 
 /** The first line of stdin; on a terminal, typed without echo after a prompt on stderr. */
 export async function readPassword(stdin: NodeJS.ReadStream = process.stdin): Promise<string> {

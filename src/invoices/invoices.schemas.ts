@@ -8,6 +8,14 @@ import { iso, isoOrNull } from '../lib/clock.js';
 import { checkoutUrl, type Invoice } from './invoice.model.js';
 
 export const AMOUNT_PATTERN = '^(0|[1-9][0-9]{0,9})(\\.[0-9]{1,6})?$';
+/**
+ * The same rule with its bounds, for the document: 0.000001 to 1000000000 with at most six
+ * fractional digits. The server checks the shape and the bounds apart, to name which one failed.
+ */
+export const BOUNDED_AMOUNT_PATTERN =
+  '^([1-9][0-9]{0,8}(\\.[0-9]{1,6})?|0\\.([1-9][0-9]{0,5}|0[1-9][0-9]{0,4}|00[1-9][0-9]{0,3}|000[1-9][0-9]{0,2}|0000[1-9][0-9]?|00000[1-9])|1000000000(\\.0{1,6})?)$';
+/** An https return URL with a host name (and port), no credentials, no whitespace or control characters. */
+export const RETURN_URL_PATTERN = '^https://([A-Za-z0-9-]+\\.)*[A-Za-z][A-Za-z0-9-]*(:[0-9]{1,4})?([/?#][^\\s\\u0000-\\u001f\\u007f]*)?$';
 export const MAX_INVOICE_AMOUNT = 1_000_000_000_000_000n; // 1 000 000 000 USDT in micro-units
 export const METADATA_MAX_BYTES = 16 * 1024;
 /**
@@ -126,7 +134,7 @@ export const CreateInvoiceSchema = z
         const micro = parseAmount(v);
         return micro === undefined || (micro >= 1n && micro <= MAX_INVOICE_AMOUNT);
       }, 'the amount must be between 0.000001 and 1000000000')
-      .openapi({ pattern: AMOUNT_PATTERN, example: '25.00', description: 'Base price in USDT, 0.000001 to 1000000000' }),
+      .openapi({ pattern: BOUNDED_AMOUNT_PATTERN, example: '25.00', description: 'Base price in USDT, 0.000001 to 1000000000' }),
     wallet_id: z.string().min(1).max(100).openapi({ description: 'One of your wallets (GET /wallets)', example: 'wal_Qm4Zr8Tn2Vb6Xc0Lk5Jh1g' }),
     description: z.string().min(1).max(1000).optional().openapi({ description: 'Shown to the payer', example: 'Order 1042: 2 t-shirts' }),
     metadata: z
@@ -151,7 +159,7 @@ export const CreateInvoiceSchema = z
       .max(REDIRECT_URL_MAX)
       .refine(isReturnUrl, 'expected an absolute https:// URL without user name or password')
       .optional()
-      .openapi({ description: `https URL (at most ${REDIRECT_URL_MAX} characters) the checkout offers as "Return to {merchant}" once the invoice is confirmed or expired`, example: 'https://shop.example/orders/1042' }),
+      .openapi({ pattern: RETURN_URL_PATTERN, description: `https URL (at most ${REDIRECT_URL_MAX} characters) the checkout offers as "Return to {merchant}" once the invoice is confirmed or expired`, example: 'https://shop.example/orders/1042' }),
   })
   .openapi('CreateInvoice');
 

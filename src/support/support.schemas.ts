@@ -2,6 +2,7 @@
  * The support API contract (docs/api.md, Support: public, owner session, inbox). Request bodies are strict; text is stored and returned exactly as sent.
  */
 import { z } from '@hono/zod-openapi';
+import { emailField } from '../lib/email-rule.js';
 import { DateTime } from '../http/openapi.js';
 import { iso } from '../lib/clock.js';
 import type { InboxTicket, Message, Ticket } from './support.repo.js';
@@ -30,7 +31,7 @@ function text(min: number, max: number, description: string) {
 const Message = text(1, 5000, 'Message text; stored and shown verbatim (pages escape it)');
 const Name = text(1, 100, 'Your name');
 const Subject = text(1, 150, 'Subject');
-const Email = z.email().max(254).openapi({ maxLength: 254, description: 'Where the team can reach you; never shown back' });
+const Email = emailField().openapi({ description: 'Where the team can reach you; never shown back' });
 const Category = z.enum(CATEGORIES).default('general').openapi({ description: 'Defaults to general' });
 const CaptchaToken = z.string().max(2048).optional().openapi({ description: 'Required when GET /config returns a captcha' });
 
