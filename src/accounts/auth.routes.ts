@@ -27,11 +27,10 @@ import { requireCaptcha } from '../http/captcha.js';
 import { clientIp, rateLimitSubject } from '../http/client-ip.js';
 import type { AppDeps } from '../deps.js';
 import type { AppEnv } from '../http/context.js';
-import { createRouter, errorResponses, jsonBody, jsonResponse, SuccessSchema } from '../http/openapi.js';
+import { createRouter, EmptyBody, errorResponses, jsonBody, jsonResponse, optionalJsonBody, SuccessSchema } from '../http/openapi.js';
 import { AppError } from '../lib/errors.js';
 import { resolveLocale } from '../lib/i18n.js';
 import {
-  EmptyBody,
   ForgotBody,
   GoogleBody,
   LoginBody,
@@ -323,7 +322,7 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
       description: 'Deletes the session named by the cookie (if any) and clears the cookie; always 200.',
       tags,
       summary: 'End the session and clear its cookie',
-      request: { body: jsonBody(EmptyBody) },
+      request: { body: optionalJsonBody(EmptyBody) },
       responses: { 200: jsonResponse(SuccessSchema, 'Signed out'), ...errorResponses(400, 403, 413) },
     }),
     async (c) => {
