@@ -1,5 +1,5 @@
 /** The background jobs `serve` runs. Each feature adds its worker here; tests call runOnce directly. */
-import type { AppDeps } from './deps.js';
+import type { AppDeps } from './app-deps.js';
 import type { Worker } from './lib/loop.js';
 import { accountsWorker } from './accounts/accounts.worker.js';
 import { paymentNoticesWorker } from './email/payment-notices.js';
