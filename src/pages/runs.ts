@@ -38,7 +38,10 @@ export function translateHtml(t: Translate, key: string, values: Record<string, 
     if (value instanceof SafeHtml) {
       params[name] = `\u0000${marks.length}\u0000`;
       marks.push(value.html);
-    } else params[name] = value;
+    } else {
+      // A typed NUL could otherwise pose as one of the marks.
+      params[name] = value.replace(/\u0000/g, '');
+    }
   }
   return escapeHtml(t(key, params)).replace(/\u0000(\d+)\u0000/g, (_, i: string) => marks[Number(i)]!);
 }
