@@ -121,7 +121,7 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
       requireMail(deps);
       await requireCaptcha(deps, body.captcha_token, ip);
       const result = await register(deps, { email: body.email, password: body.password, name: body.name, locale: resolveLocale(body.locale) });
-      setCookie(c, cookieName(deps, REGISTRATION_COOKIE), result.browserProof, registrationCookieOptions(deps));
+      setCookie(c, cookieName(deps.config, REGISTRATION_COOKIE), result.browserProof, registrationCookieOptions(deps));
       return c.json({ verification_required: true as const, email: result.email, email_sent: result.emailSent }, 201);
     },
   );
@@ -169,9 +169,9 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
     async (c) => {
       const { token } = c.req.valid('json');
       limit(c, deps, 'verify');
-      const confirmed = await verifyEmail(deps, token, sessionToken(c, deps), getCookie(c, cookieName(deps, REGISTRATION_COOKIE)));
+      const confirmed = await verifyEmail(deps, token, sessionToken(c, deps), getCookie(c, cookieName(deps.config, REGISTRATION_COOKIE)));
       setSessionCookie(c, deps, confirmed.sessionToken);
-      deleteCookie(c, cookieName(deps, REGISTRATION_COOKIE), registrationCookieOptions(deps));
+      deleteCookie(c, cookieName(deps.config, REGISTRATION_COOKIE), registrationCookieOptions(deps));
       return c.json({ merchant: toMerchantResponse(confirmed.merchant, deps.config), password_set: confirmed.passwordSet }, 200);
     },
   );

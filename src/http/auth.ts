@@ -64,8 +64,8 @@ export function httpOnlyCookieOptions(deps: AppDeps, path: string, lifetimeMs: n
  * plain http on the same host can plant or overwrite it. Only that name is read then: an unprefixed
  * cookie of the same name is ignored. Plain http (local use) keeps the bare name.
  */
-export function cookieName(deps: AppDeps, name: string): string {
-  return deps.config.secureCookies ? `__Host-${name}` : name;
+export function cookieName(config: { readonly secureCookies: boolean }, name: string): string {
+  return config.secureCookies ? `__Host-${name}` : name;
 }
 
 export function sessionCookieOptions(deps: AppDeps) {
@@ -74,15 +74,15 @@ export function sessionCookieOptions(deps: AppDeps) {
 
 /** The session token the request carries, if any (under the name cookieName gives). */
 export function sessionToken(c: Context, deps: AppDeps): string | undefined {
-  return getCookie(c, cookieName(deps, SESSION_COOKIE)) || undefined;
+  return getCookie(c, cookieName(deps.config, SESSION_COOKIE)) || undefined;
 }
 
 export function setSessionCookie(c: Context, deps: AppDeps, token: string): void {
-  setCookie(c, cookieName(deps, SESSION_COOKIE), token, sessionCookieOptions(deps));
+  setCookie(c, cookieName(deps.config, SESSION_COOKIE), token, sessionCookieOptions(deps));
 }
 
 export function clearSessionCookie(c: Context, deps: AppDeps): void {
-  setCookie(c, cookieName(deps, SESSION_COOKIE), '', { ...sessionCookieOptions(deps), maxAge: 0 });
+  setCookie(c, cookieName(deps.config, SESSION_COOKIE), '', { ...sessionCookieOptions(deps), maxAge: 0 });
 }
 
 async function sessionAuth(c: Context, deps: AppDeps, token: string): Promise<Auth> {
