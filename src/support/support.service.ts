@@ -8,6 +8,7 @@
  * Mails are started only once the transaction has committed, and no request waits for them.
  */
 import { isSupportStaff } from '../accounts/support-staff.js';
+import { twoFactorEnabled } from '../accounts/two-factor.repo.js';
 import { findMerchantById } from '../accounts/merchants.repo.js';
 import { writeTransaction, type Trx } from '../db/database.js';
 import type { SupportTicketCategory, SupportTicketStatus } from '../db/schema.js';
@@ -216,6 +217,9 @@ export async function requireStaff(deps: AppDeps, merchantId: string): Promise<v
   const merchant = await findMerchantById(deps.db, merchantId);
   if (!merchant || !isSupportStaff(deps.config, merchant.email)) {
     throw new AppError('support_staff_required', 'The support inbox is for support staff accounts only');
+  }
+  if (deps.config.auth.require_2fa_for_staff && !(await twoFactorEnabled(deps.db, merchant.id))) {
+    throw new AppError('two_factor_setup_required', 'Turn on two-factor sign-in (Account page of the console) before using the support inbox');
   }
 }
 
