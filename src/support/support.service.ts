@@ -7,8 +7,7 @@
  * - another merchant's ticket is 404, never 403.
  * Mails are started only once the transaction has committed, and no request waits for them.
  */
-import { isSupportStaff } from '../accounts/support-staff.js';
-import { twoFactorEnabled } from '../accounts/two-factor.repo.js';
+import { isSupportStaff, staffLacksTwoFactor } from '../accounts/support-staff.js';
 import { findMerchantById } from '../accounts/merchants.repo.js';
 import { writeTransaction, type Trx } from '../db/database.js';
 import type { SupportTicketCategory, SupportTicketStatus } from '../db/schema.js';
@@ -218,7 +217,7 @@ export async function requireStaff(deps: AppDeps, merchantId: string): Promise<v
   if (!merchant || !isSupportStaff(deps.config, merchant.email)) {
     throw new AppError('support_staff_required', 'The support inbox is for support staff accounts only');
   }
-  if (deps.config.auth.require_2fa_for_staff && !(await twoFactorEnabled(deps.db, merchant.id))) {
+  if (await staffLacksTwoFactor(deps, merchant.id)) {
     throw new AppError('two_factor_setup_required', 'Turn on two-factor sign-in (Account page of the console) before using the support inbox');
   }
 }

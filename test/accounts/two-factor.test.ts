@@ -7,6 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { Secret, TOTP } from 'otpauth';
 import { MINUTE } from '../../src/lib/clock.js';
+import { translate } from '../../src/lib/i18n.js';
 import { SESSION_COOKIE } from '../../src/accounts/sessions.repo.js';
 import { confirmedAccount, PASSWORD, startMailApp, uniqueEmail, type MailApp } from '../helpers/accounts.js';
 import { GOOGLE_CLIENT_ID, startGoogle, type GoogleStub } from '../helpers/google.js';
@@ -86,6 +87,8 @@ test('password sign-in asks for the code; a wrong code and a replayed code are r
   assert.equal(wrong.status, 401);
   assert.equal(wrong.body.error.details[0].path, 'code');
   assert.equal(browser.cookies.get(SESSION_COOKIE), undefined);
+  const foreign = await browser.post('/auth/login/two-factor', { challenge, code: codeAt(secret) }, { origin: 'https://evil.example' });
+  assert.equal(foreign.status, 403, 'login CSRF: a foreign page cannot complete a sign-in');
   const forged = await browser.post('/auth/login/two-factor', {
     challenge: challenge.replace(/.$/, (c: string) => (c === '0' ? '1' : '0')),
     code: codeAt(secret),
@@ -177,8 +180,14 @@ test('support staff cannot use the inbox until 2FA is on (auth.require_2fa_for_s
   const refused = await client.get('/support/inbox');
   assert.equal(refused.status, 403);
   assert.equal(refused.body.error.code, 'two_factor_setup_required');
+  const page = await client.get(`${app.t.baseUrl}/console/inbox`);
+  assert.equal(page.status, 303);
+  assert.equal(page.headers.get('location'), '/console/account#two-factor');
+  const account = await client.get(`${app.t.baseUrl}/console/account`);
+  assert.ok(account.text.includes(translate('en', 'console.two_factor.staff_required')), 'the account page says why');
   await enable(client);
   assert.equal((await client.get('/support/inbox')).status, 200);
+  assert.equal((await client.get(`${app.t.baseUrl}/console/inbox`)).status, 200);
 });
 
 test('codes are limited per account, whatever the address', async () => {
