@@ -120,6 +120,7 @@ export function twoFactorRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
       security,
       middleware,
       summary: 'Whether sign-in asks for a code, and how many recovery codes are left',
+      description: 'Owner session only. `enabled` is false while a setup is started but not confirmed.',
       responses: { 200: jsonResponse(StatusSchema, 'Status'), ...errorResponses(401, 403) },
     }),
     async (c) => {
