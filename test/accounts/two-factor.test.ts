@@ -111,6 +111,19 @@ test('password sign-in asks for the code; a wrong code and a replayed code are r
   assert.equal((await thief.client.post('/auth/login/two-factor', { challenge: thief.challenge, code: codeAt(secret) })).status, 200);
 });
 
+test('one code sent twice at once opens one session, never two', async () => {
+  const { email, client } = await confirmedAccount(app);
+  const { secret } = await enable(client);
+  for (let round = 0; round < 5; round += 1) {
+    const a = await passwordStep(email);
+    const b = await passwordStep(email);
+    const code = codeAt(secret);
+    const answers = await Promise.all([a, b].map((s) => s.client.post('/auth/login/two-factor', { challenge: s.challenge, code })));
+    assert.deepEqual(answers.map((r) => r.status).sort(), [200, 401], `round ${round}`);
+    nextStep();
+  }
+});
+
 test('a challenge expires after 5 minutes and dies with a password reset; a reset keeps 2FA', async () => {
   const { email, client } = await confirmedAccount(app);
   const { secret } = await enable(client);
