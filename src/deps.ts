@@ -20,6 +20,8 @@ import { registerPricingMetrics } from './pricing/pricing.metrics.js';
  * Everything a handler, service or worker may use. Passed explicitly (no module state): features
  * add their own dependencies here.
  */
+import { createTelegramRuntime, type TelegramRuntime } from './telegram/telegram.worker.js';
+
 export interface AppDeps {
   db: Db;
   sqlite: Sqlite;
@@ -39,6 +41,8 @@ export interface AppDeps {
   dnsLookup: HostLookup;
   /** The fiat rates the background fetcher last read (src/pricing/); invoice creation reads them. */
   rates: RateBook;
+  /** The Telegram bot (notify.telegram_bot_token), or undefined when none is configured (src/telegram/). */
+  telegram: TelegramRuntime | undefined;
 }
 
 export function createDeps(opts: { config: Config; database: OpenedDatabase; log: Log; clock?: Clock; mailer?: Mailer }): AppDeps {
@@ -57,6 +61,9 @@ export function createDeps(opts: { config: Config; database: OpenedDatabase; log
     metrics: createMetrics({ version: VERSION, log: opts.log }),
     dnsLookup: systemLookup,
     rates: new RateBook(opts.config.pricing),
+    telegram: opts.config.notify.telegram_bot_token
+      ? createTelegramRuntime(opts.config.notify.telegram_bot_token, opts.config.notify.telegram_api_url)
+      : undefined,
   };
   registerCoreGauges(deps.metrics, deps);
   registerChainMetrics(deps.metrics, deps);

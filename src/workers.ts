@@ -9,6 +9,7 @@ import { resetSendingDeliveries } from './webhooks/webhooks.repo.js';
 import { createDeliveryWorker } from './webhooks/webhooks.worker.js';
 import { recoverShopNotifies, shopNotifyWorker } from './shops/shop-notify.worker.js';
 import { ratesWorker } from './pricing/rates.worker.js';
+import { telegramWorkers } from './telegram/telegram.worker.js';
 
 export function createWorkers(deps: AppDeps): Worker[] {
   const deliveries = createDeliveryWorker(deps);
@@ -30,6 +31,8 @@ export function createWorkers(deps: AppDeps): Worker[] {
       drain: deliveries.idle,
     },
     shopNotifyWorker(deps),
+    // Telegram notices, only when notify.telegram_bot_token is set.
+    ...telegramWorkers(deps),
   ];
 }
 

@@ -45,6 +45,7 @@ export const ERROR_STATUS = {
   support_unavailable: 503,
   rate_unavailable: 503,
   chain_unavailable: 503,
+  telegram_unavailable: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
