@@ -14,6 +14,7 @@ import type { AppEnv } from '../http/context.js';
 import { toInvoiceResponse } from '../invoices/invoices.schemas.js';
 import { findMerchantInvoice, INVOICE_LIST_LIMIT, listMerchantInvoices } from '../invoices/invoices.repo.js';
 import { isSupportStaff } from '../accounts/support-staff.js';
+import { telegramPanel } from '../telegram/telegram.panel.js';
 import { findFillingPools } from '../invoices/allocation.repo.js';
 import type { WatcherStatus } from '../chain/watcher-status.js';
 import type { TronNetwork } from '../lib/tron.js';
@@ -264,6 +265,7 @@ export function consolePages(app: Hono<AppEnv>, deps: AppDeps, renderer: Rendere
       settings: await findPaymentSettings(deps.db, req.merchant.id),
       // The HTML pattern is matched whole: the API's pattern without its anchors.
       tolerancePattern: TOLERANCE_PATTERN.slice(1, -1),
+      telegram: await telegramPanel(deps, req.merchant.id, now),
     });
   });
 }

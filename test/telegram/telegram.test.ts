@@ -19,12 +19,18 @@ test('a merchant links a Telegram chat with a one-time code and gets its notices
     const coded = (await a.client.post('/me/telegram/code', {})).body.telegram;
     assert.match(coded.code, /^[A-Z2-9]{10}$/);
     assert.equal(coded.deep_link, `https://t.me/gw_notices_bot?start=${coded.code}`);
+    const page = async (lang: string) => (await a.client.get(`${t.baseUrl}/console/account?lang=${lang}`, { headers: { accept: 'text/html' } })).text;
+    const shown = await page('en');
+    assert.match(shown, new RegExp(`id="telegram-code" dir="ltr">${coded.code}<`));
+    assert.match(shown, new RegExp(`href="https://t.me/gw_notices_bot\\?start=${coded.code}"`));
+    assert.match(await page('fa'), /اعلان‌های تلگرام/);
 
     // A wrong code links nothing; the right one, as /start <code> from the deep link, links that chat.
     bot.message(999, '/start AAAAAAAAAA');
     bot.message(4242, `/start ${coded.code}`);
     assert.equal(await readUpdates(t.deps), true);
     const linked = (await a.client.get('/me/telegram')).body.telegram;
+    assert.match(await page('en'), /A Telegram chat is linked/);
     assert.equal(linked.linked, true);
     assert.equal(linked.code, null, 'the code is used once');
     await sendDue(t.deps);
