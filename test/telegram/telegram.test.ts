@@ -106,3 +106,44 @@ test('without a bot token the Telegram endpoints answer 503 telegram_unavailable
     await h.close();
   }
 });
+
+test('a linked chat that wants it hears once when the chain watcher has been down for 5 minutes', async () => {
+  const bot = await startFakeBotApi();
+  const h = await startChainHarness({ config: { notify: { telegram_bot_token: bot.token, telegram_api_url: bot.url } } });
+  try {
+    const { t, tg } = h;
+    t.deps.telegram!.pollSeconds = 0;
+    const a = await shop(t, ADDRESSES[0], 'Shop A');
+    const b = await shop(t, ADDRESSES[1], 'Shop B');
+    for (const [s, chat] of [
+      [a, 1001],
+      [b, 1002],
+    ] as const) {
+      const code = (await s.client.post('/me/telegram/code', {})).body.telegram.code;
+      bot.message(chat, code);
+    }
+    await readUpdates(t.deps);
+    await b.client.patch('/me/telegram', { notices: ['confirmed'] });
+    await sendDue(t.deps);
+    const linkedMessages = bot.sent.length;
+    await createInvoice(a.client, { amount: '3', wallet_id: a.walletId, expires_in_minutes: 60 });
+    await pass(h, 0);
+    // Every provider fails from now on: the watcher degrades.
+    tg.fail('*', { status: 500 }, 10_000);
+    await pass(h, 10 * SECOND);
+    assert.equal(t.deps.watcherStatus.state, 'degraded');
+    await sendDue(t.deps);
+    assert.equal(bot.sent.length, linkedMessages, 'not before 5 minutes');
+    for (let i = 0; i < 6; i += 1) {
+      await pass(h, MINUTE);
+      await sendDue(t.deps);
+    }
+    const down = bot.sent.slice(linkedMessages);
+    assert.equal(down.length, 1, 'once per outage, and only to the chat that wants it');
+    assert.equal(down[0]!.chat_id, '1001');
+    assert.match(down[0]!.text, /Payments are not being confirmed/);
+  } finally {
+    await h.close();
+    await bot.close();
+  }
+});
