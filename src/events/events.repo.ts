@@ -8,6 +8,7 @@ import type { Db, TxSqlite } from '../db/database.js';
 import { pageQueries, readPage, type Cursor, type Page, type PageRequest } from '../db/paging.js';
 import { newId } from '../lib/ids.js';
 import { queueShopNotify } from '../shops/shop-notifies.repo.js';
+import { queueTelegramNotice } from '../telegram/telegram.queue.js';
 
 export const EVENT_TYPES = [
   'invoice.created',
@@ -102,6 +103,8 @@ export function insertEvent(tx: TxSqlite, event: NewEvent, now: number): StoredE
   }
   // A paid invoice that a shop created owes that shop its callback (src/shops/): queued here, with the confirmation.
   if (stored.type === 'invoice.confirmed' && stored.invoiceId !== null) queueShopNotify(tx, stored.invoiceId, now);
+  // The owner's Telegram notice (src/telegram/), when a chat is linked and wants this kind.
+  queueTelegramNotice(tx, stored, now);
   return stored;
 }
 
