@@ -12,7 +12,7 @@ import { migrationStatus } from '../db/migrator.js';
 import { recordedNetwork } from '../db/network-guard.js';
 import { isLoopbackHost, type Finding } from './doctor-findings.js';
 import { checkClock, checkSmtp, checkTron } from './doctor-network.js';
-import { checkRates } from '../pricing/pricing.doctor.js';
+import { checkRates } from './doctor-rates.js';
 
 export { isLoopbackHost, type Finding, type Level } from './doctor-findings.js';
 
