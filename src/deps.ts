@@ -20,7 +20,8 @@ import { systemLookup, type HostLookup } from './webhooks/url-policy.js';
  */
 export interface AppDeps {
   db: Db;
-  sqlite: Sqlite;
+  /** The better-sqlite3 handle (SQLite only; reading it on PostgreSQL throws): SQLite-only tools and tests. */
+  readonly sqlite: Sqlite;
   config: Config;
   clock: Clock;
   log: Log;
@@ -41,7 +42,9 @@ export function createDeps(opts: { config: Config; database: OpenedDatabase; log
   const clock = opts.clock ?? systemClock;
   const deps: AppDeps = {
     db: opts.database.db,
-    sqlite: opts.database.sqlite,
+    get sqlite() {
+      return opts.database.sqlite;
+    },
     config: opts.config,
     clock,
     log: opts.log,

@@ -9,7 +9,8 @@ import { dirname } from 'node:path';
 import { ConfigError, parseListen, type Config } from '../config.js';
 import { openSqlite } from '../db/database.js';
 import { migrationStatus } from '../db/migrator.js';
-import { recordedNetwork } from '../db/network-guard.js';
+import { recordedSqliteNetwork } from '../db/network-guard.js';
+import { checkPostgres } from './doctor-postgres.js';
 import { checkClock, checkSmtp, checkTron } from './doctor-network.js';
 
 export type Level = 'ok' | 'warn' | 'fail';
@@ -48,7 +49,7 @@ export async function runDoctor(load: () => Config, out: (line: string) => void,
   }
   for (const f of checkConfig(config)) report(f);
   for (const f of checkPermissions(config)) report(f);
-  for (const f of checkDatabase(config)) report(f);
+  for (const f of config.database.url ? await checkPostgres(config) : checkDatabase(config)) report(f);
   report(await checkRuntime());
   const timeoutMs = options.timeoutMs ?? 5000;
   const tron = await checkTron(config, timeoutMs);
@@ -217,7 +218,7 @@ export function checkDatabase(config: Config): Finding[] {
               detail: `${s.pending.length} pending (${s.pending.map((m) => m.version).join(', ')}): run \`gatewayd migrate\``,
             },
       );
-      findings.push(checkRecordedNetwork(config, recordedNetwork(sqlite)));
+      findings.push(checkRecordedNetwork(config, recordedSqliteNetwork(sqlite)));
     }
   } catch (err) {
     findings.push({ level: 'fail', check: 'migrations', detail: (err as Error).message });
@@ -234,7 +235,7 @@ export function checkRecordedNetwork(config: Config, recorded: string | undefine
     return {
       level: 'fail',
       check: 'network',
-      detail: `the database belongs to ${recorded}, but tron.network = "${config.tron.network}" (${configured}): serve refuses to start; fix database.path or tron.network`,
+      detail: `the database belongs to ${recorded}, but tron.network = "${config.tron.network}" (${configured}): serve refuses to start; fix ${config.database.url ? 'database.url' : 'database.path'} or tron.network`,
     };
   }
   return { level: 'ok', check: 'network', detail: `${configured}${config.network.test ? ': a test network, no real money' : ''}, as the database records` };

@@ -4,7 +4,7 @@
  * acknowledged change can never lose its notifications.
  */
 import { compileQuery, type Param } from '../db/compiled.js';
-import type { Db, TxSqlite } from '../db/database.js';
+import type { Db, Tx } from '../db/database.js';
 import { pageQueries, readPage, type Cursor, type Page, type PageRequest } from '../db/paging.js';
 import { newId } from '../lib/ids.js';
 
@@ -56,11 +56,11 @@ const insertDeliveryQuery = compileQuery((db, p: Param<{ id: string; webhookId: 
 );
 
 /**
- * Stores an event and its deliveries. Synchronous (compiled queries) in the transaction that made
- * the change (the TxSqlite of a writeTransaction or a group commit), so the inserts land with that
+ * Stores an event and its deliveries. Compiled queries in the transaction that made
+ * the change (the Tx of a writeTransaction or a group commit), so the inserts land with that
  * change or not at all.
  */
-export function insertEvent(tx: TxSqlite, event: NewEvent, now: number): StoredEvent {
+export async function insertEvent(tx: Tx, event: NewEvent, now: number): Promise<StoredEvent> {
   const stored: StoredEvent = {
     id: newId('evt'),
     merchantId: event.merchantId,
@@ -69,7 +69,7 @@ export function insertEvent(tx: TxSqlite, event: NewEvent, now: number): StoredE
     data: event.data,
     createdAt: now,
   };
-  insertEventQuery.run(tx, {
+  await insertEventQuery.run(tx, {
     id: stored.id,
     merchantId: stored.merchantId,
     type: stored.type,
@@ -77,10 +77,10 @@ export function insertEvent(tx: TxSqlite, event: NewEvent, now: number): StoredE
     data: JSON.stringify(stored.data),
     now,
   });
-  const webhooks = event.webhookId
+  const webhooks = await (event.webhookId
     ? activeWebhookQuery.all(tx, { merchantId: event.merchantId, webhookId: event.webhookId })
-    : activeWebhooksQuery.all(tx, { merchantId: event.merchantId });
-  for (const w of webhooks) insertDeliveryQuery.run(tx, { id: newId('dlv'), webhookId: w.id, eventId: stored.id, merchantId: event.merchantId, now });
+    : activeWebhooksQuery.all(tx, { merchantId: event.merchantId }));
+  for (const w of webhooks) await insertDeliveryQuery.run(tx, { id: newId('dlv'), webhookId: w.id, eventId: stored.id, merchantId: event.merchantId, now });
   return stored;
 }
 

@@ -66,7 +66,7 @@ export async function resolveInvoice(deps: ResolveDeps, req: ResolveRequest): Pr
       resolvedAt: now,
     });
     const after: Invoice = { ...invoice, status: 'confirmed', txHash: transfer.txHash, confirmedAt: now, receivedAmount: transfer.amount };
-    insertEvent(
+    await insertEvent(
       tx,
       {
         merchantId: req.merchantId,

@@ -7,7 +7,7 @@
  * receivers and backlog cannot hold another tenant's deliveries back. A finished attempt wakes the
  * loop (deps.deliveriesQueued) so its outcome is recorded and its slot reused at once.
  */
-import { writeTransaction, type Trx, type TxSqlite } from '../db/database.js';
+import { writeTransaction, type Trx, type Tx } from '../db/database.js';
 import type { AppDeps } from '../deps.js';
 import { createDeliverer, type Deliverer, type Performed } from './deliverer.js';
 import { InFlight, nextWebhook } from './fair-share.js';
@@ -89,8 +89,8 @@ export function createDeliveryWorker(deps: AppDeps, options: DeliveryWorkerOptio
   };
 
   /** Claims up to `free` due deliveries, one slot at a time, in fair-share order. */
-  const claimFairly = async (trx: Trx, tx: TxSqlite, now: number, free: number): Promise<Claimed[]> => {
-    const due = findDueWebhooks(tx, now);
+  const claimFairly = async (trx: Trx, tx: Tx, now: number, free: number): Promise<Claimed[]> => {
+    const due = await findDueWebhooks(tx, now);
     const planned = inFlight.copy();
     const waiting = new Map<string, string[]>();
     const picked: Claimed[] = [];
@@ -100,7 +100,7 @@ export function createDeliveryWorker(deps: AppDeps, options: DeliveryWorkerOptio
       if (!w) break;
       let ids = waiting.get(w.webhookId);
       if (!ids) {
-        ids = findDueOfWebhook(tx, w.webhookId, now, limits.perWebhook);
+        ids = await findDueOfWebhook(tx, w.webhookId, now, limits.perWebhook);
         waiting.set(w.webhookId, ids);
       }
       const id = ids.shift();
