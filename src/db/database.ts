@@ -41,6 +41,7 @@ export function isPgConn(conn: Conn): conn is PgConn {
 interface Engine {
   dialect: Dialect;
   sqlite?: Sqlite;
+  url?: string;
 }
 /** The engine under each Kysely instance openDatabase made. */
 const engineOf = new WeakMap<Db, Engine>();
@@ -70,7 +71,7 @@ export function openDatabase(target: string | DatabaseTarget, options: PgPoolOpt
   const { path, url } = typeof target === 'string' ? { path: target, url: '' } : target;
   if (url && isPostgresUrl(url)) {
     const { db, pool } = openPostgres(url, options);
-    engineOf.set(db, { dialect: 'postgres' });
+    engineOf.set(db, { dialect: 'postgres', url });
     return {
       db,
       dialect: 'postgres',
@@ -100,6 +101,11 @@ function engine(db: Db): Engine {
 
 export function dialectOf(db: Db): Dialect {
   return engine(db).dialect;
+}
+
+/** The postgres:// URL a PostgreSQL database was opened with (for the dedicated lease and LISTEN connections). */
+export function postgresUrlOf(db: Db): string | undefined {
+  return engine(db).url;
 }
 
 /**

@@ -63,12 +63,20 @@ export function pgConnOf(connection: { executeQuery: DatabaseConnection['execute
  * instance as SQLite's BEGIN IMMEDIATE does in one process; MIGRATE lets one instance migrate a new
  * database; SCANNER is the chain scanner's leader lease.
  */
-export const LOCK_KEYS = { WRITE: 0x67770001, MIGRATE: 0x67770002, SCANNER: 0x67770003 } as const;
+export const LOCK_KEYS = { WRITE: 0x67770001, MIGRATE: 0x67770002, SCANNER: 0x67770003, MAIL: 0x67770004 } as const;
 
 /** SQLSTATEs a unit of work may be retried after (deadlock detected, serialization failure). */
 export function isRetryable(err: unknown): boolean {
   const code = (err as { code?: string }).code;
   return code === '40P01' || code === '40001';
+}
+
+/**
+ * 23505, a unique key taken by a transaction that committed while this one waited (two instances
+ * creating with the same Idempotency-Key): run again, the unit now sees the row and answers as a replay.
+ */
+export function isUniqueViolation(err: unknown): boolean {
+  return (err as { code?: string }).code === '23505';
 }
 
 /** The database name and the URL of the same server's `postgres` database (to create or drop one). */
@@ -83,8 +91,13 @@ export function databaseName(url: string): string {
 }
 
 /** Runs fn on one short-lived client (for admin commands: create or drop a database). */
+export function createClient(url: string): pg.Client {
+  // Keepalives: a lease held by a machine that vanished is released once the server notices.
+  return new pg.Client({ connectionString: url, types, keepAlive: true, keepAliveInitialDelayMillis: 5000, connectionTimeoutMillis: 10_000 });
+}
+
 export async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url, types });
+  const client = createClient(url);
   await client.connect();
   try {
     return await fn(client);

@@ -12,10 +12,11 @@
  * holding Kysely's connection, and no other query can land inside it; maxBatch bounds how long that
  * blocks the event loop. PostgreSQL: the same batch on one pooled connection (BEGIN, a savepoint per
  * unit), up to `parallel` batches at once on separate connections; a unit that hit a deadlock is run
- * again in a fresh savepoint. Which path runs is the storage layer's business (dialectOf).
+ * again in a fresh savepoint, and once after a unique-key violation (the key was taken by another
+ * instance's transaction meanwhile: run again, the unit sees it, e.g. an idempotent replay). Which path runs is the storage layer's business (dialectOf).
  */
 import { dialectOf, onConnection, isPgConn, type Conn, type Db, type Tx } from '../db/database.js';
-import { isRetryable } from '../db/postgres.js';
+import { isRetryable, isUniqueViolation } from '../db/postgres.js';
 
 interface Pending<T> {
   work: (tx: Tx) => T | Promise<T>;
@@ -142,7 +143,7 @@ export class GroupCommit {
           } catch (error) {
             await conn.query('ROLLBACK TO SAVEPOINT unit', []);
             await conn.query('RELEASE SAVEPOINT unit', []);
-            if (attempt < 5 && isRetryable(error)) continue;
+            if (attempt < 5 && (isRetryable(error) || (attempt === 1 && isUniqueViolation(error)))) continue;
             outcomes.push({ ok: false, error });
             break;
           }

@@ -189,8 +189,9 @@ const dueOfWebhookQuery = compileQuery((db, p: Param<{ webhook: string; now: num
     .where('next_attempt_at', '<=', p('now'))
     // SQLite: index order, ties by insertion order (rowid), with no sort of the webhook's backlog.
     .orderBy('next_attempt_at');
-  // PostgreSQL has no insertion order: ties go by creation time, then id.
-  return (dialect === 'postgres' ? q.orderBy('created_at').orderBy('id') : q).limit(p('limit'));
+  // PostgreSQL has no insertion order: ties go by creation time, then id; rows another instance's
+  // claim has locked are skipped, not waited for.
+  return dialect === 'postgres' ? q.orderBy('created_at').orderBy('id').limit(p('limit')).forUpdate().skipLocked() : q.limit(p('limit'));
 });
 
 /** The oldest due pending deliveries of one webhook, at most `limit`. */
@@ -258,11 +259,9 @@ export async function isWebhookActive(trx: Trx | Db, webhookId: string): Promise
 }
 
 /** Crash recovery: nothing is in flight at start, so every `sending` row goes back to `pending`, due now. */
-export async function resetSendingDeliveries(db: Db, now: number): Promise<number> {
-  const r = await db
-    .updateTable('deliveries')
-    .set({ status: 'pending', next_attempt_at: now, updated_at: now })
-    .where('status', '=', 'sending')
-    .executeTakeFirst();
+export async function resetSendingDeliveries(db: Db, now: number, claimedBefore?: number): Promise<number> {
+  let q = db.updateTable('deliveries').set({ status: 'pending', next_attempt_at: now, updated_at: now }).where('status', '=', 'sending');
+  if (claimedBefore !== undefined) q = q.where('updated_at', '<', claimedBefore);
+  const r = await q.executeTakeFirst();
   return Number(r.numUpdatedRows);
 }

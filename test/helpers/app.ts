@@ -60,7 +60,8 @@ export function tempDir(prefix = 'gatewayd-test-'): string {
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const dir = tempDir();
   const overrides: ConfigOverrides = { ...options.config };
-  const scratch = await scratchDatabase();
+  // A test that names its own SQLite file (one a CLI command wrote) keeps it on either run.
+  const scratch = overrides.database?.path === undefined ? await scratchDatabase() : { url: '', drop: async () => undefined };
   overrides.database = { path: join(dir, 'gateway.db'), url: scratch.url, ...(overrides.database ?? {}) };
   overrides.log = { level: 'debug', ...(overrides.log ?? {}) };
   const config = buildConfig(overrides);
