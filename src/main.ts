@@ -4,6 +4,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { MigrationError } from './db/migrator.js';
 import { NetworkMismatchError } from './db/network-guard.js';
 import { BackupError, runBackup } from './cli/backup.js';
+import { CopyError, runDbCopy } from './cli/db-copy.js';
 import { runDoctor } from './cli/doctor.js';
 import { runInit } from './cli/init.js';
 import { runMigrate } from './cli/migrate.js';
@@ -53,7 +54,7 @@ export async function main(argv: string[]): Promise<number> {
       }
       case 'migrate': {
         const { values } = parse(rest, { config: { type: 'string' }, status: { type: 'boolean' } });
-        return runMigrate(loadConfig({ path: values.config as string | undefined }), values.status === true, out);
+        return await runMigrate(loadConfig({ path: values.config as string | undefined }), values.status === true, out);
       }
       case 'serve': {
         const { values } = parse(rest, { config: { type: 'string' } });
@@ -74,6 +75,13 @@ export async function main(argv: string[]): Promise<number> {
         const config = loadConfig({ path: values.config as string | undefined });
         return await runBackup(config, { file: positionals[0]!, force: values.force === true, progress: process.stderr }, out);
       }
+      case 'db': {
+        const [sub, ...more] = rest;
+        if (sub !== 'copy') throw new UsageError(`unknown db command ${sub === undefined ? '(none)' : `"${sub}"`}; expected "db copy --to postgres://…"`);
+        const { values } = parse(more, { config: { type: 'string' }, to: { type: 'string' } });
+        if (typeof values.to !== 'string') throw new UsageError('db copy needs --to postgres://…');
+        return await runDbCopy(loadConfig({ path: values.config as string | undefined }), values.to, out);
+      }
       case 'dev':
         return await dev(rest);
       case 'doctor': {
@@ -93,6 +101,7 @@ export async function main(argv: string[]): Promise<number> {
       err instanceof ServeError ||
       err instanceof MerchantCommandError ||
       err instanceof BackupError ||
+      err instanceof CopyError ||
       err instanceof DevCommandError
     ) {
       process.stderr.write(`gatewayd: ${err.message}\n`);

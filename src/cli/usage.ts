@@ -18,6 +18,10 @@ Usage:
   gatewayd backup FILE [--config FILE] [--force]
                                              consistent copy of the database while serving (0600);
                                              refuses to replace FILE without --force
+                                             (PostgreSQL: pg_dump's custom format)
+  gatewayd db copy --to postgres://… [--config FILE]
+                                             copy the SQLite database into an empty PostgreSQL
+                                             database, verifying counts and checksums per table
   gatewayd doctor [--config FILE]            check configuration, permissions, database, TRON API,
                                              clock and SMTP; exit 1 when a problem is found
   gatewayd dev [--config FILE] [--database FILE]
