@@ -79,6 +79,15 @@ export function isUniqueViolation(err: unknown): boolean {
   return (err as { code?: string }).code === '23505';
 }
 
+/**
+ * 22021 / 22P05: PostgreSQL's TEXT cannot hold U+0000, which SQLite stores. A client that sends it
+ * gets a 400 validation_error (src/app.ts), never a 500.
+ */
+export function isUnstorableText(err: unknown): boolean {
+  const code = (err as { code?: string }).code;
+  return code === '22021' || code === '22P05';
+}
+
 /** The database name and the URL of the same server's `postgres` database (to create or drop one). */
 export function serverUrl(url: string, database = 'postgres'): string {
   const u = new URL(url);

@@ -46,7 +46,7 @@ test('allocateReference draws again when a reference is taken', async () => {
           merchant_id: null, name: 'n', email: 'n@example.org', chat_token_hash: null, created_at: now, updated_at: now,
         })
         .execute(),
-      /UNIQUE/,
+      /UNIQUE|duplicate key/,
     );
   } finally {
     await t.close();
