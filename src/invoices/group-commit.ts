@@ -30,7 +30,7 @@ export interface GroupCommitOptions {
   /** Caps how long one transaction holds the single connection and blocks the event loop. */
   maxBatch?: number;
   windowMs?: number;
-  /** Batches in flight at once on PostgreSQL (default 4); SQLite has one connection, so one. */
+  /** Batches in flight at once on PostgreSQL (default 1: concurrent batches on one pool deadlock, see BENCHMARKS.md); SQLite has one connection, so one. */
   parallel?: number;
   /** Called after each committed batch: its size and the milliseconds from BEGIN to COMMIT done. */
   onBatch?: (units: number, ms: number) => void;
@@ -51,7 +51,7 @@ export class GroupCommit {
     private readonly db: Db,
     options: GroupCommitOptions = {},
   ) {
-    this.parallel = dialectOf(db) === 'postgres' ? (options.parallel ?? 4) : 1;
+    this.parallel = dialectOf(db) === 'postgres' ? (options.parallel ?? 1) : 1;
     this.maxBatch = options.maxBatch ?? 64;
     this.windowMs = options.windowMs ?? 1;
     this.onBatch = options.onBatch ?? (() => undefined);
