@@ -134,7 +134,7 @@ else
   trap 'rm -rf "$tmp"' EXIT
   "$BIN" init --dir "$tmp" >/dev/null
   sed_args=(-e "s|^path = \"data/gateway.db\"|path = \"$DB\"|")
-  if [ -n "$PUBLIC_URL" ]; then sed_args+=(-e "s|^public_url = .*|public_url = \"$PUBLIC_URL\"|"); fi
+  if [ -n "$PUBLIC_URL" ]; then sed_args+=(-e "s|^#* *public_url = .*|public_url = \"$PUBLIC_URL\"|"); fi
   if [ -n "$LISTEN" ]; then sed_args+=(-e "0,/^listen = .*/s||listen = \"$LISTEN\"|"); fi
   (umask 077 && sed "${sed_args[@]}" "$tmp/gatewayd.toml" >"$CONF.new")
   mv -f "$CONF.new" "$CONF"

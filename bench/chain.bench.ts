@@ -8,8 +8,11 @@
  *     node in its own process, mainnet's 3 s blocks and 19-block solidification);
  *  3. backfill speed and peak RSS over a 10 000-block gap, beside the ceiling (the same blocks
  *     fetched and parsed with nothing else done).
+ *  4. one provider against two (`providers`): requests and bytes a day PER provider (both read
+ *     every block when there are two), wire (gzip) and decoded, and the same scaled to mainnet's
+ *     recorded block sizes (infos ~447 B a transaction as compact JSON, 2025's 304 a block).
  * The numbers are printed, never asserted. BENCH_SECONDS sets the latency run's length (default 60);
- * arguments name the sections to run (`requests`, `latency`, `backfill`).
+ * arguments name the sections to run (`requests`, `latency`, `backfill`, `providers`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -17,7 +20,7 @@ import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { chainWorker, createChainRuntime, runOnce } from '../src/chain/chain.worker.js';
-import { startSimulatedTron, type SimulatedTronOptions } from '../src/devnet/tron-node.js';
+import { startSimulatedTron, type SimulatedTron, type SimulatedTronOptions } from '../src/devnet/tron-node.js';
 import { HOUR, MINUTE, SECOND, systemClock } from '../src/lib/clock.js';
 import { startLoop } from '../src/lib/loop.js';
 import { startTestApp } from '../test/helpers/app.js';
@@ -90,7 +93,7 @@ async function requestsPerDay(): Promise<void> {
       [
         n,
         Math.round(node.count() * scale),
-        Math.round(node.count('nowblock') * scale),
+        Math.round(node.count('getblock') * scale),
         Math.round(node.count('blockinfo') * scale),
         mib(node.bytes() * scale),
         mib((after.bytes - before.bytes) * scale),
@@ -202,10 +205,82 @@ async function backfill(): Promise<void> {
   }
 }
 
-// Sections by name (`requests`, `latency`, `backfill`); all when none is named.
+/** Figure 4: one provider against two, per provider, 1 000 watched addresses. */
+async function providersPerDay(): Promise<void> {
+  const simMinutes = Number(process.env.BENCH_SIM_MINUTES ?? 20);
+  console.log(`\n4. One provider and two: requests and bytes a day PER provider (1 000 addresses, simulated ${simMinutes} min of 5 s polls)`);
+  console.log(
+    'providers | provider | requests/day | head reads/day | block reads/day | whole blocks/day | wire MiB/day (gzip) | decoded MiB/day | decoded B/tx | confirmed',
+  );
+  for (const count of [1, 2]) {
+    let clockNow = Date.UTC(2026, 0, 15, 12, 0, 0);
+    const addresses = Array.from({ length: 1000 }, () => randomAddress());
+    const nodes: SimulatedTron[] = [];
+    for (let i = 0; i < count; i++)
+      nodes.push(await startSimulatedTron({ now: () => clockNow, fillerPerBlock: FILLER, poisonTargets: addresses.slice(0, 50) }));
+    const t = await startTestApp({
+      now: clockNow,
+      config: { tron: { providers: nodes.map((n) => ({ url: n.url, requests_per_second: 0 })) }, log: { level: 'warn' } },
+    });
+    t.deps.chain = createChainRuntime(t.config, { maxRequestsPerSecond: 0 });
+    const merchant = await newMerchantId(t);
+    const start = t.clock.now();
+    for (const [i, address] of addresses.entries())
+      await insertInvoice(t, { address, amount: 20_000_000n + BigInt(i), merchantId: merchant, expiresAt: start + 2 * HOUR });
+    const payments = Math.round((1000 * simMinutes) / 60);
+    for (let k = 0; k < payments; k++) {
+      const at = start + 2 * MINUTE + Math.floor((k * (simMinutes - 3) * MINUTE) / payments);
+      const p = nodes[0]!.transfer({ to: addresses[k]!, amount: 20_000_000n + BigInt(k), at });
+      for (const other of nodes.slice(1)) other.transfer({ to: addresses[k]!, amount: 20_000_000n + BigInt(k), at, txId: p.txId });
+    }
+    t.clock.advance(5 * SECOND);
+    clockNow = t.clock.now();
+    while (await runOnce(t.deps));
+    for (const n of nodes) n.resetCounts();
+    const before = t.deps.chain.pool.providers.map((p) => p.client.stats.bytes);
+    const from = t.clock.now();
+    let txs = 0;
+    const firstBlock = nodes[0]!.solidHead().number;
+    while (t.clock.now() - from < simMinutes * MINUTE) {
+      t.clock.advance(5 * SECOND);
+      clockNow = t.clock.now();
+      while (await runOnce(t.deps));
+    }
+    for (let b = firstBlock + 1; b <= nodes[0]!.solidHead().number; b++) txs += nodes[0]!.blockInfos(b).length;
+    const scale = DAY_S / ((t.clock.now() - from) / 1000);
+    const confirmed = await t.deps.db
+      .selectFrom('invoices')
+      .select((eb) => eb.fn.countAll<number>().as('c'))
+      .where('status', '=', 'confirmed')
+      .executeTakeFirstOrThrow();
+    nodes.forEach((n, i) => {
+      const decoded = t.deps.chain.pool.providers[i]!.client.stats.bytes - before[i]!;
+      const blockReads = n.count('blockinfo');
+      console.log(
+        [
+          count,
+          i + 1,
+          Math.round(n.count() * scale),
+          Math.round(n.count('getblock') * scale),
+          Math.round(blockReads * scale),
+          Math.round(n.count('block') * scale),
+          mib(n.bytes() * scale),
+          mib(decoded * scale),
+          Math.round(decoded / Math.max(1, (txs * blockReads) / Math.max(1, nodes[0]!.solidHead().number - firstBlock))),
+          `${Number(confirmed.c)} of ${payments}`,
+        ].join(' | '),
+      );
+    });
+    await t.close();
+    for (const n of nodes) await n.close();
+  }
+}
+
+// Sections by name (`requests`, `latency`, `backfill`, `providers`); all when none is named.
 const wanted = new Set(process.argv.slice(2));
 const run = (name: string) => wanted.size === 0 || wanted.has(name);
 console.log(`gatewayd chain bench, Node ${process.version}, load ${(await import('node:os')).loadavg()[0]!.toFixed(2)}`);
 if (run('backfill')) await backfill();
 if (run('requests')) await requestsPerDay();
 if (run('latency')) await latency();
+if (run('providers')) await providersPerDay();

@@ -137,6 +137,7 @@ async function figures1and7(): Promise<void> {
     await gw.stop();
     rmSync(dir, { recursive: true, force: true });
   }
+  await bareNodeFigure();
   // The release artifact: one bundled file, far fewer modules to load than dist/.
   const binary = join(import.meta.dirname, '../gatewayd');
   if (existsSync(binary)) {
@@ -152,6 +153,29 @@ async function figures1and7(): Promise<void> {
     }
   } else {
     row('7', 'single executable: start-up, idle RSS', 'not built (npm run build:binary)');
+  }
+}
+
+/** The same start-up and idle RSS measures for a bare node:http server on this Node: the runtime's own floor. */
+async function bareNodeFigure(): Promise<void> {
+  const port = await freePort();
+  const started = performance.now();
+  const child = spawn(process.execPath, [join(import.meta.dirname, 'bare-node.js'), String(port)], { stdio: 'ignore' });
+  try {
+    for (;;) {
+      try {
+        if ((await fetch(`http://127.0.0.1:${port}/api/v1/health`)).ok) break;
+      } catch {
+        /* not listening yet */
+      }
+      await sleep(5);
+    }
+    const startupMs = performance.now() - started;
+    const idle = await idleRss(child.pid!);
+    row('7', 'bare node:http server (same Node): start-up; idle RSS 3 s after start / settled (20 s)', `${fmt(startupMs)} ms; ${fmt(idle.early, 1)} MB / ${fmt(idle.settled, 1)} MB`);
+    raw.bareNode = { startupMs, ...idle };
+  } finally {
+    child.kill('SIGTERM');
   }
 }
 

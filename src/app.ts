@@ -24,9 +24,15 @@ import { webhookRoutes } from './webhooks/webhooks.routes.js';
 import { walletRoutes } from './wallets/wallets.routes.js';
 import { invoiceRoutes } from './invoices/invoices.routes.js';
 import { eventRoutes } from './events/events.routes.js';
+import { transferRoutes } from './transfers/transfers.routes.js';
 import { apiKeyRoutes } from './api-keys/api-keys.routes.js';
 import { checkoutRoutes } from './checkout/checkout.routes.js';
 import { ledgerRoutes } from './ledger/ledger.routes.js';
+import { epayRoutes } from './shops/epay.routes.js';
+import { epusdtRoutes } from './shops/epusdt.routes.js';
+import { shopReturnRoutes } from './shops/return.routes.js';
+import { createShopNotifier } from './shops/shop-notify.js';
+import { shopConnectionRoutes } from './shops/shops.routes.js';
 import { API_VERSION, VERSION } from './version.js';
 
 export const API_PREFIX = '/api/v1';
@@ -68,6 +74,9 @@ export function createApp(deps: AppDeps): App {
     );
   });
 
+  // The shops' Epusdt facade answers in Epusdt's own shape, errors included: before the JSON body guard.
+  app.route('/', epusdtRoutes(deps));
+
   // JSON bodies: at most 64 KiB, valid JSON, declared as JSON. An empty body counts as {}.
   app.use(`${API_PREFIX}/*`, jsonBody(app));
 
@@ -78,9 +87,13 @@ export function createApp(deps: AppDeps): App {
   app.route(API_PREFIX, walletRoutes(deps));
   app.route(API_PREFIX, invoiceRoutes(deps));
   app.route(API_PREFIX, eventRoutes(deps));
+  app.route(API_PREFIX, transferRoutes(deps));
   app.route(API_PREFIX, apiKeyRoutes(deps));
   app.route(API_PREFIX, checkoutRoutes(deps));
   app.route(API_PREFIX, ledgerRoutes(deps));
+  app.route(API_PREFIX, shopConnectionRoutes(deps, createShopNotifier(deps)));
+  app.route('/', epayRoutes(deps));
+  app.route('/', shopReturnRoutes(deps));
   const pages = pagesRoutes(deps);
   app.route('/', pages.routes);
 
@@ -93,7 +106,7 @@ export function createApp(deps: AppDeps): App {
     type: 'apiKey',
     in: 'cookie',
     name: 'gw_session',
-    description: 'Owner session; unsafe methods also need Origin equal to the public origin',
+    description: 'Owner session (named `__Host-gw_session` when the public URL is https); unsafe methods also need Origin equal to the public origin',
   });
 
   registerWebhookDocs(app);

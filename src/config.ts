@@ -10,6 +10,9 @@ import { parse as parseToml } from 'smol-toml';
 import { z } from 'zod';
 import { parseAmount } from './lib/amounts.js';
 import { NETWORK_NAMES, NETWORKS, type TronNetwork } from './lib/tron.js';
+import { DEFAULT_CURRENCIES, FIAT_CODES } from './pricing/currencies.js';
+import { parseDecimal } from './pricing/decimal.js';
+import { SOURCE_KINDS } from './pricing/sources.js';
 
 export class ConfigError extends Error {
   constructor(message: string) {
@@ -38,6 +41,8 @@ const httpUrl = (message: string) =>
  * normalised value, so `HTTPS://Pay.Example.com/` behaves exactly like `https://pay.example.com`.
  */
 const publicUrlSchema = z.string().transform((value, ctx) => {
+  // "" (the default): follow server.listen (see finish()).
+  if (value.trim() === '') return '';
   let url: URL | undefined;
   try {
     url = new URL(value.trim());
@@ -62,10 +67,31 @@ const amountString = z.string().refine((v) => {
 
 const perMinute = z.number().int().min(0).max(1_000_000);
 
+/**
+ * An exact decimal written as a TOML number (2, 0.5) or a string ("0.01"), kept as its decimal
+ * text: a short TOML number prints back as the digits written, so no float reaches the arithmetic.
+ */
+const decimalText = (check: (text: string) => boolean, message: string) =>
+  z
+    .union([z.number(), z.string()])
+    .transform((v) => (typeof v === 'number' ? String(v) : v.trim()))
+    .refine((v) => parseDecimal(v) !== undefined && check(v), { message });
+
+const roundToText = decimalText((v) => {
+  const micro = parseAmount(v);
+  return micro !== undefined && micro >= 1n && micro <= 1_000_000n;
+}, 'expected a USDT step between 0.000001 and 1, e.g. 0.01');
+
+const spreadText = decimalText((v) => {
+  const d = parseDecimal(v)!;
+  return d.scale <= 4 && d.units <= 100n * 10n ** BigInt(d.scale);
+}, 'expected a percentage from 0 to 100 with at most 4 decimals, e.g. 2');
+
 export const configSchema = z.strictObject({
   server: z.strictObject({
     listen: listenSchema.default('127.0.0.1:8080'),
-    public_url: publicUrlSchema.default('http://127.0.0.1:8080'),
+    // "" = follows server.listen (http://127.0.0.1:8080 for the default listen).
+    public_url: publicUrlSchema.default(''),
     trust_proxy: z.boolean().default(false),
     secret: z.string().default(''),
   }).prefault({}),
@@ -95,6 +121,26 @@ export const configSchema = z.strictObject({
   }).prefault({}),
   invoices: z.strictObject({
     max_adjustment: amountString.default('0.099999'),
+    // On an address that two or more accounts registered, the most of one price's amount pool one
+    // account may hold (live reservations), in percent; 100 turns the rule off.
+    shared_pool_max_percent: z.number().int().min(1).max(100).default(50),
+  }).prefault({}),
+  // Prices in fiat currencies (docs/configuration.md, Prices in fiat): rate sources and refusal limits.
+  pricing: z.strictObject({
+    currencies: z
+      .array(z.string().refine((c) => FIAT_CODES.includes(c), { message: 'expected an ISO 4217 code gatewayd knows (upper case), e.g. "EUR"' }))
+      .max(FIAT_CODES.length)
+      .default([...DEFAULT_CURRENCIES]),
+    sources: z.array(z.strictObject({
+      kind: z.enum(SOURCE_KINDS, { message: `expected one of ${SOURCE_KINDS.map((k) => `"${k}"`).join(', ')}` }),
+      // '' = the source's public API (docs/configuration.md lists them).
+      url: z.union([z.literal(''), httpUrl('expected an absolute http(s) URL')]).default(''),
+    })).max(16).default([]),
+    min_sources: z.number().int().min(1).max(16).default(1),
+    max_age_seconds: z.number().int().min(10).max(86_400).default(300),
+    max_spread_percent: spreadText.default('2'),
+    round_to: roundToText.default('0.01'),
+    refresh_seconds: z.number().int().min(10).max(3600).default(60),
   }).prefault({}),
   email: z.strictObject({
     smtp_url: z.string().refine((v) => v === '' || /^smtps?:\/\//.test(v), {
@@ -131,18 +177,19 @@ export const configSchema = z.strictObject({
     timeout_seconds: z.number().positive().max(300).default(10),
   }).prefault({}),
   console: z.strictObject({
-    // Where a transaction hash links to: {tx} is replaced by the hash; "" shows hashes without links.
+    // Where a transaction hash links to: {tx} is replaced by the hash; "" shows hashes without links;
+    // "auto" is the network's own explorer (none on the simulated chain).
     explorer_tx_url: z
       .string()
       .refine((v) => {
-        if (v === '') return true;
+        if (v === '' || v === 'auto') return true;
         try {
           return new URL(v.replace('{tx}', 'x')).protocol === 'https:' && v.includes('{tx}');
         } catch {
           return false;
         }
-      }, { message: 'expected an https URL containing {tx}, e.g. https://tronscan.org/#/transaction/{tx}, or "" for no links' })
-      .default('https://tronscan.org/#/transaction/{tx}'),
+      }, { message: 'expected an https URL containing {tx}, e.g. https://tronscan.org/#/transaction/{tx}, "auto" for the network\'s explorer, or "" for no links' })
+      .default('auto'),
   }).prefault({}),
   log: z.strictObject({
     level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -164,7 +211,7 @@ export const configSchema = z.strictObject({
     public_per_ip: perMinute.default(10),
     chat_per_token: perMinute.default(30),
     api_per_key: perMinute.default(1200),
-    invoices_per_merchant: perMinute.default(60),
+    invoices_per_merchant: perMinute.default(600),
   }).prefault({}),
   api_keys: z.strictObject({
     max_active: z.number().int().min(1).max(10_000).default(20),
@@ -180,6 +227,8 @@ export type Config = ParsedConfig & {
   readonly secretGenerated: boolean;
   /** The public origin (scheme://host[:port]) derived from server.public_url. */
   readonly publicOrigin: string;
+  /** True when server.public_url was not set and follows server.listen. */
+  readonly publicUrlFollowsListen: boolean;
   /** The TRON network of tron.network: its API id, USDT contract and default provider. */
   readonly network: Readonly<TronNetwork>;
   /**
@@ -273,6 +322,13 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   return finish(parsed, where, options.devMode === true);
 }
 
+/** console.explorer_tx_url = "auto": each network's own explorer; the simulated chain has none. */
+const EXPLORERS: Record<TronNetwork['name'], string> = {
+  mainnet: 'https://tronscan.org/#/transaction/{tx}',
+  nile: 'https://nile.tronscan.org/#/transaction/{tx}',
+  devnet: '',
+};
+
 /** Derived values and the checks that span keys; the result is frozen. */
 function finish(parsed: ParsedConfig, source: string, devMode = false): Config {
   const named = NETWORKS[parsed.tron.network];
@@ -284,9 +340,16 @@ function finish(parsed: ParsedConfig, source: string, devMode = false): Config {
     }
     parsed.tron.api_url = network.defaultApiUrl;
   }
+  const { pricing } = parsed;
+  if (pricing.sources.length > 0 && pricing.min_sources > pricing.sources.length) {
+    throw new ConfigError(`${source}: pricing.min_sources: ${pricing.min_sources} is more than the ${pricing.sources.length} configured [[pricing.sources]]; every fiat price would be refused`);
+  }
+  const publicUrlFollowsListen = parsed.server.public_url === '';
+  if (publicUrlFollowsListen) parsed.server.public_url = localUrl(parsed.server.listen);
+  if (parsed.console.explorer_tx_url === 'auto') parsed.console.explorer_tx_url = EXPLORERS[network.name];
   const secretGenerated = parsed.server.secret === '';
   if (secretGenerated) parsed.server.secret = randomBytes(32).toString('base64url');
-  return deepFreeze({ ...parsed, source, secretGenerated, ...derived(parsed), network, devMode });
+  return deepFreeze({ ...parsed, source, secretGenerated, publicUrlFollowsListen, ...derived(parsed), network, devMode });
 }
 
 function derived(parsed: ParsedConfig): Pick<Config, 'publicOrigin' | 'secureCookies'> {

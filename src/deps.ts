@@ -13,6 +13,8 @@ import type { WatcherStatus } from './chain/watcher-status.js';
 import { createMetrics, registerCoreGauges, type Metrics } from './ops/metrics.js';
 import { VERSION } from './version.js';
 import { systemLookup, type HostLookup } from './webhooks/url-policy.js';
+import { RateBook } from './pricing/rate-book.js';
+import { registerPricingMetrics } from './pricing/pricing.metrics.js';
 
 /**
  * Everything a handler, service or worker may use. Passed explicitly (no module state): features
@@ -36,6 +38,8 @@ export interface AppDeps {
   metrics: Metrics;
   /** Name resolution for webhook targets (the system resolver; tests inject their own DNS). */
   dnsLookup: HostLookup;
+  /** The fiat rates the background fetcher last read (src/pricing/); invoice creation reads them. */
+  rates: RateBook;
 }
 
 export function createDeps(opts: { config: Config; database: OpenedDatabase; log: Log; clock?: Clock; mailer?: Mailer }): AppDeps {
@@ -55,8 +59,10 @@ export function createDeps(opts: { config: Config; database: OpenedDatabase; log
     mailer: opts.mailer ?? createMailer(opts.config, opts.log),
     metrics: createMetrics({ version: VERSION, log: opts.log }),
     dnsLookup: systemLookup,
+    rates: new RateBook(opts.config.pricing),
   };
   registerCoreGauges(deps.metrics, deps);
   registerChainMetrics(deps.metrics, deps);
+  registerPricingMetrics(deps.metrics, deps);
   return deps;
 }

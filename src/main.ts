@@ -5,22 +5,39 @@ import { MigrationError } from './db/migrator.js';
 import { NetworkMismatchError } from './db/network-guard.js';
 import { BackupError, runBackup } from './cli/backup.js';
 import { CopyError, runDbCopy } from './cli/db-copy.js';
+import { runChainRescan, runChainStatus } from './cli/chain.js';
 import { runDoctor } from './cli/doctor.js';
 import { runInit } from './cli/init.js';
 import { runMigrate } from './cli/migrate.js';
 import { callDev, DevCommandError, devUrl, printAnswer, runDev } from './cli/dev.js';
 import { checkMerchantArgs, MerchantCommandError, readPassword, runMerchantCreate } from './cli/merchant.js';
-import { HELP, UsageError } from './cli/usage.js';
+import { ArgumentError, HELP, HelpRequest, usageOf, UsageError, type Command } from './cli/usage.js';
 import { runServe, ServeError } from './serve.js';
 import { versionLine } from './cli/version.js';
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
 
-function parse(args: string[], options: NonNullable<NonNullable<Parameters<typeof parseArgs>[0]>['options']>, allowPositionals = false) {
+type Options = NonNullable<NonNullable<Parameters<typeof parseArgs>[0]>['options']>;
+
+/** `--help`/`-h` anywhere before `--` asks for the command's usage, whatever else is there. */
+function wantsHelp(command: Command, args: string[]): void {
+  for (const arg of args) {
+    if (arg === '--') return;
+    if (arg === '--help' || arg === '-h') throw new HelpRequest(command);
+  }
+}
+
+/** The command's options; a wrong one is named with the command's synopsis (Node's hints about `--` are left out). */
+function parse(command: Command, args: string[], options: Options, allowPositionals = false) {
+  wantsHelp(command, args);
   try {
     return parseArgs({ args, options, allowPositionals, strict: true });
   } catch (err) {
-    throw new UsageError((err as Error).message.split('\n')[0]!);
+    const message = (err as Error).message
+      .split('\n')[0]!
+      .replace(/\. To specify a positional argument.*$/, '')
+      .replace(/\.$/, '');
+    throw new ArgumentError(message.charAt(0).toLowerCase() + message.slice(1), command);
   }
 }
 
@@ -46,52 +63,76 @@ export async function main(argv: string[]): Promise<number> {
         return command === undefined ? 2 : 0;
       case 'version':
       case '--version':
+        parse('version', rest, {});
         out(await versionLine());
         return 0;
       case 'init': {
-        const { values } = parse(rest, { dir: { type: 'string' } });
+        const { values } = parse('init', rest, { dir: { type: 'string' } });
         return runInit(values.dir as string | undefined, out);
       }
       case 'migrate': {
-        const { values } = parse(rest, { config: { type: 'string' }, status: { type: 'boolean' } });
+        const { values } = parse('migrate', rest, { config: { type: 'string' }, status: { type: 'boolean' } });
         return await runMigrate(loadConfig({ path: values.config as string | undefined }), values.status === true, out);
       }
       case 'serve': {
-        const { values } = parse(rest, { config: { type: 'string' } });
+        const { values } = parse('serve', rest, { config: { type: 'string' } });
         return await runServe(loadConfig({ path: values.config as string | undefined }));
       }
       case 'merchant': {
         const [sub, ...more] = rest;
-        if (sub !== 'create') throw new UsageError(`unknown merchant command ${sub === undefined ? '(none)' : `"${sub}"`}; expected "merchant create"`);
-        const { values } = parse(more, { config: { type: 'string' }, email: { type: 'string' }, name: { type: 'string' } });
+        if (sub !== 'create') {
+          wantsHelp('merchant create', rest);
+          throw new ArgumentError(`unknown merchant command ${sub === undefined ? '(none)' : `"${sub}"`}; expected "merchant create"`, 'merchant create');
+        }
+        const { values } = parse('merchant create', more, { config: { type: 'string' }, email: { type: 'string' }, name: { type: 'string' } });
         const config = loadConfig({ path: values.config as string | undefined });
         const input = { email: values.email as string | undefined, name: values.name as string | undefined };
         checkMerchantArgs(input);
-        return await runMerchantCreate(config, input, await readPassword(), out);
+        return await runMerchantCreate(config, input, await readPassword({ confirm: true }), out);
       }
       case 'backup': {
-        const { values, positionals } = parse(rest, { config: { type: 'string' }, force: { type: 'boolean' } }, true);
-        if (positionals.length !== 1) throw new UsageError('backup needs exactly one FILE: gatewayd backup FILE [--config FILE] [--force]');
+        const { values, positionals } = parse('backup', rest, { config: { type: 'string' }, force: { type: 'boolean' } }, true);
+        if (positionals.length !== 1) throw new ArgumentError('needs exactly one FILE', 'backup');
         const config = loadConfig({ path: values.config as string | undefined });
         return await runBackup(config, { file: positionals[0]!, force: values.force === true, progress: process.stderr }, out);
       }
       case 'db': {
         const [sub, ...more] = rest;
-        if (sub !== 'copy') throw new UsageError(`unknown db command ${sub === undefined ? '(none)' : `"${sub}"`}; expected "db copy --to postgres://…"`);
-        const { values } = parse(more, { config: { type: 'string' }, to: { type: 'string' } });
-        if (typeof values.to !== 'string') throw new UsageError('db copy needs --to postgres://…');
+        if (sub !== 'copy') {
+          wantsHelp('db copy', rest);
+          throw new ArgumentError(`unknown db command ${sub === undefined ? '(none)' : `"${sub}"`}; expected "db copy --to postgres://…"`, 'db copy');
+        }
+        const { values } = parse('db copy', more, { config: { type: 'string' }, to: { type: 'string' } });
+        if (typeof values.to !== 'string') throw new ArgumentError('needs --to postgres://…', 'db copy');
         return await runDbCopy(loadConfig({ path: values.config as string | undefined }), values.to, out);
+      }
+      case 'chain': {
+        const [sub, ...more] = rest;
+        if (sub === 'status') {
+          const { values } = parse('chain status', more, { config: { type: 'string' } });
+          return await runChainStatus(loadConfig({ path: values.config as string | undefined }), out);
+        }
+        if (sub === 'rescan') {
+          const { values } = parse('chain rescan', more, { config: { type: 'string' }, 'from-block': { type: 'string' }, 'from-time': { type: 'string' } });
+          const from = { block: values['from-block'] as string | undefined, time: values['from-time'] as string | undefined };
+          return await runChainRescan(loadConfig({ path: values.config as string | undefined }), from, out);
+        }
+        throw new UsageError(`unknown chain command ${sub === undefined ? '(none)' : `"${sub}"`}; expected "chain status" or "chain rescan"`);
       }
       case 'dev':
         return await dev(rest);
       case 'doctor': {
-        const { values } = parse(rest, { config: { type: 'string' } });
+        const { values } = parse('doctor', rest, { config: { type: 'string' } });
         return await runDoctor(() => loadConfig({ path: values.config as string | undefined }), out);
       }
       default:
         throw new UsageError(`unknown command "${command}"; see gatewayd --help`);
     }
   } catch (err) {
+    if (err instanceof HelpRequest) {
+      process.stdout.write(usageOf(err.command));
+      return 0;
+    }
     if (err instanceof UsageError || err instanceof ConfigError || err instanceof NetworkMismatchError) {
       process.stderr.write(`gatewayd: ${err.message}\n`);
       return 2;
@@ -134,11 +175,8 @@ async function dev(args: string[]): Promise<number> {
   });
   switch (sub) {
     case 'pay': {
-      const { values, positionals } = parse(more, { ...transferFlags, amount: { type: 'string' }, late: { type: 'boolean' } }, true);
-      if (positionals.length !== 1)
-        throw new UsageError(
-          'dev pay needs exactly one INVOICE_ID: gatewayd dev pay INVOICE_ID [--amount A] [--late] [--from ADDRESS] [--fake-token] [--failed]',
-        );
+      const { values, positionals } = parse('dev pay', more, { ...transferFlags, amount: { type: 'string' }, late: { type: 'boolean' } }, true);
+      if (positionals.length !== 1) throw new ArgumentError('needs exactly one INVOICE_ID', 'dev pay');
       const { base, print } = client(values);
       const body = {
         invoice_id: positionals[0],
@@ -150,16 +188,22 @@ async function dev(args: string[]): Promise<number> {
       return 0;
     }
     case 'transfer': {
-      const { values } = parse(more, { ...transferFlags, to: { type: 'string' }, amount: { type: 'string' } });
-      if (values.to === undefined || values.amount === undefined) throw new UsageError('dev transfer needs --to ADDRESS and --amount A');
+      const { values } = parse('dev transfer', more, { ...transferFlags, to: { type: 'string' }, amount: { type: 'string' } });
+      if (values.to === undefined || values.amount === undefined) throw new ArgumentError('needs --to ADDRESS and --amount A', 'dev transfer');
       const { base, print } = client(values);
       print(await callDev(base, '/_dev/transfer', { to: values.to, amount: values.amount, ...transferBody(values) }));
       return 0;
     }
     case 'merchant': {
       const [action, ...rest] = more;
-      if (action !== 'create') throw new UsageError('expected "gatewayd dev merchant create --email E [--name N]" (password on stdin)');
-      const { values } = parse(rest, { ...common, email: { type: 'string' }, name: { type: 'string' } });
+      if (action !== 'create') {
+        wantsHelp('dev merchant create', more);
+        throw new ArgumentError(
+          `unknown dev merchant command ${action === undefined ? '(none)' : `"${action}"`}; expected "dev merchant create"`,
+          'dev merchant create',
+        );
+      }
+      const { values } = parse('dev merchant create', rest, { ...common, email: { type: 'string' }, name: { type: 'string' } });
       const input = { email: values.email as string | undefined, name: values.name as string | undefined };
       checkMerchantArgs(input);
       const { base, print } = client(values);
@@ -167,15 +211,15 @@ async function dev(args: string[]): Promise<number> {
         await callDev(base, '/_dev/merchant', {
           email: input.email,
           ...(input.name !== undefined ? { name: input.name } : {}),
-          password: await readPassword(),
+          password: await readPassword({ confirm: true }),
         }),
       );
       return 0;
     }
     default: {
       if (sub !== undefined && !sub.startsWith('-'))
-        throw new UsageError(`unknown dev command "${sub}"; expected dev, dev pay, dev transfer or dev merchant create`);
-      const { values } = parse(args, { config: { type: 'string' }, database: { type: 'string' } });
+        throw new ArgumentError(`unknown dev command "${sub}"; expected dev, dev pay, dev transfer or dev merchant create`, 'dev');
+      const { values } = parse('dev', args, { config: { type: 'string' }, database: { type: 'string' } });
       const path = values.config as string | undefined;
       return runDev(
         (overrides) => loadConfig({ path, overrides, devMode: true }),

@@ -14,11 +14,15 @@ import { createDeps } from './deps.js';
 import type { AppDeps } from './deps.js';
 import { createLogger, type Log } from './lib/log.js';
 import { startLoop, type LoopHandle } from './lib/loop.js';
+import { releaseStartupMemory } from './lib/memory.js';
 import { startMetricsServer, type MetricsServer } from './ops/metrics.js';
 import { createWorkers, recoverAfterCrash } from './workers.js';
 import { VERSION } from './version.js';
 
 export class ServeError extends Error {}
+
+/** When an idle process gives back what start-up grew (src/lib/memory.ts). */
+const STARTUP_SETTLE_MS = 2000;
 
 export interface RunningServer {
   url: string;
@@ -84,6 +88,8 @@ export async function startServer(config: Config, log: Log = createLogger(config
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
   log.info({ url, version: VERSION, database: config.database.path, public_url: config.server.public_url }, 'gatewayd listening');
+  // Once start-up's garbage is garbage (the first watcher poll included): a few ms of one full collection.
+  setTimeout(releaseStartupMemory, STARTUP_SETTLE_MS).unref();
 
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> =>

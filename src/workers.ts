@@ -16,6 +16,8 @@ import { crossInstanceSignal } from './db/signals.js';
 import { dialectOf } from './db/database.js';
 import { resetSendingDeliveries } from './webhooks/webhooks.repo.js';
 import { createDeliveryWorker } from './webhooks/webhooks.worker.js';
+import { recoverShopNotifies, shopNotifyWorker } from './shops/shop-notify.worker.js';
+import { ratesWorker } from './pricing/rates.worker.js';
 
 export function createWorkers(deps: AppDeps): Worker[] {
   const deliveries = createDeliveryWorker(deps);
@@ -26,6 +28,9 @@ export function createWorkers(deps: AppDeps): Worker[] {
     leaderOnly(paymentNoticesWorker(deps), createLease(deps.db, LOCK_KEYS.MAIL, 'payment-notices', deps.log)),
     maintenanceWorker(deps),
     leaderOnly(chainWorker(deps), createLease(deps.db, LOCK_KEYS.SCANNER, 'chain-scanner', deps.log)),
+    chainWorker(deps),
+    // Fiat rates, only when [[pricing.sources]] are configured.
+    ...(deps.rates.enabled ? [ratesWorker(deps)] : []),
     {
       name: 'webhooks',
       // Due retries are found within a second; new deliveries wake the loop at once.
@@ -44,6 +49,7 @@ export function createWorkers(deps: AppDeps): Worker[] {
       },
     },
     ...(several ? [staleSendingWorker(deps)] : []),
+    shopNotifyWorker(deps),
   ];
 }
 
@@ -75,4 +81,5 @@ export async function recoverAfterCrash(deps: AppDeps): Promise<void> {
   const olderThan = dialectOf(deps.db) === 'postgres' ? now - (deps.config.webhooks.timeout_seconds * 1000 + 60_000) : undefined;
   const reset = await resetSendingDeliveries(deps.db, now, olderThan);
   if (reset > 0) deps.log.warn({ deliveries: reset }, 'crash recovery: deliveries left in sending are pending again');
+  await recoverShopNotifies(deps);
 }

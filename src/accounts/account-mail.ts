@@ -11,7 +11,11 @@ import { readAssetText } from '../lib/assets.js';
 import { isRtl, translator, type Locale } from '../lib/i18n.js';
 import type { MailMessage, SendResult } from '../email/mailer.js';
 
-export type AccountMailKind = 'verify' | 'reset' | 'exists';
+export type AccountMailKind = 'verify' | 'reset' | 'exists' | PasswordNoticeKind;
+/** Told to the owner after a password was added to their account or changed (docs/security.md). */
+export type PasswordNoticeKind = 'password_set' | 'password_changed';
+
+const isPasswordNotice = (kind: AccountMailKind): kind is PasswordNoticeKind => kind === 'password_set' || kind === 'password_changed';
 
 const htmlEngine = new Eta({ autoEscape: true, autoTrim: [false, 'nl'] });
 const textEngine = new Eta({ autoEscape: false, autoTrim: [false, 'nl'] });
@@ -30,6 +34,7 @@ export function accountMailUrl(publicUrl: string, kind: AccountMailKind, token?:
   const base = publicUrl.replace(/\/+$/, '');
   if (kind === 'verify') return `${base}/verify#verify=${token}`;
   if (kind === 'reset') return `${base}/reset#reset=${token}`;
+  if (isPasswordNotice(kind)) return `${base}/forgot`;
   return `${base}/`;
 }
 
@@ -48,6 +53,16 @@ export interface AccountMailInput {
 export function composeAccountMail(publicUrl: string, input: AccountMailInput): MailMessage {
   const t = translator(input.locale);
   const k = `email.${input.kind}`;
+  if (isPasswordNotice(input.kind)) {
+    return renderMail(publicUrl, input.locale, input.to, {
+      subject: t(`${k}.subject`),
+      greeting: input.name === null ? t('email.common.greeting_anonymous') : t('email.common.greeting', { name: input.name }),
+      paragraphs: [t(`${k}.intro`), t('email.password_notice.action')],
+      button: t('email.password_notice.button'),
+      url: input.url,
+      notes: [],
+    });
+  }
   return renderMail(publicUrl, input.locale, input.to, {
     subject: t(`${k}.subject`),
     greeting: input.name === null ? t('email.common.greeting_anonymous') : t('email.common.greeting', { name: input.name }),

@@ -1,12 +1,15 @@
 /** The accounts part of the API contract: /auth/* and the Merchant (the Dashboard of /me is in src/dashboard/). */
+import { emailAddress } from '../lib/email-address.js';
+import { parseTolerance, TOLERANCE_PATTERN, type PaymentSettings } from '../invoices/underpayment.js';
 import { z } from '@hono/zod-openapi';
 import { Mode } from '../http/openapi.js';
 import { LOCALES } from '../lib/i18n.js';
 import type { Config } from '../config.js';
 import { isSupportStaff } from './support-staff.js';
+import { markupPercentSchema } from '../pricing/pricing.schemas.js';
 import type { Merchant } from './merchants.repo.js';
 
-const Email = z.email().max(254).openapi({ example: 'owner@shop.example' });
+const Email = emailAddress().openapi({ example: 'owner@shop.example' });
 const CaptchaToken = z.string().max(2048).optional().openapi({ description: 'Required when GET /config shows a captcha; single use' });
 const Locale = z
   .string()
@@ -83,12 +86,37 @@ const CheckoutQrSchema = z.enum(['address', 'tron_uri']).openapi({
   example: 'address',
 });
 
+const MarkupSchema = markupPercentSchema(
+  'Markup in percent (0 to 20, at most 2 decimals) added to invoices priced in a fiat currency before rounding; a request may override it',
+);
+const UnderpaymentTolerance = z
+  .string()
+  .refine((v) => parseTolerance(v) !== undefined, 'expected a USDT amount such as "1.00" or a percentage such as "1%" (above 0, at most 100%, two decimals)')
+  .nullable()
+  .openapi({
+    pattern: TOLERANCE_PATTERN,
+    description:
+      'How far short of an open invoice a transfer may be and still be recorded against it as a partial payment (when its last six decimals are the ' +
+      'invoice\'s and no other open invoice matches): a USDT amount ("1.00") or a percentage of the payable amount ("1%"); null = off (the default)',
+    example: '1.00',
+  });
+const UnderpaymentAutoAccept = z.boolean().openapi({
+  description: 'Such a partial payment confirms its invoice by itself (resolution "tolerance"); false (the default) = it waits for you',
+  example: false,
+});
+
 export const PatchMeBody = z
   .strictObject({
     name: z.string().trim().min(1).max(100).optional().openapi({ example: 'Example Shop' }),
     checkout_qr: CheckoutQrSchema.optional(),
+    markup_percent: MarkupSchema.optional(),
+    underpayment_tolerance: UnderpaymentTolerance.optional(),
+    underpayment_auto_accept: UnderpaymentAutoAccept.optional(),
   })
-  .refine((b) => b.name !== undefined || b.checkout_qr !== undefined, 'give name, checkout_qr or both')
+  .refine(
+    (b) => Object.values(b).some((v) => v !== undefined),
+    'give at least one of name, checkout_qr, markup_percent, underpayment_tolerance, underpayment_auto_accept',
+  )
   .openapi('UpdateMerchantRequest');
 
 export const MerchantSchema = z
@@ -99,8 +127,16 @@ export const MerchantSchema = z
     mode: Mode,
     support_staff: z.boolean().optional().openapi({ description: 'True when the account is on support.staff_emails and may use the support inbox' }),
     checkout_qr: CheckoutQrSchema.optional(),
+    markup_percent: MarkupSchema.optional(),
+    underpayment_tolerance: UnderpaymentTolerance.optional(),
+    underpayment_auto_accept: UnderpaymentAutoAccept.optional(),
   })
   .openapi('Merchant');
+
+/** The underpayment settings as GET and PATCH /me show them (in `merchant`). */
+export function toPaymentSettingsResponse(s: PaymentSettings) {
+  return { underpayment_tolerance: s.underpaymentTolerance, underpayment_auto_accept: s.underpaymentAutoAccept };
+}
 
 export const MerchantEnvelope = z.object({ merchant: MerchantSchema }).openapi('MerchantEnvelope');
 
@@ -145,5 +181,6 @@ export function toMerchantResponse(merchant: Merchant, config: Config): Merchant
     mode: 'live',
     support_staff: isSupportStaff(config, merchant.email),
     checkout_qr: merchant.checkoutQr,
+    markup_percent: merchant.markupPercent,
   };
 }

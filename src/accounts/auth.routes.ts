@@ -11,7 +11,18 @@ import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { ServerResponse } from 'node:http';
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import { checkOrigin, clearSessionCookie, httpOnlyCookieOptions, optionalSession, requireSession, setSessionCookie } from '../http/auth.js';
+import {
+  checkOrigin,
+  clearSessionCookie,
+  cookieName,
+  foreignOrigin,
+  httpOnlyCookieOptions,
+  optionalSession,
+  requireSession,
+  sessionHashOf,
+  sessionToken,
+  setSessionCookie,
+} from '../http/auth.js';
 import { requireCaptcha } from '../http/captcha.js';
 import { clientIp, rateLimitSubject } from '../http/client-ip.js';
 import type { AppDeps } from '../deps.js';
@@ -37,22 +48,25 @@ import {
   VerifyEmailBody,
   VerifyEmailResponse,
 } from './accounts.schemas.js';
-import { type AfterAnswer, forgotPassword, login, logout, register, resetPassword, resetPreview, setFirstPassword, verifyEmail } from './auth.service.js';
+import { type AfterAnswer, forgotPassword, login, logout, register, resetPassword, resetPreview, verifyEmail } from './auth.service.js';
+import { setFirstPassword } from './password.service.js';
 import { REGISTRATION_LIFETIME_MS } from './registrations.repo.js';
 import { createGoogleVerifier, googleSignIn } from './google.service.js';
 import { normalizeEmail } from './merchants.repo.js';
-import { SESSION_COOKIE } from './sessions.repo.js';
 
 const tags = ['Authentication'];
 
 /**
- * The registering browser's proof of its registration (see registrations.repo.ts). Sent only to the
- * confirmation endpoint, unreadable by scripts, and gone when the registration would be.
+ * The registering browser's proof of its registration (see registrations.repo.ts), unreadable by
+ * scripts and gone when the registration would be. With an https public_url it is
+ * `__Host-gw_reg` (cookieName), which needs Path=/; on plain http (local use) `gw_reg`, sent only
+ * to the confirmation endpoint.
  */
 export const REGISTRATION_COOKIE = 'gw_reg';
 const REGISTRATION_COOKIE_PATH = '/api/v1/auth/verify-email';
 
-const registrationCookieOptions = (deps: AppDeps) => httpOnlyCookieOptions(deps, REGISTRATION_COOKIE_PATH, REGISTRATION_LIFETIME_MS);
+const registrationCookieOptions = (deps: AppDeps) =>
+  httpOnlyCookieOptions(deps, deps.config.secureCookies ? '/' : REGISTRATION_COOKIE_PATH, REGISTRATION_LIFETIME_MS);
 
 /** Per-address (and per-email) limits of one operation; unknown emails count exactly like known ones. */
 function limit(c: Context<AppEnv>, deps: AppDeps, operation: string, email?: string): string {
@@ -85,7 +99,7 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
 
   app.use('/auth/*', async (c, next) => {
     const origin = c.req.header('origin');
-    if (origin !== undefined && origin !== deps.config.publicOrigin) throw new AppError('invalid_origin', 'The Origin header does not match this server');
+    if (origin !== undefined && origin !== deps.config.publicOrigin) throw foreignOrigin(origin, deps.config.publicOrigin);
     await next();
   });
 
@@ -97,7 +111,7 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
       tags,
       summary: 'Create an account; a confirmation link is emailed (no session starts)',
       description:
-        'Answers alike whether or not the address already has an account. A new or unconfirmed address: the password and name are stored with this registration only (never changing the account) and its own confirmation link is emailed. A confirmed address: its owner gets a notice. At most one such mail per address every 5 minutes, whatever its state; `email_sent` is false when none went out for this request. When two or more registrations of an address are alive when it is confirmed, none of their passwords is kept (see POST /auth/verify-email).',
+        'Answers alike whether or not the address already has an account. A new or unconfirmed address: the password and name are stored with this registration only (never changing the account) and its own confirmation link is emailed. A confirmed address: its owner gets a notice. At most one such mail per address every 5 minutes, whatever its state. `email_sent` is false only when the mail server refused the mail of this request; a repeated registration within the 5 minutes sends nothing (the earlier link stands) and answers exactly like a new one, `email_sent: true` included. When two or more registrations of an address are alive when it is confirmed, none of their passwords is kept (see POST /auth/verify-email).',
       request: { body: jsonBody(RegisterBody) },
       responses: { 201: jsonResponse(RegisterResponse, 'Registered; check your mail'), ...errorResponses(400, 403, 413, 429, 503) },
     }),
@@ -107,7 +121,7 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
       requireMail(deps);
       await requireCaptcha(deps, body.captcha_token, ip);
       const result = await register(deps, { email: body.email, password: body.password, name: body.name, locale: resolveLocale(body.locale) });
-      setCookie(c, REGISTRATION_COOKIE, result.browserProof, registrationCookieOptions(deps));
+      setCookie(c, cookieName(deps, REGISTRATION_COOKIE), result.browserProof, registrationCookieOptions(deps));
       return c.json({ verification_required: true as const, email: result.email, email_sent: result.emailSent }, 201);
     },
   );
@@ -133,7 +147,7 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
         email: body.email,
         password: body.password,
         locale: resolveLocale(body.locale),
-        previousToken: getCookie(c, SESSION_COOKIE),
+        previousToken: sessionToken(c, deps),
       });
       setSessionCookie(c, deps, signedIn.sessionToken);
       return c.json({ merchant: toMerchantResponse(signedIn.merchant, deps.config) }, 200);
@@ -155,9 +169,9 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
     async (c) => {
       const { token } = c.req.valid('json');
       limit(c, deps, 'verify');
-      const confirmed = await verifyEmail(deps, token, getCookie(c, SESSION_COOKIE), getCookie(c, REGISTRATION_COOKIE));
+      const confirmed = await verifyEmail(deps, token, sessionToken(c, deps), getCookie(c, cookieName(deps, REGISTRATION_COOKIE)));
       setSessionCookie(c, deps, confirmed.sessionToken);
-      deleteCookie(c, REGISTRATION_COOKIE, registrationCookieOptions(deps));
+      deleteCookie(c, cookieName(deps, REGISTRATION_COOKIE), registrationCookieOptions(deps));
       return c.json({ merchant: toMerchantResponse(confirmed.merchant, deps.config), password_set: confirmed.passwordSet }, 200);
     },
   );
@@ -203,7 +217,7 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
         token: body.token,
         password: body.password,
         revokeKeysAndWebhooks: body.revoke_api_keys_and_webhooks === true,
-        previousToken: getCookie(c, SESSION_COOKIE),
+        previousToken: sessionToken(c, deps),
       });
       setSessionCookie(c, deps, reset.sessionToken);
       return c.json(
@@ -225,14 +239,16 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
       description:
         'For an account confirmed without a password (`password_set: false` from POST /auth/verify-email) or made by Google sign-in. ' +
         'An account that already has a password: 409 password_already_set (it changes through a reset link, POST /auth/password/forgot). ' +
-        'Outstanding reset links of the account stop working; sessions stay signed in.',
+        'Outstanding reset links of the account stop working; sessions stay signed in. Needs a sign-in within the last 10 minutes (the session was made by a ' +
+        'sign-in, a confirmation, a reset or Google since): otherwise 403 recent_sign_in_required. The owner is mailed that a password was added, in their locale.',
       request: { body: jsonBody(SetPasswordBody) },
       responses: { 200: jsonResponse(MerchantEnvelope, 'Password set'), ...errorResponses(400, 401, 403, 409, 413, 429) },
     }),
     async (c) => {
       const { password } = c.req.valid('json');
       limit(c, deps, 'set_password');
-      const merchant = await setFirstPassword(deps, c.get('auth').merchantId, password);
+      const auth = c.get('auth');
+      const merchant = await setFirstPassword(deps, { merchantId: auth.merchantId, sessionHash: sessionHashOf(auth) }, password);
       return c.json({ merchant: toMerchantResponse(merchant, deps.config) }, 200);
     },
   );
@@ -279,7 +295,7 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
       const { credential } = c.req.valid('json');
       limit(c, deps, 'google');
       const identity = await verifyGoogle(credential);
-      const signedIn = await googleSignIn(deps, identity, getCookie(c, SESSION_COOKIE));
+      const signedIn = await googleSignIn(deps, identity, sessionToken(c, deps));
       setSessionCookie(c, deps, signedIn.sessionToken);
       const body = { merchant: toMerchantResponse(signedIn.merchant, deps.config) };
       return signedIn.created ? c.json(body, 201) : c.json(body, 200);
@@ -311,7 +327,7 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
       responses: { 200: jsonResponse(SuccessSchema, 'Signed out'), ...errorResponses(400, 403, 413) },
     }),
     async (c) => {
-      const token = getCookie(c, SESSION_COOKIE);
+      const token = sessionToken(c, deps);
       if (token) checkOrigin(c, deps);
       await logout(deps, token);
       clearSessionCookie(c, deps);

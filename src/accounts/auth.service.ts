@@ -16,10 +16,10 @@
  *   browser's cookie): confirming keeps it only when the confirming request carries that proof. The
  *   owner of an address a stranger registered alone confirms from their own browser and gets no
  *   password; they choose one at once (setFirstPassword) or through the reset link mailed to them.
- * - `email_sent` is true only when a mail was accepted by the mail server for this request. Within
- *   the 5-minute limit of an address nothing is mailed and the answer says so; the limit is taken
- *   alike by a new address, an unconfirmed one and a confirmed one, so the answer tells only whether
- *   someone asked a mail for that address minutes ago, never whether it has an account.
+ * - A repeated registration answers exactly like a new one: `email_sent` is false only when the
+ *   mail server refused this request's mail. Within the 5-minute limit of an address nothing is
+ *   mailed (the link sent minutes ago stands) and the answer is still true, so it tells neither
+ *   whether the address has an account nor whether someone registered it minutes ago.
  * - Mail to an address that has not been confirmed never carries a name typed by someone.
  * - Mails are sent after the transaction commits; transactions never wait on the network.
  */
@@ -34,31 +34,33 @@ import { countCredentials, revokeCredentials, type CredentialCounts } from './cr
 import { consumeVerifyToken, deleteMerchantEmailTokens, issueVerifyToken } from './email-tokens.repo.js';
 import {
   claimMailSlot,
+  credentialVersionIs,
   findMerchantByEmail,
   findMerchantById,
   insertMerchant,
   normalizeEmail,
   releaseMailSlot,
-  setPasswordIfNone,
   updateMerchant,
   type MailSlot,
   type MerchantChanges,
   type Merchant,
   setMerchantLocale,
 } from './merchants.repo.js';
-import { checkPassword, hashPassword } from './passwords.js';
+import { checkPassword, hashPassword, hashPasswordWithSalt } from './passwords.js';
 import { consumeResetToken, findResetMerchant, recordResetRequest, voidMerchantResets } from './password-resets.repo.js';
 import {
   deleteMerchantRegistrations,
   holdsRegistrationProof,
   insertRegistration,
   liveRegistrations,
+  matchingRegistration,
   registrationProof,
+  registrationSalt,
   renewRegistration,
-  type Registration,
 } from './registrations.repo.js';
 import { createSession, deleteMerchantSessions, deleteSession } from './sessions.repo.js';
 import { newId } from '../lib/ids.js';
+import { normalizeMarkup } from '../pricing/pricing.service.js';
 
 /** At most one confirmation mail (and one "already registered" notice) per address per 5 minutes. */
 export const MAIL_RESEND_GAP_MS = 5 * MINUTE;
@@ -140,15 +142,15 @@ export interface RegisterInput {
 /**
  * New or unconfirmed address: a registration (password and name kept apart from the account) and,
  * within the address's 5-minute limit, its confirmation link. Confirmed address: a notice to the
- * owner, within the same limit. All three answer alike; `emailSent` says whether this request's
- * mail was accepted. `browserProof` goes into the registering browser's cookie: the proof of the
+ * owner, within the same limit. All three answer alike, within the limit or not; `emailSent` is
+ * false only when the mail server refused this request's mail. `browserProof` goes into the registering browser's cookie: the proof of the
  * registration whose link was mailed, else that of an id never stored (the same 43 characters, so
  * the cookie tells nothing about the address either).
  */
 export async function register(deps: AppDeps, input: RegisterInput): Promise<{ email: string; emailSent: boolean; browserProof: string }> {
   const email = normalizeEmail(input.email);
   const name = defaultName(email, input.name);
-  const passwordHash = await hashPassword(input.password);
+  const passwordHash = await hashPasswordWithSalt(input.password, registrationSalt(deps.config.server.secret, email));
   const now = deps.clock.now();
   const mail = await writeTransaction(deps.db, async (trx): Promise<PlannedMail | undefined> => {
     const existing = await findMerchantByEmail(trx, email);
@@ -164,7 +166,8 @@ export async function register(deps: AppDeps, input: RegisterInput): Promise<{ e
     const token = await issueVerifyToken(trx, merchant.id, registrationId, now);
     return { kind: 'verify', merchant, slot: 'verification_sent_at', token, registrationId };
   });
-  const emailSent = mail ? await deliver(deps, mail, input.locale, now) : false;
+  // Within the limit nothing goes out, and the answer is a new registration's: nothing was refused.
+  const emailSent = mail ? await deliver(deps, mail, input.locale, now) : true;
   deps.log.info({ merchant_id: mail?.merchant.id, mail: mail?.kind ?? 'within_limit', email_sent: emailSent }, 'registration');
   return { email, emailSent, browserProof: registrationProof(deps.config.server.secret, mail?.registrationId ?? newId('reg')) };
 }
@@ -177,21 +180,16 @@ export interface LoginInput {
 }
 
 /**
- * An unconfirmed account has no password: the password is checked against its live registrations
- * (at least one argon2id verification, like every sign-in). A match answers 403 email_not_verified
- * and mails, within the limit, a new link for that registration.
+ * An unconfirmed account has no password: the password is checked against its live registrations.
+ * They share the address's salt, so one argon2id hash is computed and compared with each (one
+ * argon2id, like every sign-in, whatever their number). A match answers 403 email_not_verified and
+ * mails, within the limit, a new link for that registration.
  */
 async function unconfirmedLogin(deps: AppDeps, merchant: Merchant, input: LoginInput): Promise<never> {
   const now = deps.clock.now();
   const registrations = await liveRegistrations(deps.db, merchant.id, now);
-  let matched: Registration | undefined;
-  if (registrations.length === 0) await checkPassword(null, input.password);
-  for (const registration of registrations) {
-    if (await checkPassword(registration.passwordHash, input.password)) {
-      matched = registration;
-      break;
-    }
-  }
+  const hash = await hashPasswordWithSalt(input.password, registrationSalt(deps.config.server.secret, merchant.email));
+  const matched = matchingRegistration(registrations, hash);
   if (!matched) throw new AppError('invalid_credential', 'Wrong email or password');
   if (deps.mailer.available) {
     const registration = matched;
@@ -213,9 +211,13 @@ export async function login(deps: AppDeps, input: LoginInput): Promise<SignedIn>
   if (!found || !ok) throw new AppError('invalid_credential', 'Wrong email or password');
   const now = deps.clock.now();
   const sessionToken = await writeTransaction(deps.db, async (trx) => {
+    // The password was checked outside this transaction (one argon2id): a reset or change that
+    // committed meanwhile made that check stale, and no session may come of it.
+    if (!(await credentialVersionIs(trx, found.id, found.credentialVersion))) return undefined;
     await setMerchantLocale(trx, found.id, input.locale);
     return rotateSession(trx, found.id, input.previousToken, now);
   });
+  if (!sessionToken) throw new AppError('invalid_credential', 'Wrong email or password');
   deps.log.info({ merchant_id: found.id }, 'signed in');
   return { merchant: found, sessionToken };
 }
@@ -269,24 +271,6 @@ export async function verifyEmail(deps: AppDeps, token: string, previousToken: s
 }
 
 /**
- * Gives a signed-in account that has no password its first one (after a confirmation that kept
- * none, or a Google sign-in). Never replaces a password: 409 password_already_set (changing one
- * goes through a reset link). Outstanding reset links stop working; sessions stay.
- */
-export async function setFirstPassword(deps: AppDeps, merchantId: string, password: string): Promise<Merchant> {
-  const passwordHash = await hashPassword(password);
-  const now = deps.clock.now();
-  const merchant = await writeTransaction(deps.db, async (trx) => {
-    if (!(await setPasswordIfNone(trx, merchantId, passwordHash, now))) return undefined;
-    await voidMerchantResets(trx, merchantId);
-    return findMerchantById(trx, merchantId);
-  });
-  if (!merchant) throw new AppError('password_already_set', 'This account already has a password; change it through a reset link (POST /auth/password/forgot)');
-  deps.log.info({ merchant_id: merchantId }, 'first password set');
-  return merchant;
-}
-
-/**
  * Records the request and mails a reset link when the address has an account, at most once per
  * address every 5 minutes. Both cases do the same database work before answering (one write to
  * the address's row of password_resets), and the mail leaves after the answer, so neither the
@@ -323,7 +307,10 @@ export interface ResetInput {
 /**
  * Sets the new password, confirms the address, revokes every session, every outstanding link and
  * registration of the account (and, when asked, every API key and webhook), and signs in with a
- * new session.
+ * new session. The link is the authority: it is used up inside the write transaction, and the
+ * write bumps the account's credential version, so a sign-in or password change that checked the
+ * old password concurrently commits before it (and is revoked by it) or not at all. A change does
+ * not void a reset link, so an owner's reset always wins over a change made with a stolen password.
  */
 export async function resetPassword(deps: AppDeps, input: ResetInput): Promise<SignedIn & { revoked: CredentialCounts }> {
   // Cheap check first: hashing is expensive, and a bad token must not cost an argon2id run.
@@ -351,39 +338,18 @@ export async function resetPassword(deps: AppDeps, input: ResetInput): Promise<S
   return result;
 }
 
-/**
- * POST /me/password: the signed-in owner changes the password. The current password is checked
- * first (401 invalid_credential, naming current_password, when wrong; an account that only signs
- * in with Google has none and sets one with a reset link instead). The new hash replaces the old,
- * every other session and every outstanding emailed link of the account are revoked, and the
- * session that made the change stays signed in.
- */
-export async function changePassword(
-  deps: AppDeps,
-  input: { merchantId: string; sessionHash: string; currentPassword: string; newPassword: string },
-): Promise<void> {
-  const merchant = await findMerchantById(deps.db, input.merchantId);
-  if (!merchant) throw new AppError('unauthorized', 'Sign in first: the account no longer exists');
-  if (!(await checkPassword(merchant.passwordHash, input.currentPassword))) {
-    throw new AppError('invalid_credential', 'The current password is wrong', [{ path: 'current_password', message: 'Wrong password' }]);
-  }
-  const passwordHash = await hashPassword(input.newPassword);
-  const now = deps.clock.now();
-  await writeTransaction(deps.db, async (trx) => {
-    await updateMerchant(trx, merchant.id, { passwordHash }, now);
-    await deleteMerchantSessions(trx, merchant.id, input.sessionHash);
-    await deleteMerchantEmailTokens(trx, merchant.id);
-  });
-  deps.log.info({ merchant_id: merchant.id }, 'password changed; every other session revoked');
-}
-
 export async function logout(deps: AppDeps, token: string | undefined): Promise<void> {
   if (token) await deleteSession(deps.db, sha256Hex(token));
 }
 
-/** PATCH /me: the display name and the checkout's QR format. */
-export async function updateMerchantSettings(deps: AppDeps, merchantId: string, changes: Pick<MerchantChanges, 'name' | 'checkoutQr'>): Promise<Merchant> {
-  await updateMerchant(deps.db, merchantId, changes, deps.clock.now());
+/** PATCH /me: the display name, the checkout's QR format and the markup on fiat prices. */
+export async function updateMerchantSettings(
+  deps: AppDeps,
+  merchantId: string,
+  changes: Pick<MerchantChanges, 'name' | 'checkoutQr' | 'markupPercent'>,
+): Promise<Merchant> {
+  const markupPercent = changes.markupPercent === undefined ? undefined : normalizeMarkup(changes.markupPercent);
+  await updateMerchant(deps.db, merchantId, { ...changes, markupPercent }, deps.clock.now());
   const merchant = await findMerchantById(deps.db, merchantId);
   if (!merchant) throw new AppError('unauthorized', 'Sign in first: the account no longer exists');
   return merchant;

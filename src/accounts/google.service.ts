@@ -8,6 +8,7 @@
 import type { createRemoteJWKSet, JWTPayload } from 'jose';
 import { writeTransaction } from '../db/database.js';
 import type { AppDeps } from '../deps.js';
+import { emailAddress } from '../lib/email-address.js';
 import { AppError } from '../lib/errors.js';
 import { defaultName, rotateSession, type SignedIn } from './auth.service.js';
 import { deleteMerchantEmailTokens } from './email-tokens.repo.js';
@@ -75,6 +76,12 @@ export function createGoogleVerifier(deps: AppDeps): GoogleVerifier {
     const verified = payload.email_verified === true || payload.email_verified === 'true';
     if (!verified || typeof payload.email !== 'string' || !EMAIL_RE.test(payload.email) || payload.email.length > 254 || !payload.sub) {
       throw new AppError('invalid_credential', 'The Google account has no verified email address');
+    }
+    // The rule of registration, sign-in and reset (the same schema): in particular an address that
+    // Unicode normalisation or case folding would change is refused, never folded into another.
+    if (!emailAddress().safeParse(payload.email).success) {
+      deps.log.info({ reason: 'email_not_canonical' }, 'google credential refused');
+      throw new AppError('invalid_credential', 'This Google account has an email address this server does not accept (as at registration)');
     }
     return { sub: payload.sub, email: normalizeEmail(payload.email), name: typeof payload.name === 'string' ? payload.name : undefined };
   };

@@ -1,4 +1,5 @@
 /** GET and PATCH /me (the owner's Dashboard) and POST /me/password (owner session only; an API key is refused). */
+import { formatTolerance, parseTolerance, updatePaymentSettings } from '../invoices/underpayment.js';
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { requireSession } from '../http/auth.js';
 import type { AppDeps } from '../deps.js';
@@ -9,7 +10,8 @@ import { AppError } from '../lib/errors.js';
 import { readDashboard } from '../dashboard/dashboard.js';
 import { DashboardSchema, toDashboardResponse } from '../dashboard/dashboard.schemas.js';
 import { ChangePasswordBody, PatchMeBody } from './accounts.schemas.js';
-import { changePassword, updateMerchantSettings } from './auth.service.js';
+import { updateMerchantSettings } from './auth.service.js';
+import { changePassword } from './password.service.js';
 import { findMerchantById } from './merchants.repo.js';
 
 const tags = ['Account'];
@@ -47,16 +49,32 @@ export function meRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
       security,
       middleware,
       operationId: 'updateMerchant',
-      summary: 'Change the business display name or the checkout QR format',
+      summary: 'Change the business display name, the checkout QR format, the markup on fiat prices or the underpayment settings',
       description:
         '`name`: the display name payers see. `checkout_qr`: what the checkout QR code carries, `address` (the receiving address alone, ' +
-        'which every wallet scans; the default) or `tron_uri` (a `tron:` URI with the amount, which some wallets reject).',
+        'which every wallet scans; the default) or `tron_uri` (a `tron:` URI with the amount, which some wallets reject). ' +
+        '`markup_percent`: percent (0 to 20, at most 2 decimals) added to invoices priced in a fiat currency; `markup_percent` on a creation overrides it. ' +
+        '`underpayment_tolerance`: a USDT amount ("1.00") or a percentage ("1%") a transfer may fall short of an open invoice and still be recorded ' +
+        'against it as a partial payment (`invoice.partially_paid`), stored normalised ("1.000000", "1%"); null turns it off (the default). ' +
+        '`underpayment_auto_accept`: such a payment confirms its invoice by itself with `resolution: "tolerance"` (default false).',
       request: { body: jsonBody(PatchMeBody) },
       responses: { 200: jsonResponse(DashboardSchema, 'Dashboard'), ...errorResponses(400, 401, 403, 413) },
     }),
     async (c) => {
-      const { name, checkout_qr } = c.req.valid('json');
-      const merchant = await updateMerchantSettings(deps, c.get('auth').merchantId, { name, checkoutQr: checkout_qr });
+      const { name, checkout_qr, markup_percent, underpayment_tolerance, underpayment_auto_accept } = c.req.valid('json');
+      const merchant = await updateMerchantSettings(deps, c.get('auth').merchantId, { name, checkoutQr: checkout_qr, markupPercent: markup_percent });
+      if (underpayment_tolerance !== undefined || underpayment_auto_accept !== undefined) {
+        const tolerance =
+          underpayment_tolerance === undefined || underpayment_tolerance === null
+            ? underpayment_tolerance
+            : formatTolerance(parseTolerance(underpayment_tolerance)!);
+        await updatePaymentSettings(
+          deps.db,
+          merchant.id,
+          { underpaymentTolerance: tolerance, underpaymentAutoAccept: underpayment_auto_accept },
+          deps.clock.now(),
+        );
+      }
       return c.json(toDashboardResponse(await readDashboard(deps, merchant), deps.config), 200);
     },
   );
@@ -74,7 +92,8 @@ export function meRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
         'Owner session only. `new_password`: 12 to 128 characters. A wrong `current_password` is 401 `invalid_credential` with a detail naming ' +
         '`current_password` (the session stays valid; an account that signs in only with Google has no password and sets one with ' +
         'POST /auth/password/forgot). On success every other session of the account and every outstanding emailed link are revoked; this ' +
-        'session stays signed in. Rate limited like sign-in: `rate_limits.auth_per_ip` per client address and `rate_limits.auth_per_email` per account.',
+        'session stays signed in. Needs a sign-in within the last 10 minutes: otherwise 403 `recent_sign_in_required` (sign in again). The owner is mailed ' +
+        'that the password was changed, in their locale. Rate limited like sign-in: `rate_limits.auth_per_ip` per client address and `rate_limits.auth_per_email` per account.',
       request: { body: jsonBody(ChangePasswordBody) },
       responses: { 200: jsonResponse(SuccessSchema, 'Password changed'), ...errorResponses(400, 401, 403, 413, 429) },
     }),
@@ -86,7 +105,7 @@ export function meRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
       });
       deps.rateLimiter.consume('password_change:account', auth.merchantId, deps.config.rate_limits.auth_per_email, { context: c });
       const { current_password, new_password } = c.req.valid('json');
-      await changePassword(deps, { merchantId: auth.merchantId, sessionHash: auth.sessionHash, currentPassword: current_password, newPassword: new_password });
+      await changePassword(deps, auth, { currentPassword: current_password, newPassword: new_password });
       return c.json({ success: true as const }, 200);
     },
   );

@@ -1,7 +1,9 @@
-/** Merchant accounts. Emails are stored normalised (trimmed, lower case). */
-import type { Selectable } from 'kysely';
-import type { Db, Trx } from '../db/database.js';
+/** Merchant accounts. Emails are stored in canonical form (src/lib/email-address.ts). */
+import { sql, type Selectable } from 'kysely';
+import { compileQuery, type Param } from '../db/compiled.js';
+import type { Conn, Db, Trx } from '../db/database.js';
 import type { CheckoutQr, MerchantsTable } from '../db/schema.js';
+import { canonicalEmail } from '../lib/email-address.js';
 import { newId } from '../lib/ids.js';
 
 export interface Merchant {
@@ -15,12 +17,19 @@ export interface Merchant {
   existsNoticeSentAt: number | null;
   /** What the checkout's QR code carries. */
   checkoutQr: CheckoutQr;
+  /** Bumped by every password change, reset and Google claim (sessions.repo.ts). */
+  credentialVersion: number;
+  /** Markup on fiat prices, percent as exact decimal text ("0" to "20"). */
+  markupPercent: string;
+  /** The language of mails the owner did not ask for (null: English). */
+  locale: string | null;
   createdAt: number;
   updatedAt: number;
 }
 
+/** The stored form of an address (canonicalEmail: trimmed, ASCII letters lower-cased, nothing merged). */
 export function normalizeEmail(email: string): string {
-  return email.trim().toLowerCase();
+  return canonicalEmail(email);
 }
 
 function toMerchant(row: Selectable<MerchantsTable>): Merchant {
@@ -34,9 +43,19 @@ function toMerchant(row: Selectable<MerchantsTable>): Merchant {
     verificationSentAt: row.verification_sent_at,
     existsNoticeSentAt: row.exists_notice_sent_at,
     checkoutQr: row.checkout_qr,
+    credentialVersion: row.credential_version,
+    markupPercent: row.markup_percent,
+    locale: row.locale,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
+}
+
+const markupQuery = compileQuery((db, p: Param<{ id: string }>) => db.selectFrom('merchants').select('markup_percent').where('id', '=', p('id')));
+
+/** The merchant's markup on fiat prices (a compiled query: invoice creation runs it inside its transaction). */
+export async function findMerchantMarkup(conn: Conn, id: string): Promise<string | undefined> {
+  return (await markupQuery.first(conn, { id }))?.markup_percent;
 }
 
 export async function findMerchantById(db: Db | Trx, id: string): Promise<Merchant | undefined> {
@@ -74,6 +93,8 @@ export async function insertMerchant(db: Db | Trx, input: NewMerchant, now: numb
     exists_notice_sent_at: null,
     checkout_qr: 'address',
     locale: null,
+    credential_version: 0,
+    markup_percent: '0',
     created_at: now,
     updated_at: now,
   };
@@ -88,6 +109,7 @@ export interface MerchantChanges {
   emailVerifiedAt?: number;
   googleSub?: string;
   checkoutQr?: CheckoutQr;
+  markupPercent?: string;
 }
 
 export async function updateMerchant(db: Db | Trx, id: string, changes: MerchantChanges, now: number): Promise<void> {
@@ -99,10 +121,23 @@ export async function updateMerchant(db: Db | Trx, id: string, changes: Merchant
       ...(changes.emailVerifiedAt !== undefined ? { email_verified_at: changes.emailVerifiedAt } : {}),
       ...(changes.googleSub !== undefined ? { google_sub: changes.googleSub } : {}),
       ...(changes.checkoutQr !== undefined ? { checkout_qr: changes.checkoutQr } : {}),
+      // A new password (or none) is a new credential: sessions made under the old one end.
+      ...(changes.passwordHash !== undefined ? { credential_version: sql<number>`credential_version + 1` } : {}),
+      ...(changes.markupPercent !== undefined ? { markup_percent: changes.markupPercent } : {}),
       updated_at: now,
     })
     .where('id', '=', id)
     .execute();
+}
+
+/**
+ * Inside a write transaction: true when the account's credential version is still `version`, the
+ * one read before a password was checked or hashed outside the transaction. Every session creation
+ * and password write that checked a credential first commits only then.
+ */
+export async function credentialVersionIs(trx: Trx, id: string, version: number): Promise<boolean> {
+  const row = await trx.selectFrom('merchants').select('credential_version').where('id', '=', id).executeTakeFirst();
+  return row?.credential_version === version;
 }
 
 /** Gives a password to an account that has none (a guarded update: never replaces one). Returns true when set. */

@@ -25,6 +25,15 @@ export async function hashPassword(password: string): Promise<string> {
   return (await loadArgon2()).hash(password, OPTIONS);
 }
 
+/**
+ * An argon2id hash (same parameters, standard encoding) with a given 16-byte salt instead of a
+ * random one: every registration of one address is hashed with that address's salt, so a sign-in
+ * computes one hash and compares it with all of them (see registrations.repo.ts).
+ */
+export async function hashPasswordWithSalt(password: string, salt: Uint8Array): Promise<string> {
+  return (await loadArgon2()).hash(password, { ...OPTIONS, salt });
+}
+
 /** True only when `stored` is a hash and the password matches it; always costs one verification. */
 export async function checkPassword(stored: string | null, password: string): Promise<boolean> {
   const { verify } = await loadArgon2();

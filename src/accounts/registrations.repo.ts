@@ -71,6 +71,26 @@ export async function insertRegistration(
   return id;
 }
 
+/**
+ * The argon2id salt of every registration of one address: an HMAC of the address under
+ * server.secret (16 bytes). One salt per address lets a sign-in on an unconfirmed address compute
+ * one hash and compare it with each live registration's, so it costs one argon2id whatever their
+ * number (none included) and its time does not tell how many there are. The secret keeps anyone
+ * without it from precomputing hashes for an address. (When the secret changes, a registration
+ * made before no longer matches at sign-in: that sign-in answers like a wrong password, and the
+ * registration's link still works.)
+ */
+export function registrationSalt(secret: string, email: string): Uint8Array {
+  return Buffer.from(hmacSha256Hex(secret, `registration-salt:${email}`), 'hex').subarray(0, 16);
+}
+
+/** The live registration whose hash equals `hash` (constant-time comparisons, one per registration). */
+export function matchingRegistration(registrations: Registration[], hash: string): Registration | undefined {
+  let found: Registration | undefined;
+  for (const r of registrations) if (safeEqual(r.passwordHash, hash) && !found) found = r;
+  return found;
+}
+
 /** The proof, kept in the registering browser's cookie, that a request comes from the browser that made the registration. */
 export function registrationProof(secret: string, registrationId: string): string {
   return Buffer.from(hmacSha256Hex(secret, `registration-browser:${registrationId}`), 'hex').toString('base64url');

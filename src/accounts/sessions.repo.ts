@@ -1,6 +1,15 @@
-/** Server-side sessions: the cookie carries a 256-bit random token; only its SHA-256 is stored. */
+/**
+ * Server-side sessions: the cookie carries a 256-bit random token; only its SHA-256 is stored.
+ *
+ * Invariant: a session counts only while its credential_version equals its account's. A session is
+ * made with the account's version read in the same write transaction, and a password change or
+ * reset bumps the account's version in its own, so a session made under an older password never
+ * authenticates, even one that committed concurrently with the change.
+ */
+import { sql } from 'kysely';
 import type { Db, Trx } from '../db/database.js';
 import { DAY } from '../lib/clock.js';
+import { AppError } from '../lib/errors.js';
 import { randomToken, sha256Hex } from '../lib/crypto.js';
 
 export const SESSION_COOKIE = 'gw_session';
@@ -38,14 +47,28 @@ export async function createSession(db: Db | Trx, merchantId: string, now: numbe
       created_at: now,
       last_used_at: now,
       expires_at: session.expiresAt,
+      credential_version: sql<number>`(SELECT credential_version FROM merchants WHERE id = ${merchantId})`,
     })
     .execute();
   return { token, session };
 }
 
-/** The live session for a cookie token, or undefined (unknown or expired). */
-export async function findSession(db: Db, token: string, now: number): Promise<Session | undefined> {
-  const row = await db.selectFrom('sessions').selectAll().where('token_hash', '=', sha256Hex(token)).executeTakeFirst();
+/** A session row whose credential version is still its account's. */
+function currentSessions(db: Db | Trx) {
+  return db
+    .selectFrom('sessions as s')
+    .innerJoin('merchants as m', 'm.id', 's.merchant_id')
+    .select(['s.token_hash', 's.merchant_id', 's.created_at', 's.last_used_at', 's.expires_at'])
+    .whereRef('s.credential_version', '=', 'm.credential_version');
+}
+
+/** The live session for a cookie token, or undefined (unknown, expired, or made under an older password). */
+export async function findSession(db: Db | Trx, token: string, now: number): Promise<Session | undefined> {
+  return findSessionByHash(db, sha256Hex(token), now);
+}
+
+async function findSessionByHash(db: Db | Trx, tokenHash: string, now: number): Promise<Session | undefined> {
+  const row = await currentSessions(db).where('s.token_hash', '=', tokenHash).executeTakeFirst();
   if (!row || row.expires_at <= now) return undefined;
   return {
     tokenHash: row.token_hash,
@@ -54,6 +77,26 @@ export async function findSession(db: Db, token: string, now: number): Promise<S
     lastUsedAt: row.last_used_at,
     expiresAt: row.expires_at,
   };
+}
+
+/**
+ * Inside a write transaction: the session that asked for a credential change (a password, an API
+ * key) is still live and current, or 401 unauthorized. Checked where the change is written, so a
+ * reset that commits while the request was being served ends it.
+ */
+export async function requireCurrentSession(trx: Db | Trx, tokenHash: string, now: number): Promise<Session> {
+  const session = await findSessionByHash(trx, tokenHash, now);
+  if (!session) throw new AppError('unauthorized', 'Sign in first: this session ended (the password was changed or reset)');
+  return session;
+}
+
+/** Carries a session over to its account's current credential version (the one that changed the password keeps working). */
+export async function carrySession(trx: Trx, tokenHash: string): Promise<void> {
+  await trx
+    .updateTable('sessions')
+    .set({ credential_version: sql<number>`(SELECT credential_version FROM merchants WHERE merchants.id = sessions.merchant_id)` })
+    .where('token_hash', '=', tokenHash)
+    .execute();
 }
 
 /** Renews a session on use (30 days from now); returns true when it wrote. */

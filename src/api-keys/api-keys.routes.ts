@@ -2,7 +2,7 @@
 import { createRoute } from '@hono/zod-openapi';
 import type { AppDeps } from '../deps.js';
 import { SCOPES } from '../http/context.js';
-import { requireSession } from '../http/auth.js';
+import { requireSession, sessionHashOf } from '../http/auth.js';
 import { createRouter, errorResponses, jsonBody, jsonResponse, SuccessSchema, SESSION_ONLY } from '../http/openapi.js';
 import {
   ApiKeyCreatedSchema,
@@ -38,6 +38,7 @@ export function apiKeyRoutes(deps: AppDeps) {
       const now = deps.clock.now();
       const { key, secret } = await createKey(
         deps.db,
+        sessionHashOf(c.get('auth')),
         c.get('auth').merchantId,
         { name: body.name, scopes: body.scopes ?? SCOPES, expiresInDays: body.expires_in_days ?? null },
         deps.config.api_keys.max_active,
@@ -65,7 +66,14 @@ export function apiKeyRoutes(deps: AppDeps) {
     }),
     async (c) => {
       const now = deps.clock.now();
-      const { key, secret, replacedKeyId } = await rollKey(deps.db, c.get('auth').merchantId, c.req.valid('param').id, deps.config.api_keys.max_active, now);
+      const { key, secret, replacedKeyId } = await rollKey(
+        deps.db,
+        sessionHashOf(c.get('auth')),
+        c.get('auth').merchantId,
+        c.req.valid('param').id,
+        deps.config.api_keys.max_active,
+        now,
+      );
       deps.log.info({ key_id: key.id, prefix: key.prefix, replaced_key_id: replacedKeyId }, 'api key rolled');
       return c.json({ api_key: toApiKeyResponse(key, now), secret, warning: KEY_WARNING, replaced_key_id: replacedKeyId }, 201);
     },

@@ -2,6 +2,7 @@
 import { writeTransaction, type Db, type Trx } from '../db/database.js';
 import { AppError } from '../lib/errors.js';
 import type { Scope } from '../http/context.js';
+import { requireCurrentSession } from '../accounts/sessions.repo.js';
 import { countActiveKeys, findMerchantKey, insertKey, revokeKey, type ApiKeyRecord } from './api-keys.repo.js';
 
 /**
@@ -15,14 +16,21 @@ async function checkKeyCap(trx: Trx, merchantId: string, maxActive: number, now:
   }
 }
 
+/**
+ * A key is made by an owner session, which must still be current where the key is written: a reset
+ * or password change that commits while the request is served ends the session, and no key comes
+ * of it (docs/security.md, Credential changes).
+ */
 export async function createKey(
   db: Db,
+  sessionHash: string,
   merchantId: string,
   input: { name: string; scopes: readonly Scope[]; expiresInDays: number | null },
   maxActive: number,
   now: number,
 ) {
   return writeTransaction(db, async (trx) => {
+    await requireCurrentSession(trx, sessionHash, now);
     await checkKeyCap(trx, merchantId, maxActive, now);
     return insertKey(trx, merchantId, input, now);
   });
@@ -35,12 +43,14 @@ export async function createKey(
  */
 export async function rollKey(
   db: Db,
+  sessionHash: string,
   merchantId: string,
   keyId: string,
   maxActive: number,
   now: number,
 ): Promise<{ key: ApiKeyRecord; secret: string; replacedKeyId: string }> {
   return writeTransaction(db, async (trx) => {
+    await requireCurrentSession(trx, sessionHash, now);
     const old = await findMerchantKey(trx, merchantId, keyId);
     if (!old || old.revokedAt !== null) throw new AppError('not_found', 'API key not found or already revoked');
     // The rolled key is revoked here, so a roll at the cap replaces one key with one.

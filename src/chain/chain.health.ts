@@ -1,6 +1,6 @@
 /** The chain watcher's figures as /health and the metrics show them. */
 import type { AppDeps } from '../deps.js';
-import { isoOrNull } from '../lib/clock.js';
+import { iso, isoOrNull } from '../lib/clock.js';
 import type { Metrics } from '../ops/metrics.js';
 
 /** The `watcher` object of GET /health. */
@@ -9,7 +9,10 @@ export function watcherHealth(deps: Pick<AppDeps, 'watcherStatus' | 'chain'>) {
     state: deps.watcherStatus.state,
     lag_seconds: deps.watcherStatus.lagSeconds,
     scan: { ...deps.chain.figures },
-    providers: deps.chain.pool.health().map((p) => ({ ...p, last_ok_at: isoOrNull(p.last_ok_at), retry_at: isoOrNull(p.retry_at) })),
+    disputes: [...deps.chain.disputes.values()].sort((a, b) => a.block - b.block).map((d) => ({ block: d.block, reason: d.reason, since: iso(d.since) })),
+    providers: deps.chain.pool
+      .health()
+      .map((p) => ({ ...p, last_ok_at: isoOrNull(p.last_ok_at), retry_at: isoOrNull(p.retry_at), set_aside_until: isoOrNull(p.set_aside_until) })),
   };
 }
 
@@ -20,6 +23,10 @@ export function registerChainMetrics(metrics: Metrics, deps: Pick<AppDeps, 'chai
   const behind = metrics.gauge('gatewayd_chain_scan_behind_blocks', 'Solidified blocks the head follower has not read yet');
   const gap = metrics.gauge('gatewayd_chain_scan_gap_blocks', 'Blocks behind the follower still to be backfilled');
   const inconsistent = metrics.gauge('gatewayd_chain_inconsistent_blocks', 'Blocks whose two reads disagreed since the start (never trusted)');
+  const disputed = metrics.gauge('gatewayd_chain_disputed_blocks', 'Blocks held as disputed now (the providers disagree; nothing from them confirms)');
+  const failedPasses = metrics.gauge('gatewayd_chain_failed_passes', 'Scanner passes in a row that ended in an exception');
+  const refused = metrics.gauge('gatewayd_chain_provider_refused_heads', 'Heads a TRON provider served that were refused as not credible', ['provider']);
+  const malformed = metrics.gauge('gatewayd_chain_provider_malformed_reads', 'Answers of a TRON provider refused as malformed', ['provider']);
   const up = metrics.gauge('gatewayd_chain_provider_up', 'A TRON provider answers (1) or is backing off (0)', ['provider']);
   const requests = metrics.gauge('gatewayd_chain_provider_requests', 'Requests made to a TRON provider since the start', ['provider']);
   const failures = metrics.gauge('gatewayd_chain_provider_failures', 'Failed requests to a TRON provider since the start', ['provider']);
@@ -31,12 +38,16 @@ export function registerChainMetrics(metrics: Metrics, deps: Pick<AppDeps, 'chai
     behind.set(f.behind_blocks ?? Number.NaN);
     gap.set(f.gap_blocks);
     inconsistent.set(f.inconsistent_blocks);
+    disputed.set(deps.chain.disputes.size);
+    failedPasses.set(deps.chain.failedPasses);
     for (const p of deps.chain.pool.providers) {
       const labels = { provider: p.health.name };
       up.set(labels, p.health.state === 'ok' ? 1 : 0);
       requests.set(labels, p.client.stats.requests);
       failures.set(labels, p.health.failures);
       bytes.set(labels, p.client.stats.bytes);
+      refused.set(labels, p.health.refused_heads);
+      malformed.set(labels, p.health.malformed_reads);
     }
   });
 }

@@ -222,3 +222,16 @@ export async function findTransferByLog(db: Db | Trx, txHash: string, logIndex: 
   const row = await db.selectFrom('chain_transfers').selectAll().where('tx_hash', '=', txHash).where('log_index', '=', logIndex).executeTakeFirst();
   return row ? rowToTransfer(row) : undefined;
 }
+
+/** Recorded transfers of these transactions in another block than `block` (a transaction lives in one block). */
+export async function findTransferBlocks(db: Db | Trx, txHashes: readonly string[], block: number): Promise<Array<{ txHash: string; block: number }>> {
+  if (txHashes.length === 0) return [];
+  const rows = await db
+    .selectFrom('chain_transfers')
+    .select(['tx_hash', 'block_number'])
+    .where('tx_hash', 'in', [...txHashes])
+    .where('block_number', '!=', block)
+    .limit(1)
+    .execute();
+  return rows.map((r) => ({ txHash: r.tx_hash, block: r.block_number }));
+}

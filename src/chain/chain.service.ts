@@ -5,7 +5,6 @@
  * invoices whose whole window is now scanned expire. A crash anywhere repeats work, never loses
  * it or counts it twice. No network here.
  */
-import { queuePaymentNotices } from '../email/payment-notices.js';
 import { writeTransaction } from '../db/database.js';
 import type { ChainTransferKind } from '../db/schema.js';
 import type { AppDeps } from '../deps.js';
@@ -13,6 +12,7 @@ import type { Invoice } from '../invoices/invoice.model.js';
 import { applyChainPayment, expireScanned } from '../invoices/invoice-payments.js';
 import { insertTransfer, isLogRecorded, saveScanState, updateGap, type ScanGap, type ScanState } from './chain.repo.js';
 import { toTransactionResponse } from './chain.schemas.js';
+import { afterTransferRecorded } from '../transfers/transfer-events.js';
 import type { VerifiedTransfer } from './verifier.js';
 
 export interface RecordedTransfer {
@@ -51,7 +51,7 @@ export async function commitScan(deps: AppDeps, c: ScanCommit): Promise<{ record
         now,
       );
       await insertTransfer(trx, deps.config.network, t, kind, invoiceId, now);
-      if (kind === 'late' || kind === 'unmatched') await queuePaymentNotices(deps.config, trx, t, now);
+      if (kind === 'late' || kind === 'unmatched') await afterTransferRecorded(deps.config, trx, tx, t, now);
       recorded.push({ transfer: t, kind, invoiceId });
     }
     if (c.state) await saveScanState(trx, deps.config.network, c.state, now);
@@ -60,6 +60,6 @@ export async function commitScan(deps: AppDeps, c: ScanCommit): Promise<{ record
     return { recorded, expired };
   });
   // Events were committed with their deliveries: wake the delivery worker now, not at its next poll.
-  if (result.expired.length > 0 || result.recorded.some((r) => r.kind === 'confirmed' || r.kind === 'review_paid')) deps.deliveriesQueued.notify();
+  if (result.expired.length > 0 || result.recorded.length > 0) deps.deliveriesQueued.notify();
   return result;
 }

@@ -9,18 +9,30 @@ import type { Config } from '../config.js';
 import { MINUTE, SECOND } from '../lib/clock.js';
 import { DEFAULT_MAX_RPS, DEFAULT_TIMEOUT_MS, TronApiError, TronClient } from './tron.client.js';
 
-export const MAX_BACKOFF_MS = 5 * MINUTE;
+/**
+ * Backoff is capped at 15 s so that a provider that answers again is used within a poll + 15 s,
+ * whatever failed before (a provider's own Retry-After is still honoured in full).
+ */
+export const MAX_BACKOFF_MS = 15 * SECOND;
+/** A provider whose answer the others outvoted is set aside this long. */
+export const COOLING_MS = 10 * MINUTE;
 const FIRST_BACKOFF_MS = 2 * SECOND;
 
 export interface ProviderHealth {
-  /** The provider's origin (never its key). */
+  /** The provider's scheme and host (never its path, query or key). */
   name: string;
-  state: 'ok' | 'backing_off';
+  state: 'ok' | 'backing_off' | 'set_aside';
   consecutive_failures: number;
   requests: number;
   failures: number;
   /** Blocks whose re-read from this provider disagreed with an earlier read. */
   inconsistent_blocks: number;
+  /** Heads it served that were refused (not credible by the clock and the last head, or beyond what another provider confirms). */
+  refused_heads: number;
+  /** Answers refused as malformed (a block time out of range, a transaction of another block...). */
+  malformed_reads: number;
+  /** Set aside until then (ms) after the other providers outvoted it; null when not. */
+  set_aside_until: number | null;
   last_error: string | null;
   last_ok_at: number | null;
   retry_at: number | null;
@@ -29,7 +41,7 @@ export interface ProviderHealth {
 export interface Provider {
   client: TronClient;
   health: ProviderHealth;
-  /** Until when it is skipped (ms, injected clock). */
+  /** Until when it is skipped (ms, injected clock): backing off, or set aside. */
   until: number;
 }
 
@@ -64,6 +76,9 @@ export class ProviderPool {
         requests: 0,
         failures: 0,
         inconsistent_blocks: 0,
+        refused_heads: 0,
+        malformed_reads: 0,
+        set_aside_until: null,
         last_error: null,
         last_ok_at: null,
         retry_at: null,
@@ -80,6 +95,40 @@ export class ProviderPool {
     const t = now();
     let order = this.providers.filter((p) => p.until <= t && p !== avoid);
     if (order.length === 0) order = this.providers.filter((p) => p.until <= t);
+    return this.run(now, fn, order);
+  }
+
+  /**
+   * Runs `fn` against another provider than those in `exclude` (never one of them), failing over
+   * among the others; undefined when no other provider may be asked now.
+   */
+  async callOther<T>(
+    now: () => number,
+    fn: (client: TronClient) => Promise<T>,
+    exclude: readonly Provider[],
+  ): Promise<{ value: T; provider: Provider } | undefined> {
+    const t = now();
+    const order = this.providers.filter((p) => p.until <= t && !exclude.includes(p));
+    if (order.length === 0) return undefined;
+    try {
+      return await this.run(now, fn, order);
+    } catch (err) {
+      if (err instanceof TronApiError) return undefined;
+      throw err;
+    }
+  }
+
+  /** Sets a provider aside for the cooling period: the others outvoted its answer. */
+  setAside(p: Provider, t: number, reason: string): void {
+    p.until = Math.max(p.until, t + COOLING_MS);
+    p.health.state = 'set_aside';
+    p.health.set_aside_until = p.until;
+    p.health.retry_at = p.until;
+    p.health.last_error = reason;
+  }
+
+  private async run<T>(now: () => number, fn: (client: TronClient) => Promise<T>, order: Provider[]): Promise<{ value: T; provider: Provider }> {
+    const t = now();
     if (order.length === 0) {
       const soonest = Math.min(...this.providers.map((p) => p.until));
       throw new TronApiError('rate_limited', 'providers', 'every provider is backing off', soonest - t);
@@ -92,6 +141,7 @@ export class ProviderPool {
         p.health.consecutive_failures = 0;
         p.health.state = 'ok';
         p.health.retry_at = null;
+        p.health.set_aside_until = null;
         p.health.last_ok_at = now();
         p.until = 0;
         return { value, provider: p };
@@ -106,6 +156,8 @@ export class ProviderPool {
 
   fault(p: Provider, err: TronApiError, t: number): void {
     p.health.failures += 1;
+    if (err.refusal === 'head') p.health.refused_heads += 1;
+    if (err.refusal === 'malformed') p.health.malformed_reads += 1;
     p.health.consecutive_failures += 1;
     p.health.last_error = `${err.kind} (${err.endpoint}): ${err.message}`;
     const wait = Math.max(Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** (p.health.consecutive_failures - 1)), err.retryAfterMs ?? 0);
@@ -131,10 +183,11 @@ export class ProviderPool {
   }
 }
 
+/** Scheme and host only: GetBlock, QuickNode and others put the access token in the path. */
 function originOf(url: string): string {
   try {
     const u = new URL(url);
-    return `${u.protocol}//${u.host}${u.pathname === '/' ? '' : u.pathname.replace(/\/+$/, '')}`;
+    return `${u.protocol}//${u.host}`;
   } catch {
     return 'invalid-url';
   }

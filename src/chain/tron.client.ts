@@ -1,7 +1,7 @@
 /**
- * Plain-HTTP client for the two java-tron endpoints the block scanner uses, served alike by
- * TronGrid and by an operator's own node: the solidified head block and the transaction infos of
- * one solidified block. tronweb is not used: it costs ~380 ms to load and wraps errors in axios
+ * Plain-HTTP client for the java-tron endpoints the block scanner uses, served alike by TronGrid
+ * and by an operator's own node: the solidified head (a light header read), the transaction infos
+ * of one solidified block, and (rarely) a whole block to prove it empty. tronweb is not used: it costs ~380 ms to load and wraps errors in axios
  * objects; fetch with AbortSignal.timeout gives the same requests with less code.
  *
  * Every answer is untrusted input: it is parsed with zod, and anything unexpected (an HTTP error,
@@ -20,17 +20,35 @@ export class TronApiError extends Error {
     /** How long the provider asked us to wait (429 Retry-After or "suspended for N s"), in ms. */
     readonly retryAfterMs?: number,
     readonly status?: number,
+    /** A well-formed answer the watcher refused: a head that is not credible, or a malformed read. */
+    readonly refusal?: 'head' | 'malformed',
   ) {
     super(message);
     this.name = 'TronApiError';
   }
 }
 
+/**
+ * A block number or time: java-tron sends integers, some proxies (and `visible=true` gateways)
+ * decimal strings. Anything else, or a value outside the safe integer range, is a malformed answer.
+ */
+const intField = z
+  .union([
+    z.number().int(),
+    z
+      .string()
+      .regex(/^-?\d{1,16}$/)
+      .transform(Number),
+  ])
+  .pipe(z.number().int().min(0).max(Number.MAX_SAFE_INTEGER));
+
 const logSchema = z
   .object({
     address: z.string(),
     topics: z.array(z.string()),
     data: z.string().optional(),
+    /** Set by some indexers on a log of a block that left the chain: such a log never counts. */
+    removed: z.boolean().optional(),
   })
   .loose();
 
@@ -38,8 +56,8 @@ const logSchema = z
 const txInfoSchema = z
   .object({
     id: z.string(),
-    blockNumber: z.number().int(),
-    blockTimeStamp: z.number().int(),
+    blockNumber: intField,
+    blockTimeStamp: intField,
     receipt: z.object({ result: z.string().optional() }).loose().optional(),
     result: z.string().optional(),
     log: z.array(logSchema).optional(),
@@ -51,19 +69,29 @@ export type TxLog = z.infer<typeof logSchema>;
 
 const blockInfosSchema = z.array(txInfoSchema);
 
-const nowBlockSchema = z
+/** A block as getnowblock / getblock / getblockbynum serve it: its header, and its transactions' ids when asked for. */
+const blockSchema = z
   .object({
     block_header: z
       .object({
-        raw_data: z.object({ number: z.number().int(), timestamp: z.number().int() }).loose(),
+        raw_data: z.object({ number: intField, timestamp: intField, txTrieRoot: z.string().optional() }).loose(),
       })
       .loose(),
+    transactions: z.array(z.object({ txID: z.string() }).loose()).optional(),
   })
   .loose();
 
 export interface BlockRef {
   number: number;
   timestamp: number;
+}
+
+/** A block's header and, when the whole block was read, its transaction ids. */
+export interface BlockHeader extends BlockRef {
+  /** The transaction ids (a whole block), or undefined (a header only). */
+  txIds: string[] | undefined;
+  /** The header's Merkle root is java-tron's root of no transactions. */
+  emptyRoot: boolean;
 }
 
 export interface TronClientOptions {
@@ -84,6 +112,8 @@ export const DEFAULT_MAX_RPS = 12;
 export class TronClient {
   private readonly base: string;
   private nextSlot = 0;
+  /** Whether the light head read (getblock without detail) is served; false after a refusal. */
+  private lightHead = true;
   /** Requests made and body bytes received (decoded), for the metrics and the benchmark. */
   readonly stats = { requests: 0, bytes: 0 };
 
@@ -103,13 +133,40 @@ export class TronClient {
     if (slot > now) await new Promise((resolve) => setTimeout(resolve, slot - now));
   }
 
-  /** The solidified head block: every block at or below it is irreversible. */
+  /**
+   * The solidified head: every block at or below it is irreversible. Read light, with
+   * `/walletsolidity/getblock {"detail": false}` (the header only, about 0.6 kB instead of a whole
+   * block's ~1,070 B a transaction); a provider that does not serve getblock (an HTTP 404/405 or a
+   * java-tron error) is asked `/walletsolidity/getnowblock` from then on.
+   */
   async solidHead(): Promise<BlockRef> {
+    if (this.lightHead) {
+      try {
+        const body = await this.request('head', `${this.base}/walletsolidity/getblock`, { method: 'POST', body: JSON.stringify({ detail: false }) });
+        return toHeader(body, 'head');
+      } catch (err) {
+        // Not served: 404/405, or java-tron's 200 {"Error": ...}; any other fault is the provider's fault.
+        const unsupported =
+          err instanceof TronApiError && err.kind === 'bad_response' && (err.status === 404 || err.status === 405 || err.message.startsWith('provider error:'));
+        if (!unsupported) throw err;
+        this.lightHead = false;
+      }
+    }
     const body = await this.request('nowblock', `${this.base}/walletsolidity/getnowblock`, { method: 'GET' });
-    const parsed = nowBlockSchema.safeParse(body);
-    if (!parsed.success) throw new TronApiError('bad_response', 'nowblock', 'unexpected solid head block shape');
-    const raw = parsed.data.block_header.raw_data;
-    return { number: raw.number, timestamp: raw.timestamp };
+    return toHeader(body, 'nowblock');
+  }
+
+  /**
+   * Solidified block `num` in whole (`/walletsolidity/getblockbynum`): its header and transaction
+   * ids. Asked only to tell an empty block from a block the provider does not know yet; undefined
+   * when the provider does not have it (`{}`).
+   */
+  async block(num: number): Promise<BlockHeader | undefined> {
+    const body = await this.request('block', `${this.base}/walletsolidity/getblockbynum`, { method: 'POST', body: JSON.stringify({ num }) });
+    if (typeof body === 'object' && body !== null && Object.keys(body).length === 0) return undefined;
+    const header = toHeader(body, 'block');
+    if (header.number !== num) throw new TronApiError('bad_response', 'block', `block ${header.number} served for ${num}`);
+    return header;
   }
 
   /**
@@ -124,6 +181,13 @@ export class TronClient {
     const parsed = blockInfosSchema.safeParse(body);
     if (!parsed.success) throw new TronApiError('bad_response', 'blockinfo', 'unexpected transaction info list shape');
     if (parsed.data.some((i) => i.blockNumber !== num)) throw new TronApiError('bad_response', 'blockinfo', `transaction infos of another block than ${num}`);
+    // Every info of a block carries the block's one time, and each transaction is there once.
+    if (parsed.data.some((i) => i.blockTimeStamp !== parsed.data[0]!.blockTimeStamp)) {
+      throw new TronApiError('bad_response', 'blockinfo', `transaction infos of block ${num} with different block times`);
+    }
+    if (new Set(parsed.data.map((i) => i.id.toLowerCase())).size !== parsed.data.length) {
+      throw new TronApiError('bad_response', 'blockinfo', `a transaction listed twice in block ${num}`);
+    }
     return parsed.data;
   }
 
@@ -175,7 +239,11 @@ export class TronClient {
   }
 }
 
-/** A mainnet block's transaction infos are 0.2-0.5 MB; anything far larger is not an answer we want to hold. */
+/**
+ * A mainnet block's transaction infos are about 447 B a transaction as compact JSON (0.08-0.12 MB
+ * for blocks of 170-281 transactions, by our measurement of recorded mainnet answers); a whole block
+ * about 1,070 B a transaction. Anything far larger is not an answer we want to hold.
+ */
 export const MAX_BODY_BYTES = 16 * 1024 * 1024;
 
 async function readCapped(res: Response, endpoint: string): Promise<string> {
@@ -204,6 +272,24 @@ export function retryAfterMs(header: string | null, message: string | undefined)
   if (header && /^\d{1,6}$/.test(header.trim())) return Number(header.trim()) * 1000;
   const m = message ? /suspended for (\d{1,6})\s*s/i.exec(message) : null;
   return m ? Number(m[1]) * 1000 : undefined;
+}
+
+const ZERO_ROOT = /^0{64}$/;
+
+function toHeader(body: unknown, endpoint: string): BlockHeader {
+  const parsed = blockSchema.safeParse(body);
+  if (!parsed.success) {
+    // A head whose number or time is out of range is a refused head, not only a malformed answer.
+    const refusal = endpoint === 'block' ? 'malformed' : 'head';
+    throw new TronApiError('bad_response', endpoint, `${refusal === 'head' ? 'head refused: ' : ''}unexpected block shape`, undefined, undefined, refusal);
+  }
+  const raw = parsed.data.block_header.raw_data;
+  return {
+    number: raw.number,
+    timestamp: raw.timestamp,
+    txIds: parsed.data.transactions?.map((t) => t.txID.toLowerCase()) ?? (endpoint === 'block' ? [] : undefined),
+    emptyRoot: ZERO_ROOT.test(raw.txTrieRoot ?? ''),
+  };
 }
 
 function truncate(text: string): string {

@@ -1,8 +1,9 @@
 /**
  * What a solidified block pays to the watched addresses. Only the TransactionInfo counts: SUCCESS
- * and not FAILED, Transfer logs emitted by the USDT contract itself (compared exactly, with or
- * without the 41 prefix), with exactly 3 topics, decoded from topics and data (never from calldata,
- * `contractResult`, symbols or names, which senders control), to a watched address.
+ * and not FAILED, Transfer logs emitted by the USDT contract itself (compared exactly, in hex with
+ * or without the 41 prefix or in base58) and not marked `removed`, with exactly 3 topics, decoded
+ * from topics and data (never from calldata, `contractResult`, symbols or names, which senders
+ * control), to a watched address.
  */
 import { hexToTronAddress, tronAddressToHex } from '../lib/tron.js';
 import type { TxInfo } from './tron.client.js';
@@ -46,8 +47,10 @@ export function watchedSet(addresses: Iterable<string>): Map<string, string> {
   return out;
 }
 
+/** A log's emitting contract as 20-byte hex: java-tron gives hex without 41, some gateways with it, `visible=true` base58. */
 function logAddress(address: string): string {
-  const a = address.toLowerCase();
+  if (address.startsWith('T')) return tronAddressToHex(address)?.slice(2) ?? '';
+  const a = address.toLowerCase().replace(/^0x/, '');
   return a.length === 42 && a.startsWith('41') ? a.slice(2) : a;
 }
 
@@ -70,6 +73,8 @@ export function transfersInBlock(
     const candidates: VerifiedTransfer[] = [];
     info.log.forEach((log, index) => {
       if (logAddress(log.address) !== usdtLogAddress) return;
+      // A log an indexer marks removed belongs to a block that left the chain.
+      if (log.removed === true) return;
       if (log.topics.length !== 3 || log.topics[0]!.toLowerCase() !== TRANSFER_TOPIC) return;
       const fromWord = log.topics[1]!.toLowerCase();
       const toWord = log.topics[2]!.toLowerCase();

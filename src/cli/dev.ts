@@ -9,12 +9,11 @@
  */
 import { localUrl, type Config } from '../config.js';
 import { untilSignal } from '../serve.js';
+import { DEV_TOKEN_HEADER, readDevToken } from './dev-token.js';
+import { DEV_HEADER } from '../devnet/dev-header.js';
 import { UsageError } from './usage.js';
 
 export class DevCommandError extends Error {}
-
-/** Marks every /_dev/ answer, so a client can tell a dev instance from any other server. */
-export const DEV_HEADER = 'x-gatewayd-dev';
 
 /** Runs the dev instance until SIGINT or SIGTERM; resolves with the exit code. */
 export async function runDev(
@@ -45,10 +44,12 @@ export function devUrl(config: Config, url: string | undefined): string {
 /** POSTs to a control route; the JSON answer, or a DevCommandError naming what went wrong. */
 export async function callDev(base: string, path: string, body: Record<string, unknown>): Promise<Record<string, unknown>> {
   let res: Response;
+  // The control token of the instance on that port, written by `gatewayd dev` for this user.
+  const token = readDevToken(Number(new URL(base).port || (base.startsWith('https:') ? 443 : 80)));
   try {
     res = await fetch(`${base}${path}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...(token ? { [DEV_TOKEN_HEADER]: token } : {}) },
       body: JSON.stringify(body),
       signal: AbortSignal.timeout(10_000),
     });

@@ -2,8 +2,8 @@
 import { providerSettings } from '../chain/providers.js';
 import type { Config } from '../config.js';
 import { NETWORKS } from '../lib/tron.js';
-import { smtpServerName, smtpTransportOptions } from '../email/mailer.js';
-import { isLoopbackHost, type Finding } from './doctor.js';
+import { isLoopbackSmtpHost, smtpServerName, smtpTransportOptions, startTlsRequired } from '../email/mailer.js';
+import type { Finding } from './doctor-findings.js';
 
 /** Solidified blocks trail the head by about a minute; older than this means a stuck node. */
 const STALE_BLOCK_MS = 5 * 60_000;
@@ -192,21 +192,29 @@ export async function checkSmtp(config: Config, timeoutMs: number): Promise<Find
   const url = new URL(config.email.smtp_url);
   // Host and port only: the URL may hold the password.
   const where = smtpServerName(config);
-  const required = config.email.smtp_tls === 'required';
-  const tls = url.protocol === 'smtps:' ? 'TLS from the start (smtps)' : required ? 'STARTTLS required' : 'STARTTLS only when offered';
+  const required = startTlsRequired(config);
+  const loopback = isLoopbackSmtpHost(url.hostname);
+  const tls =
+    url.protocol === 'smtps:'
+      ? 'TLS from the start (smtps)'
+      : required
+        ? 'STARTTLS required'
+        : loopback && config.email.smtp_tls === 'required'
+          ? 'loopback host: exempt from email.smtp_tls = "required" (no network path to strip STARTTLS from), STARTTLS only when offered'
+          : 'STARTTLS only when offered';
   // Loaded here, not at start: `gatewayd serve` imports this module too and never needs it.
   const { default: nodemailer } = await import('nodemailer');
   const transport = nodemailer.createTransport(smtpTransportOptions(config, { connect: timeoutMs, socket: timeoutMs }));
   try {
     await transport.verify();
     const detail = `${where} answers EHLO${url.username ? ' and accepts the credentials' : ''}; ${tls}`;
-    if (url.protocol === 'smtps:' || required) return { level: 'ok', check: 'smtp', detail };
+    if (url.protocol === 'smtps:' || required || loopback) return { level: 'ok', check: 'smtp', detail };
     return {
       level: 'warn',
       check: 'smtp',
       detail:
         `${detail}: email.smtp_tls = "opportunistic" lets anyone on the path strip STARTTLS and read reset links${url.username ? ' and the SMTP password' : ''}; ` +
-        `keep it for a relay on this machine${isLoopbackHost(url.hostname.replace(/^\[|\]$/g, '')) ? '' : ` (${url.hostname} is not loopback)`}`,
+        `keep it for a relay on this machine (${url.hostname} is not loopback)`,
     };
   } catch (err) {
     const e = err as Error & { code?: string };

@@ -11,25 +11,15 @@ import { openSqlite } from '../db/database.js';
 import { migrationStatus } from '../db/migrator.js';
 import { recordedSqliteNetwork } from '../db/network-guard.js';
 import { checkPostgres } from './doctor-postgres.js';
+import { isLoopbackHost, type Finding } from './doctor-findings.js';
 import { checkClock, checkSmtp, checkTron } from './doctor-network.js';
+import { checkRates } from '../pricing/pricing.doctor.js';
 
-export type Level = 'ok' | 'warn' | 'fail';
-
-export interface Finding {
-  level: Level;
-  check: string;
-  detail: string;
-}
+export { isLoopbackHost, type Finding, type Level } from './doctor-findings.js';
 
 export interface DoctorOptions {
   /** Per network check. */
   timeoutMs?: number;
-}
-
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
-
-export function isLoopbackHost(host: string): boolean {
-  return LOOPBACK.has(host.toLowerCase()) || /^127\./.test(host);
 }
 
 /** Runs every check; config is a loader so a configuration error is reported like any problem. */
@@ -56,6 +46,7 @@ export async function runDoctor(load: () => Config, out: (line: string) => void,
   for (const f of tron.findings) report(f);
   report(checkClock(tron.dateHeader, tron.blockTime));
   report(await checkSmtp(config, timeoutMs));
+  for (const f of await checkRates(config, timeoutMs)) report(f);
   return summarize(findings, out);
 }
 
@@ -114,6 +105,16 @@ export function checkConfig(config: Config): Finding[] {
     });
   }
   const listen = parseListen(config.server.listen)!;
+  const publicPort = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+  if (url.protocol === 'http:' && publicPort !== listen.port) {
+    findings.push({
+      level: 'warn',
+      check: 'public_url',
+      detail:
+        `server.public_url ${config.publicOrigin} names port ${publicPort} but server.listen is ${config.server.listen}: a browser on the listen address is refused every signed-in request ("Origin ... does not match server.public_url"); ` +
+        'unset server.public_url (it then follows server.listen) or make the two agree, unless a reverse proxy forwards that port',
+    });
+  }
   if (!isLoopbackHost(listen.host) && url.protocol === 'https:' && !config.server.trust_proxy) {
     findings.push({
       level: 'warn',

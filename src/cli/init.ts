@@ -12,7 +12,8 @@ export function configTemplate(secret: string): string {
 # host:port to bind. Keep it on loopback behind a reverse proxy that terminates HTTPS.
 listen = "127.0.0.1:8080"
 # The public origin: links in mail, checkout_url, the allowed Origin; cookies are Secure when https.
-public_url = "http://127.0.0.1:8080"
+# Unset, it follows listen (http://127.0.0.1:8080 here); set it to the address people use.
+# public_url = "https://pay.example.com"
 # Take the client address from X-Forwarded-For (only behind your own reverse proxy).
 trust_proxy = false
 # Key material for cookie and token HMACs. Keep it secret; changing it signs everyone out.
@@ -35,6 +36,27 @@ poll_interval_seconds = 5
 [invoices]
 # Largest identification adjustment added to a price (a decimal string).
 max_adjustment = "0.099999"
+
+[pricing]
+# Invoices may be priced in these currencies (ISO 4217); "amount" is then converted to USDT at the
+# median of the fresh rates below, plus the merchant's markup, rounded up to round_to.
+currencies = ["USD", "EUR", "CNY", "GBP", "RUB", "JPY", "TRY", "BRL", "INR"]
+# A price is refused (503 rate_unavailable), never guessed, when fewer than min_sources rates are
+# younger than max_age_seconds or when they differ by more than max_spread_percent.
+min_sources = 1
+max_age_seconds = 300
+max_spread_percent = 2
+round_to = "0.01"
+
+# Rate sources, asked about once a minute (public APIs, no key). Remove them all to price in USDT only.
+[[pricing.sources]]
+kind = "coingecko"
+
+[[pricing.sources]]
+kind = "kraken"
+
+[[pricing.sources]]
+kind = "coinbase"
 
 [email]
 # smtp:// or smtps:// URL, e.g. "smtps://user:password@smtp.example.com:465". Empty: no email
@@ -97,7 +119,7 @@ public_per_ip = 10
 chat_per_token = 30
 api_per_key = 1200
 # Invoice creations per merchant, over all its API keys and sessions.
-invoices_per_merchant = 60
+invoices_per_merchant = 600
 
 [api_keys]
 # API keys per account that are neither revoked nor expired.

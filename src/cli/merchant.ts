@@ -3,9 +3,9 @@
  * operator can start without mail. The password is read from stdin (first line), never from argv,
  * where it would show in the process list and the shell history; on a terminal it is not echoed.
  */
-import { z } from 'zod';
 import type { Config } from '../config.js';
 import { defaultName } from '../accounts/auth.service.js';
+import { emailAddress } from '../lib/email-address.js';
 import { findMerchantByEmail, insertMerchant, normalizeEmail, type Merchant } from '../accounts/merchants.repo.js';
 import { hashPassword } from '../accounts/passwords.js';
 import { ensureDatabaseFile, openDatabase, writeTransaction, type Db } from '../db/database.js';
@@ -14,36 +14,49 @@ import { UsageError } from './usage.js';
 
 export class MerchantCommandError extends Error {}
 
-const emailSchema = z.email().max(254);
+const emailSchema = emailAddress();
 
-/** The first line of stdin; on a terminal, typed without echo after a prompt on stderr. */
-export async function readPassword(stdin: NodeJS.ReadStream = process.stdin): Promise<string> {
-  if (stdin.isTTY) {
-    process.stderr.write('Password (12 to 128 characters): ');
-    stdin.setRawMode(true);
-    try {
-      return await new Promise<string>((resolve, reject) => {
-        let typed = '';
-        const onData = (chunk: Buffer) => {
-          for (const ch of chunk.toString('utf8')) {
-            if (ch === '\r' || ch === '\n' || ch === '\u0004') {
-              stdin.off('data', onData);
-              process.stderr.write('\n');
-              return resolve(typed);
-            }
-            if (ch === '\u0003') {
-              stdin.off('data', onData);
-              return reject(new UsageError('interrupted'));
-            }
-            typed = ch === '\u007f' || ch === '\b' ? [...typed].slice(0, -1).join('') : typed + ch;
+/** One line typed on a terminal without echo, after a prompt on stderr. */
+async function typeHidden(stdin: NodeJS.ReadStream, prompt: string): Promise<string> {
+  process.stderr.write(prompt);
+  stdin.setRawMode(true);
+  stdin.resume();
+  try {
+    return await new Promise<string>((resolve, reject) => {
+      let typed = '';
+      const onData = (chunk: Buffer) => {
+        for (const ch of chunk.toString('utf8')) {
+          if (ch === '\r' || ch === '\n' || ch === '\u0004') {
+            stdin.off('data', onData);
+            process.stderr.write('\n');
+            return resolve(typed);
           }
-        };
-        stdin.on('data', onData);
-      });
-    } finally {
-      stdin.setRawMode(false);
-      stdin.pause();
-    }
+          if (ch === '\u0003') {
+            stdin.off('data', onData);
+            return reject(new UsageError('interrupted'));
+          }
+          typed = ch === '\u007f' || ch === '\b' ? [...typed].slice(0, -1).join('') : typed + ch;
+        }
+      };
+      stdin.on('data', onData);
+    });
+  } finally {
+    stdin.setRawMode(false);
+    stdin.pause();
+  }
+}
+
+/**
+ * The first line of stdin; on a terminal, typed without echo after a prompt on stderr, and with
+ * `confirm` typed a second time (a typo in a password nobody sees would lock the account out).
+ */
+export async function readPassword(options: { confirm?: boolean; stdin?: NodeJS.ReadStream } = {}): Promise<string> {
+  const stdin = options.stdin ?? process.stdin;
+  if (stdin.isTTY) {
+    const password = await typeHidden(stdin, 'Password (12 to 128 characters): ');
+    if (options.confirm && password !== (await typeHidden(stdin, 'The same password again: ')))
+      throw new UsageError('merchant create: the two passwords differ; nothing was created');
+    return password;
   }
   const chunks: Buffer[] = [];
   for await (const chunk of stdin) chunks.push(chunk as Buffer);

@@ -1,4 +1,5 @@
 /** The Dashboard resource (GET and PATCH /me) and its mapper from the read model. */
+import { toPaymentSettingsResponse } from '../accounts/accounts.schemas.js';
 import { z } from '@hono/zod-openapi';
 import { MerchantSchema, toMerchantResponse } from '../accounts/accounts.schemas.js';
 import { ApiKeySchema, toApiKeyResponse } from '../api-keys/api-keys.schemas.js';
@@ -77,7 +78,7 @@ export function toDashboardStatsResponse(stats: InvoiceStats): DashboardResponse
 /** Every list through its feature's response mapper. */
 export function toDashboardResponse(d: Dashboard, config: Config): DashboardResponse {
   return {
-    merchant: toMerchantResponse(d.merchant, config),
+    merchant: { ...toMerchantResponse(d.merchant, config), ...toPaymentSettingsResponse(d.paymentSettings) },
     wallets: d.wallets.map(toWalletResponse),
     invoices: d.invoices.map((inv) => toInvoiceResponse(inv, config.server.public_url)),
     events: d.events.map(toEventResponse),

@@ -3,6 +3,7 @@
  * console pages: each list comes from the feature that owns it, in that feature's order, so the
  * two never disagree about what a merchant has.
  */
+import { findPaymentSettings, type PaymentSettings } from '../invoices/underpayment.js';
 import type { Merchant } from '../accounts/merchants.repo.js';
 import { isKeyActive, listMerchantKeys, type ApiKeyRecord } from '../api-keys/api-keys.repo.js';
 import { listMerchantLatePayments, listUnmatchedTransfers } from '../chain/chain.repo.js';
@@ -30,6 +31,7 @@ export interface Dashboard {
   latePayments: ChainTransfer[];
   unmatchedTransfers: ChainTransfer[];
   stats: InvoiceStats;
+  paymentSettings: PaymentSettings;
   /** The moment it was read (API keys show whether they have expired by then). */
   now: number;
 }
@@ -48,7 +50,8 @@ export async function readDashboard(deps: AppDeps, merchant: Merchant): Promise<
     listMerchantLatePayments(deps.db, merchant.id),
     listUnmatchedTransfers(deps.db, deps.config.network, merchant.id),
   ]);
-  return { merchant, wallets, invoices, events, apiKeys, webhooks, deliveries, latePayments, unmatchedTransfers, stats, now };
+  const paymentSettings = await findPaymentSettings(deps.db, merchant.id);
+  return { merchant, wallets, invoices, events, apiKeys, webhooks, deliveries, latePayments, unmatchedTransfers, stats, paymentSettings, now };
 }
 
 /** The console overview's figures: the Dashboard's invoice stats and the counts beside them. */

@@ -21,6 +21,10 @@ export interface MerchantsTable {
   checkout_qr: Generated<CheckoutQr>;
   /** 0014_console_notices: language of unrequested mails (payment notices); null = English. */
   locale: Generated<string | null>;
+  /** 0016_credentials_and_limits: bumped by every password change, reset and Google claim. */
+  credential_version: Generated<number>;
+  /** 0017_fiat_prices: markup on fiat prices, percent as decimal text ("0" to "20"). */
+  markup_percent: Generated<string>;
 }
 
 export type CheckoutQr = 'address' | 'tron_uri';
@@ -31,6 +35,8 @@ export interface SessionsTable {
   created_at: number;
   last_used_at: number;
   expires_at: number;
+  /** 0016_credentials_and_limits: the account's credential_version when the session was made. */
+  credential_version: Generated<number>;
 }
 
 export interface ApiKeysTable {
@@ -90,6 +96,34 @@ export interface InvoicesTable {
   cancelled_at: number | null;
   /** 0012_console_v2: micro-USDT received when a transfer was applied by hand; NULL otherwise. */
   received_amount: Generated<number | null>;
+  /** 0017_fiat_prices: the fiat price it was created from (all null for a USDT price). */
+  price_amount: Generated<string | null>;
+  price_currency: Generated<string | null>;
+  price_rate: Generated<string | null>;
+  price_markup_percent: Generated<string | null>;
+  price_sources: Generated<string | null>;
+  price_rate_at: Generated<number | null>;
+  /** 0019_wrong_payments: micro-USDT of every transfer recorded against it or applied to it. */
+  amount_received: Generated<number>;
+  /** 0019_wrong_payments: how a confirmed invoice was settled when not by its exact amount. */
+  resolution: Generated<ResolutionKind | null>;
+}
+
+export type ResolutionKind = 'manual' | 'tolerance';
+
+/** 0019_wrong_payments: the merchant's underpayment settings (no row = tolerance off, no auto-accept). */
+export interface MerchantPaymentSettingsTable {
+  merchant_id: string;
+  underpayment_tolerance: string | null;
+  underpayment_auto_accept: number;
+  updated_at: number;
+}
+
+/** 0019_wrong_payments: a merchant of a shared address contests a transfer applied by hand. */
+export interface TransferContestsTable {
+  transfer_id: string;
+  merchant_id: string;
+  created_at: number;
 }
 
 /** 0012_console_v2: a transfer the owner applied to an invoice by hand. */
@@ -165,11 +199,8 @@ export interface WebhooksTable {
 
 export type DeliveryStatus = 'pending' | 'sending' | 'delivered' | 'failed' | 'cancelled';
 
-export interface DeliveriesTable {
-  id: string;
-  webhook_id: string;
-  event_id: string;
-  merchant_id: string;
+/** The columns of an outbox row and its attempts (webhook deliveries, shop callbacks). */
+export interface OutboxColumns {
   status: DeliveryStatus;
   attempts: Generated<number>;
   next_attempt_at: number | null;
@@ -178,6 +209,52 @@ export interface DeliveriesTable {
   response_status: number | null;
   created_at: number;
   updated_at: number;
+}
+
+export interface DeliveriesTable extends OutboxColumns {
+  id: string;
+  webhook_id: string;
+  event_id: string;
+  merchant_id: string;
+}
+
+export type ShopProtocol = 'epay' | 'epusdt';
+
+export interface ShopConnectionsTable {
+  id: string;
+  merchant_id: string;
+  protocol: ShopProtocol;
+  name: string;
+  pid: number;
+  secret: string;
+  wallet_id: string;
+  currency: string;
+  allow_http_notify: Generated<number>;
+  active: Generated<number>;
+  created_at: number;
+  deleted_at: number | null;
+  key_rolled_at: number | null;
+}
+
+export interface ShopOrdersTable {
+  invoice_id: string;
+  connection_id: string;
+  merchant_id: string;
+  out_trade_no: string;
+  money: string;
+  notify_url: string;
+  return_url: string | null;
+  type: string | null;
+  name: string | null;
+  param: string | null;
+  created_at: number;
+}
+
+export interface ShopNotifiesTable extends OutboxColumns {
+  id: string;
+  invoice_id: string;
+  connection_id: string;
+  merchant_id: string;
 }
 
 export interface CaptchaTokensTable {
@@ -310,6 +387,9 @@ export interface Database {
   events: EventsTable;
   webhooks: WebhooksTable;
   deliveries: DeliveriesTable;
+  shop_connections: ShopConnectionsTable;
+  shop_orders: ShopOrdersTable;
+  shop_notifies: ShopNotifiesTable;
   captcha_tokens: CaptchaTokensTable;
   support_tickets: SupportTicketsTable;
   support_messages: SupportMessagesTable;
@@ -320,6 +400,8 @@ export interface Database {
   chain_scan: ChainScanTable;
   chain_scan_gaps: ChainScanGapsTable;
   invoice_resolutions: InvoiceResolutionsTable;
+  merchant_payment_settings: MerchantPaymentSettingsTable;
+  transfer_contests: TransferContestsTable;
   schema_migrations: SchemaMigrationsTable;
   instance_network: InstanceNetworkTable;
 }

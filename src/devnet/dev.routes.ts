@@ -9,12 +9,16 @@
  * it through its real watcher and verifier, exactly as on a real chain (or, for a fake token or a
  * failed transaction, rightly does not).
  * They accept JSON only: a cross-site form cannot send it without a preflight, so a web page a
- * developer visits cannot make payments on their dev instance.
+ * developer visits cannot make payments on their dev instance. And they answer only a request
+ * whose Host is a loopback literal or `localhost` (a DNS-rebinding page's requests carry its own
+ * host name) and that carries the control token printed at start (src/cli/dev-token.ts).
  */
 import { z } from 'zod';
 import type { App } from '../app.js';
 import { insertKey } from '../api-keys/api-keys.repo.js';
-import { DEV_HEADER } from '../cli/dev.js';
+import { DEV_HEADER } from './dev-header.js';
+import { DEV_TOKEN_HEADER, isLoopbackHostHeader } from '../cli/dev-token.js';
+import { safeEqual } from '../lib/crypto.js';
 import { createConfirmedMerchant, passwordProblem } from '../cli/merchant.js';
 import type { AppDeps } from '../deps.js';
 import { SCOPES } from '../http/context.js';
@@ -65,10 +69,20 @@ async function readJson<T extends z.ZodType>(req: Request, schema: T): Promise<z
   return parsed.data;
 }
 
-export function devRoutes(app: App, deps: AppDeps, chain: DevChain): void {
+export function devRoutes(app: App, deps: AppDeps, chain: DevChain, token: string): void {
   app.use('/_dev/*', async (c, next) => {
     await next();
     c.header(DEV_HEADER, deps.config.network.id);
+  });
+  app.use('/_dev/*', async (c, next) => {
+    if (!isLoopbackHostHeader(c.req.header('host'))) {
+      throw new AppError('invalid_origin', 'The control routes answer only requests to a loopback address or localhost (the Host header)');
+    }
+    const given = c.req.header(DEV_TOKEN_HEADER);
+    if (given === undefined || !safeEqual(given, token)) {
+      throw new AppError('unauthorized', `Send the control token that \`gatewayd dev\` printed at start in the ${DEV_TOKEN_HEADER} header`);
+    }
+    await next();
   });
   const inject = (t: SimTransfer & { amount: bigint }) => {
     const r = chain.node.transfer(t);
@@ -109,7 +123,10 @@ export function devRoutes(app: App, deps: AppDeps, chain: DevChain): void {
     const at = body.late ? Math.max(deps.clock.now(), invoice.expiresAt + 1) : undefined;
     const result = inject({ to: invoice.walletAddress, amount: micro, from: body.from, contract: tokenOf(body.fake_token), result: resultOf(body.failed), at });
     deps.log.info({ invoice_id: invoice.id, tx_hash: result.tx_id, block: result.block_number }, 'dev: simulated payment');
-    return c.json({ invoice_id: invoice.id, payable_amount: formatAmount(invoice.payableAmount), expires_at: iso(invoice.expiresAt), ...result }, 200);
+    const answer = { invoice_id: invoice.id, payable_amount: formatAmount(invoice.payableAmount), expires_at: iso(invoice.expiresAt), ...result };
+    // The simulated chain never seals a block ahead of the clock, so a late payment to a pending
+    // invoice waits for its expiry: say exactly when it will show, instead of appearing to do nothing.
+    return c.json(at === undefined ? answer : { ...answer, note: lateNote(answer.solidified_at, deps.clock.now()) }, 200);
   });
 
   app.post('/_dev/transfer', async (c) => {
@@ -124,6 +141,13 @@ export function devRoutes(app: App, deps: AppDeps, chain: DevChain): void {
     deps.log.info({ tx_hash: result.tx_id, block: result.block_number }, 'dev: simulated transfer');
     return c.json(result, 200);
   });
+}
+
+/** When a late payment becomes visible, in words a developer reading a terminal can act on. */
+function lateNote(solidifiedAt: string, now: number): string {
+  const minutes = Math.max(0, Math.ceil((Date.parse(solidifiedAt) - now) / 60_000));
+  const when = minutes <= 1 ? 'within a minute' : `in about ${minutes} minutes`;
+  return `late payment: the gateway sees it at ${solidifiedAt} (${when}), once its block, just after the invoice's expiry, is solidified; create the invoice with "expires_in_minutes": 1 to see it sooner`;
 }
 
 /** Micro-units of a validated decimal string (up to 18 integer digits, beyond parseAmount's invoice range). */

@@ -71,10 +71,26 @@ function smtpPort(url: URL): number {
 }
 
 /**
+ * A host on this machine (127.0.0.0/8, ::1, `localhost`): no network path lies between gatewayd and
+ * it, so nobody can strip STARTTLS, and smtp_tls = "required" does not apply to it (a local postfix
+ * on smtp://127.0.0.1:25 works with the defaults).
+ */
+export function isLoopbackSmtpHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+/** Whether smtp:// must upgrade with STARTTLS: smtp_tls = "required", except for a loopback host. */
+export function startTlsRequired(config: Config): boolean {
+  const url = new URL(config.email.smtp_url);
+  return url.protocol === 'smtp:' && config.email.smtp_tls === 'required' && !isLoopbackSmtpHost(url.hostname);
+}
+
+/**
  * nodemailer's options for email.smtp_url, shared by the mailer and `gatewayd doctor`. smtps:// is
  * TLS from the first byte; smtp:// must upgrade with STARTTLS (`requireTLS`: a server, or someone
  * on the path, that does not offer it gets no message and no credentials) unless email.smtp_tls is
- * "opportunistic". Certificates are always verified against the system's CAs.
+ * "opportunistic" or the host is loopback. Certificates are always verified against the system's CAs.
  */
 export function smtpTransportOptions(config: Config, timeouts: { connect: number; socket: number }) {
   const url = new URL(config.email.smtp_url);
@@ -83,7 +99,7 @@ export function smtpTransportOptions(config: Config, timeouts: { connect: number
     host,
     port: smtpPort(url),
     secure: url.protocol === 'smtps:',
-    requireTLS: url.protocol === 'smtp:' && config.email.smtp_tls === 'required',
+    requireTLS: startTlsRequired(config),
     auth: url.username ? { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) } : undefined,
     // SNI names a host; an address literal (smtp://192.0.2.1) is checked against the certificate's IP names.
     tls: isIP(host) ? {} : { servername: host },

@@ -41,15 +41,16 @@ export function paymentNoticesOn(config: Config): boolean {
 
 /**
  * Called where a transfer is recorded, in the same transaction: queues one notice per owner when it
- * is unmatched (every owner of a wallet on its address, archived wallets too) or late (the owner of
- * the invoice). Other kinds, and unmatched dust, queue nothing.
+ * is unmatched (every owner of a wallet on its address, archived wallets too), or late or a partial
+ * payment (the owner of the invoice). Other kinds, and unmatched dust, queue nothing.
  */
 export async function queuePaymentNotices(config: Config, trx: Trx, log: { txHash: string; logIndex: number }, now: number): Promise<void> {
   if (!paymentNoticesOn(config)) return;
   const transfer = await findTransferByLog(trx, log.txHash, log.logIndex);
   if (!transfer) return;
   let owners: string[] = [];
-  if (transfer.kind === 'late' && transfer.invoiceId !== null) {
+  // A late or partial payment is its invoice's owner's alone.
+  if (transfer.invoiceId !== null) {
     const invoice = await findInvoiceAnyMerchant(trx, transfer.invoiceId);
     owners = invoice ? [invoice.merchantId] : [];
   } else if (transfer.kind === 'unmatched' && transfer.amount >= noticeMinUnmatched(config)) {

@@ -7,8 +7,18 @@ import { compileQuery, type Param } from '../db/compiled.js';
 import type { Db, Tx } from '../db/database.js';
 import { pageQueries, readPage, type Cursor, type Page, type PageRequest } from '../db/paging.js';
 import { newId } from '../lib/ids.js';
+import { queueShopNotify } from '../shops/shop-notifies.repo.js';
 
-export const EVENT_TYPES = ['invoice.created', 'invoice.confirmed', 'invoice.expired', 'invoice.review', 'webhook.test'] as const;
+export const EVENT_TYPES = [
+  'invoice.created',
+  'invoice.confirmed',
+  'invoice.expired',
+  'invoice.review',
+  'invoice.partially_paid',
+  'invoice.late_payment',
+  'transfer.unmatched',
+  'webhook.test',
+] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 export interface StoredEvent {
@@ -81,6 +91,8 @@ export async function insertEvent(tx: Tx, event: NewEvent, now: number): Promise
     ? activeWebhookQuery.all(tx, { merchantId: event.merchantId, webhookId: event.webhookId })
     : activeWebhooksQuery.all(tx, { merchantId: event.merchantId }));
   for (const w of webhooks) await insertDeliveryQuery.run(tx, { id: newId('dlv'), webhookId: w.id, eventId: stored.id, merchantId: event.merchantId, now });
+  // A paid invoice that a shop created owes that shop its callback (src/shops/): queued here, with the confirmation.
+  if (stored.type === 'invoice.confirmed' && stored.invoiceId !== null) await queueShopNotify(tx, stored.invoiceId, now);
   return stored;
 }
 

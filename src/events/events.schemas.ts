@@ -7,6 +7,7 @@ import { TransactionSchema } from '../chain/chain.schemas.js';
 import { DateTime, Mode } from '../http/openapi.js';
 import { iso } from '../lib/clock.js';
 import { InvoiceSchema } from '../invoices/invoices.schemas.js';
+import { TransferSchema } from '../transfers/transfers.schemas.js';
 import { EVENT_TYPES, type EventType, type StoredEvent } from './events.repo.js';
 
 export const EVENT_ID_EXAMPLE = 'evt_Jd8Kq2Lw5Rt0Yx3Bn6Cv9m';
@@ -14,9 +15,26 @@ export const EVENT_ID_EXAMPLE = 'evt_Jd8Kq2Lw5Rt0Yx3Bn6Cv9m';
 export const InvoiceEventDataSchema = z
   .object({
     invoice: InvoiceSchema.openapi({ description: 'The invoice as it stood when the event happened' }),
-    transaction: TransactionSchema.optional().openapi({ description: 'invoice.confirmed and a paid invoice.review: the transfer that paid it' }),
+    transaction: TransactionSchema.optional().openapi({
+      description:
+        'invoice.confirmed and a paid invoice.review: the transfer that paid it; invoice.partially_paid and invoice.late_payment: the transfer recorded against it',
+    }),
+    resolution: z
+      .enum(['manual', 'tolerance'])
+      .optional()
+      .openapi({
+        description:
+          'invoice.confirmed only, when the invoice was not paid by a transfer of its exact amount: `manual` (the owner applied `transaction` by hand, ' +
+          "POST /invoices/{id}/resolve) or `tolerance` (a partial payment within the merchant's underpayment_tolerance, accepted automatically). " +
+          'Absent for an exact payment',
+        example: 'manual',
+      }),
   })
   .openapi('InvoiceEventData');
+
+export const TransferEventDataSchema = z
+  .object({ transfer: TransferSchema.openapi({ description: 'The transfer as GET /transfers lists it' }) })
+  .openapi('TransferEventData');
 
 export const WebhookTestDataSchema = z
   .object({ webhook_id: z.string().openapi({ description: 'The webhook this test was sent to', example: 'whk_Vx2Lm8Qr4Tz6Kp0Jn3Hb7a' }) })
@@ -34,8 +52,10 @@ export const EventSchema = z
   .object({
     ...eventFields,
     type: EventTypeSchema,
-    data: z.union([InvoiceEventDataSchema, WebhookTestDataSchema]).openapi({
-      description: 'invoice.* events: {invoice}, and {transaction} for invoice.confirmed and a paid invoice.review; webhook.test: {webhook_id}',
+    data: z.union([InvoiceEventDataSchema, TransferEventDataSchema, WebhookTestDataSchema]).openapi({
+      description:
+        'invoice.* events: {invoice}, and {transaction} for invoice.confirmed, a paid invoice.review, invoice.partially_paid and invoice.late_payment ' +
+        '({resolution} on a hand-resolved or tolerance-accepted invoice.confirmed); transfer.unmatched: {transfer}; webhook.test: {webhook_id}',
     }),
   })
   .openapi('Event');
@@ -45,6 +65,13 @@ const WHEN: Record<EventType, string> = {
   'invoice.confirmed': 'A verified transfer of the exact payable amount paid the invoice in time, or the owner accepted a paid review invoice.',
   'invoice.expired': 'The invoice window ended unpaid, the owner rejected a paid review invoice, or the merchant cancelled it (cancelled_at set).',
   'invoice.review': 'The invoice needs the owner: its amount was reused after 90 days (at creation), or such an invoice was paid (with transaction).',
+  'invoice.partially_paid':
+    "A transfer short of the invoice's amount, within the merchant's underpayment_tolerance and with the invoice's last six decimals, was recorded against it " +
+    '(amount_received grows; the invoice stays pending unless underpayment_auto_accept confirms it, with invoice.confirmed after this event).',
+  'invoice.late_payment':
+    "A transfer of the invoice's exact amount arrived after its window, or after it was already paid or closed; the invoice keeps its status (amount_received grows).",
+  'transfer.unmatched':
+    'A verified transfer of at least tron.dust_threshold reached one of your addresses and paid no invoice (a wrong amount); sent to every merchant of the address.',
   'webhook.test': 'A test sent from the console or POST /webhooks/{id}/test, to that webhook only.',
 };
 
@@ -52,7 +79,11 @@ const WHEN: Record<EventType, string> = {
 export function eventOfType(type: EventType) {
   const name = type.replace(/(^|[._])([a-z])/g, (_, __, c: string) => c.toUpperCase());
   return z
-    .object({ ...eventFields, type: z.literal(type), data: type === 'webhook.test' ? WebhookTestDataSchema : InvoiceEventDataSchema })
+    .object({
+      ...eventFields,
+      type: z.literal(type),
+      data: type === 'webhook.test' ? WebhookTestDataSchema : type === 'transfer.unmatched' ? TransferEventDataSchema : InvoiceEventDataSchema,
+    })
     .openapi(`${name}Event`, { description: WHEN[type] });
 }
 

@@ -29,17 +29,22 @@ function bearerToken(c: Context): string | undefined {
 export function checkOrigin(c: Context, deps: AppDeps): void {
   const origin = c.req.header('origin');
   if (SAFE_METHODS.has(c.req.method)) {
-    if (origin !== undefined && origin !== deps.config.publicOrigin) {
-      throw new AppError('invalid_origin', 'The Origin header does not match this server');
-    }
+    if (origin !== undefined && origin !== deps.config.publicOrigin) throw foreignOrigin(origin, deps.config.publicOrigin);
     return;
   }
-  if (origin !== deps.config.publicOrigin) {
-    throw new AppError(
-      'invalid_origin',
-      origin === undefined ? 'The Origin header is required with a session' : 'The Origin header does not match this server',
-    );
-  }
+  if (origin === undefined) throw new AppError('invalid_origin', 'The Origin header is required with a session');
+  if (origin !== deps.config.publicOrigin) throw foreignOrigin(origin, deps.config.publicOrigin);
+}
+
+/**
+ * A foreign Origin, named with the setting it is compared to: the usual cause is a browser on an
+ * address that server.public_url does not name (another port, or a host name instead of an IP).
+ */
+export function foreignOrigin(origin: string, publicOrigin: string): AppError {
+  return new AppError(
+    'invalid_origin',
+    `The Origin header (${origin.slice(0, 200)}) does not match server.public_url (${publicOrigin}); if this is the address you use, set server.public_url to it`,
+  );
 }
 
 /** An HttpOnly, SameSite=Lax cookie for `path`, Secure when the public URL is https, living `lifetimeMs`. */
@@ -53,16 +58,31 @@ export function httpOnlyCookieOptions(deps: AppDeps, path: string, lifetimeMs: n
   };
 }
 
+/**
+ * A cookie's name: with an https public_url, `__Host-` + name, which a browser accepts only from a
+ * secure answer of this very host, with Path=/ and no Domain, so neither a sibling subdomain nor
+ * plain http on the same host can plant or overwrite it. Only that name is read then: an unprefixed
+ * cookie of the same name is ignored. Plain http (local use) keeps the bare name.
+ */
+export function cookieName(deps: AppDeps, name: string): string {
+  return deps.config.secureCookies ? `__Host-${name}` : name;
+}
+
 export function sessionCookieOptions(deps: AppDeps) {
   return httpOnlyCookieOptions(deps, '/', SESSION_LIFETIME_MS);
 }
 
+/** The session token the request carries, if any (under the name cookieName gives). */
+export function sessionToken(c: Context, deps: AppDeps): string | undefined {
+  return getCookie(c, cookieName(deps, SESSION_COOKIE)) || undefined;
+}
+
 export function setSessionCookie(c: Context, deps: AppDeps, token: string): void {
-  setCookie(c, SESSION_COOKIE, token, sessionCookieOptions(deps));
+  setCookie(c, cookieName(deps, SESSION_COOKIE), token, sessionCookieOptions(deps));
 }
 
 export function clearSessionCookie(c: Context, deps: AppDeps): void {
-  setCookie(c, SESSION_COOKIE, '', { ...sessionCookieOptions(deps), maxAge: 0 });
+  setCookie(c, cookieName(deps, SESSION_COOKIE), '', { ...sessionCookieOptions(deps), maxAge: 0 });
 }
 
 async function sessionAuth(c: Context, deps: AppDeps, token: string): Promise<Auth> {
@@ -93,7 +113,7 @@ export function requireSession(deps: AppDeps): MiddlewareHandler<AppEnv> {
     if (bearerToken(c) !== undefined) {
       throw new AppError('session_required', 'This operation needs a signed-in owner session, not an API key');
     }
-    const token = getCookie(c, SESSION_COOKIE);
+    const token = sessionToken(c, deps);
     if (!token) throw new AppError('unauthorized', 'Sign in first: no session');
     c.set('auth', await sessionAuth(c, deps, token));
     await next();
@@ -111,7 +131,7 @@ export function requireKeyOrSession(deps: AppDeps, scope: Scope): MiddlewareHand
         throw new AppError('insufficient_scope', `This API key lacks the ${scope} scope`);
       }
     } else {
-      const token = getCookie(c, SESSION_COOKIE);
+      const token = sessionToken(c, deps);
       if (!token) throw new AppError('unauthorized', 'Authentication required: an API key (Bearer) or a session');
       auth = await sessionAuth(c, deps, token);
     }
@@ -122,8 +142,14 @@ export function requireKeyOrSession(deps: AppDeps, scope: Scope): MiddlewareHand
 
 /** The signed-in session's merchant id, if the request carries a valid cookie (no errors). */
 export async function optionalSession(c: Context, deps: AppDeps): Promise<Auth | undefined> {
-  const token = getCookie(c, SESSION_COOKIE);
+  const token = sessionToken(c, deps);
   if (!token) return undefined;
   const session = await findSession(deps.db, token, deps.clock.now());
   return session ? { kind: 'session', merchantId: session.merchantId, sessionHash: session.tokenHash } : undefined;
+}
+
+/** The session behind an owner-only request (requireSession has run): its token hash, or 403 session_required. */
+export function sessionHashOf(auth: Auth): string {
+  if (auth.kind !== 'session') throw new AppError('session_required', 'This operation needs a signed-in owner session, not an API key');
+  return auth.sessionHash;
 }

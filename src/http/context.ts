@@ -1,5 +1,4 @@
 /** What the HTTP layer knows about a request: who is calling (Auth, scopes) and hono's context variables. */
-import type { RateLimitState } from './rate-limit.js';
 
 /** Who is calling: an owner session or an API key. Set by the auth middleware. */
 export type Auth =
@@ -8,6 +7,16 @@ export type Auth =
 
 export const SCOPES = ['invoices:read', 'invoices:write', 'ledger:read'] as const;
 export type Scope = (typeof SCOPES)[number];
+
+/** A rate limit as one request saw it (http/rate-limit.ts sets it; the RateLimit-* headers show it). */
+export interface RateLimitState {
+  /** Requests a minute (also the burst). */
+  limit: number;
+  /** Requests that may be made right now. */
+  remaining: number;
+  /** Seconds until the whole burst is available again. */
+  resetSeconds: number;
+}
 
 export interface AppEnv {
   Variables: {

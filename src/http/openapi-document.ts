@@ -19,6 +19,7 @@ const TAGS: Record<string, string> = {
   Wallets: 'Receiving addresses the invoices are paid to',
   Invoices: 'Invoices with a unique payable amount, their list, cancel and review',
   Events: 'The event history: what was (or would have been) sent to your webhooks',
+  Transfers: 'Wrong payments: unmatched, late and dust transfers to your addresses, and contests on a shared address',
   Webhooks: 'Signed event deliveries to your endpoints',
   'API keys': 'Credentials for servers: Authorization: Bearer gw_live_...',
   Checkout: "The payer's view of an invoice",
@@ -44,7 +45,7 @@ const HEADERS: Record<string, { description: string; schema: Doc }> = {
   Allow: { description: 'The methods this path has.', schema: { type: 'string', example: 'GET, HEAD, POST' } },
   SetCookie: {
     description:
-      'The owner session cookie gw_session (HttpOnly, SameSite=Lax, Secure on https), set on sign-in and when a session is renewed, cleared on sign-out.',
+      'The owner session cookie (HttpOnly, SameSite=Lax), set on sign-in and when a session is renewed, cleared on sign-out: `__Host-gw_session` (Secure, Path=/, no Domain) when the public URL is https, `gw_session` on plain http (local use).',
     schema: { type: 'string', example: 'gw_session=3kT9wq2LmX8vR4pZ...; Max-Age=2592000; Path=/; HttpOnly; Secure; SameSite=Lax' },
   },
   ContentDisposition: {

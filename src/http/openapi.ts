@@ -43,7 +43,7 @@ const STATUS_TEXT: Record<number, string> = {
   413: 'Payload too large',
   429: 'Rate limit exceeded',
   500: 'Internal server error',
-  503: 'A dependency (email, captcha, identity provider) is unavailable, or public support is off (nobody answers it)',
+  503: 'A dependency (email, captcha, identity provider, exchange rates) is unavailable, or public support is off (nobody answers it)',
 };
 
 /** `responses` entries for the given error statuses, all with the error envelope. */

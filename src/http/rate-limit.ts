@@ -1,23 +1,15 @@
 import type { Context } from 'hono';
 import { AppError } from '../lib/errors.js';
 import type { Clock } from '../lib/clock.js';
-import type { AppEnv } from './context.js';
+import type { AppEnv, RateLimitState } from './context.js';
+
+export type { RateLimitState } from './context.js';
 
 interface Bucket {
   tokens: number;
   updatedAt: number;
   /** The limit this bucket was last consumed under: its capacity, refilled over one minute. */
   perMinute: number;
-}
-
-/** Where a client stands with one limit, as the RateLimit-* response headers tell it. */
-export interface RateLimitState {
-  /** Requests a minute (also the burst). */
-  limit: number;
-  /** Requests that may be made right now. */
-  remaining: number;
-  /** Seconds until the whole burst is available again. */
-  resetSeconds: number;
 }
 
 /** The request whose answer carries the RateLimit-* headers. */
@@ -67,12 +59,6 @@ export class RateLimiter {
       const waitMs = (1 - bucket.tokens) / (perMinute / 60_000);
       throw new AppError('rate_limited', options.message ?? 'Too many requests; retry later').withHeader('Retry-After', String(Math.max(1, Math.ceil(waitMs / 1000))));
     }
-  }
-
-  /** Gives back the token of a request that turned out to cost nothing (an idempotent replay). */
-  refund(scope: string, key: string, perMinute: number): void {
-    const bucket = this.buckets.get(`${scope}\u0000${key}`);
-    if (bucket) bucket.tokens = Math.min(perMinute, bucket.tokens + 1);
   }
 
   /** Forgets buckets that have refilled completely under their own limit (they carry no information). */

@@ -126,6 +126,55 @@ export async function chooseAmount(tx: Tx, target: AmountTarget, base: bigint, m
   return { kind: 'exhausted' };
 }
 
+const heldQuery = compileQuery((db, p: Param<RangeKey & { merchant_id: string; now: number; cap: number }>) =>
+  db
+    .selectFrom((eb) =>
+      eb
+        .selectFrom('amount_reservations as r')
+        .innerJoin('invoices as i', 'i.id', 'r.invoice_id')
+        .select('r.amount')
+        .where((e) => e.and({ 'r.network': p('network'), 'r.token_contract': p('token_contract'), 'r.address': p('address') }))
+        .where('r.amount', '>=', p('from'))
+        .where('r.amount', '<=', p('to'))
+        .where('r.reserved_until', '>', p('now'))
+        .where('i.merchant_id', '=', p('merchant_id'))
+        .limit(p('cap'))
+        .as('held'),
+    )
+    .select((eb) => eb.fn.countAll<number>().as('n')),
+);
+
+/**
+ * Whether `merchantId` already holds `cap` or more live reservations of the pool of `base` on the
+ * target address, when `shared()` says the address has other registrants. Cheap unless the pool is
+ * at least `cap` used by everyone together (its cursor says so in one probe); then one range scan
+ * of the pool's reservations, stopping at `cap`.
+ */
+export async function holdsPoolShare(
+  tx: Tx,
+  target: AmountTarget,
+  pool: { base: bigint; maxAdjustment: bigint; cap: bigint },
+  merchantId: string,
+  shared: () => Promise<boolean>,
+  now: number,
+): Promise<boolean> {
+  const { base, maxAdjustment, cap } = pool;
+  const key: CursorKey = { network: target.network, token_contract: target.tokenContract, address: target.address, base_amount: toDbAmount(base) };
+  const cursor = await cursorQuery.first(tx, key);
+  if (!cursor || BigInt(cursor.next_adjustment) - 1n < cap || !(await shared())) return false;
+  const held = await heldQuery.first(tx, {
+    network: target.network,
+    token_contract: target.tokenContract,
+    address: target.address,
+    from: toDbAmount(base + 1n),
+    to: toDbAmount(base + maxAdjustment),
+    merchant_id: merchantId,
+    now,
+    cap: toDbAmount(cap),
+  });
+  return BigInt(held?.n ?? 0) >= cap;
+}
+
 /** One row of amount_reservations, every column given. */
 type ReservationRow = AmountReservationsTable;
 

@@ -5,8 +5,12 @@
  *   is paid: pending -> confirmed; review -> review with tx_hash (the owner decides); expired (by
  *   the watcher, unpaid) -> confirmed, because a payment made in time and seen late still confirms
  *   (an expired review invoice goes back to review with the payment);
- * - otherwise the newest invoice of that amount created before the block: a late payment;
+ * - otherwise the newest invoice of that amount created before the block: a late payment
+ *   (invoice.late_payment);
+ * - otherwise a transfer short of one open invoice within its merchant's tolerance: a partial
+ *   payment of it (partial-payments.ts);
  * - otherwise, or for a zero amount: unmatched.
+ * Every transfer recorded against an invoice adds to its amount_received.
  * Expiry: open, unpaid invoices whose whole window lies in scanned blocks.
  * Each function runs inside the caller's write transaction, with the events it emits.
  */
@@ -19,6 +23,7 @@ import type { TronNetwork } from '../lib/tron.js';
 import { rowToInvoice, type Invoice } from './invoice.model.js';
 import { toInvoiceResponse } from './invoices.schemas.js';
 import { isOpen } from './invoices.repo.js';
+import { applyPartialPayment, findPartialMatch } from './partial-payments.js';
 
 export interface PaymentDeps {
   config: { server: { public_url: string }; network: Readonly<TronNetwork> };
@@ -56,7 +61,7 @@ async function findInvoiceById(trx: Trx, id: string): Promise<Invoice> {
 async function confirmInvoice(trx: Trx, id: string, txHash: string, now: number): Promise<boolean> {
   const r = await trx
     .updateTable('invoices')
-    .set({ status: 'confirmed', tx_hash: txHash, confirmed_at: now })
+    .set((eb) => ({ status: 'confirmed', tx_hash: txHash, confirmed_at: now, amount_received: eb('amount_received', '+', eb.ref('payable_amount')) }))
     .where('id', '=', id)
     .where('status', 'in', ['pending', 'expired'])
     .where('tx_hash', 'is', null)
@@ -68,7 +73,7 @@ async function confirmInvoice(trx: Trx, id: string, txHash: string, now: number)
 async function markReviewPaid(trx: Trx, id: string, txHash: string): Promise<boolean> {
   const r = await trx
     .updateTable('invoices')
-    .set({ status: 'review', tx_hash: txHash })
+    .set((eb) => ({ status: 'review', tx_hash: txHash, amount_received: eb('amount_received', '+', eb.ref('payable_amount')) }))
     .where('id', '=', id)
     .where('status', 'in', ['review', 'expired'])
     .where('tx_hash', 'is', null)
@@ -106,6 +111,10 @@ export async function applyChainPayment(
 ): Promise<{ kind: ChainTransferKind; invoiceId: string | null }> {
   const candidates = p.amount > 0n ? await findInvoicesByAmount(trx, deps.config.network, p.to, p.amount) : [];
   let { kind, invoice } = classify(candidates, p);
+  if (kind === 'unmatched') {
+    const partial = await findPartialMatch(trx, deps.config.network, p);
+    if (partial) return applyPartialPayment(deps.config.server.public_url, trx, tx, p, partial, now);
+  }
   if (invoice && kind === 'confirmed' && !(await confirmInvoice(trx, invoice.id, p.txHash, now))) kind = 'late';
   if (invoice && kind === 'review_paid' && !(await markReviewPaid(trx, invoice.id, p.txHash))) kind = 'late';
   if (invoice && (kind === 'confirmed' || kind === 'review_paid')) {
@@ -115,6 +124,24 @@ export async function applyChainPayment(
       {
         merchantId: updated.merchantId,
         type: kind === 'confirmed' ? 'invoice.confirmed' : 'invoice.review',
+        invoiceId: updated.id,
+        data: { invoice: toInvoiceResponse(updated, deps.config.server.public_url), transaction: p.transaction },
+      },
+      now,
+    );
+  }
+  if (invoice && kind === 'late') {
+    await trx
+      .updateTable('invoices')
+      .set((eb) => ({ amount_received: eb('amount_received', '+', toDbAmount(p.amount)) }))
+      .where('id', '=', invoice.id)
+      .execute();
+    const updated = await findInvoiceById(trx, invoice.id);
+    await insertEvent(
+      tx,
+      {
+        merchantId: updated.merchantId,
+        type: 'invoice.late_payment',
         invoiceId: updated.id,
         data: { invoice: toInvoiceResponse(updated, deps.config.server.public_url), transaction: p.transaction },
       },

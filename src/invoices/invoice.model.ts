@@ -3,8 +3,9 @@
  * the payer-safe CheckoutInvoice) are mapped in invoices.schemas.ts, beside their zod schemas.
  */
 import type { Selectable } from 'kysely';
-import type { InvoicesTable, InvoiceStatus } from '../db/schema.js';
+import type { InvoicesTable, InvoiceStatus, ResolutionKind } from '../db/schema.js';
 import { fromDbAmount } from '../lib/amounts.js';
+import type { InvoicePrice } from '../pricing/pricing.service.js';
 
 export interface Invoice {
   id: string;
@@ -39,6 +40,12 @@ export interface Invoice {
    * a payment by hand, the payable amount when a matching transfer paid it, null while unpaid.
    */
   receivedAmount: bigint | null;
+  /** The fiat price it was created from (fixed at creation); null when priced in USDT. */
+  price: InvoicePrice | null;
+  /** Micro-USDT of every transfer recorded against it (paid, partial, late) or applied to it by hand. */
+  amountReceived: bigint;
+  /** How it was settled when not by a transfer of its exact amount ('manual', 'tolerance'); null otherwise. */
+  resolution: ResolutionKind | null;
 }
 
 export function rowToInvoice(row: Selectable<InvoicesTable>): Invoice {
@@ -69,6 +76,21 @@ export function rowToInvoice(row: Selectable<InvoicesTable>): Invoice {
     redirectUrl: row.redirect_url,
     cancelledAt: row.cancelled_at,
     receivedAmount: row.received_amount !== null ? fromDbAmount(row.received_amount) : row.tx_hash !== null ? fromDbAmount(row.payable_amount) : null,
+    price: priceOf(row),
+    amountReceived: fromDbAmount(row.amount_received),
+    resolution: row.resolution,
+  };
+}
+
+function priceOf(row: Selectable<InvoicesTable>): InvoicePrice | null {
+  if (row.price_currency === null || row.price_currency === undefined) return null;
+  return {
+    amount: row.price_amount!,
+    currency: row.price_currency,
+    rate: row.price_rate!,
+    markupPercent: row.price_markup_percent!,
+    sources: JSON.parse(row.price_sources ?? '[]') as string[],
+    rateAt: row.price_rate_at!,
   };
 }
 

@@ -6,6 +6,7 @@ import { pageQueries, readPage, type Cursor, type Page, type PageRequest } from 
 import type { Conn, Db, Trx, Tx } from '../db/database.js';
 import type { CheckoutQr, InvoicesTable, InvoiceStatus } from '../db/schema.js';
 import { toDbAmount } from '../lib/amounts.js';
+import type { TronNetwork } from '../lib/tron.js';
 import { rowToInvoice, type Invoice } from './invoice.model.js';
 
 export const INVOICE_LIST_LIMIT = 500;
@@ -46,6 +47,12 @@ const insertInvoiceQuery = compileQuery((db, p: Param<Required<Insertable<Invoic
     redirect_url: p('redirect_url'),
     cancelled_at: p('cancelled_at'),
     received_amount: p('received_amount'),
+    price_amount: p('price_amount'),
+    price_currency: p('price_currency'),
+    price_rate: p('price_rate'),
+    price_markup_percent: p('price_markup_percent'),
+    price_sources: p('price_sources'),
+    price_rate_at: p('price_rate_at'),
   }),
 );
 
@@ -79,6 +86,14 @@ export async function insertInvoice(tx: Tx, inv: Invoice): Promise<void> {
     cancelled_at: inv.cancelledAt,
     // A new invoice has received nothing; only a payment applied by hand writes this column.
     received_amount: null,
+    price_amount: inv.price?.amount ?? null,
+    price_currency: inv.price?.currency ?? null,
+    price_rate: inv.price?.rate ?? null,
+    price_markup_percent: inv.price?.markupPercent ?? null,
+    price_sources: inv.price ? JSON.stringify(inv.price.sources) : null,
+    price_rate_at: inv.price?.rateAt ?? null,
+    amount_received: 0,
+    resolution: null,
   });
 }
 
@@ -209,4 +224,16 @@ export async function moveReviewedInvoice(trx: Trx, id: string, to: InvoiceStatu
     .where('tx_hash', 'is not', null)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
+}
+
+/** Unpaid invoices (pending, expired, review without a payment) on one address of the network's USDT: the base of the wrong-payment rules' queries. */
+export function unpaidOnAddress(db: Db | Trx, network: Pick<TronNetwork, 'id' | 'usdtContract'>, address: string) {
+  return db
+    .selectFrom('invoices')
+    .selectAll()
+    .where('network', '=', network.id)
+    .where('token_contract', '=', network.usdtContract)
+    .where('wallet_address', '=', address)
+    .where('tx_hash', 'is', null)
+    .where('status', 'in', ['pending', 'expired', 'review']);
 }

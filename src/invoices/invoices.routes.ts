@@ -97,16 +97,22 @@ export function invoiceRoutes(deps: AppDeps) {
         '(across every merchant sharing it); the amount is reserved for 90 days. When every amount was used but some reservation is older ' +
         'than 90 days, the least recently used amount is reused and the invoice is created in status `review`. ' +
         'Same Idempotency-Key and same body: 200 replay. Errors 409: `idempotency_key_reused`, `duplicate_order_id` (its `details[0].invoice_id` ' +
-        'names the invoice holding the order id), `amount_pool_exhausted`. ' +
-        'Creations are limited per merchant, summed over all its API keys and sessions (`rate_limits.invoices_per_merchant` a minute, default 60, ' +
-        'on top of the per-key limit): past it, 429 `rate_limited` with `Retry-After` in seconds. A replay does not count.',
+        'names the invoice holding the order id), `amount_pool_exhausted` (every amount of the price is reserved, or, on an address another ' +
+        'account registered too, this account already holds `invoices.shared_pool_max_percent` (default 50) percent of them). ' +
+        'Creations are limited per merchant, summed over all its API keys and sessions (`rate_limits.invoices_per_merchant` a minute, default 600, ' +
+        'on top of the per-key limit): past it, 429 `rate_limited` with `Retry-After` in seconds. A replay is never charged, even one that arrives with its original. ' +
+        'With `currency` a fiat ISO 4217 code from pricing.currencies, `amount` is in that currency: it is converted at the median of the fresh rates, ' +
+        "plus `markup_percent` (or the merchant's markup), rounded up to pricing.round_to, and the invoice carries `price`. " +
+        'When there is no honest rate (fewer than pricing.min_sources sources younger than pricing.max_age_seconds, rates further apart than ' +
+        'pricing.max_spread_percent, or a currency that is not configured): 503 `rate_unavailable` (with `Retry-After`, except for an unconfigured currency) and nothing is created. ' +
+        'A replay returns the stored price whatever the rates are now.',
       security: KEY_OR_SESSION,
       middleware: [requireKeyOrSession(deps, 'invoices:write')] as const,
       request: { headers: IdempotencyHeaderSchema, body: jsonBody(CreateInvoiceSchema) },
       responses: {
         201: jsonResponse(InvoiceEnvelopeSchema, 'Created and allocated'),
         200: jsonResponse(InvoiceEnvelopeSchema, 'Identical idempotent replay (idempotent_replay: true)'),
-        ...errorResponses(400, 401, 403, 404, 409, 413, 429),
+        ...errorResponses(400, 401, 403, 404, 409, 413, 429, 503),
       },
     }),
     async (c) => {
@@ -221,7 +227,10 @@ export function invoiceRoutes(deps: AppDeps) {
         "`received_amount` is the transfer's amount (it may differ from `payable_amount`), and `invoice.confirmed` is emitted with " +
         '`data.transaction` (the transfer) and `data.resolution: "manual"`. A transfer pays at most one invoice: a transfer that already paid ' +
         'one, automatically or by hand, is 409 `transfer_already_used`. An invoice already paid, or a transfer to another of your wallets: ' +
-        '409 `invoice_not_resolvable`. A transfer that reached none of your wallets: 404.',
+        "409 `invoice_not_resolvable`. A transfer that reached none of your wallets, or a late or partial payment of another merchant's invoice: 404. " +
+        "On an address several merchants registered, only a plausible claim that no other merchant's unpaid invoice beats may apply it " +
+        '(amount within 10% or 2 USDT, and the same last six decimals or a block time inside the window); otherwise 409 ' +
+        '`invoice_not_resolvable` with `details[0].reason` `no_plausible_claim` or `stronger_claim_of_another`.',
       security: SESSION_ONLY,
       middleware: [requireSession(deps)] as const,
       request: { params: InvoiceIdParamSchema, body: jsonBody(ResolveInvoiceSchema) },

@@ -5,6 +5,9 @@ import { formatAmount, parseAmount } from '../lib/amounts.js';
 import { NETWORK_IDS, type NetworkId } from '../lib/tron.js';
 import { iso, isoOrNull } from '../lib/clock.js';
 import { checkoutUrl, type Invoice } from './invoice.model.js';
+import type { InvoicePrice } from '../pricing/pricing.service.js';
+import { markupPercentSchema } from '../pricing/pricing.schemas.js';
+import { USDT } from '../pricing/currencies.js';
 
 export const AMOUNT_PATTERN = '^(0|[1-9][0-9]{0,9})(\\.[0-9]{1,6})?$';
 export const MAX_INVOICE_AMOUNT = 1_000_000_000_000_000n; // 1 000 000 000 USDT in micro-units
@@ -48,6 +51,29 @@ export const InvoiceStatusSchema = z.enum(STATUSES).openapi({
 export const REDIRECT_URL_MAX = 2048;
 export const DEFAULT_EXPIRES_IN_MINUTES = 20;
 
+export const PriceSchema = z
+  .object({
+    amount: z.string().openapi({ description: "The price in its currency, with the currency's own decimals (JPY none)", example: '100.00' }),
+    currency: z.string().openapi({ description: 'ISO 4217 code', example: 'CNY' }),
+    rate: z.string().openapi({ description: 'Units of the currency per 1 USDT: the median of the fresh rates, exact', example: '7.115' }),
+    markup_percent: z.string().openapi({ description: 'The markup added before rounding up to pricing.round_to', example: '0' }),
+    sources: z.array(z.string()).openapi({ description: 'The rate sources whose rates made the median', example: ['coinbase', 'coingecko'] }),
+    rate_at: DateTime.openapi({ description: 'When the oldest rate used was read', example: '2026-01-01T10:42:05.000Z' }),
+  })
+  .openapi('Price', { description: 'The fiat price the invoice was created from, fixed at creation' });
+
+function toPriceResponse(price: InvoicePrice | null) {
+  if (price === null) return null;
+  return {
+    amount: price.amount,
+    currency: price.currency,
+    rate: price.rate,
+    markup_percent: price.markupPercent,
+    sources: [...price.sources],
+    rate_at: iso(price.rateAt),
+  };
+}
+
 const invoiceCommon = {
   id: z.string().openapi({ example: INVOICE_ID_EXAMPLE }),
   base_amount: MONEY.openapi({ description: 'The price asked', example: '25.000000' }),
@@ -69,6 +95,24 @@ const invoiceCommon = {
   token: z.literal('USDT').optional(),
   token_contract: z.string().optional().openapi({ description: 'The USDT TRC20 contract of the network', example: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' }),
   amount_reuse_review: z.boolean().optional().openapi({ description: 'Created in review because the amount was reused after 90 days', example: false }),
+  price: PriceSchema.nullable().optional().openapi({ description: 'The fiat price the invoice was created from; null when priced in USDT' }),
+  amount_received: z.string().optional().openapi({
+    pattern: '^[0-9]+\\.[0-9]{6}$',
+    description:
+      'USDT received so far: every verified transfer recorded against the invoice (the one that paid it, partial and late payments) ' +
+      'and a transfer applied to it by hand. "0.000000" until something arrives; below payable_amount on a pending invoice after a partial payment',
+    example: '24.000137',
+  }),
+  resolution: z
+    .enum(['manual', 'tolerance'])
+    .nullable()
+    .optional()
+    .openapi({
+      description:
+        'How a confirmed invoice was settled when not by a transfer of its exact amount: `manual` (the owner applied a transfer by hand), ' +
+        '`tolerance` (a partial payment within the merchant\'s underpayment_tolerance, accepted automatically); null otherwise',
+      example: null,
+    }),
 };
 
 export const InvoiceSchema = z
@@ -129,7 +173,21 @@ export const CreateInvoiceSchema = z
         const micro = parseAmount(v);
         return micro === undefined || (micro >= 1n && micro <= MAX_INVOICE_AMOUNT);
       }, 'the amount must be between 0.000001 and 1000000000')
-      .openapi({ pattern: AMOUNT_PATTERN, example: '25.00', description: 'Base price in USDT, 0.000001 to 1000000000' }),
+      .openapi({
+        pattern: AMOUNT_PATTERN,
+        example: '25.00',
+        description:
+          'The price in `currency`: in USDT (the default) 0.000001 to 1000000000; in a fiat currency greater than 0 with at most its own decimals (JPY none, most 2)',
+      }),
+    currency: z
+      .string()
+      .regex(/^([A-Z]{3}|USDT)$/, 'expected USDT or an ISO 4217 code in upper case, e.g. "EUR"')
+      .optional()
+      .openapi({
+        description: 'USDT (the default), or an ISO 4217 code from pricing.currencies: the amount is converted at the current rate (503 `rate_unavailable` when there is no honest one)',
+        example: 'CNY',
+      }),
+    markup_percent: markupPercentSchema("Fiat prices only: the markup in percent, 0 to 20; the merchant's markup_percent when absent").optional(),
     wallet_id: z.string().min(1).max(100).openapi({ description: 'One of your wallets (GET /wallets)', example: 'wal_Qm4Zr8Tn2Vb6Xc0Lk5Jh1g' }),
     description: z.string().min(1).max(1000).optional().openapi({ description: 'Shown to the payer', example: 'Order 1042: 2 t-shirts' }),
     metadata: z
@@ -156,18 +214,37 @@ export const CreateInvoiceSchema = z
       .optional()
       .openapi({ description: `https URL (at most ${REDIRECT_URL_MAX} characters) the checkout offers as "Return to {merchant}" once the invoice is confirmed or expired`, example: 'https://shop.example/orders/1042' }),
   })
+  .superRefine((body, ctx) => {
+    if (body.markup_percent !== undefined && (body.currency ?? USDT) === USDT) {
+      ctx.addIssue({ code: 'custom', path: ['markup_percent'], message: 'a markup applies to prices in a fiat currency only' });
+    }
+  })
   .openapi('CreateInvoice');
 
 /** The validated body with its defaults applied (the fingerprint of a replay is taken from this). */
 export type CreateInvoiceBody = z.infer<typeof CreateInvoiceSchema> & { expires_in_minutes: number };
 
+/**
+ * Defaults applied; `currency: "USDT"` is dropped, so it fingerprints like an absent currency (and
+ * like every invoice created before fiat prices existed).
+ */
 export function withInvoiceDefaults(body: z.infer<typeof CreateInvoiceSchema>): CreateInvoiceBody {
-  return { ...body, expires_in_minutes: body.expires_in_minutes ?? DEFAULT_EXPIRES_IN_MINUTES };
+  const { currency, ...rest } = body;
+  return {
+    ...rest,
+    ...(currency !== undefined && currency !== USDT ? { currency } : {}),
+    expires_in_minutes: body.expires_in_minutes ?? DEFAULT_EXPIRES_IN_MINUTES,
+  };
 }
 
 export const IdempotencyHeaderSchema = z.object({
   'idempotency-key': z
-    .string()
+    .string({
+      error: (issue) =>
+        issue.input === undefined
+          ? 'The Idempotency-Key header is required: send one unique key per invoice (e.g. a UUID) and the same key when you retry'
+          : undefined,
+    })
     .min(1)
     .max(255)
     .regex(/^[\x20-\x7E]+$/, 'expected 1 to 255 printable ASCII characters')
@@ -217,6 +294,9 @@ function commonFields(inv: Invoice) {
     token: inv.token as 'USDT',
     token_contract: inv.tokenContract,
     amount_reuse_review: inv.amountReuseReview,
+    price: toPriceResponse(inv.price),
+    amount_received: formatAmount(inv.amountReceived),
+    resolution: inv.resolution,
   };
 }
 

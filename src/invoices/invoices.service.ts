@@ -12,17 +12,35 @@ import { randomToken, sha256Hex } from '../lib/crypto.js';
 import { AppError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { TOKEN } from '../lib/tron.js';
-import { findMerchantWallet } from '../wallets/wallets.repo.js';
-import { chooseAmount, insertReservation, takeOverReservation, type AmountTarget } from './allocation.repo.js';
+import { addressHasOtherOwner, findMerchantWallet } from '../wallets/wallets.repo.js';
+import { findMerchantMarkup } from '../accounts/merchants.repo.js';
+import { priceInFiat, type InvoicePrice } from '../pricing/pricing.service.js';
+import { chooseAmount, holdsPoolShare, insertReservation, takeOverReservation, type AmountTarget } from './allocation.repo.js';
 import { findReviewPayment } from '../chain/chain.repo.js';
 import { toTransactionResponse } from '../chain/chain.schemas.js';
 import { GroupCommit } from './group-commit.js';
 import { type Invoice } from './invoice.model.js';
-import { type CreateInvoiceBody, type InvoiceResponse, toInvoiceResponse, withInvoiceDefaults } from './invoices.schemas.js';
+import { type CreateInvoiceBody, type InvoiceResponse, MAX_INVOICE_AMOUNT, toInvoiceResponse, withInvoiceDefaults } from './invoices.schemas.js';
 import { cancelOpenInvoice, findByIdempotencyKey, findInvoiceIdByOrderId, findMerchantInvoice, insertInvoice, moveReviewedInvoice } from './invoices.repo.js';
 
 export const RESERVATION_MS = 90 * DAY;
 
+/**
+ * One invoice to create, from the API or from any other caller (e.g. a shop protocol):
+ *
+ * - `body` must satisfy CreateInvoiceSchema (invoices.schemas.ts; validate with
+ *   `CreateInvoiceSchema.safeParse` when it did not come through the API). Absent fields with a
+ *   default get it here.
+ * - `body.currency` absent or "USDT": `body.amount` is the USDT base amount. An ISO 4217 code from
+ *   `pricing.currencies` ("CNY"): `body.amount` is in that currency (at most its own decimals), and
+ *   the base amount is converted at the current median rate, plus `body.markup_percent` ("0" to
+ *   "20"; the merchant's markup_percent when absent), rounded up to `pricing.round_to`. The invoice
+ *   then carries `price` (amount, currency, rate, markupPercent, sources, rateAt), fixed for good.
+ * - No honest rate (too few fresh sources, spread too wide, currency not configured): AppError
+ *   `rate_unavailable` (503), nothing created. A bad fiat amount or markup: `validation_error` (400).
+ * - An idempotent replay (same key, same body) returns the stored invoice and its price, whatever
+ *   the rates are now, and needs no rate.
+ */
 export interface CreateInvoiceRequest {
   merchantId: string;
   idempotencyKey: string;
@@ -48,7 +66,7 @@ export interface PoolExhausted {
 export const poolExhaustedError = () =>
   new AppError('amount_pool_exhausted', 'Every payable amount for this price on this address is reserved (90 days); use another price or wallet');
 
-type InvoiceDeps = Pick<AppDeps, 'db' | 'sqlite' | 'config' | 'clock' | 'deliveriesQueued'>;
+type InvoiceDeps = Pick<AppDeps, 'db' | 'sqlite' | 'config' | 'clock' | 'deliveriesQueued' | 'rates'>;
 type CreatorDeps = InvoiceDeps & Pick<AppDeps, 'metrics' | 'rateLimiter'>;
 
 const CREATION_SCOPE = 'invoice_create';
@@ -77,7 +95,12 @@ export function requestFingerprint(body: CreateInvoiceBody): string {
  * One creation, inside the caller's immediate transaction (or a group-commit savepoint) on the
  * connection's handle. Compiled queries only (src/db/compiled.ts).
  */
-export async function createInvoiceInTrx(tx: Tx, deps: InvoiceDeps, req: CreateInvoiceRequest): Promise<CreateInvoiceResult | PoolExhausted> {
+export async function createInvoiceInTrx(
+  tx: Tx,
+  deps: InvoiceDeps,
+  req: CreateInvoiceRequest,
+  charge?: () => void,
+): Promise<CreateInvoiceResult | PoolExhausted> {
   const now = deps.clock.now();
   const body = withInvoiceDefaults(req.body);
   const fingerprint = requestFingerprint(body);
@@ -102,10 +125,14 @@ export async function createInvoiceInTrx(tx: Tx, deps: InvoiceDeps, req: CreateI
     ]);
   }
 
-  const base = parseAmount(body.amount)!;
+  // Charged here, after the replay lookup in the same serialized transaction: a replay, even one
+  // racing its original, finds the invoice above and never costs a creation.
+  charge?.();
+  const { base, price } = await priceOf(tx, deps, req.merchantId, body, now);
   const maxAdjustment = parseAmount(deps.config.invoices.max_adjustment)!;
   const { network } = deps.config;
   const target: AmountTarget = { network: network.id, tokenContract: network.usdtContract, address: wallet.address };
+  await checkPoolShare(tx, deps, target, base, maxAdjustment, req.merchantId);
   const allocation = await chooseAmount(tx, target, base, maxAdjustment, now);
   if (allocation.kind === 'exhausted') return { exhausted: true };
   const review = allocation.kind === 'reuse';
@@ -136,6 +163,9 @@ export async function createInvoiceInTrx(tx: Tx, deps: InvoiceDeps, req: CreateI
     redirectUrl: body.redirect_url ?? null,
     cancelledAt: null,
     receivedAmount: null,
+    price,
+    amountReceived: 0n,
+    resolution: null,
   };
   await insertInvoice(tx, invoice);
   if (review) {
@@ -149,6 +179,41 @@ export async function createInvoiceInTrx(tx: Tx, deps: InvoiceDeps, req: CreateI
   await insertEvent(tx, { merchantId: invoice.merchantId, type: 'invoice.created', invoiceId: invoice.id, data }, now);
   if (review) await insertEvent(tx, { merchantId: invoice.merchantId, type: 'invoice.review', invoiceId: invoice.id, data }, now);
   return { invoice, replay: false, view: data.invoice };
+}
+
+/**
+ * On an address another account registered too, one account may hold at most
+ * `invoices.shared_pool_max_percent` of one price's amount pool (docs/security.md, Sharing a
+ * receiving address): past it, 409 amount_pool_exhausted for that account only. An address with
+ * one registrant keeps its whole pool.
+ */
+async function checkPoolShare(tx: Tx, deps: InvoiceDeps, target: AmountTarget, base: bigint, maxAdjustment: bigint, merchantId: string): Promise<void> {
+  const percent = BigInt(deps.config.invoices.shared_pool_max_percent);
+  if (percent >= 100n) return;
+  const cap = (maxAdjustment * percent) / 100n;
+  const shared = () => addressHasOtherOwner(tx, target.network, target.address, merchantId);
+  if (!(await holdsPoolShare(tx, target, { base, maxAdjustment, cap: cap > 0n ? cap : 1n }, merchantId, shared, deps.clock.now()))) return;
+  throw new AppError(
+    'amount_pool_exhausted',
+    `Another account also registered this address, and this account already holds ${percent}% of this price's payable amounts there (reserved 90 days); use another price or an address of your own`,
+  );
+}
+
+/**
+ * The base amount in micro-USDT: the amount itself for a USDT price, else converted at the rates
+ * the background fetcher holds (in memory: no network inside the transaction).
+ */
+async function priceOf(
+  tx: Tx,
+  deps: InvoiceDeps,
+  merchantId: string,
+  body: CreateInvoiceBody,
+  now: number,
+): Promise<{ base: bigint; price: InvoicePrice | null }> {
+  if (body.currency === undefined) return { base: parseAmount(body.amount)!, price: null };
+  const markupPercent = body.markup_percent ?? (await findMerchantMarkup(tx, merchantId)) ?? '0';
+  const { baseAmount, price } = priceInFiat(deps.rates, { amount: body.amount, currency: body.currency, markupPercent }, now, MAX_INVOICE_AMOUNT);
+  return { base: baseAmount, price };
 }
 
 /** createInvoiceInTrx for callers that run their own transaction: exhaustion throws the 409. */
@@ -186,19 +251,18 @@ export class InvoiceCreator {
   /**
    * Creations are limited per merchant (rate_limits.invoices_per_merchant), summed over all its API
    * keys and sessions: every new invoice reserves an amount on an address that other merchants may
-   * share, so many keys must not multiply the rate. Checked in memory before the queue; an
-   * idempotent replay reserves nothing and gets its token back.
+   * share, so many keys must not multiply the rate. Counted in memory inside the creation's
+   * transaction, once it is known to be no idempotent replay: a replay is never charged.
    */
   async create(req: CreateInvoiceRequest, limitContext?: RateLimitContext): Promise<CreateInvoiceResult> {
-    const perMinute = this.deps.config.rate_limits.invoices_per_merchant;
-    this.deps.rateLimiter.consume(CREATION_SCOPE, req.merchantId, perMinute, {
-      message: 'Too many invoices created by this merchant in the last minute (all its API keys and sessions count); retry later',
-      context: limitContext,
-    });
-    const result = await this.committer.run((tx) => createInvoiceInTrx(tx, this.deps, req));
+    const charge = () =>
+      this.deps.rateLimiter.consume(CREATION_SCOPE, req.merchantId, this.deps.config.rate_limits.invoices_per_merchant, {
+        message: 'Too many invoices created by this merchant in the last minute (all its API keys and sessions count); retry later',
+        context: limitContext,
+      });
+    const result = await this.committer.run((tx) => createInvoiceInTrx(tx, this.deps, req, charge));
     if ('exhausted' in result) throw poolExhaustedError();
-    if (result.replay) this.deps.rateLimiter.refund(CREATION_SCOPE, req.merchantId, perMinute);
-    else this.deps.deliveriesQueued.notify();
+    if (!result.replay) this.deps.deliveriesQueued.notify();
     return result;
   }
 }

@@ -3,7 +3,7 @@
  * the transfer UNIQUE, so a transfer pays at most one invoice.
  */
 import type { Db, Trx } from '../db/database.js';
-import type { InvoiceStatus } from '../db/schema.js';
+import type { InvoiceStatus, ResolutionKind } from '../db/schema.js';
 import { toDbAmount } from '../lib/amounts.js';
 
 export interface InvoiceResolution {
@@ -21,15 +21,13 @@ export async function findResolutionByTransfer(db: Db | Trx, transferId: string)
     : undefined;
 }
 
-/** transfer id -> invoice id, for the transfers of a page that were applied by hand. */
-export async function resolvedTransfers(db: Db, transferIds: readonly string[]): Promise<Map<string, string>> {
-  if (transferIds.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('invoice_resolutions')
-    .select(['transfer_id', 'invoice_id'])
-    .where('transfer_id', 'in', [...transferIds])
+/** Records that `merchantId` contests the transfer's application (once: a repeat changes nothing). */
+export async function insertContest(db: Db | Trx, transferId: string, merchantId: string, now: number): Promise<void> {
+  await db
+    .insertInto('transfer_contests')
+    .values({ transfer_id: transferId, merchant_id: merchantId, created_at: now })
+    .onConflict((oc) => oc.doNothing())
     .execute();
-  return new Map(rows.map((r) => [r.transfer_id, r.invoice_id]));
 }
 
 export async function insertResolution(trx: Trx, r: InvoiceResolution): Promise<void> {
@@ -41,12 +39,28 @@ export async function insertResolution(trx: Trx, r: InvoiceResolution): Promise<
 
 /**
  * An unpaid invoice (pending, expired, or review without a payment) becomes confirmed with the
- * applied transfer; guarded, so false when it was paid or changed meanwhile.
+ * applied transfer (by hand, or a partial payment accepted within the merchant's tolerance), and
+ * counts it as received unless it was already recorded against this invoice; guarded, so false
+ * when it was paid or changed meanwhile.
  */
-export async function confirmByResolution(trx: Trx, id: string, txHash: string, received: bigint, now: number): Promise<boolean> {
+export async function confirmByResolution(
+  trx: Trx,
+  id: string,
+  txHash: string,
+  received: bigint,
+  now: number,
+  how: { resolution: ResolutionKind; addToReceived: boolean },
+): Promise<boolean> {
   const r = await trx
     .updateTable('invoices')
-    .set({ status: 'confirmed', tx_hash: txHash, confirmed_at: now, received_amount: toDbAmount(received) })
+    .set((eb) => ({
+      status: 'confirmed',
+      tx_hash: txHash,
+      confirmed_at: now,
+      received_amount: toDbAmount(received),
+      resolution: how.resolution,
+      amount_received: how.addToReceived ? eb('amount_received', '+', toDbAmount(received)) : eb.ref('amount_received'),
+    }))
     .where('id', '=', id)
     .where('status', 'in', ['pending', 'expired', 'review'])
     .where('tx_hash', 'is', null)

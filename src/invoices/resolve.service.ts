@@ -2,7 +2,8 @@
  * Resolving a wrong payment by hand (POST /invoices/{id}/resolve, owner session): the owner applies
  * a verified unmatched or late transfer to an unpaid invoice of the same wallet. The invoice becomes
  * confirmed with that transaction and records the amount really received; invoice.confirmed says
- * `resolution: "manual"` and carries the transfer. A transfer pays at most one invoice.
+ * `resolution: "manual"` and carries the transfer. A transfer pays at most one invoice. On an
+ * address several merchants share, only a plausible claim may apply it (resolve-policy.ts).
  */
 import { writeTransaction } from '../db/database.js';
 import { insertEvent } from '../events/events.repo.js';
@@ -14,6 +15,7 @@ import { findMerchantWalletByAddress } from '../wallets/wallets.repo.js';
 import type { Invoice } from './invoice.model.js';
 import { toInvoiceResponse } from './invoices.schemas.js';
 import { findMerchantInvoice } from './invoices.repo.js';
+import { judgeResolve, resolveContext } from './resolve-policy.js';
 import { confirmByResolution, findResolutionByTransfer, insertResolution } from './resolutions.repo.js';
 
 type ResolveDeps = Pick<AppDeps, 'db' | 'sqlite' | 'config' | 'clock' | 'deliveriesQueued'>;
@@ -34,9 +36,9 @@ export async function resolveInvoice(deps: ResolveDeps, req: ResolveRequest): Pr
     // A transfer to none of the caller's addresses, or a late payment of another merchant's
     // invoice on a shared address, is not theirs to apply: 404, as for any resource of another tenant.
     const own = transfer ? await findMerchantWalletByAddress(trx, deps.config.network.id, req.merchantId, transfer.to) : undefined;
-    const lateOfOther =
-      transfer?.kind === 'late' && transfer.invoiceId !== null && (await findMerchantInvoice(trx, req.merchantId, transfer.invoiceId)) === undefined;
-    if (!transfer || !own || lateOfOther) {
+    // A late or partial payment recorded against another merchant's invoice is theirs.
+    const ofOther = transfer?.invoiceId != null && (await findMerchantInvoice(trx, req.merchantId, transfer.invoiceId)) === undefined;
+    if (!transfer || !own || ofOther) {
       throw new AppError('not_found', 'No verified transfer with this tx_hash and log_index reached one of your wallets');
     }
     if (transfer.kind !== 'unmatched' && transfer.kind !== 'late') {
@@ -55,7 +57,22 @@ export async function resolveInvoice(deps: ResolveDeps, req: ResolveRequest): Pr
         `This invoice is already ${invoice.status === 'confirmed' ? 'paid' : `${invoice.status} with a recorded payment`}`,
       );
     }
-    if (!(await confirmByResolution(trx, invoice.id, transfer.txHash, transfer.amount, now))) {
+    const verdict = judgeResolve(transfer, invoice, await resolveContext(trx, deps.config.network, req.merchantId, transfer));
+    if (!verdict.ok) {
+      throw new AppError(
+        'invoice_not_resolvable',
+        verdict.reason === 'stronger_claim_of_another'
+          ? "Several merchants share this address, and an unpaid invoice of another merchant matches this transfer better (its last six decimals, or a smaller difference): it is most likely their customer's payment"
+          : "Several merchants share this address, and this transfer is not plausibly a payment of this invoice: its amount is not within 10% (or 2 USDT) of the invoice's, or neither its last six decimals nor its time match the invoice",
+        [{ path: 'tx_hash', message: 'no plausible claim on a shared address', reason: verdict.reason }],
+      );
+    }
+    if (
+      !(await confirmByResolution(trx, invoice.id, transfer.txHash, transfer.amount, now, {
+        resolution: 'manual',
+        addToReceived: transfer.invoiceId !== invoice.id,
+      }))
+    ) {
       throw new AppError('invoice_not_resolvable', 'This invoice changed meanwhile; reload it');
     }
     await insertResolution(trx, {
@@ -65,7 +82,15 @@ export async function resolveInvoice(deps: ResolveDeps, req: ResolveRequest): Pr
       previousStatus: invoice.status,
       resolvedAt: now,
     });
-    const after: Invoice = { ...invoice, status: 'confirmed', txHash: transfer.txHash, confirmedAt: now, receivedAmount: transfer.amount };
+    const after: Invoice = {
+      ...invoice,
+      status: 'confirmed',
+      txHash: transfer.txHash,
+      confirmedAt: now,
+      receivedAmount: transfer.amount,
+      resolution: 'manual',
+      amountReceived: invoice.amountReceived + (transfer.invoiceId === invoice.id ? 0n : transfer.amount),
+    };
     await insertEvent(
       tx,
       {

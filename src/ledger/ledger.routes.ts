@@ -54,6 +54,7 @@ export function ledgerRoutes(deps: AppDeps) {
         "a cell starting with =, +, -, @, tab or CR is prefixed with '. " +
         "late_payments: hashes of transfers of the invoice's amount that arrived after its window, joined by ';'. " +
         "received_amount: USDT the invoice actually received (the applied transfer's amount for a payment resolved by hand), empty while unpaid. " +
+        'price_amount, price_currency, price_rate, price_markup_percent, price_rate_at: the fiat price the invoice was created from, empty when priced in USDT. ' +
         'created_gte and created_lt limit the rows to a range of creation times.',
       security: KEY_OR_SESSION,
       middleware: [requireKeyOrSession(deps, 'ledger:read')] as const,

@@ -30,6 +30,12 @@ export const LEDGER_COLUMNS = [
   'description',
   // Appended after the first 16 columns so their order never changes for existing importers.
   'received_amount',
+  // Fiat prices (empty for an invoice priced in USDT), appended after received_amount.
+  'price_amount',
+  'price_currency',
+  'price_rate',
+  'price_markup_percent',
+  'price_rate_at',
 ] as const;
 
 /**
@@ -71,6 +77,11 @@ function ledgerRow(inv: Invoice, late: string): string[] {
     late,
     inv.description ?? '',
     inv.receivedAmount === null ? '' : formatAmount(inv.receivedAmount),
+    inv.price?.amount ?? '',
+    inv.price?.currency ?? '',
+    inv.price?.rate ?? '',
+    inv.price?.markupPercent ?? '',
+    inv.price ? iso(inv.price.rateAt) : '',
   ];
 }
 

@@ -14,6 +14,7 @@ export const ERROR_STATUS = {
   session_required: 403,
   invalid_origin: 403,
   email_not_verified: 403,
+  recent_sign_in_required: 403,
   support_staff_required: 403,
   not_found: 404,
   method_not_allowed: 405,
@@ -24,12 +25,14 @@ export const ERROR_STATUS = {
   delivery_not_retryable: 409,
   webhook_inactive: 409,
   webhook_limit_reached: 409,
+  shop_connection_limit_reached: 409,
   invoice_not_reviewable: 409,
   invoice_not_cancellable: 409,
   api_key_limit_reached: 409,
   password_already_set: 409,
   invoice_not_resolvable: 409,
   transfer_already_used: 409,
+  transfer_not_contestable: 409,
   wallet_archived: 409,
   payload_too_large: 413,
   rate_limited: 429,
@@ -38,6 +41,7 @@ export const ERROR_STATUS = {
   captcha_unavailable: 503,
   identity_provider_unavailable: 503,
   support_unavailable: 503,
+  rate_unavailable: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -39,6 +39,8 @@ export function authPages(app: Hono<AppEnv>, deps: AppDeps, renderer: Renderer):
           // Without SMTP nobody can confirm a registration: the page says so and shows the way that works.
           emailOff: deps.config.email.smtp_url === '',
           signInUrl: `${deps.config.server.public_url.replace(/\/+$/, '')}/login`,
+          // On `gatewayd dev` the database is the dev instance's own: only its client command reaches it.
+          createCommand: deps.config.devMode ? 'gatewayd dev merchant create' : 'gatewayd merchant create',
         },
       );
     });

@@ -5,7 +5,6 @@
  */
 import { livePayments } from '../system/live-payments.js';
 import type { Hono } from 'hono';
-import QRCode from 'qrcode';
 import type { AppDeps } from '../deps.js';
 import type { AppEnv } from '../http/context.js';
 import { type Invoice } from '../invoices/invoice.model.js';
@@ -13,6 +12,7 @@ import { toCheckoutInvoiceResponse } from '../invoices/invoices.schemas.js';
 import { findByCheckoutToken } from '../invoices/invoices.repo.js';
 import { formatAmount } from '../lib/amounts.js';
 import { pageContext, type Renderer } from './render.js';
+import { priceLine } from './price-format.js';
 
 /** How often the page asks for the status, and how often it reloads without JavaScript. */
 export const CHECKOUT_POLL_SECONDS = 5;
@@ -61,6 +61,9 @@ export function checkoutPages(app: Hono<AppEnv>, deps: AppDeps, renderer: Render
             poll_seconds: CHECKOUT_POLL_SECONDS,
             remaining_ms: remainingMs,
             screen: checkoutScreen(invoice),
+            // The page reloads when what arrived changes, so its wording (rendered here) stays true.
+            amount_received: view.amount_received,
+            resolution: view.resolution,
           },
         },
       },
@@ -74,11 +77,24 @@ export function checkoutPages(app: Hono<AppEnv>, deps: AppDeps, renderer: Render
         live: livePayments(deps.watcherStatus).enabled,
         qrUri: checkoutQr === 'tron_uri',
         groupedAmount: groupDigits(view.payable_amount),
+        // "¥100.00 = 14.06 USDT at 7.1150 CNY/USDT, rate of 10:42 UTC" for an invoice priced in fiat.
+        priceLine: view.price ? priceLine(ctx, view.price, view.base_amount) : null,
+        received: receivedNotice(invoice),
         // Only the URL stored on the invoice (https, checked at creation) is ever offered as a way back.
         returnUrl: invoice.redirectUrl,
       },
     );
   });
+}
+
+/**
+ * What the payer is told about money already recorded against an unpaid invoice (a partial or
+ * late payment): received X of Y, and the rest when short. Null when nothing arrived, or once paid.
+ */
+export function receivedNotice(inv: Pick<Invoice, 'amountReceived' | 'payableAmount' | 'txHash'>): { amount: string; short: boolean; rest: string } | null {
+  if (inv.amountReceived <= 0n || inv.txHash !== null) return null;
+  const short = inv.amountReceived < inv.payableAmount;
+  return { amount: formatAmount(inv.amountReceived), short, rest: short ? formatAmount(inv.payableAmount - inv.amountReceived) : '0.000000' };
 }
 
 const QR_CACHE_MAX = 1000;
@@ -101,6 +117,8 @@ async function qrCode(text: string): Promise<string> {
   const cacheable = !text.includes(':');
   const cached = cacheable ? qrCache.get(text) : undefined;
   if (cached !== undefined) return cached;
+  // Loaded with the first checkout page: an idle server never needs it (about 3 MB with pngjs).
+  const { default: QRCode } = await import('qrcode');
   const svg = await QRCode.toString(text, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
   if (!cacheable) return svg;
   if (qrCache.size >= QR_CACHE_MAX) qrCache.delete(qrCache.keys().next().value!);

@@ -5,6 +5,7 @@
  * request (a same-origin fetch always carries Origin), and the same validation and errors.
  */
 import type { Context, Hono } from 'hono';
+import { defaultName } from '../accounts/auth.service.js';
 import { findMerchantById, type Merchant } from '../accounts/merchants.repo.js';
 import type { InvoiceStatus } from '../db/schema.js';
 import { optionalSession } from '../http/auth.js';
@@ -19,16 +20,20 @@ import type { TronNetwork } from '../lib/tron.js';
 import { countUnmatchedDust, listLatePayments, listMerchantLatePayments, listUnmatchedTransfers } from '../chain/chain.repo.js';
 import { formMessages } from './auth.pages.js';
 import { readOverviewFigures } from '../dashboard/dashboard.js';
-import { listDeliveryViews, listUnpaidInvoices, listWalletViews } from '../dashboard/dashboard.repo.js';
+import { listDeliveryViews, listWalletViews } from '../dashboard/dashboard.repo.js';
 import { listInvoiceEvents } from '../events/events.repo.js';
 import { isKeyActive, listMerchantKeys } from '../api-keys/api-keys.repo.js';
 import { listWebhooks } from '../webhooks/webhooks.repo.js';
 import { formatAmount, parseAmount } from '../lib/amounts.js';
 import { formatDate, pageContext, type PageContext, type Renderer } from './render.js';
 import { livePayments } from '../system/live-payments.js';
-import { resolvedTransfers } from '../invoices/resolutions.repo.js';
+import { appliedTransfers } from '../dashboard/transfers.repo.js';
+import { invoiceChoices, transferRows } from './console-resolve.js';
+import { findPaymentSettings, TOLERANCE_PATTERN } from '../invoices/underpayment.js';
 import type { ChainTransfer } from '../chain/chain.model.js';
 import type { Db } from '../db/database.js';
+import { liveQuotes, toPricingHealthResponse } from '../pricing/pricing.schemas.js';
+import { MARKUP_PATTERN } from '../pricing/pricing.service.js';
 
 const STATUSES: readonly InvoiceStatus[] = ['pending', 'review', 'confirmed', 'expired'];
 const RECENT_INVOICES = 10;
@@ -60,24 +65,24 @@ async function poolWarnings(deps: AppDeps, merchantId: string) {
  */
 export const FORM_AMOUNT_PATTERN = '0\\.(?!0{1,6}$)[0-9]{1,6}|[1-9][0-9]{0,8}(\\.[0-9]{1,6})?|1000000000(\\.0{1,6})?';
 
-/** A transfer outside invoices with the invoice it was applied to by hand, if any. */
-export type TransferView = ChainTransfer & { resolvedInvoiceId: string | null };
-
-/** Unmatched (at least minUnmatched micro-units: dust is folded) and late transfers of the merchant (the newest 100 of each), marked when already applied. */
-async function transferViews(
+/**
+ * Unmatched (at least minUnmatched micro-units: dust is folded) and late transfers of the merchant
+ * (the newest 100 of each). A partial payment recorded against another merchant's invoice on a
+ * shared address is theirs and not listed; the owner's own partial payments come first.
+ */
+async function merchantTransfers(
   db: Db,
   network: TronNetwork,
   merchantId: string,
   minUnmatched: number,
-): Promise<{ unmatched: TransferView[]; late: TransferView[] }> {
-  const unmatched = await listUnmatchedTransfers(db, network, merchantId, 100, minUnmatched);
-  const late = await listMerchantLatePayments(db, merchantId);
-  const applied = await resolvedTransfers(
-    db,
-    [...unmatched, ...late].map((x) => x.id),
-  );
-  const view = (x: ChainTransfer): TransferView => ({ ...x, resolvedInvoiceId: applied.get(x.id) ?? null });
-  return { unmatched: unmatched.map(view), late: late.map(view) };
+): Promise<{ unmatched: ChainTransfer[]; late: ChainTransfer[] }> {
+  const unmatched = [];
+  for (const x of await listUnmatchedTransfers(db, network, merchantId, 100, minUnmatched)) {
+    if (x.invoiceId === null || (await findMerchantInvoice(db, merchantId, x.invoiceId))) unmatched.push(x);
+  }
+  // A partial payment of one of the owner's invoices waits for them: first in the list.
+  const partialFirst = [...unmatched.filter((x) => x.invoiceId !== null), ...unmatched.filter((x) => x.invoiceId === null)];
+  return { unmatched: partialFirst, late: await listMerchantLatePayments(db, merchantId) };
 }
 
 export interface ConsoleRequest {
@@ -155,14 +160,21 @@ export function consolePages(app: Hono<AppEnv>, deps: AppDeps, renderer: Rendere
     const overview = { byStatus: stats.byStatus, received: formatAmount(stats.confirmed.received), ...counts };
     const recent = (await listMerchantInvoices(deps.db, req.merchant.id, RECENT_INVOICES)).map((inv) => toInvoiceResponse(inv, publicUrl));
     // Dust (poisoning spam) never asks for attention.
-    const transfers = await transferViews(deps.db, deps.config.network, req.merchant.id, dustThreshold);
-    const attention = [...transfers.unmatched, ...transfers.late].filter((x) => x.resolvedInvoiceId === null).length;
+    const transfers = await merchantTransfers(deps.db, deps.config.network, req.merchant.id, dustThreshold);
+    const all = [...transfers.unmatched, ...transfers.late];
+    const applied = await appliedTransfers(
+      deps.db,
+      all.map((x) => x.id),
+    );
+    const attention = all.filter((x) => !applied.has(x.id)).length;
     return render(c, req, 'console-overview', 'overview', req.ctx.t('console.overview.title'), {
       stats: overview,
       recent,
       hasWallet: figures.wallets > 0,
       pools: await poolWarnings(deps, req.merchant.id),
       attention,
+      // Still the part of the email before "@": the checkout would read "Payment to you".
+      nameIsDefault: req.merchant.name === defaultName(req.merchant.email, undefined),
     });
   });
 
@@ -180,7 +192,13 @@ export function consolePages(app: Hono<AppEnv>, deps: AppDeps, renderer: Rendere
 
   consoleGet(app, deps, '/console/invoices/new', async (c, req) => {
     const wallets = (await listWalletViews(deps.db, req.merchant.id, deps.config.network.usdtContract)).filter((w) => w.archivedAt === null);
-    return render(c, req, 'console-invoice-new', 'invoices', req.ctx.t('console.invoice_new.title'), { wallets, amountPattern: FORM_AMOUNT_PATTERN });
+    return render(c, req, 'console-invoice-new', 'invoices', req.ctx.t('console.invoice_new.title'), {
+      wallets,
+      amountPattern: FORM_AMOUNT_PATTERN,
+      currencies: deps.rates.enabled ? deps.config.pricing.currencies : [],
+      markupPattern: MARKUP_PATTERN,
+      markup: req.merchant.markupPercent,
+    });
   });
 
   consoleGet(app, deps, '/console/invoices/:id', async (c, req) => {
@@ -197,10 +215,11 @@ export function consolePages(app: Hono<AppEnv>, deps: AppDeps, renderer: Rendere
     }
     const events = await listInvoiceEvents(deps.db, req.merchant.id, invoice.id);
     const deliveries = await listDeliveryViews(deps.db, req.merchant.id, { invoiceId: invoice.id });
-    const late = await listLatePayments(deps.db, invoice.id);
+    const late = await transferRows(deps.db, deps.config.network, req.ctx, req.merchant.id, await listLatePayments(deps.db, invoice.id));
     return render(c, req, 'console-invoice', 'invoices', req.ctx.t('console.invoice.title', { order: invoice.merchantOrderId }), {
       inv: toInvoiceResponse(invoice, publicUrl),
       late,
+      maybe: await invoiceChoices(deps.db, deps.config.network, req.ctx, req.merchant.id, invoice, dustThreshold),
       metadata: JSON.stringify(invoice.metadata, null, 2),
       events,
       deliveries,
@@ -211,23 +230,15 @@ export function consolePages(app: Hono<AppEnv>, deps: AppDeps, renderer: Rendere
   // is recorded but folded away unless asked for (?dust=1), so it does not bury real payments.
   consoleGet(app, deps, '/console/transfers', async (c, req) => {
     const showDust = c.req.query('dust') === '1';
-    const { unmatched, late } = await transferViews(deps.db, deps.config.network, req.merchant.id, showDust ? 0 : dustThreshold);
+    const { unmatched, late } = await merchantTransfers(deps.db, deps.config.network, req.merchant.id, showDust ? 0 : dustThreshold);
     const dust = showDust ? 0 : await countUnmatchedDust(deps.db, deps.config.network, req.merchant.id, dustThreshold);
-    // Candidates per address: a transfer may only pay an unpaid invoice of the wallet it reached.
-    const candidates: Record<string, Array<{ id: string; label: string }>> = {};
-    for (const inv of await listUnpaidInvoices(deps.db, req.merchant.id)) {
-      (candidates[inv.walletAddress] ??= []).push({
-        id: inv.id,
-        label: `${inv.merchantOrderId} · ${formatAmount(inv.payableAmount)} · ${req.ctx.t(`console.status.${inv.status}`)}`,
-      });
-    }
     return render(c, req, 'console-transfers', 'transfers', req.ctx.t('console.transfers.title'), {
-      unmatched,
-      late,
+      unmatched: await transferRows(deps.db, deps.config.network, req.ctx, req.merchant.id, unmatched),
+      late: await transferRows(deps.db, deps.config.network, req.ctx, req.merchant.id, late),
       dust,
       showDust,
       dustThreshold: deps.config.tron.dust_threshold,
-      candidates,
+      act: true,
     });
   });
 
@@ -245,6 +256,14 @@ export function consolePages(app: Hono<AppEnv>, deps: AppDeps, renderer: Rendere
   });
 
   consoleGet(app, deps, '/console/account', async (c, req) => {
-    return render(c, req, 'console-account', 'account', req.ctx.t('console.account.title'), {});
+    const now = deps.clock.now();
+    return render(c, req, 'console-account', 'account', req.ctx.t('console.account.title'), {
+      markupPattern: MARKUP_PATTERN,
+      rates: toPricingHealthResponse(deps.rates, now),
+      quotes: liveQuotes(deps.rates, now),
+      settings: await findPaymentSettings(deps.db, req.merchant.id),
+      // The HTML pattern is matched whole: the API's pattern without its anchors.
+      tolerancePattern: TOLERANCE_PATTERN.slice(1, -1),
+    });
   });
 }

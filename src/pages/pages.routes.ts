@@ -10,6 +10,7 @@ import { authPages } from './auth.pages.js';
 import { checkoutPages } from './checkout.pages.js';
 import { consolePages } from './console.pages.js';
 import { consoleSupportPages } from './console-support.pages.js';
+import { consoleShopPages } from './console-shops.pages.js';
 import { createRenderer, pageContext } from './render.js';
 import { serveStatic } from './static.js';
 import { supportPages } from './support.pages.js';
@@ -31,6 +32,7 @@ export function pagesRoutes(deps: AppDeps) {
   supportPages(app, deps, renderer);
   consolePages(app, deps, renderer);
   consoleSupportPages(app, deps, renderer);
+  consoleShopPages(app, deps, renderer);
 
   const notFound = (c: Context) => {
     const ctx = pageContext(c, deps);

@@ -12,6 +12,7 @@ import { formatAmount } from '../lib/amounts.js';
 import { listAssets, readAssetText } from '../lib/assets.js';
 import { isRtl, LOCALE_NAMES, LOCALES, negotiateLocale, translator, type Locale, type Translate } from './i18n.js';
 import { staticUrl } from './static.js';
+import { fiatText, formatRate, utcTime } from './price-format.js';
 
 export const LANG_COOKIE = 'gw_lang';
 const LANG_COOKIE_MAX_AGE = 365 * 24 * 3600;
@@ -153,7 +154,14 @@ export function createRenderer(deps: AppDeps): Renderer {
   const eta = new Eta({ autoEscape: true, autoTrim: false, cache: true, varName: 'it' });
   for (const file of listAssets('templates/pages')) {
     if (!file.endsWith('.eta')) continue;
-    eta.loadTemplate(`@${file.slice(0, -4)}`, readAssetText(`templates/pages/${file}`));
+    // Compiled when first rendered: an idle server (or one that never shows the console) keeps
+    // neither the compiled functions nor the time compiling all of them at start-up.
+    const source = readAssetText(`templates/pages/${file}`);
+    let compiled: ReturnType<Eta['compile']> | undefined;
+    eta.loadTemplate(`@${file.slice(0, -4)}`, function (this: Eta, data?: object, options?: Parameters<ReturnType<Eta['compile']>>[1]) {
+      compiled ??= eta.compile(source);
+      return compiled.call(this, data, options);
+    });
   }
   const provider = deps.config.captcha.provider;
 
@@ -166,6 +174,10 @@ export function createRenderer(deps: AppDeps): Renderer {
         dateHtml: formatDateHtml,
         explorer: explorerLink(deps.config.console.explorer_tx_url),
         amount: formatAmount,
+        // Fiat prices: the amount in the page's language with its symbol, a rate to 4 decimals, HH:MM of an ISO time.
+        fiat: (amount: string, currency: string) => fiatText(ctx, amount, currency),
+        rate: formatRate,
+        utcTime,
         captcha: view.captcha && provider !== '' ? { provider, siteKey: deps.config.captcha.site_key } : null,
         google: view.google && deps.config.google.client_id !== '' ? { clientId: deps.config.google.client_id } : null,
         // A test network says so on every page: a payer must never mistake it for a real payment.
@@ -187,6 +199,8 @@ export function createRenderer(deps: AppDeps): Renderer {
         external,
         nav: view.nav ?? null,
         chat,
+        // The contact form answers "not available" without support staff: no link to it then.
+        contact: hasSupportStaff(deps.config),
         noscriptRefresh: view.noscriptRefresh ?? null,
         languages: languageLinks(c, ctx.locale),
         pageData: jsonForScript({ locale: ctx.locale, ...(view.data ?? {}) }),

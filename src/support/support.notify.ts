@@ -22,7 +22,11 @@ export interface StaffNotice {
   body: string;
 }
 
-/** One line, no control characters: what people typed must not shape a mail header. */
+/**
+ * One line, no control characters: what people typed (a name, a subject) must not shape a mail,
+ * neither a header nor the lines of its body. Used for every such value a mail carries outside the
+ * message text itself, which is quoted as its own block.
+ */
 function headerSafe(value: string, max = 120): string {
   const flat = value.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').replace(/\s+/g, ' ').trim();
   const chars = [...flat];
@@ -40,10 +44,10 @@ export function staffNoticeMail(deps: AppDeps, notice: StaffNotice): { subject: 
     `Reference: ${ticket.reference}`,
     `Ticket id: ${ticket.id}`,
     `Category:  ${ticket.category}`,
-    `From:      ${ticket.name} <${ticket.email}>`,
+    `From:      ${headerSafe(ticket.name)} <${ticket.email}>`,
   ];
-  if (ticket.merchantId) lines.push(`Merchant:  ${ticket.merchantName ?? ''} (${ticket.merchantId})`);
-  lines.push(`Subject:   ${ticket.subject}`, '', 'Message:', '', notice.body, '');
+  if (ticket.merchantId) lines.push(`Merchant:  ${headerSafe(ticket.merchantName ?? '')} (${ticket.merchantId})`);
+  lines.push(`Subject:   ${headerSafe(ticket.subject, 150)}`, '', 'Message:', '', notice.body, '');
   lines.push(
     ticket.source === 'contact'
       ? `The visitor has no account: answer by email to ${ticket.email}, then mark the ticket answered in the support inbox.`
@@ -80,9 +84,9 @@ export function notifyStaff(deps: AppDeps, notice: StaffNotice): Promise<void> {
 export function notifyOwnerOfReply(deps: AppDeps, ticket: InboxTicket, reply: string): Promise<void> {
   if (ticket.source !== 'dashboard' || !deps.mailer.available || ticket.email === '') return Promise.resolve();
   const text = [
-    `Hello ${ticket.name},`,
+    `Hello ${headerSafe(ticket.name)},`,
     '',
-    `The support team answered your ticket ${ticket.reference} ("${ticket.subject}"):`,
+    `The support team answered your ticket ${ticket.reference} ("${headerSafe(ticket.subject, 150)}"):`,
     '',
     reply,
     '',

@@ -4,6 +4,7 @@
 import { z } from '@hono/zod-openapi';
 import { DateTime } from '../http/openapi.js';
 import { iso } from '../lib/clock.js';
+import { emailAddress } from '../lib/email-address.js';
 import type { InboxTicket, Message, Ticket } from './support.repo.js';
 import type { ChatThread, Thread } from './support.service.js';
 
@@ -30,7 +31,7 @@ function text(min: number, max: number, description: string) {
 const Message = text(1, 5000, 'Message text; stored and shown verbatim (pages escape it)');
 const Name = text(1, 100, 'Your name');
 const Subject = text(1, 150, 'Subject');
-const Email = z.email().max(254).openapi({ maxLength: 254, description: 'Where the team can reach you; never shown back' });
+const Email = emailAddress().openapi({ maxLength: 254, description: 'Where the team can reach you; never shown back' });
 const Category = z.enum(CATEGORIES).default('general').openapi({ description: 'Defaults to general' });
 const CaptchaToken = z.string().max(2048).optional().openapi({ description: 'Required when GET /config returns a captcha' });
 

@@ -3,6 +3,7 @@ import type { AppDeps } from '../deps.js';
 import { watcherHealth } from '../chain/chain.health.js';
 import { WatcherHealthSchema } from '../chain/chain.schemas.js';
 import { livePayments } from './live-payments.js';
+import { PricingHealthSchema, toPricingHealthResponse } from '../pricing/pricing.schemas.js';
 import { createRouter, errorResponses, jsonResponse } from '../http/openapi.js';
 
 const HealthSchema = z
@@ -15,6 +16,7 @@ const HealthSchema = z
     version: z.string().optional(),
     watcher: WatcherHealthSchema.optional(),
     deliveries: z.object({ backlog: z.number().int() }).optional(),
+    pricing: PricingHealthSchema.optional().openapi({ description: "Fiat prices: each rate source's last rates, their age and its last error" }),
   })
   .openapi('Health');
 
@@ -33,7 +35,9 @@ export function systemRoutes(deps: AppDeps, version: string) {
       method: 'get',
       path: '/health',
       operationId: 'getHealth',
-      description: 'Unauthenticated. `status` is `ok` while the chain watcher keeps up; the delivery backlog counts pending webhook deliveries.',
+      description:
+        'Unauthenticated. `status` is `ok` while the chain watcher keeps up; the delivery backlog counts pending webhook deliveries; ' +
+        "`pricing` shows each fiat rate source's last rates, their age and its last error (no source URL).",
       tags: ['System'],
       summary: 'Liveness, the chain watcher state and the webhook delivery backlog',
       responses: { 200: jsonResponse(HealthSchema, 'The service is up'), ...errorResponses() },
@@ -52,6 +56,7 @@ export function systemRoutes(deps: AppDeps, version: string) {
           version,
           watcher: watcherHealth(deps),
           deliveries: { backlog: Number(backlog.n) },
+          pricing: toPricingHealthResponse(deps.rates, deps.clock.now()),
         },
         200,
       );

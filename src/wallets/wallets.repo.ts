@@ -62,6 +62,21 @@ export async function findMerchantWallet(sqlite: Conn, merchantId: string, walle
   return row ? rowToWallet(row) : undefined;
 }
 
+const otherOwnerQuery = compileQuery((db, p: Param<{ network: string; address: string; merchantId: string }>) =>
+  db
+    .selectFrom('wallets')
+    .select('id')
+    .where('network', '=', p('network'))
+    .where('address', '=', p('address'))
+    .where('merchant_id', '!=', p('merchantId'))
+    .limit(1),
+);
+
+/** Whether another merchant registered `address` too (archived wallets count). Compiled query. */
+export async function addressHasOtherOwner(conn: Conn, network: string, address: string, merchantId: string): Promise<boolean> {
+  return (await otherOwnerQuery.first(conn, { network, address, merchantId })) !== undefined;
+}
+
 export async function listMerchantWallets(db: Db, merchantId: string): Promise<Wallet[]> {
   const rows = await db.selectFrom('wallets').selectAll().where('merchant_id', '=', merchantId).orderBy('created_at', 'desc').orderBy('id').execute();
   return rows.map(rowToWallet);

@@ -22,8 +22,19 @@ export interface AttemptOutcome {
   error: string | null;
 }
 
+/**
+ * How a request other than a webhook's is sent and judged (the shops' callbacks, src/shops/):
+ * the method (GET carries no body), and a judge of the status and the first 16 KiB of the answer
+ * that returns null when the receiver acknowledged, else why not. Without a judge any 2xx is
+ * success and the answer is not kept.
+ */
+export interface SendOptions {
+  method?: 'GET' | 'POST';
+  judge?: (status: number, body: string) => string | null;
+}
+
 export interface Sender {
-  send(target: CheckedTarget, body: string, headers: Record<string, string>): Promise<AttemptOutcome>;
+  send(target: CheckedTarget, body: string, headers: Record<string, string>, options?: SendOptions): Promise<AttemptOutcome>;
 }
 
 /** The receiver's answer is not used; reading a little of it lets a well-behaved server finish. */
@@ -64,7 +75,9 @@ export function createSender(config: Config): Sender {
   };
 
   return {
-    send(target, body, headers) {
+    send(target, body, headers, sendOptions = {}) {
+      const method = sendOptions.method ?? 'POST';
+      const judge = sendOptions.judge;
       return new Promise<AttemptOutcome>((resolve) => {
         let settled = false;
         const finish = (outcome: AttemptOutcome): void => {
@@ -79,7 +92,7 @@ export function createSender(config: Config): Sender {
         const hostHeader = target.port === 443 ? target.hostname : `${target.hostname}:${target.port}`;
         const sessionKey = `${target.hostname}|${target.address}|${target.port}`;
         const options: RequestOptions & { secureContext?: SecureContext; session?: Buffer } = {
-          method: 'POST',
+          method,
           hostname: target.hostname,
           port: target.port,
           path: `${target.url.pathname}${target.url.search}`,
@@ -89,18 +102,35 @@ export function createSender(config: Config): Sender {
           agent: false,
           secureContext,
           session: sessions.get(sessionKey),
-          headers: { ...headers, host: hostHeader, 'content-length': String(Buffer.byteLength(body)) },
+          headers: { ...headers, host: hostHeader, ...(method === 'POST' ? { 'content-length': String(Buffer.byteLength(body)) } : {}) },
         };
         const req = (target.url.protocol === 'http:' ? httpRequest : request)(options, (res) => {
           // The status decides the outcome; the rest of the answer is read (a little) only so the
           // receiver can finish cleanly, and the deadline still closes the socket if it drags on.
-          finish(describeStatus(res.statusCode ?? 0, res.headers.location));
+          // With a judge, the outcome waits for the answer's first 16 KiB (or its end).
+          const status = res.statusCode ?? 0;
+          if (!judge) finish(describeStatus(status, res.headers.location));
+          const chunks: Buffer[] = [];
           let received = 0;
+          const judged = (): void => {
+            if (!judge) return;
+            const error = judge(status, Buffer.concat(chunks).subarray(0, MAX_RESPONSE_BYTES).toString('utf8'));
+            finish(error === null ? { ok: true, responseStatus: status, error: null } : { ok: false, responseStatus: status, error });
+          };
           res.on('data', (chunk: Buffer) => {
             received += chunk.length;
-            if (received > MAX_RESPONSE_BYTES) req.destroy();
+            if (judge) chunks.push(chunk);
+            if (received > MAX_RESPONSE_BYTES) {
+              judged();
+              req.destroy();
+            }
           });
-          res.once('end', () => req.destroy());
+          res.once('end', () => {
+            judged();
+            req.destroy();
+          });
+          // An answer cut off mid-way is judged on what arrived (finish() keeps the first outcome).
+          res.once('close', judged);
           res.once('error', () => req.destroy());
         });
         req.once('socket', (socket) => socket.on('session', (session: Buffer) => keepSession(sessionKey, session)));
@@ -110,7 +140,7 @@ export function createSender(config: Config): Sender {
           finish({ ok: false, responseStatus: null, error: `timed out after ${formatSeconds(timeoutMs)}` });
         }, timeoutMs);
         req.once('error', (err: NodeJS.ErrnoException) => finish({ ok: false, responseStatus: null, error: describeNetworkError(err, target) }));
-        req.end(body);
+        req.end(method === 'POST' ? body : undefined);
       });
     },
   };

@@ -64,8 +64,11 @@ type Cidr = [ipaddr.IPv4 | ipaddr.IPv6, number];
 
 /** The compiled policy: config parsed once, so a bad CIDR or override fails at start, naming the key. */
 export interface UrlPolicy {
-  /** Every rule, DNS included; throws UrlRejected naming the first that fails. */
-  check(raw: string): Promise<CheckedTarget>;
+  /**
+   * Every rule, DNS included; throws UrlRejected naming the first that fails. `allowHttp` (a shop
+   * connection's allow_http_notify) also accepts plain http, on port 80 or an allowed port.
+   */
+  check(raw: string, options?: { allowHttp?: boolean }): Promise<CheckedTarget>;
 }
 
 export function createUrlPolicy(config: Config, lookup: HostLookup = systemLookup): UrlPolicy {
@@ -104,7 +107,7 @@ export function createUrlPolicy(config: Config, lookup: HostLookup = systemLooku
 
   // async: a URL refused by the static rules is a rejected promise, like one refused after DNS.
   if (config.devMode) return { check: async (raw) => resolveDev(parseDevWebhookUrl(raw), lookup, timeoutMs) };
-  return { check: async (raw) => resolve(parseWebhookUrl(raw, allowedPorts)) };
+  return { check: async (raw, options) => resolve(parseWebhookUrl(raw, allowedPorts, options?.allowHttp ?? false)) };
 }
 
 /** `gatewayd dev`: an absolute http(s) URL without credentials or fragment; any host and port. */
@@ -152,7 +155,7 @@ function normaliseHostname(name: string): string {
 }
 
 /** The static rules, no network. Throws UrlRejected naming the first rule that fails. */
-export function parseWebhookUrl(raw: string, allowedPorts: ReadonlySet<number>): ParsedTarget {
+export function parseWebhookUrl(raw: string, allowedPorts: ReadonlySet<number>, allowHttp = false): ParsedTarget {
   let url: URL;
   try {
     // WHATWG parsing, as browsers and fetch do: it rewrites every IPv4 notation (decimal, octal,
@@ -162,12 +165,13 @@ export function parseWebhookUrl(raw: string, allowedPorts: ReadonlySet<number>):
   } catch {
     throw new UrlRejected('not_url', 'not an absolute URL; expected https://host/path');
   }
-  if (url.protocol !== 'https:') throw new UrlRejected('scheme', `the scheme must be https (got ${url.protocol.replace(/:$/, '')})`);
+  const http = allowHttp && url.protocol === 'http:';
+  if (url.protocol !== 'https:' && !http) throw new UrlRejected('scheme', `the scheme must be https (got ${url.protocol.replace(/:$/, '')})`);
   if (url.username !== '' || url.password !== '') throw new UrlRejected('credentials', 'credentials in the URL (user:password@) are not allowed');
   // `url.hash` is empty for a bare trailing "#", so look at the raw text too.
   if (url.hash !== '' || raw.includes('#')) throw new UrlRejected('fragment', 'a URL fragment (#...) is not allowed');
-  const port = url.port === '' ? 443 : Number(url.port);
-  if (!allowedPorts.has(port)) throw new UrlRejected('port', `port ${port} is not allowed; allowed: ${[...allowedPorts].join(', ')}`);
+  const port = url.port === '' ? (http ? 80 : 443) : Number(url.port);
+  if (!allowedPorts.has(port) && !(http && port === 80)) throw new UrlRejected('port', `port ${port} is not allowed; allowed: ${[...allowedPorts].join(', ')}`);
   const host = url.hostname;
   if (host.startsWith('[') || isIP(host) !== 0) throw new UrlRejected('ip_literal', 'an IP address is not allowed; use a DNS name');
   const hostname = normaliseHostname(host);

@@ -32,6 +32,11 @@
   }
 
   function show(next, inv) {
+    // What arrived changed (a partial payment, a payment the shop accepted): the server words it.
+    if ((inv.amount_received !== undefined && inv.amount_received !== data.amount_received) || (inv.resolution || null) !== (data.resolution || null)) {
+      window.location.reload();
+      return;
+    }
     var fields = document.querySelectorAll('[data-field="tx_hash"]');
     for (var i = 0; i < fields.length; i++) fields[i].textContent = inv.tx_hash || '';
     if (next === screen) return;

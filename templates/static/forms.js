@@ -159,7 +159,7 @@
     var url = form.getAttribute('data-api');
     var name = form.getAttribute('data-path-field');
     if (!name) return url;
-    var field = form.querySelector('[name="' + name + '"]');
+    var field = form.querySelector('[name="' + name + '"]:checked') || form.querySelector('[name="' + name + '"]');
     return url.replace('{' + name + '}', encodeURIComponent(field ? field.value : ''));
   }
 
@@ -253,7 +253,9 @@
     event.preventDefault();
     clearMarks(form);
     if (!check(form)) return;
-    var confirmText = form.getAttribute('data-confirm');
+    // A choice may carry its own confirmation (the invoice a payment is applied to, with the difference).
+    var chosen = form.querySelector('input[type="radio"]:checked[data-confirm]');
+    var confirmText = chosen ? chosen.getAttribute('data-confirm') : form.getAttribute('data-confirm');
     if (confirmText && !window.confirm(confirmText)) return;
     var button = form.querySelector('button[type="submit"]');
     var errorBox = form.querySelector('[data-error]');
@@ -275,6 +277,10 @@
             return {};
           })
           .then(function (json) {
+            // 200 instead of 201: the thing was there already (a wallet's address); say so, keep the form.
+            if (res.status === 200 && form.hasAttribute('data-exists')) {
+              return showError(form, [form.getAttribute('data-exists').replace('{label}', String(pick(json, form.getAttribute('data-exists-field'))))]);
+            }
             if (res.ok) return done(form, json);
             resetCaptcha();
             showError(form, describe(form, res.status, json));

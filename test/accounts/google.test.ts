@@ -3,19 +3,16 @@ import assert from 'node:assert/strict';
 import { HOUR } from '../../src/lib/clock.js';
 import { SESSION_COOKIE } from '../../src/accounts/sessions.repo.js';
 import { startTestApp } from '../helpers/app.js';
-import { confirmedAccount, PASSWORD, registerAndReadToken, startMailApp, uniqueEmail, type MailApp } from '../helpers/accounts.js';
+import { confirmedAccount, PASSWORD, registerAndReadToken, startGoogleMailApp, uniqueEmail, type MailApp } from '../helpers/accounts.js';
 import { GOOGLE_CLIENT_ID, startGoogle, type GoogleStub } from '../helpers/google.js';
 
 let google: GoogleStub;
-let app: MailApp;
+let app: MailApp & { google: GoogleStub };
 before(async () => {
-  google = await startGoogle();
-  app = await startMailApp({ google: { client_id: GOOGLE_CLIENT_ID, jwks_url: google.jwksUrl } });
+  app = await startGoogleMailApp();
+  google = app.google;
 });
-after(async () => {
-  await app.close();
-  await google.close();
-});
+after(() => app.close());
 
 let sub = 1000;
 function claims(email: string, extra: Record<string, unknown> = {}) {
@@ -96,6 +93,33 @@ test('refused credentials: 401 invalid_credential', async () => {
   assert.equal(expired.body.error.code, 'invalid_credential', 'expired');
   const row = await app.t.deps.db.selectFrom('merchants').select('id').where('email', '=', email).executeTakeFirst();
   assert.equal(row, undefined);
+});
+
+test('one canonical form of an address: KELVIN SIGN and other Unicode folds are refused, never merged into an ASCII account; ASCII case is folded', async () => {
+  const local = `kate${sub}`;
+  const { email, client: owner } = await confirmedAccount(app, `${local}@example.test`);
+  // KELVIN SIGN (NFKC and toLowerCase give "k"), FULLWIDTH k (NFKC gives "k").
+  for (const folded of [`\u212A${local.slice(1)}@example.test`, `\uFF4B${local.slice(1)}@example.test`]) {
+    const attacker = app.t.client();
+    const res = await attacker.post('/auth/google', { credential: await token(claims(folded)) });
+    assert.equal(res.status, 401, folded);
+    assert.equal(res.body.error.code, 'invalid_credential');
+    assert.equal((await attacker.get('/me')).status, 401, `${folded} did not sign in to ${email}`);
+  }
+  const linked = await app.t.client().post('/auth/google', { credential: await token(claims(`${local.toUpperCase()}@Example.Test`)) });
+  assert.equal(linked.status, 200, 'ASCII case differences are the same address');
+  assert.equal(linked.body.merchant.email, email);
+  // Registration, sign-in, reset and the contact form refuse the same address with the same rule.
+  for (const [path, body] of [
+    ['/auth/register', { email: `\u212A${local.slice(1)}@example.test`, password: PASSWORD }],
+    ['/auth/login', { email: `\u212A${local.slice(1)}@example.test`, password: PASSWORD }],
+    ['/auth/password/forgot', { email: `\u212A${local.slice(1)}@example.test` }],
+  ] as const) {
+    const res = await app.t.client().post(path, body);
+    assert.equal(res.status, 400, path);
+    assert.equal(res.body.error.code, 'validation_error');
+  }
+  assert.equal((await owner.get('/me')).status, 200);
 });
 
 test('keys unreachable: 503 identity_provider_unavailable; not configured: 503 too', async () => {

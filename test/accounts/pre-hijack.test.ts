@@ -42,7 +42,8 @@ async function registerAs(
   const browser = app.t.client();
   const res = await browser.post('/auth/register', { email, password, ...(name ? { name } : {}) });
   assert.equal(res.status, 201, res.text);
-  const mail = res.body.email_sent ? await app.smtp.waitFor((m) => m.to.includes(email) && mailsTo(email).indexOf(m) >= before) : undefined;
+  // The answer leaves once the mail server took the mail (or nothing was sent within the 5 minutes).
+  const mail = mailsTo(email)[before];
   return { emailSent: res.body.email_sent, mail, browser, setCookie: res.headers.getSetCookie() };
 }
 
@@ -98,7 +99,7 @@ test("attacker first, owner 2 minutes later: the owner is told no mail went out,
   const { passwordSet } = await ownerConfirms(attacker.mail);
   assert.equal((await login(email, ATTACKER_PASSWORD)).status, 401, "the attacker's password does not open the account");
   assert.equal((await login(email, OWNER_PASSWORD)).status, 401);
-  assert.equal(owner.body.email_sent, false, "no mail went out for the owner's registration, and the answer says so");
+  assert.equal(owner.body.email_sent, true, "no mail went out for the owner's registration, yet the answer is a new registration's");
   assert.equal(passwordSet, false);
   await ownerSetsPassword(email, 'the owner sets this now');
   const signedIn = await login(email, 'the owner sets this now');
@@ -261,7 +262,7 @@ test('password reset offers to revoke every API key and webhook, shows their cou
   assert.equal((await app.t.client().post('/auth/password/reset/preview', { token })).body.error.code, 'invalid_token');
 });
 
-test('email_sent is true only when a mail went out, and the answers are the same for a new, an unconfirmed and a confirmed address', async () => {
+test('a repeated registration answers exactly like a new one (email_sent included), for a new, an unconfirmed and a confirmed address', async () => {
   const fresh = uniqueEmail('fresh');
   const unconfirmed = uniqueEmail('pending');
   await registerAs(unconfirmed, OWNER_PASSWORD);
@@ -276,13 +277,14 @@ test('email_sent is true only when a mail went out, and the answers are the same
       const { emailSent, browser } = await registerAs(email, ATTACKER_PASSWORD);
       answers[email]!.push(emailSent);
       assert.match(browser.cookies.get(REGISTRATION_COOKIE) ?? '', /^[A-Za-z0-9_-]{43}$/, 'every answer sets a registration cookie of the same shape');
-      assert.equal(mailsTo(email).length, before + (emailSent ? 1 : 0), 'true means one mail went out, false means none');
+      await new Promise((r) => setTimeout(r, 100));
+      assert.equal(mailsTo(email).length, before + (i === 0 ? 1 : 0), 'one mail per address per 5 minutes');
     }
   }
   assert.deepEqual(Object.values(answers), [
-    [true, false],
-    [true, false],
-    [true, false],
+    [true, true],
+    [true, true],
+    [true, true],
   ]);
 });
 

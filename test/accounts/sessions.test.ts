@@ -17,7 +17,7 @@ test('sign-in: 200 {merchant} and an HttpOnly, SameSite=Lax, 30-day cookie; wron
   const client = app.t.client();
   const res = await client.post('/auth/login', { email: email.toUpperCase(), password: PASSWORD });
   assert.equal(res.status, 200);
-  assert.deepEqual(res.body, { merchant: { id: merchantId, name: email.split('@')[0], email, mode: 'live', support_staff: false, checkout_qr: 'address' } });
+  assert.deepEqual(res.body, { merchant: { id: merchantId, name: email.split('@')[0], email, mode: 'live', support_staff: false, checkout_qr: 'address', markup_percent: '0' } });
   const cookie = res.headers.getSetCookie().find((c) => c.startsWith(`${SESSION_COOKIE}=`))!;
   assert.match(cookie, /HttpOnly/);
   assert.match(cookie, /SameSite=Lax/);
@@ -85,6 +85,11 @@ test('the Origin rule: session requests with a foreign or missing Origin are 403
   const foreignGet = await client.get('/me', { origin: EVIL });
   assert.equal(foreignGet.status, 403);
   assert.equal(foreignGet.body.error.code, 'invalid_origin');
+  // It names the setting it compares with, and its value: the way out when the port changed.
+  assert.equal(
+    foreignGet.body.error.message,
+    `The Origin header (${EVIL}) does not match server.public_url (${app.t.config.publicOrigin}); if this is the address you use, set server.public_url to it`,
+  );
   assert.equal((await client.get('/me', { origin: null })).status, 200, 'a same-origin GET may omit Origin');
   const noOriginPatch = await client.patch('/me', { name: 'X' }, { origin: null });
   assert.equal(noOriginPatch.status, 403);
@@ -126,15 +131,15 @@ test('an API key is refused on /me (session only)', async () => {
   assert.equal((await app.t.client().get('/me')).status, 401);
 });
 
-test('https public_url: the session cookie and the registration cookie are Secure', async () => {
+test('https public_url: the session cookie and the registration cookie are Secure and __Host- prefixed', async () => {
   const secure = await startMailApp({ server: { public_url: 'https://pay.example.com' } });
   try {
     const registered = await secure.t.client().post('/auth/register', { email: uniqueEmail('secure'), password: PASSWORD });
-    assert.ok(registered.headers.getSetCookie().some((c) => /^gw_reg=.*; Secure/i.test(c)), registered.headers.getSetCookie().join(' | '));
+    assert.ok(registered.headers.getSetCookie().some((c) => /^__Host-gw_reg=.*; Secure/i.test(c)), registered.headers.getSetCookie().join(' | '));
     const { email } = await confirmedAccount(secure);
     const res = await secure.t.client().post('/auth/login', { email, password: PASSWORD });
     assert.equal(res.status, 200);
-    assert.ok(res.headers.getSetCookie().some((c) => /gw_session=.*Secure/.test(c)));
+    assert.ok(res.headers.getSetCookie().some((c) => /^__Host-gw_session=.*Secure/.test(c)));
     const mail = secure.smtp.messages.find((m) => m.to.includes(email))!;
     assert.match(mail.text, /https:\/\/pay\.example\.com\/verify#verify=/);
   } finally {
@@ -150,7 +155,7 @@ test('public_url written in capitals (HTTPS://...): the session and language coo
     const { email } = await confirmedAccount(secure);
     const res = await secure.t.client().post('/auth/login', { email, password: PASSWORD });
     assert.equal(res.status, 200);
-    const session = res.headers.getSetCookie().find((c) => c.startsWith(`${SESSION_COOKIE}=`)) ?? '';
+    const session = res.headers.getSetCookie().find((c) => c.startsWith(`__Host-${SESSION_COOKIE}=`)) ?? '';
     assert.match(session, /; Secure/);
     const page = await fetch(`${secure.t.baseUrl}/login?lang=fr`, { headers: { accept: 'text/html' } });
     const lang = page.headers.getSetCookie().find((c) => /lang/.test(c)) ?? '';

@@ -216,8 +216,12 @@ test('two logs in one transaction: each log pays at most one invoice; the same a
       ],
     );
     const ev = await eventsOf(t, a.id);
-    assert.equal(ev.length, 1);
+    assert.deepEqual(
+      ev.map((e) => e.type),
+      ['invoice.confirmed', 'invoice.late_payment'],
+    );
     assert.equal((ev[0]!.data.transaction as { log_index: number }).log_index, 1);
+    assert.equal((ev[1]!.data.transaction as { log_index: number }).log_index, 3);
   } finally {
     await h.close();
   }

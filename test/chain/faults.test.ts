@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { createChainRuntime, runOnce } from '../../src/chain/chain.worker.js';
 import { retryAfterMs } from '../../src/chain/tron.client.js';
 import { startSimulatedTron } from '../../src/devnet/tron-node.js';
-import { MINUTE, SECOND } from '../../src/lib/clock.js';
-import { eventsOf, getInvoice, insertInvoice, startChainHarness, transfersOf } from '../helpers/chain-fixtures.js';
+import { HOUR, MINUTE, SECOND } from '../../src/lib/clock.js';
+import { eventsOf, getInvoice, insertInvoice, pass, startChainHarness, transfersOf } from '../helpers/chain-fixtures.js';
 import { startTestApp } from '../helpers/app.js';
 import { type Endpoint, type Fault } from '../helpers/trongrid.js';
 import { randomAddress } from '../helpers/tron-samples.js';
@@ -42,7 +42,7 @@ const cases: Case[] = [
   },
   {
     name: '403 rate limit as the docs print it',
-    endpoint: 'nowblock',
+    endpoint: 'getblock',
     fault: {
       status: 403,
       body: { Success: false, Error: 'The key exceeds the frequency limit(15), and the query server is suspended for 30s', StatusCode: 403 },
@@ -51,9 +51,9 @@ const cases: Case[] = [
     waitMs: 30 * SECOND,
   },
   { name: '401 bad API key', endpoint: 'blockinfo', fault: { status: 401, body: { Error: 'ApiKey not exists' } }, kind: 'auth' },
-  { name: '403 forbidden', endpoint: 'nowblock', fault: { status: 403, body: '' }, kind: 'auth' },
+  { name: '403 forbidden', endpoint: 'getblock', fault: { status: 403, body: '' }, kind: 'auth' },
   { name: '500 on a block', endpoint: 'blockinfo', fault: { status: 500, body: 'Internal Server Error' }, kind: 'server' },
-  { name: '503 HTML page on the head', endpoint: 'nowblock', fault: { status: 503, body: '<html>busy</html>' }, kind: 'server' },
+  { name: '503 HTML page on the head', endpoint: 'getblock', fault: { status: 503, body: '<html>busy</html>' }, kind: 'server' },
   { name: '200 HTML page (a proxy error)', endpoint: 'blockinfo', fault: { raw: '<html><body><h1>502 Bad Gateway</h1></body></html>' }, kind: 'bad_response' },
   {
     name: '200 with {"Error": ...}',
@@ -64,7 +64,7 @@ const cases: Case[] = [
   { name: '200 with truncated JSON', endpoint: 'blockinfo', fault: { raw: '[{"id":"0130dfde9281a483781090' }, kind: 'bad_response' },
   { name: '200 with a wrong shape', endpoint: 'blockinfo', fault: { status: 200, body: { success: false, data: 'nope' } }, kind: 'bad_response' },
   { name: '400 with an empty body', endpoint: 'blockinfo', fault: { status: 400, body: '' }, kind: 'bad_response' },
-  { name: 'malformed head block', endpoint: 'nowblock', fault: { raw: 'null' }, kind: 'bad_response' },
+  { name: 'malformed head block', endpoint: 'getblock', fault: { raw: 'null' }, kind: 'bad_response' },
   { name: 'a hang (timeout)', endpoint: 'blockinfo', fault: { hang: true }, kind: 'timeout' },
 ];
 
@@ -124,12 +124,12 @@ for (const c of cases) {
   });
 }
 
-test('backoff doubles with repeated failures and is capped', async () => {
+test('backoff doubles with repeated failures and is capped at 15 s (a provider that answers again is used within a poll + 15 s)', async () => {
   const h = await startChainHarness();
   try {
     const { t, tg } = h;
     await insertInvoice(t, { address: randomAddress(), amount: 1_000_001n });
-    tg.fail('nowblock', { status: 502 }, 20);
+    tg.fail('getblock', { status: 502 }, 20);
     const waits: number[] = [];
     for (let i = 0; i < 10; i++) {
       await runOnce(t.deps);
@@ -139,7 +139,7 @@ test('backoff doubles with repeated failures and is capped', async () => {
     }
     assert.deepEqual(
       waits,
-      [2, 4, 8, 16, 32, 64, 128, 256, 300, 300].map((s) => s * SECOND),
+      [2, 4, 8, 15, 15, 15, 15, 15, 15, 15].map((s) => s * SECOND),
     );
   } finally {
     await h.close();
@@ -154,7 +154,7 @@ test('Retry-After and "suspended for N s" are read as waits', () => {
   assert.equal(retryAfterMs(null, 'ApiKey not exists'), undefined);
 });
 
-test('providers: a failing one fails over to the next at once; health per provider; the first is used again once it recovers; no auxiliary endpoint is ever asked', async () => {
+test("providers: with two, every block is read from both; while one fails nothing moves on the other one's word alone; health per provider; once it answers again the payments confirm; no auxiliary endpoint is ever asked", async () => {
   let now = Date.UTC(2026, 0, 15, 12, 0, 0);
   // Two providers serving the same chain (an own node first, TronGrid second).
   const own = await startSimulatedTron({ now: () => now });
@@ -165,7 +165,7 @@ test('providers: a failing one fails over to the next at once; health per provid
       tron: {
         providers: [
           { url: own.url, requests_per_second: 0 },
-          { url: `${grid.url}/`, api_key: 'grid-key', requests_per_second: 0 },
+          { url: `${grid.url}/secret-token`, api_key: 'grid-key', requests_per_second: 0 },
         ],
       },
     },
@@ -181,70 +181,59 @@ test('providers: a failing one fails over to the next at once; health per provid
     const start = t.clock.now();
     const a = await insertInvoice(t, { address, amount: 3_000_001n, expiresAt: start + 30 * MINUTE });
     const b = await insertInvoice(t, { address, amount: 3_000_002n, expiresAt: start + 30 * MINUTE });
-    const c = await insertInvoice(t, { address, amount: 3_000_003n, expiresAt: start + 30 * MINUTE });
     const pay = (amount: bigint, at: number) => {
       const p = own.transfer({ to: address, amount, at });
       grid.transfer({ to: address, amount, at, txId: p.txId });
       return p;
     };
     await pass();
-    assert.ok(own.count() > 0);
-    assert.equal(grid.count(), 0, 'the second provider is not used while the first answers');
+    assert.ok(own.count('blockinfo') > 0);
+    assert.equal(grid.count('blockinfo'), own.count('blockinfo'), 'each block is read from both providers');
 
-    // The own node answers 500, hangs, then goes down: every request fails over to TronGrid.
+    // The own node answers 500, hangs, then goes down: TronGrid alone cannot confirm.
     pay(3_000_001n, start + 30 * SECOND);
     own.fail('*', { status: 500, body: 'java.lang.OutOfMemoryError' }, 1);
     own.fail('*', { hang: true }, 1);
     await pass(MINUTE);
     own.setDown(true);
-    await pass(MINUTE);
-    assert.equal((await getInvoice(t, a.id)).status, 'confirmed');
-    assert.ok(grid.count('blockinfo') > 0);
-    assert.ok(grid.requests.every((r) => r.headers['tron-pro-api-key'] === 'grid-key'));
-    assert.ok(
-      own.requests.every((r) => r.headers['tron-pro-api-key'] === undefined),
-      'each provider gets its own key',
-    );
+    await pass(20 * SECOND);
+    assert.equal((await getInvoice(t, a.id)).status, 'pending', "never on one provider's word");
     const health = (await t.client().get('/health')).body.watcher;
     assert.equal(health.state, 'degraded');
+    assert.ok(health.scan.reason);
     assert.equal(health.providers.length, 2);
     assert.equal(health.providers[0].name, own.url);
     assert.equal(health.providers[0].state, 'backing_off');
     assert.ok(health.providers[0].failures >= 2);
     assert.ok(health.providers[0].last_error);
-    assert.equal(health.providers[1].name, grid.url);
+    assert.equal(health.providers[1].name, grid.url, 'scheme and host only: no path, no query');
     assert.equal(health.providers[1].state, 'ok');
     const metrics = await t.deps.metrics.render();
+    assert.ok(!metrics.body.includes('secret-token') && !JSON.stringify(health).includes('secret-token'), 'the key in the URL is never shown');
     assert.match(metrics.body, new RegExp(`gatewayd_chain_provider_up\\{provider="${own.url}"\\} 0`));
     assert.match(metrics.body, new RegExp(`gatewayd_chain_provider_up\\{provider="${grid.url}"\\} 1`));
-    assert.match(metrics.body, /gatewayd_chain_scan_behind_blocks 0/);
 
-    // TronGrid fails too: nothing moves, nothing expires.
-    grid.fail('*', { status: 429, body: { Error: 'The key exceeds the frequency limit(15), and the query server is suspended for 30s' } }, 1);
-    pay(3_000_002n, t.clock.now() - 50 * SECOND);
-    t.clock.advance(10 * SECOND);
-    now = t.clock.now();
-    await runOnce(t.deps);
-    assert.equal((await getInvoice(t, b.id)).status, 'pending');
-
-    // The own node comes back: after its backoff it is the first choice again.
+    // The own node comes back: within a poll + 15 s (the backoff is capped) both confirm.
+    own.clearFaults(); // (a hang not met during the outage is not part of the recovery)
     own.setDown(false);
-    await pass(5 * MINUTE); // (meets the queued hang, if the first pass did not: another backoff)
-    await pass(5 * MINUTE);
-    assert.equal((await getInvoice(t, b.id)).status, 'confirmed');
+    await pass(15 * SECOND);
+    await pass(5 * SECOND);
+    assert.equal((await getInvoice(t, a.id)).status, 'confirmed');
     own.resetCounts();
     grid.resetCounts();
-    pay(3_000_003n, t.clock.now() - 55 * SECOND);
+    pay(3_000_002n, t.clock.now() - 55 * SECOND);
     await pass();
-    assert.equal((await getInvoice(t, c.id)).status, 'confirmed');
-    assert.ok(own.count() > 0, JSON.stringify(t.deps.chain.pool.health()));
-    // The paying block is cross-checked on the other provider: the only request TronGrid gets.
-    assert.equal(grid.count(), 1);
-    assert.equal(grid.count('blockinfo'), 1);
+    assert.equal((await getInvoice(t, b.id)).status, 'confirmed');
+    assert.ok(grid.requests.every((r) => r.headers['tron-pro-api-key'] === 'grid-key'));
+    assert.ok(
+      own.requests.every((r) => r.headers['tron-pro-api-key'] === undefined),
+      'each provider gets its own key',
+    );
     assert.equal((await t.client().get('/health')).body.watcher.providers[0].state, 'ok');
-    // The events feed (or any account index) is never asked: only the head and the blocks.
-    for (const r of [...own.requests, ...grid.requests]) assert.match(r.path, /^\/walletsolidity\/(getnowblock|gettransactioninfobyblocknum)$/);
-    assert.equal((await transfersOf(t)).length, 3);
+    // The events feed (or any account index) is never asked: only the head, the blocks' infos, and whole blocks to prove one empty.
+    for (const r of [...own.requests, ...grid.requests])
+      assert.match(r.path, /^(\/secret-token)?\/walletsolidity\/(getblock|gettransactioninfobyblocknum|getblockbynum)$/);
+    assert.equal((await transfersOf(t)).length, 2);
   } finally {
     await t.close();
     await own.close();
@@ -260,6 +249,29 @@ test('tron.api_url and tron.api_key still configure the single provider', async 
     assert.equal(h.t.deps.chain.pool.providers.length, 1);
     assert.ok(h.tg.count() > 0);
     assert.ok(h.tg.requests.every((r) => r.headers['tron-pro-api-key'] === 'legacy-key'));
+  } finally {
+    await h.close();
+  }
+});
+
+test('recovery: after eight failures in a row (any backoff before), a payment confirms within a poll + 15 s of the provider answering again', async () => {
+  const h = await startChainHarness();
+  try {
+    const { t, tg } = h;
+    const address = randomAddress();
+    const start = t.clock.now();
+    const inv = await insertInvoice(t, { address, amount: 4_400_001n, expiresAt: start + HOUR });
+    await pass(h);
+    tg.fail('*', { status: 503, body: 'busy' }, 1000);
+    for (let i = 0; i < 8; i++) await pass(h, 20 * SECOND);
+    assert.ok(t.deps.chain.pool.providers[0]!.health.consecutive_failures >= 8);
+    const p = tg.pay({ to: address, amount: 4_400_001n, blockTimestamp: t.clock.now() - 2 * MINUTE });
+    assert.ok(tg.blockTime(p.blockNumber) + 57 * SECOND < t.clock.now(), 'the paying block is solidified already');
+    tg.clearFaults();
+    const back = t.clock.now();
+    while ((await getInvoice(t, inv.id)).status !== 'confirmed' && t.clock.now() - back < 2 * MINUTE) await pass(h);
+    assert.equal((await getInvoice(t, inv.id)).status, 'confirmed');
+    assert.ok(t.clock.now() - back <= 5 * SECOND + 15 * SECOND, `confirmed ${(t.clock.now() - back) / 1000} s after the provider answered again`);
   } finally {
     await h.close();
   }

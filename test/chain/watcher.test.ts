@@ -98,7 +98,7 @@ test('the real mainnet payment confirms its invoice once, with the transaction i
     );
     const nums = reads.map((r) => r.num);
     assert.ok(nums.filter((n) => n === SAMPLE_BLOCK).length <= 2);
-    assert.ok(nums.length - new Set(nums).size <= tg.count('nowblock'), 'a block is read again only after an early ask');
+    assert.ok(nums.length - new Set(nums).size <= tg.count('getblock'), 'a block is read again only after an early ask');
     const sorted = [...new Set(nums)].sort((a, b) => a - b);
     assert.deepEqual(
       sorted,
@@ -363,7 +363,7 @@ test('a real restart mid-backfill (database closed and reopened) resumes with no
   }
 });
 
-test('a block re-read inconsistently from the second provider is logged loudly and not trusted; the next pass reads it again and confirms', async () => {
+test('two providers disagreeing about a paying block: logged loudly, held as disputed (nothing recorded, /health degraded), confirmed once both agree; the second provider reads every block', async () => {
   const h = await startChainHarness();
   const second = await startSimulatedTron({ now: () => h.t.clock.now() });
   try {
@@ -376,25 +376,32 @@ test('a block re-read inconsistently from the second provider is logged loudly a
     const p = tg.transfer({ to: address, amount: 6_000_001n, at: start + 30 * SECOND });
     second.transfer({ to: address, amount: 6_000_001n, at: start + 30 * SECOND, txId: p.txId });
     while (t.clock.now() + 5 * SECOND < solidAt(h, p.blockNumber)) await pass(h);
-    // The second provider's copy of the paying block comes back altered (the amount + 1).
-    second.fail('blockinfo', { inconsistent: true });
+    // The second provider's copy of the paying block comes back altered (the amount + 1), every time.
+    second.fail('blockinfo', { inconsistent: true }, 1000);
+    await pass(h);
     await pass(h);
     assert.equal((await getInvoice(t, inv.id)).status, 'pending');
     assert.deepEqual(await transfersOf(t), [], 'nothing from that block is recorded');
-    assert.ok((await loadScanState(t.deps.db, t.config.network))!.cursorBlock < p.blockNumber, 'the cursor stays before it');
     const loud = t.logs.find((l) => String(l.msg).includes('BLOCK READ INCONSISTENTLY'));
     assert.ok(loud, 'logged');
     assert.equal(loud.level, 'error');
     assert.equal(loud.block, p.blockNumber);
     assert.equal(t.deps.watcherStatus.state, 'degraded');
     const health = await t.client().get('/health');
-    assert.equal(health.body.watcher.scan.inconsistent_blocks, 1);
-    assert.equal(health.body.watcher.providers[0].inconsistent_blocks, 1);
-    assert.equal(health.body.watcher.providers[1].inconsistent_blocks, 1);
+    assert.ok(health.body.watcher.scan.inconsistent_blocks >= 1);
+    assert.equal(health.body.watcher.scan.disputed_blocks, 1);
+    assert.equal(health.body.watcher.disputes[0].block, p.blockNumber);
+    assert.equal(health.body.live_payments_enabled, false);
+    assert.ok(health.body.watcher.providers[0].inconsistent_blocks >= 1);
+    assert.ok(health.body.watcher.providers[1].inconsistent_blocks >= 1);
+    assert.match(await t.deps.metrics.render().then((m) => m.body), /gatewayd_chain_disputed_blocks 1/);
+    second.clearFaults();
+    await pass(h);
     await pass(h);
     assert.equal((await getInvoice(t, inv.id)).status, 'confirmed');
     assert.equal((await transfersOf(t)).length, 1);
-    assert.equal(second.count('blockinfo'), 2, 'the second provider is asked only to cross-check the paying block');
+    assert.equal((await t.client().get('/health')).body.watcher.scan.disputed_blocks, 0);
+    assert.ok(second.count('blockinfo') > 10, 'the second provider reads every block (coverage)');
   } finally {
     await h.close();
     await second.close();

@@ -99,6 +99,18 @@ test('gatewayd dev: dev pay confirms an invoice and a signed invoice.confirmed r
   const wrong = await invoice('wrong', '20');
   const fake = await invoice('fake', '30');
   const failed = await invoice('failed', '40');
+  // The tour's invoice priced in CNY: converted at the simulated rate source dev runs on loopback.
+  assert.match(dev.output(), /rates +http:\/\/127\.0\.0\.1:\d+ +simulated CoinGecko, Kraken and Coinbase/);
+  const cny = await until('a CNY invoice (the first rates are read at start)', async () => {
+    const res = await api.post(
+      '/invoices',
+      { merchant_order_id: 'cny', amount: '100.00', currency: 'CNY', wallet_id: wallet.body.wallet.id },
+      { bearer: made.api_key, headers: { 'idempotency-key': 'cny' } },
+    );
+    return res.status === 201 ? res.body.invoice : undefined;
+  });
+  assert.equal(cny.base_amount, '14.060000');
+  assert.deepEqual(cny.price.sources, ['coinbase', 'coingecko']);
 
   const paid = json(cli(['dev', 'pay', exact.id, '--from', 'TL24LCps5FKwp3PoU1MvrYrwhi5LU1tHre']));
   assert.equal(paid.amount, exact.payable_amount);

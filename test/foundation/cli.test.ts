@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
+import { PassThrough } from 'node:stream';
+import { readPassword } from '../../src/cli/merchant.js';
 import { openSqlite } from '../../src/db/database.js';
 import { tempDir } from '../helpers/app.js';
 import { cleanEnv, runCli, startGateway, writeConfig } from '../helpers/process.js';
@@ -28,6 +30,58 @@ test('version and --help exit 0; an unknown command or option exits 2 with one l
   const opt = runCli(['migrate', '--bogus']);
   assert.equal(opt.status, 2);
   assert.match(opt.stderr, /--bogus/);
+});
+
+test('every command answers --help and -h with its own usage and exit 0; a wrong option names that usage', () => {
+  const commands = [
+    ['serve'],
+    ['migrate'],
+    ['init'],
+    ['merchant', 'create'],
+    ['backup'],
+    ['doctor'],
+    ['dev'],
+    ['dev', 'merchant', 'create'],
+    ['dev', 'pay'],
+    ['dev', 'transfer'],
+    ['version'],
+  ];
+  for (const command of commands) {
+    for (const flag of ['--help', '-h']) {
+      const r = runCli([...command, flag]);
+      const name = `${command.join(' ')} ${flag}`;
+      assert.equal(r.status, 0, `${name}: ${r.stderr}`);
+      assert.equal(r.stderr, '', name);
+      assert.ok(r.stdout.startsWith(`Usage: gatewayd ${command.join(' ')}`), `${name}: ${r.stdout}`);
+      assert.doesNotMatch(r.stdout, /after '--'|Unknown option/, name);
+    }
+  }
+  // The bare group names show their one subcommand's usage too.
+  assert.ok(runCli(['merchant', '--help']).stdout.startsWith('Usage: gatewayd merchant create'));
+  assert.ok(runCli(['dev', 'merchant', '-h']).stdout.startsWith('Usage: gatewayd dev merchant create'));
+  for (const [args, usage] of [
+    [['serve', '--bogus'], 'usage: gatewayd serve [--config FILE]'],
+    [['backup', '--bogus', 'x'], 'usage: gatewayd backup FILE'],
+    [['dev', 'pay', 'inv_1', '--bogus'], 'usage: gatewayd dev pay INVOICE_ID'],
+    [['dev', 'pay'], 'usage: gatewayd dev pay INVOICE_ID'],
+  ] as const) {
+    const r = runCli([...args]);
+    assert.equal(r.status, 2, args.join(' '));
+    assert.ok(r.stderr.includes(usage), `${args.join(' ')}: ${r.stderr}`);
+    assert.doesNotMatch(r.stderr, /after '--'/);
+  }
+});
+
+test('merchant create on a terminal asks for the password twice and refuses two different ones', async () => {
+  // A terminal as readPassword sees one: isTTY, raw mode, keystrokes arriving as data.
+  const terminal = () => Object.assign(new PassThrough(), { isTTY: true, setRawMode: () => terminal }) as unknown as NodeJS.ReadStream;
+  const typed = (stdin: NodeJS.ReadStream, ...lines: string[]) => {
+    setImmediate(() => (stdin as unknown as PassThrough).write(lines[0]));
+    setTimeout(() => (stdin as unknown as PassThrough).write(lines[1] ?? ''), 50);
+    return stdin;
+  };
+  assert.equal(await readPassword({ confirm: true, stdin: typed(terminal(), 'a-long-password\r', 'a-long-password\r') }), 'a-long-password');
+  await assert.rejects(readPassword({ confirm: true, stdin: typed(terminal(), 'a-long-password\r', 'a-long-passwerd\r') }), /the two passwords differ/);
 });
 
 test('init writes a commented config with a fresh secret and a 0700 data folder; refuses to overwrite', () => {

@@ -32,7 +32,14 @@ test('built-in defaults when no file is present', () => {
   assert.deepEqual(c.webhooks.allowed_ports, [443]);
   assert.equal(c.webhooks.timeout_seconds, 10);
   assert.equal(c.log.level, 'info');
-  assert.deepEqual(c.rate_limits, { auth_per_ip: 20, auth_per_email: 10, public_per_ip: 10, chat_per_token: 30, api_per_key: 1200, invoices_per_merchant: 60 });
+  assert.deepEqual(c.rate_limits, {
+    auth_per_ip: 20,
+    auth_per_email: 10,
+    public_per_ip: 10,
+    chat_per_token: 30,
+    api_per_key: 1200,
+    invoices_per_merchant: 600,
+  });
   assert.deepEqual(c.api_keys, { max_active: 20 });
   assert.equal(c.secretGenerated, true);
   assert.ok(c.server.secret.length >= 40);
@@ -135,6 +142,25 @@ test('server.public_url is parsed and normalised once: scheme and host in lower 
   for (const bad of ['https://user:pw@pay.example.com', 'https://pay.example.com/?x=1', 'https://pay.example.com/#top', 'pay.example.com']) {
     assert.throws(() => loadConfig({ path: withFile(`[server]\npublic_url = "${bad}"\n`).path, env: {} }), /server\.public_url: expected/, bad);
   }
+});
+
+test('server.public_url follows server.listen when it is not set; console.explorer_tx_url follows the network', () => {
+  const moved = loadConfig({ cwd: tempDir(), env: { GATEWAYD_SERVER_LISTEN: '127.0.0.1:9090' } });
+  assert.equal(moved.server.public_url, 'http://127.0.0.1:9090');
+  assert.equal(moved.publicOrigin, 'http://127.0.0.1:9090');
+  assert.equal(moved.publicUrlFollowsListen, true);
+  const wildcard = loadConfig({ path: withFile('[server]\nlisten = "0.0.0.0:8181"\n').path, env: {} });
+  assert.equal(wildcard.server.public_url, 'http://127.0.0.1:8181');
+  const set = loadConfig({ cwd: tempDir(), env: { GATEWAYD_SERVER_LISTEN: '127.0.0.1:9090', GATEWAYD_SERVER_PUBLIC_URL: 'https://pay.example.com' } });
+  assert.equal(set.server.public_url, 'https://pay.example.com');
+  assert.equal(set.publicUrlFollowsListen, false);
+
+  const explorer = (network: string, extra = '') =>
+    loadConfig({ path: withFile(`[tron]\nnetwork = "${network}"\napi_url = "http://127.0.0.1:1"\n${extra}`).path, env: {} }).console.explorer_tx_url;
+  assert.equal(explorer('mainnet'), 'https://tronscan.org/#/transaction/{tx}');
+  assert.equal(explorer('nile'), 'https://nile.tronscan.org/#/transaction/{tx}');
+  assert.equal(explorer('devnet'), '', 'the simulated chain is on no public explorer');
+  assert.equal(explorer('devnet', '[console]\nexplorer_tx_url = "https://local.example/tx/{tx}"\n'), 'https://local.example/tx/{tx}');
 });
 
 test('a configuration error names the key but never echoes a secret or a URL that may carry one', () => {

@@ -66,7 +66,16 @@ test(
           }
         }
       }
-      assert.deepEqual(Object.keys(doc.webhooks).sort(), ['invoice.confirmed', 'invoice.created', 'invoice.expired', 'invoice.review', 'webhook.test']);
+      assert.deepEqual(Object.keys(doc.webhooks).sort(), [
+        'invoice.confirmed',
+        'invoice.created',
+        'invoice.expired',
+        'invoice.late_payment',
+        'invoice.partially_paid',
+        'invoice.review',
+        'transfer.unmatched',
+        'webhook.test',
+      ]);
       assert.equal(doc.webhooks['invoice.confirmed'].post.requestBody.content['application/json'].schema.$ref, '#/components/schemas/InvoiceConfirmedEvent');
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { startTestApp, type ConfigOverrides, type TestApp, type TestAppOptions } from './app.js';
 import type { HttpClient } from './http.js';
 import { fragmentToken, startSmtp, type SmtpStub } from './smtp.js';
+import { GOOGLE_CLIENT_ID, startGoogle, type GoogleStub } from './google.js';
 
 export interface MailApp {
   t: TestApp;
@@ -64,4 +65,18 @@ export async function confirmedAccount(app: MailApp, email = uniqueEmail(), pass
   const res = await client.post('/auth/verify-email', { token });
   assert.equal(res.status, 200, res.text);
   return { email, client, merchantId: res.body.merchant.id };
+}
+
+/** A mail app with Google sign-in configured against a loopback Google stand-in; close() stops both. */
+export async function startGoogleMailApp(): Promise<MailApp & { google: GoogleStub }> {
+  const google = await startGoogle();
+  const app = await startMailApp({ google: { client_id: GOOGLE_CLIENT_ID, jwks_url: google.jwksUrl } });
+  return {
+    ...app,
+    google,
+    async close() {
+      await app.close();
+      await google.close();
+    },
+  };
 }

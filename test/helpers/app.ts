@@ -51,6 +51,8 @@ export interface TestAppOptions {
   beforeServe?: (app: App) => void;
   /** Listen on this port instead of a random one (browser tests set server.public_url to match). */
   port?: number;
+  /** Config.devMode, as in a process started by `gatewayd dev`. */
+  devMode?: boolean;
 }
 
 export function tempDir(prefix = 'gatewayd-test-'): string {
@@ -64,7 +66,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const scratch = overrides.database?.path === undefined ? await scratchDatabase() : { url: '', drop: async () => undefined };
   overrides.database = { path: join(dir, 'gateway.db'), url: scratch.url, ...(overrides.database ?? {}) };
   overrides.log = { level: 'debug', ...(overrides.log ?? {}) };
-  const config = buildConfig(overrides);
+  const config = buildConfig(overrides, { devMode: options.devMode === true });
   const clock = new ManualClock(options.now ?? Date.UTC(2026, 0, 15, 12, 0, 0));
   const lines: string[] = [];
   const sink = new Writable({

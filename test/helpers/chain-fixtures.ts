@@ -80,6 +80,14 @@ export async function insertInvoice(t: TestApp, input: InvoiceInput): Promise<In
     redirect_url: null,
     cancelled_at: null,
     received_amount: null,
+    price_amount: null,
+    price_currency: null,
+    price_rate: null,
+    price_markup_percent: null,
+    price_sources: null,
+    price_rate_at: null,
+    amount_received: 0,
+    resolution: null,
   };
   await db.insertInto('invoices').values(row).execute();
   await db

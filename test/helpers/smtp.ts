@@ -12,6 +12,7 @@
  *   const t = await startTestApp({ config: { email: smtp.email } });
  *   const mail = await smtp.waitFor((m) => m.to.includes('a@b.test'));
  */
+import { networkInterfaces } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 
@@ -34,6 +35,15 @@ export interface SmtpOptions {
   starttls?: { key: string; cert: string };
   /** Accept AUTH (also without TLS) and record the credentials presented. */
   auth?: boolean;
+  /** Listen on this address instead of 127.0.0.1 (a non-loopback one: see nonLoopbackAddress). */
+  host?: string;
+}
+
+/** An IPv4 address of this machine that is not loopback, if it has one (a mail server "on the network"). */
+export function nonLoopbackAddress(): string | undefined {
+  return Object.values(networkInterfaces())
+    .flat()
+    .find((i) => i && !i.internal && i.family === 'IPv4')?.address;
 }
 
 export interface SmtpStub {
@@ -92,13 +102,14 @@ export async function startSmtp(options: SmtpOptions = {}): Promise<SmtpStub> {
       });
     },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve) => server.listen(0, host, () => resolve()));
   const port = (server.server.address() as AddressInfo).port;
 
   return {
-    url: `smtp://127.0.0.1:${port}`,
+    url: `smtp://${host}:${port}`,
     port,
-    email: { smtp_url: `smtp://127.0.0.1:${port}`, smtp_tls: options.starttls ? 'required' : 'opportunistic' },
+    email: { smtp_url: `smtp://${host}:${port}`, smtp_tls: options.starttls ? 'required' : 'opportunistic' },
     messages,
     logins,
     reject(mode) {

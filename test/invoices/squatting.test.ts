@@ -1,7 +1,7 @@
 /**
  * Amount squatting: an account registers another merchant's receiving address (ownership is not
- * verified) and reserves its payable amounts. Many API keys must not multiply the creation rate,
- * and the number of keys is capped.
+ * verified) and reserves its payable amounts. On a shared address one account holds at most its
+ * share of a price's pool, whatever its number of keys (which is capped) or its creation rate.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -33,7 +33,8 @@ test('an account sharing the address, with as many keys as it can make, cannot u
     assert.equal(keys.length, 20);
     assert.equal(refused, 80);
 
-    // 150 creations at 49.99 at once, spread over every key and the session.
+    // 150 creations at 49.99 at once, spread over every key and the session: the rate limit
+    // (600 a minute by default) lets them through, the share of the pool does not.
     const api = t.client({ origin: null });
     const results = await Promise.all(
       Array.from({ length: 150 }, (_, i) =>
@@ -43,18 +44,20 @@ test('an account sharing the address, with as many keys as it can make, cannot u
       ),
     );
     const created = results.filter((r) => r.status === 201).length;
-    const limited = results.filter((r) => r.status === 429);
-    assert.equal(created, 60, 'rate_limits.invoices_per_merchant (60 a minute) over all keys and sessions together');
-    assert.equal(limited.length, 90);
-    for (const r of limited) {
-      assert.equal(r.body.error.code, 'rate_limited');
-      assert.match(r.headers.get('retry-after') ?? '', /^[1-9][0-9]*$/);
+    const refusedShare = results.filter((r) => r.status === 409);
+    assert.equal(created, 50, 'invoices.shared_pool_max_percent: half of the 100 amounts of the price');
+    assert.equal(refusedShare.length, 100);
+    for (const r of refusedShare) {
+      assert.equal(r.body.error.code, 'amount_pool_exhausted');
+      assert.match(r.body.error.message, /50%/);
     }
+    // Another price has a pool of its own.
+    assert.equal((await createInvoice(attacker.client, { amount: '19.99', wallet_id: attacker.walletId })).status, 201);
 
-    // The owner of the address is not held back by the squatter's limit and still gets amounts.
-    const own = await createInvoice(victim.client, { amount: '49.99', wallet_id: victim.walletId });
-    assert.equal(own.status, 201, own.text);
-    assert.equal(own.body.invoice.base_amount, '49.990000');
+    // The owner of the address still gets amounts of that price, up to its own half.
+    const own = await Promise.all(Array.from({ length: 51 }, () => createInvoice(victim.client, { amount: '49.99', wallet_id: victim.walletId })));
+    assert.equal(own.filter((r) => r.status === 201).length, 50);
+    assert.equal(own.filter((r) => r.status === 409).length, 1);
 
     const reserved = await t.deps.db
       .selectFrom('invoices')
@@ -62,15 +65,44 @@ test('an account sharing the address, with as many keys as it can make, cannot u
       .where('wallet_address', '=', VICTIM_ADDRESS)
       .where('base_amount', '=', 49_990_000)
       .execute();
-    assert.equal(reserved.length, 61);
+    assert.equal(reserved.length, 100);
 
-    // A minute later the squatter gets another minute's worth, no more.
-    t.clock.advance(MINUTE);
+    // Once the squatter's reservations end (90 days), it may hold its half again, no more.
+    t.clock.advance(91 * DAY);
     const later = await Promise.all(
-      Array.from({ length: 70 }, (_, i) => createInvoice(api, { amount: '19.99', wallet_id: attacker.walletId }, { bearer: keys[i % 20]! })),
+      Array.from({ length: 60 }, () => createInvoice(api, { amount: '49.99', wallet_id: attacker.walletId }, { bearer: keys[0]! })),
     );
-    assert.equal(later.filter((r) => r.status === 201).length, 60);
-    assert.equal(later.filter((r) => r.status === 429).length, 10);
+    assert.equal(later.filter((r) => r.status === 201).length, 50);
+    assert.equal(later.filter((r) => r.status === 409).length, 10);
+  } finally {
+    await t.close();
+  }
+});
+
+test("an address's only registrant keeps the whole pool; a second registrant limits both to their share from then on", async () => {
+  const t = await startTestApp({ config: { invoices: { max_adjustment: '0.000010' } } });
+  try {
+    const first = await shop(t, VICTIM_ADDRESS, 'First');
+    for (let i = 0; i < 8; i++) assert.equal((await createInvoice(first.client, { amount: '7', wallet_id: first.walletId })).status, 201);
+    const second = await shop(t, VICTIM_ADDRESS, 'Second');
+    const refused = await createInvoice(first.client, { amount: '7', wallet_id: first.walletId });
+    assert.equal(refused.status, 409, 'the first registrant holds 8 of 10, past its half, now that the address is shared');
+    assert.equal(refused.body.error.code, 'amount_pool_exhausted');
+    assert.equal((await createInvoice(second.client, { amount: '7', wallet_id: second.walletId })).status, 201);
+    assert.equal((await createInvoice(second.client, { amount: '7', wallet_id: second.walletId })).status, 201);
+    // The pool is now used up for everyone (8 + 2).
+    assert.equal((await createInvoice(second.client, { amount: '7', wallet_id: second.walletId })).body.error.code, 'amount_pool_exhausted');
+  } finally {
+    await t.close();
+  }
+});
+
+test('with shared_pool_max_percent = 100 the rule is off', async () => {
+  const t = await startTestApp({ config: { invoices: { max_adjustment: '0.000004', shared_pool_max_percent: 100 } } });
+  try {
+    await shop(t, VICTIM_ADDRESS, 'Owner');
+    const squatter = await shop(t, VICTIM_ADDRESS, 'Squatter');
+    for (let i = 0; i < 4; i++) assert.equal((await createInvoice(squatter.client, { amount: '3', wallet_id: squatter.walletId })).status, 201);
   } finally {
     await t.close();
   }
@@ -96,13 +128,26 @@ test('the per-merchant creation limit: configurable, refills with time, replays 
     assert.equal(limited.body.error.code, 'rate_limited');
     assert.equal(limited.headers.get('retry-after'), '20');
     assert.match(limited.body.error.message, /merchant/);
+    // Fifty identical retries of one new creation, all at once: one creation is charged, never a replay.
+    t.clock.advance(MINUTE);
+    const retries = await Promise.all(
+      Array.from({ length: 50 }, () =>
+        createInvoice(a.client, { amount: '6', wallet_id: a.walletId, merchant_order_id: 'retried' }, { key: 'burst-of-retries' }),
+      ),
+    );
+    assert.deepEqual([...new Set(retries.map((r) => r.status))].sort(), [200, 201]);
+    assert.equal(retries.filter((r) => r.status === 201).length, 1);
+    assert.equal(new Set(retries.map((r) => r.body.invoice.id)).size, 1);
+    assert.equal((await createInvoice(a.client, { amount: '5', wallet_id: a.walletId })).status, 201);
+    assert.equal((await createInvoice(a.client, { amount: '5', wallet_id: a.walletId })).status, 201);
+    assert.equal((await createInvoice(a.client, { amount: '5', wallet_id: a.walletId })).status, 429, 'the burst of retries cost one creation of three');
     // Merchant b shares the address and has its own budget.
     assert.equal((await createInvoice(b.client, { amount: '5', wallet_id: b.walletId })).status, 201);
     t.clock.advance(20 * SECOND);
     assert.equal((await createInvoice(a.client, { amount: '5', wallet_id: a.walletId })).status, 201);
     assert.equal((await createInvoice(a.client, { amount: '5', wallet_id: a.walletId })).status, 429);
     const count = await t.deps.db.selectFrom('invoices').select('id').where('merchant_id', '=', a.merchant.id).execute();
-    assert.equal(count.length, 4);
+    assert.equal(count.length, 7);
   } finally {
     await t.close();
   }

@@ -69,12 +69,22 @@ test('metadata: an object of at most 16 KiB serialized (UTF-8 bytes)', async () 
 });
 
 test('unknown fields and missing required fields are 400; a non-JSON body too', async () => {
-  await expect400({ currency: 'USDT' }, 'unknown field');
+  // currency is a field since fiat prices; token is not one of the request's.
+  await expect400({ token: 'USDT' }, 'unknown field');
   const noAmount = await s.client.post('/invoices', { merchant_order_id: 'x', wallet_id: s.walletId }, { headers: { 'idempotency-key': 'v-1' } });
   assert.equal(noAmount.status, 400);
   const notJson = await s.client.post('/invoices', undefined, { raw: 'amount=1', headers: { 'idempotency-key': 'v-2', 'content-type': 'application/json' } });
   assert.equal(notJson.status, 400);
   assert.equal(notJson.body.error.code, 'invalid_json');
+  // A missing Idempotency-Key says what to send, not zod's "expected string, received undefined".
+  const noKey = await s.client.post('/invoices', { merchant_order_id: 'no-key', amount: '1', wallet_id: s.walletId });
+  assert.equal(noKey.status, 400);
+  assert.deepEqual(noKey.body.error.details, [
+    {
+      path: 'header.idempotency-key',
+      message: 'The Idempotency-Key header is required: send one unique key per invoice (e.g. a UUID) and the same key when you retry',
+    },
+  ]);
 });
 
 test('metadata nests at most 32 levels: deeper is 400, also thousands of levels within 16 KiB (was a 500)', async () => {

@@ -7,7 +7,7 @@ import { createInvoiceOrThrow } from '../../src/invoices/invoices.service.js';
 import { csvLines, neutralizeCell } from '../../src/ledger/ledger.service.js';
 import { ADDRESSES, createInvoice, newKey, shop } from '../helpers/shop.js';
 
-const HEADER = 'invoice_id,merchant_order_id,status,created_at,expires_at,confirmed_at,network,token,token_contract,wallet_address,base_amount,adjustment,payable_amount,tx_hash,late_payments,description,received_amount';
+const HEADER = 'invoice_id,merchant_order_id,status,created_at,expires_at,confirmed_at,network,token,token_contract,wallet_address,base_amount,adjustment,payable_amount,tx_hash,late_payments,description,received_amount,price_amount,price_currency,price_rate,price_markup_percent,price_rate_at';
 
 let t: TestApp;
 before(async () => {
@@ -58,8 +58,8 @@ test('GET /ledger.csv: header, one row per invoice with separate base, adjustmen
   const rows = parseCsv(res.text);
   assert.equal(rows[0]!.join(','), HEADER);
   assert.equal(rows.length, 3);
-  assert.deepEqual(rows[1], [b.id, 'L-2', 'pending', b.created_at, b.expires_at, '', 'tron-mainnet', 'USDT', b.token_contract, ADDRESSES[0], '10.000000', '0.000002', '10.000002', '', '', '', '']);
-  assert.deepEqual(rows[2], [a.id, 'L-1', 'pending', a.created_at, a.expires_at, '', 'tron-mainnet', 'USDT', a.token_contract, ADDRESSES[0], '10.000000', '0.000001', '10.000001', '', '', 'plain', '']);
+  assert.deepEqual(rows[1], [b.id, 'L-2', 'pending', b.created_at, b.expires_at, '', 'tron-mainnet', 'USDT', b.token_contract, ADDRESSES[0], '10.000000', '0.000002', '10.000002', '', '', '', '', '', '', '', '', '']);
+  assert.deepEqual(rows[2], [a.id, 'L-1', 'pending', a.created_at, a.expires_at, '', 'tron-mainnet', 'USDT', a.token_contract, ADDRESSES[0], '10.000000', '0.000001', '10.000001', '', '', 'plain', '', '', '', '', '', '']);
 });
 
 test('GET /ledger.csv?created_gte&created_lt: a range of creation times (dates are midnight UTC), bad values are a 400 naming them', async () => {

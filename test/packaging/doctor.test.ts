@@ -15,6 +15,7 @@ import { NETWORKS, type NetworkName } from '../../src/lib/tron.js';
 import { tempDir } from '../helpers/app.js';
 import { freePort, runCli } from '../helpers/process.js';
 import { makeTestCa, type TestCa } from '../helpers/test-ca.js';
+import { nonLoopbackAddress } from '../helpers/smtp.js';
 
 interface TronStandIn {
   url: string;
@@ -72,7 +73,7 @@ async function tronStandIn(): Promise<TronStandIn> {
  * certificate from a test CA that this process trusts (as an operator's NODE_EXTRA_CA_CERTS would);
  * without, it accepts AUTH in plain text, as a relay (or a man in the middle) that does not offer it.
  */
-async function smtpStandIn(options: { starttls?: boolean } = {}): Promise<{ port: number; logins: string[]; close(): Promise<void> }> {
+async function smtpStandIn(options: { starttls?: boolean; host?: string } = {}): Promise<{ port: number; logins: string[]; close(): Promise<void> }> {
   const logins: string[] = [];
   const tlsOptions = options.starttls ? await trustedCertificate() : {};
   const server = new SMTPServer({
@@ -85,7 +86,7 @@ async function smtpStandIn(options: { starttls?: boolean } = {}): Promise<{ port
       else cb(new Error('Invalid username or password'));
     },
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  await new Promise<void>((r) => server.listen(0, options.host ?? '127.0.0.1', () => r()));
   return {
     port: (server.server.address() as AddressInfo).port,
     logins,
@@ -155,7 +156,8 @@ staff_emails = ["ops@pay.example.com"]`);
   assert.match(r.text, /integrity ok, journal wal/);
   assert.equal(tron.requests[0]!['tron-pro-api-key'], 'tron-key-S3cret');
   assert.deepEqual(smtp.logins, ['ops over TLS']);
-  assert.match(line(r.lines, 'ok', 'smtp') ?? '', /accepts the credentials; STARTTLS required/);
+  // A loopback relay is exempt from smtp_tls = "required"; STARTTLS is still used when offered (above).
+  assert.match(line(r.lines, 'ok', 'smtp') ?? '', /accepts the credentials; loopback host: exempt from email\.smtp_tls = "required"/);
   assert.doesNotMatch(r.text, /S3cret|0123456789abcdef/);
   assert.match(r.lines.at(-1)!, /^no problems found/);
   // Nothing is left behind that the service user could not open (doctor often runs as root).
@@ -219,9 +221,24 @@ test('doctor warns when nobody answers support and when an https public_url does
   assert.match(findings.find((f) => f.check === 'trust_proxy')?.detail ?? '', /trust_proxy = false/);
 });
 
-test('doctor: an SMTP server that does not offer STARTTLS is a problem by default, a warning when opted out, and never gets the password', async (t) => {
+test('doctor warns when an http server.public_url names another port than server.listen, not when it follows listen', () => {
+  const cwd = mkdtempSync(join(tmpdir(), 'gatewayd-doctor-'));
+  const secret = 'x'.repeat(40);
+  const apart = checkConfig(loadConfig({ cwd, env: { GATEWAYD_SERVER_LISTEN: '127.0.0.1:9090', GATEWAYD_SERVER_PUBLIC_URL: 'http://127.0.0.1:8080', GATEWAYD_SERVER_SECRET: secret } }));
+  const warning = apart.find((f) => f.check === 'public_url' && f.level === 'warn');
+  assert.match(warning?.detail ?? '', /server\.public_url http:\/\/127\.0\.0\.1:8080 names port 8080 but server\.listen is 127\.0\.0\.1:9090/);
+  const following = checkConfig(loadConfig({ cwd, env: { GATEWAYD_SERVER_LISTEN: '127.0.0.1:9090', GATEWAYD_SERVER_SECRET: secret } }));
+  assert.deepEqual(
+    following.filter((f) => f.check === 'public_url').map((f) => [f.level, f.detail]),
+    [['ok', 'http://127.0.0.1:9090 (http on loopback: local use only)']],
+  );
+});
+
+const NETWORK_HOST = nonLoopbackAddress();
+
+test('doctor: an SMTP server on the network that does not offer STARTTLS is a problem by default, a warning when opted out, and never gets the password', { skip: NETWORK_HOST === undefined && 'no non-loopback address' }, async (t) => {
   const tron = await tronStandIn();
-  const smtp = await smtpStandIn();
+  const smtp = await smtpStandIn({ host: NETWORK_HOST });
   t.after(async () => {
     await tron.close();
     await smtp.close();
@@ -232,7 +249,7 @@ secret = "0123456789abcdef0123456789abcdef-long-enough"
 [tron]
 api_url = "${tron.url}"
 [email]
-smtp_url = "smtp://ops:smtp-pass-S3cret@127.0.0.1:${smtp.port}"
+smtp_url = "smtp://ops:smtp-pass-S3cret@${NETWORK_HOST}:${smtp.port}"
 ${extra}`;
   const required = await doctor(installation(settings('')).config);
   assert.equal(required.code, 1, required.text);
@@ -241,9 +258,30 @@ ${extra}`;
 
   const optedOut = await doctor(installation(settings('smtp_tls = "opportunistic"')).config);
   assert.equal(optedOut.code, 0, optedOut.text);
-  assert.match(line(optedOut.lines, 'WARN', 'smtp') ?? '', /STARTTLS only when offered: email\.smtp_tls = "opportunistic" lets anyone on the path strip STARTTLS and read reset links and the SMTP password; keep it for a relay on this machine$/);
+  assert.match(line(optedOut.lines, 'WARN', 'smtp') ?? '', /STARTTLS only when offered: email\.smtp_tls = "opportunistic" lets anyone on the path strip STARTTLS and read reset links and the SMTP password; keep it for a relay on this machine \(\S+ is not loopback\)$/);
   assert.deepEqual(smtp.logins, ['ops'], 'opted out: the credentials go in plain text, as the warning says');
   assert.doesNotMatch(required.text + optedOut.text, /S3cret/);
+});
+
+test('doctor: a relay on loopback is exempt from smtp_tls = "required", and doctor says so', async (t) => {
+  const tron = await tronStandIn();
+  const smtp = await smtpStandIn();
+  t.after(async () => {
+    await tron.close();
+    await smtp.close();
+  });
+  const config = installation(`[server]
+public_url = "https://pay.example.com"
+secret = "0123456789abcdef0123456789abcdef-long-enough"
+[tron]
+api_url = "${tron.url}"
+[email]
+smtp_url = "smtp://ops:smtp-pass-S3cret@127.0.0.1:${smtp.port}"
+`).config;
+  const local = await doctor(config);
+  assert.equal(local.code, 0, local.text);
+  assert.match(line(local.lines, 'ok', 'smtp') ?? '', /loopback host: exempt from email\.smtp_tls = "required" \(no network path to strip STARTTLS from\)/);
+  assert.deepEqual(smtp.logins, ['ops']);
 });
 
 test('doctor: a damaged database, a missing one, and a configuration error are problems, not crashes', async () => {

@@ -4,7 +4,7 @@ import { SESSION_COOKIE } from '../../src/accounts/sessions.repo.js';
 import { translate } from '../../src/lib/i18n.js';
 import { openBrowser, startBrowserApp } from '../helpers/browser.js';
 import { signedInMerchant } from '../helpers/fixtures.js';
-import { insertWallet } from './rows.js';
+import { insertWallet, WALLET_ADDRESS } from './rows.js';
 
 test('console errors in Chromium: every refusal says precisely what is wrong, in the page language, and marks the field at fault', async (t) => {
   const app = await startBrowserApp();
@@ -52,7 +52,7 @@ test('console errors in Chromium: every refusal says precisely what is wrong, in
 
   // New invoice, in English.
   await page.goto(`${app.baseUrl}/console/invoices/new?lang=en`);
-  const amount = main.getByLabel('Price (USDT)');
+  const amount = main.getByLabel('Price', { exact: true });
   const order = main.getByLabel('Order');
   // Above the API's maximum: the form itself refuses it (nothing is sent) and says the limits.
   await order.fill('B-1');
@@ -63,7 +63,7 @@ test('console errors in Chromium: every refusal says precisely what is wrong, in
     assert.equal(sent.length, before, `${bad} is refused before sending`);
     assert.match(
       await amount.evaluate((el) => (el as unknown as { validationMessage: string }).validationMessage),
-      /^Price \(USDT\): From 0\.000001 to 1000000000/,
+      /^Price: In the currency above: USDT from 0\.000001 to 1000000000/,
       bad,
     );
   }
@@ -102,6 +102,15 @@ test('console errors in Chromium: every refusal says precisely what is wrong, in
   assert.equal(text.split(translate('zh', 'console.wallets.address')).length - 1, 1, text);
   assert.equal(await address.getAttribute('aria-invalid'), 'true');
   assert.equal(await address.inputValue(), 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU8', 'trimmed');
+
+  // An address this merchant already has: the API answers 200 with that wallet; the form says so, by its label, and keeps what was typed.
+  await page.goto(`${app.baseUrl}/console/wallets?lang=en`);
+  await main.locator('#w-label').fill('Again');
+  await main.locator('#w-address').fill(WALLET_ADDRESS);
+  await main.locator('form[data-api="/api/v1/wallets"] button[type="submit"]').click();
+  await errorBox.waitFor();
+  assert.equal(await errorBox.innerText(), 'This address is already registered as “Main wallet”. Nothing was changed.');
+  assert.equal(await main.locator('#w-address').inputValue(), WALLET_ADDRESS);
   assert.deepEqual(
     browser.errors.filter((e) => !/^(400|409) /.test(e) && !/status of 40[09]/.test(e)),
     [],

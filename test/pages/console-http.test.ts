@@ -43,7 +43,7 @@ test('console pages render the owner data escaped, never another merchant\'s, an
     const res = await fetch(`${app.baseUrl}${path}`, { headers: { cookie: `gw_session=${client.cookies.get('gw_session')}` }, redirect: 'manual' });
     return { status: res.status, text: await res.text(), headers: res.headers };
   };
-  for (const path of ['/console', '/console/wallets', '/console/invoices', `/console/invoices/${inv.id}`, '/console/invoices/new', '/console/transfers', '/console/api-keys', '/console/webhooks', '/console/account']) {
+  for (const path of ['/console', '/console/wallets', '/console/invoices', `/console/invoices/${inv.id}`, '/console/invoices/new', '/console/transfers', '/console/api-keys', '/console/webhooks', '/console/shops', '/console/account']) {
     const page = await get(path);
     assert.equal(page.status, 200, path);
     assert.equal(page.headers.get('cache-control'), 'no-store', path);

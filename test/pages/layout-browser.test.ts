@@ -7,7 +7,7 @@ import { SESSION_COOKIE } from '../../src/accounts/sessions.repo.js';
 import { openBrowser, startBrowserApp } from '../helpers/browser.js';
 import { layoutProblems, seedShowcase, showcasePages } from './showcase.js';
 
-test('console layout in Chromium at 1280 and 390 px in en, fa and zh: no sideways scrolling, no untranslated key, no "undefined" or "null"', async (t) => {
+test('console layout in Chromium at 1280 and 390 px in en, fa, ar and zh: no sideways scrolling, clipped text, cut address, unisolated date or amount, label on the wrong side, untranslated key, "undefined" or "null"', async (t) => {
   const app = await startBrowserApp({ now: Date.UTC(2026, 4, 12, 9, 30) });
   t.after(() => app.close());
   const showcase = await seedShowcase(app);
@@ -21,11 +21,11 @@ test('console layout in Chromium at 1280 and 390 px in en, fa and zh: no sideway
   let shots = 0;
   for (const width of [1280, 390]) {
     await page.setViewportSize({ width, height: 900 });
-    for (const lang of ['en', 'fa', 'zh']) {
+    for (const lang of ['en', 'fa', 'ar', 'zh']) {
       for (const p of showcasePages(showcase)) {
         const res = await page.goto(`${app.baseUrl}${p.path}?lang=${lang}`);
         assert.equal(res?.status(), p.name === 'not-found' ? 404 : 200, `${p.path} ${lang}`);
-        assert.equal(await page.getAttribute('html', 'dir'), lang === 'fa' ? 'rtl' : 'ltr');
+        assert.equal(await page.getAttribute('html', 'dir'), lang === 'fa' || lang === 'ar' ? 'rtl' : 'ltr');
         for (const problem of await layoutProblems(page)) failures.push(`${p.name} ${lang} ${width}px: ${problem}`);
         await page.screenshot({ path: join(out, `${p.name}-${lang}-${width}.png`), fullPage: true });
         shots++;
@@ -33,7 +33,7 @@ test('console layout in Chromium at 1280 and 390 px in en, fa and zh: no sideway
     }
   }
   assert.deepEqual(failures, []);
-  assert.equal(shots, 36);
+  assert.equal(shots, showcasePages(showcase).length * 4 * 2);
   // At 1280 px the console uses the width: the content column is wider than the old 690 px, and the
   // navigation and table headers stay on one line.
   await page.setViewportSize({ width: 1280, height: 900 });
@@ -76,4 +76,29 @@ test('the layout check itself catches overflow, keys and "undefined" (it would f
     problems.some((p) => p === 'shows "undefined"'),
     problems.join('\n'),
   );
+});
+
+test('the layout check catches what right-to-left and small screens break (it would fail on such a page)', async (t) => {
+  const browser = await openBrowser({ viewport: { width: 390, height: 800 } });
+  t.after(() => browser.close());
+  const css =
+    '<style>code.cut{display:inline-block;max-width:6rem;overflow:hidden;text-overflow:ellipsis;white-space:nowrap} .facts{display:grid;grid-template-columns:auto 1fr} .ltr{direction:ltr} td::before{content:attr(data-th)}</style>';
+  await browser.page.setContent(
+    `<html dir="rtl"><head>${css}</head><body>` +
+      '<p><code class="cut">TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7</code></p>' +
+      '<p>UTC 08:41 2026-11-26 ساخته شد</p>' +
+      '<dl class="facts"><dt class="ltr" style="order:2">مبلغ</dt><dd style="order:1">12.500001</dd></dl>' +
+      '<table><tr><td data-th="مبلغ" class="ltr"><bdi>1.000000</bdi></td></tr></table>' +
+      '<input style="width:5rem" placeholder="https://shop.example/gateway/webhook">' +
+      '</body></html>',
+  );
+  const problems = await layoutProblems(browser.page);
+  for (const expected of [
+    'address cut: TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7',
+    'not an isolated run: "2026-11-26" in "UTC 08:41 2026-11-26 ساخته شد"',
+    'label on the wrong side: مبلغ',
+    'placeholder clipped: https://shop.example/gateway/webhook',
+  ]) {
+    assert.ok(problems.includes(expected), `${expected}\n in: ${problems.join('\n')}`);
+  }
 });

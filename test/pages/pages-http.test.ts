@@ -172,6 +172,7 @@ test('console needs a session (redirect to sign-in and back); sign-out goes thro
   const page = await html(app.baseUrl, '/console', { cookie });
   assert.equal(page.status, 200);
   assert.ok(page.text.includes('&lt;i&gt;Acme&lt;/i&gt;'));
+  assert.ok(!page.text.includes('id="name-default"'), 'a name of its own is not asked for');
   // Sign-out is a form sent to the API, so the API's Origin rule guards it: a cross-site post fails.
   assert.match(page.text, /<form data-api="\/api\/v1\/auth\/logout" data-then="signout"/);
   const foreign = await fetch(`${app.baseUrl}/api/v1/auth/logout`, { method: 'POST', headers: { cookie, origin: 'https://evil.example' } });
@@ -285,4 +286,30 @@ test('registration without email configured says so and shows the command that w
   const withMail = await html(on.baseUrl, '/register');
   assert.ok(!withMail.text.includes('id="no-email"'));
   assert.ok(withMail.text.includes('data-api="/api/v1/auth/register"'));
+  // On `gatewayd dev` the plain command would write to ./data/gateway.db, not the dev instance's database.
+  const dev = await startTestApp({ devMode: true, config: { tron: { network: 'devnet', api_url: 'http://127.0.0.1:1' } } });
+  t.after(() => dev.close());
+  const devPage = await html(dev.baseUrl, '/register');
+  assert.ok(devPage.text.includes('<code dir="ltr">gatewayd dev merchant create --email you@example.com</code>'));
+});
+
+test('the footer links the contact form only when support has staff to read it', async (t) => {
+  const off = await startTestApp();
+  t.after(() => off.close());
+  assert.ok(!(await html(off.baseUrl, '/login')).text.includes('href="/support/contact"'));
+  const on = await startTestApp({ config: { support: { staff_emails: ['staff@example.com'] } } });
+  t.after(() => on.close());
+  assert.ok((await html(on.baseUrl, '/login')).text.includes('href="/support/contact"'));
+});
+
+test('the console asks for a business name while it is still the part of the email before "@"', async (t) => {
+  const app = await startTestApp();
+  t.after(() => app.close());
+  const { client } = await signedInMerchant(app, { email: 'shopkeeper@example.test', name: 'shopkeeper' });
+  const cookie = `gw_session=${client.cookies.get('gw_session')}`;
+  const page = await html(app.baseUrl, '/console', { cookie });
+  assert.ok(page.text.includes('id="name-default"'));
+  assert.ok(page.text.includes('Your business name is still “shopkeeper”'));
+  assert.equal((await client.patch('/me', { name: 'Corner Shop' })).status, 200);
+  assert.ok(!(await html(app.baseUrl, '/console', { cookie })).text.includes('id="name-default"'));
 });

@@ -2,6 +2,7 @@
  * Wallet and invoice rows written straight into the database, for page tests that need an invoice
  * in a given state without going through allocation.
  */
+import type { InvoicePrice } from '../../src/pricing/pricing.service.js';
 import type { Db } from '../../src/db/database.js';
 import { toDbAmount } from '../../src/lib/amounts.js';
 import { randomToken } from '../../src/lib/crypto.js';
@@ -39,6 +40,8 @@ export interface InvoiceRowInput {
   txHash?: string | null;
   /** The instance's network (default mainnet). */
   network?: Readonly<TronNetwork>;
+  /** A fiat price the invoice was created from. */
+  price?: InvoicePrice;
 }
 
 export async function insertInvoice(db: Db, input: InvoiceRowInput): Promise<{ id: string; checkoutToken: string }> {
@@ -71,6 +74,12 @@ export async function insertInvoice(db: Db, input: InvoiceRowInput): Promise<{ i
       created_at: input.now,
       expires_at: input.now + (input.expiresInMinutes ?? 20) * MINUTE,
       reserved_until: input.now + 90 * DAY,
+      price_amount: input.price?.amount ?? null,
+      price_currency: input.price?.currency ?? null,
+      price_rate: input.price?.rate ?? null,
+      price_markup_percent: input.price?.markupPercent ?? null,
+      price_sources: input.price ? JSON.stringify(input.price.sources) : null,
+      price_rate_at: input.price?.rateAt ?? null,
     })
     .execute();
   return { id, checkoutToken };

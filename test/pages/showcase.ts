@@ -34,6 +34,8 @@ export async function seedShowcase(app: TestApp): Promise<Showcase> {
     description: 'Order #1042: two hardcover books, shipping included',
     orderId: 'order-1042',
     expiresInMinutes: 30,
+    // Priced in the shop's currency: 302.38 CNY at 7.115, rounded up to 42.50 USDT.
+    price: { amount: '302.38', currency: 'CNY', rate: '7.115', markupPercent: '0', sources: ['coinbase', 'coingecko'], rateAt: now - 40_000 },
   });
   const paid = await insertInvoice(app.deps.db, {
     merchantId,
@@ -43,6 +45,8 @@ export async function seedShowcase(app: TestApp): Promise<Showcase> {
     adjustment: 42n,
     description: 'Order #1041: gift card',
     orderId: 'order-1041',
+    // 16.58 EUR at 0.9215 with a 0 % markup: 17.992… rounded up to 18.00 USDT.
+    price: { amount: '16.58', currency: 'EUR', rate: '0.9215', markupPercent: '0', sources: ['coingecko', 'kraken'], rateAt: now - 3_640_000 },
     status: 'confirmed',
     txHash: '7c1e4f0b9a3d2e8f6c5b4a3928171605f4e3d2c1b0a99887766554433221100f',
   });
@@ -146,6 +150,10 @@ export function showcasePages(s: Showcase): Array<{ name: string; path: string }
     { name: 'invoice', path: `/console/invoices/${s.paidId}` },
     { name: 'transfers', path: '/console/transfers' },
     { name: 'webhooks', path: '/console/webhooks' },
+    { name: 'account', path: '/console/account' },
+    { name: 'wallets', path: '/console/wallets' },
+    { name: 'api-keys', path: '/console/api-keys' },
+    { name: 'checkout', path: `/pay/${s.pendingToken}` },
     { name: 'not-found', path: '/console/no-such-page' },
   ];
 }
@@ -165,12 +173,75 @@ export async function layoutProblems(page: Page): Promise<string[]> {
       if (r.width === 0 || getComputedStyle(el).visibility === 'hidden' || el.closest('.skip')) continue;
       if (r.right > width + 1 || r.left < -1) problems.push('sticks out: <' + el.tagName.toLowerCase() + (el.className ? ' class=' + el.className : '') + '> ' + Math.round(r.left) + '..' + Math.round(r.right));
     }
+    const rtl = getComputedStyle(document.documentElement).direction === 'rtl';
+    const ADDRESS = /^T[1-9A-HJ-NP-Za-km-z]{33}$/;
+    // Dates, amounts, addresses and ids: each its own isolated run, or right-to-left text reorders its parts.
+    const RUN = /\\d{4}-\\d{2}-\\d{2}|\\d\\.\\d{6}\\b|\\bT[1-9A-HJ-NP-Za-km-z]{33}\\b|\\b(?:inv|wal|whk|key|evt|dlv)_[0-9a-z]{8,}/;
+    const isolated = (node) => {
+      for (let el = node.parentElement; el && el !== document.body; el = el.parentElement) {
+        const cs = getComputedStyle(el);
+        // A block is enough only when the run is all there is in it and the block is left-to-right.
+        if (!cs.display.startsWith('inline')) return cs.direction === 'ltr' && el.textContent.trim() === node.textContent.trim();
+        if (el.tagName === 'BDI' || /isolate|plaintext/.test(cs.unicodeBidi)) return true;
+      }
+      return false;
+    };
+    const clipper = (node) => {
+      for (let el = node.parentElement; el && el !== document.body; el = el.parentElement) {
+        if (getComputedStyle(el).overflowX !== 'visible') return el;
+      }
+      return null;
+    };
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const text = node.textContent.trim();
+      const parent = node.parentElement;
+      if (!text || !parent || parent.closest('script, style, template, [hidden], .skip, svg') || parent.getClientRects().length === 0) continue;
+      const match = text.match(RUN);
+      if (match && !isolated(node)) problems.push('not an isolated run: "' + match[0] + '" in "' + text.slice(0, 60) + '"');
+      const range = document.createRange();
+      range.selectNodeContents(node);
+      const r = range.getBoundingClientRect();
+      const box = clipper(node);
+      if (r.width > 0 && box) {
+        const b = box.getBoundingClientRect();
+        // Visually hidden labels (1 px, clipped) are for screen readers: not clipped text.
+        if (b.width > 2 && b.height > 2 && (r.right > b.right + 1 || r.left < b.left - 1)) {
+          // A transaction hash may be cut on purpose: the whole value is in its title (and its link and copy). An address never.
+          if (ADDRESS.test(text)) problems.push('address cut: ' + text);
+          else if (box.getAttribute('title') !== text) problems.push('clipped text: "' + text.slice(0, 40) + '"');
+        }
+      }
+    }
+    // A placeholder wider than its field shows only a part (in right-to-left, its end: "ttps://").
+    const ctx = document.createElement('canvas').getContext('2d');
+    for (const input of document.querySelectorAll('input[placeholder]')) {
+      const cs = getComputedStyle(input);
+      if (input.getClientRects().length === 0) continue;
+      ctx.font = cs.font;
+      const room = input.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
+      if (ctx.measureText(input.placeholder).width > room + 1) problems.push('placeholder clipped: ' + input.placeholder);
+    }
+    // A label sits on the reading side of its value: right of it in right-to-left, left of it otherwise.
+    const beside = (a, b) => a.top < b.bottom - 1 && b.top < a.bottom - 1;
+    for (const label of document.querySelectorAll('dl.facts > dt, .label')) {
+      const value = label.nextElementSibling;
+      if (!value || label.getClientRects().length === 0 || value.getClientRects().length === 0) continue;
+      const a = label.getBoundingClientRect();
+      const b = value.getBoundingClientRect();
+      if (beside(a, b) && (rtl ? a.left < b.right - 1 : a.right > b.left + 1)) problems.push('label on the wrong side: ' + label.textContent.trim());
+    }
+    // A stacked table cell's label (::before) comes first in the cell's own direction: it must be the page's.
+    for (const td of document.querySelectorAll('td[data-th]')) {
+      if (getComputedStyle(td, '::before').content === 'none' || td.getClientRects().length === 0) continue;
+      if (getComputedStyle(td).direction !== (rtl ? 'rtl' : 'ltr')) problems.push('label on the wrong side: ' + td.getAttribute('data-th'));
+    }
     const text = document.body.innerText;
     const key = text.match(/\\b(?:page|console|email)\\.[a-z_]+\\.[a-z_.]+/);
     if (key) problems.push('untranslated key: ' + key[0]);
     const bad = text.match(/\\b(?:undefined|null|NaN)\\b/);
     if (bad) problems.push('shows "' + bad[0] + '"');
     if (document.title.includes('undefined')) problems.push('title: ' + document.title);
-    return problems.slice(0, 10);
+    return [...new Set(problems)].slice(0, 15);
   })()`);
 }

@@ -42,7 +42,8 @@ function checksum(db: Sqlite): string {
   return h.digest('hex');
 }
 
-const DEPENDENCY_CODES = new Set(['email_unavailable', 'captcha_unavailable', 'identity_provider_unavailable', 'support_unavailable']);
+// 503s that say a dependency is missing (mail, captcha, identity provider, support staff, exchange rates), never a crash.
+const DEPENDENCY_CODES = new Set(['email_unavailable', 'captcha_unavailable', 'identity_provider_unavailable', 'support_unavailable', 'rate_unavailable']);
 
 function isEnvelope(body: unknown): boolean {
   const b = body as { error?: { code?: unknown; message?: unknown }; mode?: unknown } | undefined;

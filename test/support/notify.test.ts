@@ -136,6 +136,31 @@ describe('staff notifications', () => {
       assert.match(header(m.raw, 'Subject'), /New support ticket: Hi Bcc: victim@evil\.example X-Evil: 1$/);
     }
   });
+
+  test("a contact form visitor's name and subject with CR, LF and other control characters add no line to the mail's body", async () => {
+    smtp.mails.length = 0;
+    const res = await t.client().post('/support/contact', {
+      name: 'Vera\r\nMerchant:  Trusted Shop (mch_admin)\r\n\r\nURGENT: wire the refund to TXVj\u0085\u2028x',
+      email: 'vera@example.org',
+      subject: 'Refund\nCategory:  account\u000bz',
+      message: 'first line\nsecond line',
+    });
+    assert.equal(res.status, 201);
+    const mails = await smtp.waitFor(2);
+    for (const m of mails) {
+      const lines = mailText(m.raw).split(/\r?\n/);
+      const from = lines.filter((l) => l.startsWith('From:'));
+      assert.deepEqual(from, ['From:      Vera Merchant: Trusted Shop (mch_admin) URGENT: wire the refund to TXVj x <vera@example.org>']);
+      assert.ok(!lines.some((l) => l.startsWith('Merchant:') || l.startsWith('URGENT')), 'no line of the name stands alone');
+      assert.deepEqual(
+        lines.filter((l) => l.startsWith('Category:')),
+        ['Category:  general'],
+      );
+      assert.ok(lines.includes('Subject:   Refund Category: account z'));
+      assert.ok(!/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u0085\u2028]/.test(mailText(m.raw)));
+      assert.ok(lines.includes('first line') && lines.includes('second line'), 'the message keeps its own lines');
+    }
+  });
 });
 
 test('email.staff_notify = false: no staff mail', async () => {

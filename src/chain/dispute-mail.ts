@@ -1,0 +1,41 @@
+/**
+ * A mail to the support staff (support.staff_emails, when email.staff_notify is on) for each new
+ * disputed block: plain text in English like the other staff mails, best effort, sent after the
+ * dispute is held and never awaited by the scanner.
+ */
+import type { AppDeps } from '../deps.js';
+import type { Dispute } from './chain.runtime.js';
+
+export function disputeMail(deps: AppDeps, d: Dispute): { subject: string; text: string } {
+  const lines = [
+    `The TRON providers disagree about block ${d.block} (${deps.config.network.id}).`,
+    '',
+    `Reason: ${d.reason}`,
+    `Since:  ${new Date(d.since).toISOString()}`,
+    '',
+    'Nothing from this block confirms an invoice, and no invoice whose window meets it expires, until',
+    'the providers agree; the scanner reads it again and goes on with the blocks after it.',
+    'Compare the block with a block explorer, take a provider that is wrong out of tron.providers,',
+    'and see `gatewayd chain status` and docs/operations.md ("A payment I know was made is not shown").',
+    '',
+    deps.config.server.public_url,
+    '',
+    '-- gatewayd',
+  ];
+  return { subject: `Payments held: TRON block ${d.block} is disputed`, text: lines.join('\n') };
+}
+
+/** Starts the mails and returns at once; the promise never rejects. */
+export function notifyDispute(deps: AppDeps, d: Dispute): Promise<void> {
+  const recipients = deps.config.support.staff_emails;
+  if (!deps.config.email.staff_notify || !deps.mailer.available || recipients.length === 0) return Promise.resolve();
+  const mail = disputeMail(deps, d);
+  const run = async () => {
+    let sent = 0;
+    for (const to of recipients) if ((await deps.mailer.send({ to, kind: 'chain.dispute', ...mail })).accepted) sent += 1;
+    deps.log.info({ block: d.block, sent, recipients: recipients.length }, 'chain: support staff told of a disputed block');
+  };
+  return run().catch((err: unknown) => {
+    deps.log.warn({ block: d.block, err: (err as Error).message }, 'chain: dispute mail failed');
+  });
+}

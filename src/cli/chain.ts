@@ -1,0 +1,103 @@
+/**
+ * `gatewayd chain status` and `gatewayd chain rescan --from-block N | --from-time T`.
+ *
+ * status: the scanner's cursor and unread ranges from the database, and (when the server answers
+ * on server.listen) each provider's health and the disputed blocks from its /health.
+ * rescan: records the range from N (or from the block of time T, estimated low from the cursor)
+ * up to the cursor as an unread range and keeps the scanner active for an hour; the running
+ * server reads it with the time left in its passes. Idempotent: a transfer already recorded is
+ * never recorded again (one row per transaction log), and asking twice merges the ranges.
+ */
+import type { Config } from '../config.js';
+import { localUrl } from '../config.js';
+import { openDatabase } from '../db/database.js';
+import { HOUR } from '../lib/clock.js';
+import { insertGap, listGaps, loadScanState, saveScanState } from '../chain/chain.repo.js';
+import { UsageError } from './usage.js';
+
+/** Blocks read before the block estimated for --from-time (missed slots make real numbers higher). */
+const TIME_MARGIN_BLOCKS = 20;
+
+type Out = (line: string) => void;
+
+export async function runChainStatus(config: Config, out: Out): Promise<number> {
+  const database = openDatabase(config.database.path);
+  try {
+    const network = config.network;
+    const state = await loadScanState(database.db, network);
+    const gaps = await listGaps(database.db, network);
+    out(`network: ${network.id}`);
+    if (!state) out('cursor: none yet (the scanner has not run on this database)');
+    else
+      out(
+        `cursor: block ${state.cursorBlock}, every block read up to ${new Date(state.cursorTime).toISOString()}; active until ${new Date(state.activeUntil).toISOString()}`,
+      );
+    out(`gaps: ${gaps.length === 0 ? 'none' : ''}`);
+    for (const g of gaps)
+      out(
+        `  blocks ${g.fromBlock}-${g.toBlock} (${g.toBlock - g.fromBlock + 1}), ${new Date(g.afterTime).toISOString()} to ${new Date(g.beforeTime).toISOString()}`,
+      );
+  } finally {
+    await database.close();
+  }
+  const url = `${localUrl(config.server.listen)}/api/v1/health`;
+  let health: {
+    watcher?: {
+      state: string;
+      scan?: Record<string, unknown>;
+      disputes?: Array<{ block: number; reason: string; since: string }>;
+      providers?: Array<Record<string, unknown>>;
+    };
+  };
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(5000) });
+    health = (await res.json()) as typeof health;
+  } catch {
+    out(`server: not answering on ${url}; provider health and disputes are known to the running server only`);
+    return 0;
+  }
+  const w = health.watcher;
+  out(`watcher: ${w?.state ?? 'unknown'}${w?.scan?.reason ? ` (${String(w.scan.reason)})` : ''}`);
+  for (const p of w?.providers ?? []) {
+    out(
+      `provider ${String(p.name)}: ${String(p.state)}, ${String(p.requests)} requests, ${String(p.failures)} failures, ${String(p.refused_heads ?? 0)} refused heads, ${String(p.malformed_reads ?? 0)} malformed reads, ${String(p.inconsistent_blocks)} inconsistent blocks${p.last_error ? `; last error: ${String(p.last_error)}` : ''}`,
+    );
+  }
+  const disputes = w?.disputes ?? [];
+  out(`disputes: ${disputes.length === 0 ? 'none' : ''}`);
+  for (const d of disputes) out(`  block ${d.block} since ${d.since}: ${d.reason}`);
+  return 0;
+}
+
+export async function runChainRescan(config: Config, from: { block?: string; time?: string }, out: Out): Promise<number> {
+  if ((from.block === undefined) === (from.time === undefined)) throw new UsageError('chain rescan needs exactly one of --from-block N or --from-time T');
+  const database = openDatabase(config.database.path);
+  try {
+    const network = config.network;
+    const state = await loadScanState(database.db, network);
+    if (!state) throw new UsageError('the scanner has not run on this database yet: there is nothing to rescan');
+    let fromBlock: number;
+    let afterTime: number;
+    if (from.block !== undefined) {
+      if (!/^\d{1,15}$/.test(from.block)) throw new UsageError(`--from-block must be a block number, not "${from.block}"`);
+      fromBlock = Number(from.block);
+      afterTime = state.cursorTime - (state.cursorBlock - fromBlock + TIME_MARGIN_BLOCKS) * network.blockIntervalMs;
+    } else {
+      const t = Date.parse(from.time!);
+      if (!Number.isFinite(t)) throw new UsageError(`--from-time must be an ISO 8601 time such as 2026-01-15T12:00:00Z, not "${from.time}"`);
+      fromBlock = state.cursorBlock - Math.ceil(Math.max(0, state.cursorTime - t) / network.blockIntervalMs) - TIME_MARGIN_BLOCKS;
+      afterTime = t - TIME_MARGIN_BLOCKS * network.blockIntervalMs;
+    }
+    if (fromBlock > state.cursorBlock) throw new UsageError(`block ${fromBlock} is not read yet (the cursor is at ${state.cursorBlock}): nothing to rescan`);
+    const now = Date.now();
+    await insertGap(database.db, network, { fromBlock, toBlock: state.cursorBlock, afterTime, beforeTime: state.cursorTime });
+    await saveScanState(database.db, network, { ...state, activeUntil: Math.max(state.activeUntil, now + HOUR) }, now);
+    out(
+      `rescan recorded: blocks ${fromBlock}-${state.cursorBlock} (${state.cursorBlock - fromBlock + 1}); the running server reads them with the time left in its passes`,
+    );
+    out('anything already recorded is not recorded again; `gatewayd chain status` shows the range shrink');
+    return 0;
+  } finally {
+    await database.close();
+  }
+}

@@ -1,0 +1,126 @@
+/**
+ * What the console offers for applying a wrong payment by hand, from either side: for a transfer
+ * (the Transfers page) the owner's unpaid invoices of the address it reached, and for an unpaid
+ * invoice (its page) the transfers to its address that may be for it. Both are ranked by claims.ts
+ * and filtered by the rule the API enforces (resolve-policy.ts); nothing is preselected, and each
+ * choice carries its own confirmation stating both amounts and the difference in words.
+ */
+import type { ChainTransfer } from '../chain/chain.model.js';
+import { listUnmatchedTransfers } from '../chain/chain.repo.js';
+import type { Db } from '../db/database.js';
+import { listUnpaidInvoices } from '../dashboard/dashboard.repo.js';
+import { rankInvoices, rankTransfers, type Claim } from '../invoices/claims.js';
+import type { Invoice } from '../invoices/invoice.model.js';
+import { appliedTransfers, type AppliedTransfer } from '../dashboard/transfers.repo.js';
+import { judgeResolve, resolveContext } from '../invoices/resolve-policy.js';
+import { formatAmount } from '../lib/amounts.js';
+import type { TronNetwork } from '../lib/tron.js';
+import type { PageContext } from './render.js';
+
+/** Choices shown per transfer or per invoice. */
+const MAX_CHOICES = 10;
+
+export interface ResolveChoice {
+  /** The invoice (on the Transfers page) or the transfer (on an invoice page) chosen. */
+  invoiceId: string;
+  order: string;
+  payable: string;
+  received: string;
+  status: string;
+  strength: Claim['strength'];
+  /** "4.500000 received for an invoice of 30.000001: 25.500001 short", in the page's language. */
+  difference: string;
+  confirm: string;
+}
+
+/** A transfer as the resolve forms show it: who applied it, or what it may pay. */
+export type TransferRow = ChainTransfer & {
+  applied: (AppliedTransfer & { mine: boolean; contestedByMe: boolean }) | null;
+  choices: ResolveChoice[];
+  /** On a shared address, unpaid invoices of the owner that the rule does not let take it. */
+  refused: number;
+};
+
+export function differenceText(ctx: PageContext, received: bigint, payable: bigint): string {
+  const params = {
+    received: formatAmount(received),
+    payable: formatAmount(payable),
+    diff: formatAmount(received > payable ? received - payable : payable - received),
+  };
+  return ctx.t(received === payable ? 'console.resolve.exact' : received < payable ? 'console.resolve.short' : 'console.resolve.over', params);
+}
+
+function choice(ctx: PageContext, inv: Invoice, t: ChainTransfer, claim: Claim): ResolveChoice {
+  const difference = differenceText(ctx, t.amount, inv.payableAmount);
+  return {
+    invoiceId: inv.id,
+    order: inv.merchantOrderId,
+    payable: formatAmount(inv.payableAmount),
+    received: formatAmount(t.amount),
+    status: ctx.t(`console.status.${inv.status}`),
+    strength: claim.strength,
+    difference,
+    confirm: ctx.t('console.resolve.confirm', { order: inv.merchantOrderId, difference }),
+  };
+}
+
+/** The owner's choices for each transfer (the Transfers page), and who applied those already applied. */
+export async function transferRows(db: Db, network: TronNetwork, ctx: PageContext, merchantId: string, transfers: ChainTransfer[]): Promise<TransferRow[]> {
+  const applied = await appliedTransfers(
+    db,
+    transfers.map((x) => x.id),
+  );
+  const unpaid = await listUnpaidInvoices(db, merchantId);
+  const rows: TransferRow[] = [];
+  for (const x of transfers) {
+    const a = applied.get(x.id);
+    if (a) {
+      rows.push({
+        ...x,
+        applied: { ...a, mine: a.merchantId === merchantId, contestedByMe: a.contests.some((c) => c.merchantId === merchantId) },
+        choices: [],
+        refused: 0,
+      });
+      continue;
+    }
+    const own = unpaid.filter((inv) => inv.walletAddress === x.to);
+    const context = own.length > 0 ? await resolveContext(db, network, merchantId, x) : { shared: false, othersBest: undefined };
+    const choices: ResolveChoice[] = [];
+    let refused = 0;
+    for (const { invoice, claim } of rankInvoices(x, own)) {
+      if (!judgeResolve(x, invoice, context).ok) refused += 1;
+      else if (choices.length < MAX_CHOICES) choices.push(choice(ctx, invoice, x, claim));
+    }
+    rows.push({ ...x, applied: null, choices, refused });
+  }
+  return rows;
+}
+
+/** "Payments to this address that may be for this invoice": unapplied unmatched transfers to its address with a plausible claim that the rule lets it take, ranked. */
+export async function invoiceChoices(
+  db: Db,
+  network: TronNetwork,
+  ctx: PageContext,
+  merchantId: string,
+  invoice: Invoice,
+  minAmount: number,
+): Promise<Array<ChainTransfer & { choice: ResolveChoice }>> {
+  if (invoice.txHash !== null || !['pending', 'expired', 'review'].includes(invoice.status)) return [];
+  const transfers = (await listUnmatchedTransfers(db, network, merchantId, 500, minAmount)).filter(
+    (x) => x.to === invoice.walletAddress && (x.invoiceId === null || x.invoiceId === invoice.id),
+  );
+  const applied = await appliedTransfers(
+    db,
+    transfers.map((x) => x.id),
+  );
+  const out: Array<ChainTransfer & { choice: ResolveChoice }> = [];
+  for (const { transfer, claim } of rankTransfers(
+    invoice,
+    transfers.filter((x) => !applied.has(x.id)),
+  )) {
+    if (out.length >= MAX_CHOICES) break;
+    if (claim.strength === 'none' || !judgeResolve(transfer, invoice, await resolveContext(db, network, merchantId, transfer)).ok) continue;
+    out.push({ ...transfer, choice: choice(ctx, invoice, transfer, claim) });
+  }
+  return out;
+}

@@ -1,0 +1,39 @@
+/**
+ * The console's "Connect your shop" page: connect a shop through the Epay or Epusdt protocol, see
+ * exactly what to paste where in each kind of shop (API URL, pid, key), roll or delete a
+ * connection, and follow the paid callbacks sent to the shops (with a manual retry). Every action is
+ * a form sent to the shop-connections API, like every console form.
+ */
+import type { Hono } from 'hono';
+import type { AppDeps } from '../deps.js';
+import type { AppEnv } from '../http/context.js';
+import { listNotifyViews } from '../shops/shop-notifies.repo.js';
+import { apiUrlOf } from '../shops/shops.schemas.js';
+import { listConnections } from '../shops/shops.repo.js';
+import { connectionCurrencies } from '../shops/shops.service.js';
+import { listWalletViews } from '../dashboard/dashboard.repo.js';
+import { consoleGet, consoleRenderer } from './console.pages.js';
+import type { Renderer } from './render.js';
+
+export function consoleShopPages(app: Hono<AppEnv>, deps: AppDeps, renderer: Renderer): void {
+  const render = consoleRenderer(renderer, deps);
+  const publicUrl = deps.config.server.public_url;
+
+  consoleGet(app, deps, '/console/shops', async (c, req) => {
+    // Without the keys: the page never shows one after it was handed out.
+    const connections = (await listConnections(deps.db, req.merchant.id)).map(({ secret: _secret, ...rest }) => ({
+      ...rest,
+      apiUrl: apiUrlOf(publicUrl, rest.protocol),
+    }));
+    const wallets = (await listWalletViews(deps.db, req.merchant.id, deps.config.network.usdtContract)).filter((w) => w.archivedAt === null);
+    const notifies = await listNotifyViews(deps.db, req.merchant.id);
+    return render(c, req, 'console-shops', 'shops', req.ctx.t('console.shops.title'), {
+      connections,
+      wallets,
+      notifies,
+      currencies: connectionCurrencies(deps),
+      epayUrl: apiUrlOf(publicUrl, 'epay'),
+      epusdtUrl: apiUrlOf(publicUrl, 'epusdt'),
+    });
+  });
+}

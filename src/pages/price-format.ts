@@ -1,0 +1,77 @@
+/**
+ * How pages show a fiat price: the amount in the payer's language with the currency's symbol
+ * (Intl formats the exact decimal string, never a float), the rate to four decimals and the time
+ * of the rate in UTC: "¥100.00 = 14.06 USDT at 7.1150 CNY/USDT, rate of 10:42 UTC".
+ */
+import { formatFixed, parseDecimal } from '../pricing/decimal.js';
+import { minorUnits } from '../pricing/currencies.js';
+import type { PageContext } from './render.js';
+
+export interface PriceView {
+  amount: string;
+  currency: string;
+  rate: string;
+  markup_percent: string;
+  sources: string[];
+  rate_at: string;
+}
+
+const formatters = new Map<string, Intl.NumberFormat>();
+
+/** "¥100.00", "100,00 €", "1 500 ¥" (the locale's own layout, Western digits everywhere). */
+export function formatFiat(locale: string, amount: string, currency: string): string {
+  const key = `${locale} ${currency}`;
+  let f = formatters.get(key);
+  if (!f) {
+    const digits = minorUnits(currency) ?? 2;
+    f = new Intl.NumberFormat(locale, {
+      style: 'currency',
+      currency,
+      currencyDisplay: 'narrowSymbol',
+      numberingSystem: 'latn',
+      minimumFractionDigits: digits,
+      maximumFractionDigits: digits,
+    });
+    if (formatters.size > 500) formatters.clear();
+    formatters.set(key, f);
+  }
+  // Intl formats a decimal string exactly (no conversion to a double).
+  return f.format(amount as unknown as number);
+}
+
+/**
+ * formatFiat for a page: on a right-to-left page the amount and its symbol stay one left-to-right
+ * unit (an isolate, without the locale's own direction marks), else "302.38 CN¥ = 42.50 USDT" is
+ * reordered into "CN¥ = 42.50 USDT 302.38".
+ */
+export function fiatText(ctx: Pick<PageContext, 'locale' | 'dir'>, amount: string, currency: string): string {
+  const text = formatFiat(ctx.locale, amount, currency);
+  return ctx.dir === 'rtl' ? `\u2066${text.replace(/[\u200e\u200f\u061c]/g, '')}\u2069` : text;
+}
+
+/** A rate with four decimals ("7.1150"). */
+export function formatRate(rate: string): string {
+  const d = parseDecimal(rate);
+  return d ? formatFixed(d, 4) : rate;
+}
+
+/** A six-decimal USDT amount without trailing zeros beyond the cents ("14.060000" -> "14.06"). */
+export function shortUsdt(amount: string): string {
+  return amount.replace(/(\.\d\d\d*?)0+$/, '$1');
+}
+
+/** "10:42" from an ISO time (UTC). */
+export function utcTime(iso: string): string {
+  return iso.slice(11, 16);
+}
+
+/** The checkout's sentence for a fiat price. */
+export function priceLine(ctx: PageContext, price: PriceView, baseAmount: string): string {
+  return ctx.t('page.checkout.fiat_price', {
+    fiat: fiatText(ctx, price.amount, price.currency),
+    usdt: shortUsdt(baseAmount),
+    rate: formatRate(price.rate),
+    currency: price.currency,
+    time: utcTime(price.rate_at),
+  });
+}

@@ -1,0 +1,47 @@
+/**
+ * `gatewayd doctor`'s rate check: asks every [[pricing.sources]] entry once, now, as the background
+ * fetcher would, and prints each source's rates or its error, then whether each configured
+ * currency would be priced (enough fresh sources, spread within the limit) or refused.
+ */
+import type { Config } from '../config.js';
+import { systemClock } from '../lib/clock.js';
+import { createLogger } from '../lib/log.js';
+import type { Finding } from '../cli/doctor-findings.js';
+import { AppError } from '../lib/errors.js';
+import { formatDecimal } from './decimal.js';
+import { RateBook } from './rate-book.js';
+import { runOnce } from './rates.worker.js';
+
+export async function checkRates(config: Config, timeoutMs: number): Promise<Finding[]> {
+  const book = new RateBook(config.pricing);
+  if (!book.enabled) {
+    return [{ level: 'ok', check: 'rates', detail: 'no [[pricing.sources]]: invoices priced in a fiat currency are refused (503 rate_unavailable)' }];
+  }
+  await runOnce({ clock: systemClock, log: createLogger('silent'), rates: book }, timeoutMs);
+  const now = systemClock.now();
+  const findings: Finding[] = book.status(now).map((s) => {
+    const where = `${s.name} (${s.host})`;
+    if (s.currencies.length === 0) return { level: 'warn', check: 'rates', detail: `${where}: quotes none of pricing.currencies; it is never asked` };
+    if (s.fetched_at === null) return { level: 'warn', check: 'rates', detail: `${where}: ${s.last_error ?? 'no answer'}` };
+    const rates = Object.entries(s.rates).map(([c, r]) => `${c} ${r}`);
+    const missing = s.currencies.filter((c) => !(c in s.rates));
+    return {
+      level: 'ok',
+      check: 'rates',
+      detail: `${where}: ${rates.join(', ')} (age ${s.age_seconds} s)${missing.length ? `; no rate for ${missing.join(', ')}` : ''}`,
+    };
+  });
+  const refused: string[] = [];
+  const priced: string[] = [];
+  for (const currency of config.pricing.currencies) {
+    try {
+      priced.push(`${currency} ${formatDecimal(book.quote(currency, now).rate)}`);
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      refused.push(`${currency} (${err.details?.[0]?.reason ?? err.code})`);
+    }
+  }
+  if (refused.length > 0) findings.push({ level: 'fail', check: 'rates', detail: `these currencies would be refused now: ${refused.join(', ')}` });
+  if (priced.length > 0) findings.push({ level: 'ok', check: 'rates', detail: `median rates now: ${priced.join(', ')}` });
+  return findings;
+}

@@ -1,0 +1,188 @@
+/**
+ * All SQL of the shops' paid callbacks (shop_notifies): the outbox row written with the invoice's
+ * confirmation, the claims and outcomes of the worker, and the console's view of them.
+ */
+import { compileQuery, type Param } from '../db/compiled.js';
+import type { Db, Trx, Tx } from '../db/database.js';
+import type { Selectable } from 'kysely';
+import type { DeliveryStatus, ShopNotifiesTable } from '../db/schema.js';
+import type { Delivery } from '../webhooks/webhooks.repo.js';
+import { newId } from '../lib/ids.js';
+
+/** A callback: the outbox fields of a webhook delivery, for one invoice of one shop connection. */
+export type ShopNotify = Omit<Delivery, 'webhookId' | 'eventId'> & { invoiceId: string; connectionId: string };
+
+/** A callback with the order it reports and the shop it goes to, as the console lists it. */
+export interface ShopNotifyView extends ShopNotify {
+  outTradeNo: string;
+  connectionName: string;
+  notifyUrl: string;
+}
+
+const orderOfInvoiceQuery = compileQuery((db, p: Param<{ invoiceId: string }>) =>
+  db
+    .selectFrom('shop_orders')
+    .innerJoin('shop_connections', 'shop_connections.id', 'shop_orders.connection_id')
+    .select(['shop_orders.connection_id', 'shop_orders.merchant_id'])
+    .where('shop_orders.invoice_id', '=', p('invoiceId'))
+    .where('shop_connections.active', '=', 1),
+);
+const insertNotifyQuery = compileQuery((db, p: Param<{ id: string; invoiceId: string; connectionId: string; merchantId: string; now: number }>) =>
+  db
+    .insertInto('shop_notifies')
+    .values({
+      id: p('id'),
+      invoice_id: p('invoiceId'),
+      connection_id: p('connectionId'),
+      merchant_id: p('merchantId'),
+      status: 'pending',
+      attempts: 0,
+      next_attempt_at: p('now'),
+      created_at: p('now'),
+      updated_at: p('now'),
+    })
+    .onConflict((oc) => oc.column('invoice_id').doNothing()),
+);
+
+/**
+ * Queues the paid callback of an invoice a shop created, in the transaction that confirms it (an
+ * invoice of the API or the console has no shop order and queues nothing). At most one per invoice,
+ * ever: a callback is never sent for any other state, and once acknowledged never again.
+ */
+export async function queueShopNotify(tx: Tx, invoiceId: string, now: number): Promise<void> {
+  const order = await orderOfInvoiceQuery.first(tx, { invoiceId });
+  if (!order) return;
+  await insertNotifyQuery.run(tx, { id: newId('snt'), invoiceId, connectionId: order.connection_id, merchantId: order.merchant_id, now });
+}
+
+type NotifyRow = Selectable<ShopNotifiesTable>;
+
+function toNotify(row: NotifyRow): ShopNotify {
+  return {
+    id: row.id,
+    invoiceId: row.invoice_id,
+    connectionId: row.connection_id,
+    merchantId: row.merchant_id,
+    status: row.status,
+    attempts: row.attempts,
+    nextAttemptAt: row.next_attempt_at,
+    deliveredAt: row.delivered_at,
+    lastError: row.last_error,
+    responseStatus: row.response_status,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export async function findNotifyById(db: Db | Trx, id: string): Promise<ShopNotify | undefined> {
+  const row = await db.selectFrom('shop_notifies').selectAll().where('id', '=', id).executeTakeFirst();
+  return row ? toNotify(row) : undefined;
+}
+
+export async function findMerchantNotify(db: Db | Trx, merchantId: string, id: string): Promise<ShopNotify | undefined> {
+  const row = await db.selectFrom('shop_notifies').selectAll().where('id', '=', id).where('merchant_id', '=', merchantId).executeTakeFirst();
+  return row ? toNotify(row) : undefined;
+}
+
+export async function findNotifyOfInvoice(db: Db | Trx, invoiceId: string): Promise<ShopNotify | undefined> {
+  const row = await db.selectFrom('shop_notifies').selectAll().where('invoice_id', '=', invoiceId).executeTakeFirst();
+  return row ? toNotify(row) : undefined;
+}
+
+/** The oldest due pending callbacks, at most `limit`. */
+export async function findDueNotifies(db: Db | Trx, now: number, limit: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('shop_notifies')
+    .select('id')
+    .where('status', '=', 'pending')
+    .where('next_attempt_at', '<=', now)
+    .orderBy('next_attempt_at')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/** Marks a callback as in flight, guarded on its status (and, for the scheduler, on being due). */
+export async function claimNotify(db: Db | Trx, id: string, from: readonly DeliveryStatus[], now: number, dueOnly: boolean): Promise<boolean> {
+  let q = db
+    .updateTable('shop_notifies')
+    .set({ status: 'sending', updated_at: now })
+    .where('id', '=', id)
+    .where('status', 'in', [...from]);
+  if (dueOnly) q = q.where('next_attempt_at', '<=', now);
+  const r = await q.executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+export interface NotifyResult {
+  status: Exclude<DeliveryStatus, 'sending'>;
+  attempts: number;
+  nextAttemptAt: number | null;
+  deliveredAt: number | null;
+  lastError: string | null;
+  responseStatus: number | null;
+}
+
+/** Records an attempt's outcome; guarded on `sending`, so a reset meanwhile is not overwritten. */
+export async function completeNotify(trx: Trx, id: string, r: NotifyResult, now: number): Promise<boolean> {
+  const res = await trx
+    .updateTable('shop_notifies')
+    .set({
+      status: r.status,
+      attempts: r.attempts,
+      next_attempt_at: r.nextAttemptAt,
+      delivered_at: r.deliveredAt,
+      last_error: r.lastError,
+      response_status: r.responseStatus,
+      updated_at: now,
+    })
+    .where('id', '=', id)
+    .where('status', '=', 'sending')
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
+}
+
+export async function cancelPendingNotifies(trx: Trx, connectionId: string, now: number): Promise<number> {
+  const r = await trx
+    .updateTable('shop_notifies')
+    .set({ status: 'cancelled', next_attempt_at: null, updated_at: now })
+    .where('connection_id', '=', connectionId)
+    .where('status', 'in', ['pending', 'failed'])
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows);
+}
+
+/** Crash recovery: nothing is in flight at start, so every `sending` callback is pending again, due now. */
+export async function resetSendingNotifies(db: Db, now: number): Promise<number> {
+  const r = await db
+    .updateTable('shop_notifies')
+    .set({ status: 'pending', next_attempt_at: now, updated_at: now })
+    .where('status', '=', 'sending')
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows);
+}
+
+function notifyViews(db: Db, merchantId: string) {
+  return db
+    .selectFrom('shop_notifies as n')
+    .innerJoin('shop_orders as o', 'o.invoice_id', 'n.invoice_id')
+    .innerJoin('shop_connections as c', 'c.id', 'n.connection_id')
+    .selectAll('n')
+    .select(['o.out_trade_no', 'o.notify_url', 'c.name as connection_name'])
+    .where('n.merchant_id', '=', merchantId);
+}
+
+function toView(r: NotifyRow & { out_trade_no: string; notify_url: string; connection_name: string }): ShopNotifyView {
+  return { ...toNotify(r), outTradeNo: r.out_trade_no, notifyUrl: r.notify_url, connectionName: r.connection_name };
+}
+
+/** The merchant's callbacks, newest first, with their order number and shop. */
+export async function listNotifyViews(db: Db, merchantId: string, limit = 100): Promise<ShopNotifyView[]> {
+  const rows = await notifyViews(db, merchantId).orderBy('n.created_at', 'desc').orderBy('n.id').limit(limit).execute();
+  return rows.map(toView);
+}
+
+export async function findNotifyView(db: Db, merchantId: string, id: string): Promise<ShopNotifyView | undefined> {
+  const row = await notifyViews(db, merchantId).where('n.id', '=', id).executeTakeFirst();
+  return row ? toView(row) : undefined;
+}

@@ -1,0 +1,218 @@
+/**
+ * A shop's order becomes an ordinary invoice (docs/shops.md, Orders are invoices): out_trade_no /
+ * order_id is its merchant_order_id, its metadata names the connection, and the shop's side of it
+ * (amount as typed, notify and return URLs, type, name, param) is kept in shop_orders. The same
+ * order with the same amount answers the same invoice (shop retries, page reloads); another amount
+ * is refused. Both facades call createShopOrder and map a ShopRefusal to their own error shape.
+ */
+import { writeTransaction, type Db, type Trx } from '../db/database.js';
+import type { AppDeps } from '../deps.js';
+import { createInvoiceOrThrow } from '../invoices/invoices.service.js';
+import { findInvoiceAnyMerchant, findInvoiceIdByOrderId } from '../invoices/invoices.repo.js';
+import type { Invoice } from '../invoices/invoice.model.js';
+import { AppError } from '../lib/errors.js';
+import { CreateInvoiceSchema } from '../invoices/invoices.schemas.js';
+import { USDT } from '../pricing/currencies.js';
+import { connectionCurrencies } from './shops.service.js';
+import { parseDevWebhookUrl, parseWebhookUrl, UrlRejected } from '../webhooks/url-policy.js';
+import { findShopOrderByNumber, insertShopOrder, type ShopConnection, type ShopOrder } from './shops.repo.js';
+
+/** Creations (and replays) one connection may ask for in a minute; requests with a wrong signature count too. */
+export const SHOP_REQUESTS_PER_MINUTE = 120;
+export const MAX_ORDER_NUMBER = 120;
+export const MAX_FIELD = 2048;
+const MAX_DESCRIPTION = 1000;
+
+/** A request the protocol refuses; `message` is safe to show the shop (it never names the key). */
+export class ShopRefusal extends Error {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message);
+    this.name = 'ShopRefusal';
+  }
+}
+
+/** The one answer to a wrong signature, an unknown or deleted pid, or a key that does not match: nothing that helps guessing. */
+export const AUTH_REFUSAL = 'signature verification failed';
+
+/** What the shop sent: its side of the order (the amount exactly as typed), plus what it asked of the invoice. */
+export type ShopOrderInput = Pick<ShopOrder, 'outTradeNo' | 'money' | 'notifyUrl' | 'returnUrl' | 'type' | 'name' | 'param'> & {
+  /** Payment window the shop asked for (BEpusdt's `timeout`), in seconds. */
+  timeoutSeconds: number | null;
+  /** The currency the shop named (the WooCommerce plugin's `fiat`), if any. */
+  currency: string | null;
+};
+
+/** Charges one request to the connection's budget; a ShopRefusal when it is spent. */
+export function chargeConnection(deps: AppDeps, connection: ShopConnection): void {
+  try {
+    deps.rateLimiter.consume('shop_requests', connection.id, SHOP_REQUESTS_PER_MINUTE);
+  } catch (err) {
+    if (err instanceof AppError)
+      throw new ShopRefusal('too many requests for this shop connection; retry in a minute', Number(err.headers['Retry-After'] ?? 60));
+    throw err;
+  }
+}
+
+/** The notify URL under the webhook URL policy's static rules (DNS is checked before every attempt). */
+function checkNotifyUrl(deps: AppDeps, connection: ShopConnection, raw: string): string {
+  if (raw.length > MAX_FIELD) throw new ShopRefusal(`notify_url is longer than ${MAX_FIELD} characters`);
+  try {
+    const parsed = deps.config.devMode
+      ? parseDevWebhookUrl(raw)
+      : parseWebhookUrl(raw, new Set(deps.config.webhooks.allowed_ports), connection.allowHttpNotify);
+    return parsed.url.href;
+  } catch (err) {
+    if (!(err instanceof UrlRejected)) throw err;
+    if (err.reason === 'scheme' && /^http:/i.test(raw)) {
+      throw new ShopRefusal('notify_url must be https; allow plain http for this shop in the console (Connect your shop) if it runs behind http');
+    }
+    throw new ShopRefusal(`notify_url refused: ${err.message}`);
+  }
+}
+
+/** return_url: where the payer goes back; any absolute http(s) URL without credentials, kept exactly as sent. */
+function checkReturnUrl(raw: string | null): string | null {
+  if (raw === null || raw === '') return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ShopRefusal('return_url is not an absolute URL');
+  }
+  if (
+    (url.protocol !== 'https:' && url.protocol !== 'http:') ||
+    url.username !== '' ||
+    url.password !== '' ||
+    raw.length > MAX_FIELD ||
+    /[\s\u0000-\u001f]/.test(raw)
+  ) {
+    throw new ShopRefusal('return_url must be an http or https URL without credentials, at most 2048 characters');
+  }
+  return raw;
+}
+
+/** A decimal written without trailing fractional zeros or leading zeros ("010.50" is "10.5"). */
+function plainDecimal(v: string): string {
+  return (v.includes('.') ? v.replace(/0+$/, '').replace(/\.$/, '') : v).replace(/^0+(?=[0-9])/, '');
+}
+
+/**
+ * The invoice body of a shop order, checked by the same schema as POST /invoices: the shop's amount
+ * in the currency it names (the WooCommerce plugin's `fiat`) or else the connection's, converted by
+ * [pricing] unless it is USDT.
+ */
+function invoiceBody(deps: AppDeps, connection: ShopConnection, input: ShopOrderInput, minutes: number | undefined) {
+  const currency = (input.currency ?? connection.currency).toUpperCase();
+  const available = connectionCurrencies(deps);
+  if (!available.includes(currency)) throw new ShopRefusal(`currency ${currency} is not configured on this gateway; use one of ${available.join(', ')}`);
+  if (!/^[0-9]{1,20}(\.[0-9]{1,20})?$/.test(input.money)) throw new ShopRefusal('money must be a decimal amount such as 10 or 10.50');
+  const parsed = CreateInvoiceSchema.safeParse({
+    merchant_order_id: input.outTradeNo,
+    amount: plainDecimal(input.money),
+    ...(currency !== USDT ? { currency } : {}),
+    wallet_id: connection.walletId,
+    ...(input.name ? { description: input.name.slice(0, MAX_DESCRIPTION) } : {}),
+    metadata: { shop_connection_id: connection.id, shop_connection_name: connection.name, shop_protocol: connection.protocol },
+    ...(minutes !== undefined ? { expires_in_minutes: minutes } : {}),
+  });
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ShopRefusal(`${issue.path.join('.') === 'amount' ? 'money' : issue.path.join('.')}: ${issue.message}`);
+  }
+  return parsed.data;
+}
+
+/** The same amount written differently ("10", "10.00") is the same amount. */
+function sameMoney(a: string, b: string): boolean {
+  return plainDecimal(a) === plainDecimal(b);
+}
+
+export interface ShopOrderResult {
+  invoice: Invoice;
+  order: ShopOrder;
+  replay: boolean;
+}
+
+/** Where the checkout sends the payer back: through the gateway, which adds the signed fields for Epay (see return.routes.ts). */
+export function returnThroughGateway(publicUrl: string, connectionId: string, outTradeNo: string): string {
+  return `${publicUrl.replace(/\/+$/, '')}/shops/return/${encodeURIComponent(connectionId)}/${encodeURIComponent(outTradeNo)}`;
+}
+
+export async function createShopOrder(deps: AppDeps, connection: ShopConnection, input: ShopOrderInput): Promise<ShopOrderResult> {
+  if (input.outTradeNo === '' || input.outTradeNo.length > MAX_ORDER_NUMBER)
+    throw new ShopRefusal(`the order number must be 1 to ${MAX_ORDER_NUMBER} characters`);
+  for (const [name, value] of Object.entries({ name: input.name, type: input.type, param: input.param })) {
+    if (value !== null && value.length > MAX_FIELD) throw new ShopRefusal(`${name} is longer than ${MAX_FIELD} characters`);
+  }
+  const minutes = input.timeoutSeconds === null ? undefined : Math.min(1440, Math.max(1, Math.ceil(input.timeoutSeconds / 60)));
+  const body = invoiceBody(deps, connection, input, minutes);
+  const notifyUrl = checkNotifyUrl(deps, connection, input.notifyUrl);
+  const returnUrl = checkReturnUrl(input.returnUrl);
+  const perMinute = deps.config.rate_limits.invoices_per_merchant;
+
+  const replayOf = async (db: Db | Trx): Promise<ShopOrderResult | undefined> => {
+    const order = await findShopOrderByNumber(db, connection.id, input.outTradeNo);
+    if (!order) return undefined;
+    if (!sameMoney(order.money, input.money)) {
+      throw new ShopRefusal(`order ${input.outTradeNo} was already created with another amount (${order.money}); use a new order number`);
+    }
+    return { invoice: (await findInvoiceAnyMerchant(db, order.invoiceId))!, order, replay: true };
+  };
+  const early = await replayOf(deps.db);
+  if (early) return early;
+  const result = await writeTransaction(deps.db, async (trx, tx) => {
+    // Again inside the transaction: two identical submissions at once make one invoice.
+    const again = await replayOf(trx);
+    if (again) return again;
+    const holder = await findInvoiceIdByOrderId(tx, connection.merchantId, input.outTradeNo);
+    if (holder !== undefined) throw new ShopRefusal(`order number ${input.outTradeNo} is already used by another invoice of this merchant`);
+    // Charged only here, once the order is known to be no replay (as POST /invoices does).
+    try {
+      deps.rateLimiter.consume('invoice_create', connection.merchantId, perMinute);
+    } catch (err) {
+      if (err instanceof AppError)
+        throw new ShopRefusal('too many invoices created by this merchant in the last minute; retry later', Number(err.headers['Retry-After'] ?? 60));
+      throw err;
+    }
+    const now = deps.clock.now();
+    let created;
+    try {
+      created = await createInvoiceOrThrow(tx, deps, {
+        merchantId: connection.merchantId,
+        idempotencyKey: `shop:${connection.id}:${input.outTradeNo}`,
+        // The return link goes through the gateway (return.routes.ts), so it is not a shop's https URL the schema would check.
+        body: {
+          ...body,
+          ...(returnUrl !== null ? { redirect_url: returnThroughGateway(deps.config.server.public_url, connection.id, input.outTradeNo) } : {}),
+        },
+      });
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'rate_unavailable')
+        throw new ShopRefusal(`no exchange rate for ${body.currency ?? USDT} can be trusted right now; retry in a minute`);
+      const detail = err instanceof AppError ? err.details?.[0] : undefined;
+      if (detail) throw new ShopRefusal(`${detail.path === 'amount' ? 'money' : detail.path}: ${detail.message}`);
+      if (err instanceof AppError) throw new ShopRefusal(err.message);
+      throw err;
+    }
+    const order: ShopOrder = {
+      invoiceId: created.invoice.id,
+      connectionId: connection.id,
+      merchantId: connection.merchantId,
+      outTradeNo: input.outTradeNo,
+      money: input.money,
+      notifyUrl,
+      returnUrl,
+      type: input.type || null,
+      name: input.name || null,
+      param: input.param || null,
+      createdAt: now,
+    };
+    await insertShopOrder(trx, order);
+    return { invoice: created.invoice, order, replay: false };
+  });
+  if (!result.replay) deps.deliveriesQueued.notify();
+  return result;
+}

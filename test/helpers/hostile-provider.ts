@@ -1,0 +1,162 @@
+/**
+ * A hostile TRON provider for tests: a small loopback HTTP proxy in front of an honest stand-in
+ * (the simulated node) that passes every request through and can lie about heads, serve its
+ * solidified data as the unsolidified head, omit transactions, forge or rewrite answers, delay,
+ * and rate-limit with Retry-After. Each behaviour is switched on and off while the test runs.
+ *
+ *   const liar = await startHostileProvider(node.url);
+ *   liar.set({ head: (h) => ({ ...h, number: h.number + 1_000_000 }) });
+ */
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createChainRuntime, runOnce } from '../../src/chain/chain.worker.js';
+import { startSimulatedTron, type SimulatedTron } from '../../src/devnet/tron-node.js';
+import { SECOND } from '../../src/lib/clock.js';
+import { startTestApp, type TestApp } from './app.js';
+
+type Json = Record<string, unknown>;
+
+export interface Hostility {
+  /** Rewrites the solidified head (a getblock without id_or_num, or getnowblock): number and timestamp. */
+  head?: (h: { number: number; timestamp: number }) => { number: number; timestamp: number };
+  /** Answers /walletsolidity/ requests from /wallet/ (a solidified head that runs ahead of the solidified blocks it serves). */
+  solidIsHead?: boolean;
+  /** Transaction ids left out of every block-info answer (an omission). */
+  omit?: ReadonlySet<string>;
+  /** Rewrites a block-info answer of block `num` (forge, shift, corrupt). */
+  infos?: (num: number, infos: Json[]) => Json[];
+  /** Answers every request late by this many ms. */
+  delayMs?: number;
+  /** The next N requests get 429 with Retry-After (seconds). */
+  rateLimit?: { times: number; retryAfter: number };
+}
+
+export interface HostileProvider {
+  readonly url: string;
+  /** Paths asked, in order. */
+  readonly paths: string[];
+  set(h: Hostility): void;
+  close(): Promise<void>;
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+export async function startHostileProvider(upstream: string): Promise<HostileProvider> {
+  let h: Hostility = {};
+  const paths: string[] = [];
+  const server: Server = createServer((req, res) => {
+    void (async () => {
+      const body = await readBody(req);
+      const url = new URL(req.url ?? '/', 'http://proxy');
+      paths.push(url.pathname);
+      if (h.delayMs) await new Promise((r) => setTimeout(r, h.delayMs));
+      if (h.rateLimit && h.rateLimit.times > 0) {
+        h.rateLimit.times -= 1;
+        res.writeHead(429, { 'retry-after': String(h.rateLimit.retryAfter), 'content-type': 'application/json' });
+        res.end(JSON.stringify({ Error: 'rate limited' }));
+        return;
+      }
+      const path = h.solidIsHead ? url.pathname.replace('/walletsolidity/', '/wallet/') : url.pathname;
+      const up = await fetch(`${upstream}${path}${url.search}`, {
+        method: req.method,
+        headers: { 'content-type': 'application/json' },
+        body: req.method === 'POST' ? body : undefined,
+      });
+      let text = await up.text();
+      const params = (body ? JSON.parse(body) : {}) as Json;
+      if (up.ok && text.startsWith('{') && /getblock$|getnowblock$/.test(url.pathname) && params.id_or_num === undefined && h.head) {
+        const block = JSON.parse(text) as { block_header: { raw_data: { number: number; timestamp: number } } };
+        const lie = h.head(block.block_header.raw_data);
+        block.block_header.raw_data.number = lie.number;
+        block.block_header.raw_data.timestamp = lie.timestamp;
+        text = JSON.stringify(block);
+      }
+      if (up.ok && text.startsWith('[') && url.pathname.endsWith('gettransactioninfobyblocknum')) {
+        let infos = JSON.parse(text) as Json[];
+        if (h.omit) infos = infos.filter((i) => !h.omit!.has(String(i.id)));
+        if (h.infos) infos = h.infos(Number(params.num), infos);
+        text = JSON.stringify(infos);
+      }
+      res.writeHead(up.status, { 'content-type': 'application/json' });
+      res.end(text);
+    })().catch(() => {
+      if (!res.headersSent) res.writeHead(502).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    paths,
+    set(next) {
+      h = next;
+    },
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+}
+
+export type Role = 'node' | 'liar' | 'other';
+
+export interface World {
+  t: TestApp;
+  node: SimulatedTron;
+  /** A hostile proxy, and a second proxy (honest unless told otherwise). */
+  liar: HostileProvider;
+  other: HostileProvider;
+  pass(ms?: number): Promise<void>;
+  health(): Promise<Record<string, any>>;
+  close(): Promise<void>;
+}
+
+export async function world(roles: Role[], opts: { dbPath?: string; config?: Record<string, Record<string, unknown>> } = {}): Promise<World> {
+  let now = Date.UTC(2026, 0, 15, 12, 0, 0);
+  const node = await startSimulatedTron({ now: () => now });
+  const liar = await startHostileProvider(node.url);
+  const other = await startHostileProvider(node.url);
+  const urls: Record<Role, string> = { node: node.url, liar: liar.url, other: other.url };
+  const t = await startTestApp({
+    now,
+    config: {
+      tron: { providers: roles.map((r) => ({ url: urls[r], requests_per_second: 0 })) },
+      ...(opts.dbPath ? { database: { path: opts.dbPath } } : {}),
+      ...opts.config,
+    },
+  });
+  t.deps.chain = createChainRuntime(t.config, { timeoutMs: 2000, maxRequestsPerSecond: 0 });
+  return {
+    t,
+    node,
+    liar,
+    other,
+    async pass(ms = 5 * SECOND) {
+      t.clock.advance(ms);
+      now = t.clock.now();
+      while (await runOnce(t.deps));
+    },
+    async health() {
+      return (await t.client().get('/health')).body;
+    },
+    async close() {
+      await t.close();
+      await liar.close();
+      await other.close();
+      await node.close();
+    },
+  };
+}
+
+/** Runs passes until the block of `at` is solidified and read (19 blocks of 3 s, plus margin). */
+export async function untilSolid(w: World, at: number, extra = 20 * SECOND): Promise<void> {
+  while (w.t.clock.now() < at + 57 * SECOND + extra) await w.pass();
+}
