@@ -11,10 +11,12 @@ import { AppError, errorEnvelope, type ErrorCode } from './lib/errors.js';
 import { newId } from './lib/ids.js';
 import type { AppDeps } from './deps.js';
 import type { AppEnv } from './http/context.js';
-import { createRouter, narrowToNetwork } from './http/openapi.js';
+import { createRouter, describeInstance, jsonResponse } from './http/openapi.js';
+import { createRoute, z } from '@hono/zod-openapi';
 import { rateLimitHeaders } from './http/rate-limit.js';
 import { finishDocument, registerWebhookDocs } from './http/openapi-document.js';
 import { allowedMethods } from './http/allowed-methods.js';
+import { SESSION_CHALLENGE } from './http/auth.js';
 import { jsonBody } from './http/json-body.js';
 import { systemRoutes } from './system/system.routes.js';
 import { pagesRoutes, wantsPage } from './pages/pages.routes.js';
@@ -79,6 +81,11 @@ export function createApp(deps: AppDeps): App {
 
   // JSON bodies: at most 64 KiB, valid JSON, declared as JSON. An empty body counts as {}.
   app.use(`${API_PREFIX}/*`, jsonBody(app));
+  const idempotency = { db: deps.db, serverSecret: deps.config.server.secret, now: () => deps.clock.now() };
+  app.use(`${API_PREFIX}/*`, async (c, next) => {
+    c.set('idempotency', idempotency);
+    await next();
+  });
 
   app.route(API_PREFIX, systemRoutes(deps, VERSION));
   app.route(API_PREFIX, supportRoutes(deps));
@@ -111,11 +118,25 @@ export function createApp(deps: AppDeps): App {
 
   registerWebhookDocs(app);
 
-  let openApiDocument: unknown;
-  app.get(`${API_PREFIX}/openapi.json`, (c) => {
-    openApiDocument ??= buildOpenApiDocument(app, deps);
-    return c.json(openApiDocument as object, 200);
-  });
+  let openApiDocument: Record<string, unknown> | undefined;
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: `${API_PREFIX}/openapi.json`,
+      operationId: 'getOpenApiDocument',
+      tags: ['System'],
+      summary: 'This document',
+      description:
+        'The OpenAPI 3.1 document of this API version. It is the same on every instance of a version but for `servers`, which names this server and its TRON network.',
+      security: [],
+      request: { query: z.strictObject({}) },
+      responses: { 200: jsonResponse(z.record(z.string(), z.unknown()).openapi({ description: 'An OpenAPI 3.1 document' }), 'The document') },
+    }),
+    (c) => {
+      openApiDocument ??= buildOpenApiDocument(app, deps);
+      return c.json(openApiDocument, 200);
+    },
+  );
 
   app.notFound((c) => {
     const allowed = allowedMethods(app, c.req.path);
@@ -145,6 +166,8 @@ export function createApp(deps: AppDeps): App {
 
 export function respondError(c: Context, err: AppError): Response {
   for (const [name, value] of Object.entries(err.headers)) c.header(name, value);
+  // RFC 9110: every 401 names the way to authenticate; the credential middlewares name theirs.
+  if (err.status === 401 && !err.headers['WWW-Authenticate']) c.header('WWW-Authenticate', SESSION_CHALLENGE);
   return c.json(errorEnvelope(err), err.status as 400);
 }
 
@@ -161,7 +184,7 @@ export function buildOpenApiDocument(app: App, deps: AppDeps): Record<string, un
     // Paths carry the /api/v1 prefix themselves, so the server is the bare public origin.
     servers: [{ url: deps.config.server.public_url.replace(/\/+$/, ''), description: 'This gatewayd server' }],
   });
-  return narrowToNetwork(finishDocument(doc as unknown as Record<string, unknown>), deps.config.network);
+  return describeInstance(finishDocument(doc as unknown as Record<string, unknown>), deps.config.network);
 }
 
 /** The error code for an exception hono's own middleware threw; undefined for one that is our bug (a 500). */

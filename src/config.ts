@@ -10,9 +10,7 @@ import { parse as parseToml } from 'smol-toml';
 import { z } from 'zod';
 import { parseAmount } from './lib/amounts.js';
 import { NETWORK_NAMES, NETWORKS, type TronNetwork } from './lib/tron.js';
-import { DEFAULT_CURRENCIES, FIAT_CODES } from './pricing/currencies.js';
-import { parseDecimal } from './pricing/decimal.js';
-import { SOURCE_KINDS } from './pricing/sources.js';
+import { pricingConfigSchema } from './pricing/pricing.config.js';
 
 export class ConfigError extends Error {
   constructor(message: string) {
@@ -67,26 +65,6 @@ const amountString = z.string().refine((v) => {
 
 const perMinute = z.number().int().min(0).max(1_000_000);
 
-/**
- * An exact decimal written as a TOML number (2, 0.5) or a string ("0.01"), kept as its decimal
- * text: a short TOML number prints back as the digits written, so no float reaches the arithmetic.
- */
-const decimalText = (check: (text: string) => boolean, message: string) =>
-  z
-    .union([z.number(), z.string()])
-    .transform((v) => (typeof v === 'number' ? String(v) : v.trim()))
-    .refine((v) => parseDecimal(v) !== undefined && check(v), { message });
-
-const roundToText = decimalText((v) => {
-  const micro = parseAmount(v);
-  return micro !== undefined && micro >= 1n && micro <= 1_000_000n;
-}, 'expected a USDT step between 0.000001 and 1, e.g. 0.01');
-
-const spreadText = decimalText((v) => {
-  const d = parseDecimal(v)!;
-  return d.scale <= 4 && d.units <= 100n * 10n ** BigInt(d.scale);
-}, 'expected a percentage from 0 to 100 with at most 4 decimals, e.g. 2');
-
 export const configSchema = z.strictObject({
   server: z.strictObject({
     listen: listenSchema.default('127.0.0.1:8080'),
@@ -126,22 +104,7 @@ export const configSchema = z.strictObject({
     shared_pool_max_percent: z.number().int().min(1).max(100).default(50),
   }).prefault({}),
   // Prices in fiat currencies (docs/configuration.md, Prices in fiat): rate sources and refusal limits.
-  pricing: z.strictObject({
-    currencies: z
-      .array(z.string().refine((c) => FIAT_CODES.includes(c), { message: 'expected an ISO 4217 code gatewayd knows (upper case), e.g. "EUR"' }))
-      .max(FIAT_CODES.length)
-      .default([...DEFAULT_CURRENCIES]),
-    sources: z.array(z.strictObject({
-      kind: z.enum(SOURCE_KINDS, { message: `expected one of ${SOURCE_KINDS.map((k) => `"${k}"`).join(', ')}` }),
-      // '' = the source's public API (docs/configuration.md lists them).
-      url: z.union([z.literal(''), httpUrl('expected an absolute http(s) URL')]).default(''),
-    })).max(16).default([]),
-    min_sources: z.number().int().min(1).max(16).default(1),
-    max_age_seconds: z.number().int().min(10).max(86_400).default(300),
-    max_spread_percent: spreadText.default('2'),
-    round_to: roundToText.default('0.01'),
-    refresh_seconds: z.number().int().min(10).max(3600).default(60),
-  }).prefault({}),
+  pricing: pricingConfigSchema.prefault({}),
   email: z.strictObject({
     smtp_url: z.string().refine((v) => v === '' || /^smtps?:\/\//.test(v), {
       message: 'expected an smtp:// or smtps:// URL, or "" to turn email off',

@@ -18,6 +18,8 @@ import { resetSendingDeliveries } from './webhooks/webhooks.repo.js';
 import { createDeliveryWorker } from './webhooks/webhooks.worker.js';
 import { recoverShopNotifies, shopNotifyWorker } from './shops/shop-notify.worker.js';
 import { ratesWorker } from './pricing/rates.worker.js';
+import { purgeExpiredIdempotencyKeys } from './http/idempotency.js';
+import { MINUTE } from './lib/clock.js';
 
 export function createWorkers(deps: AppDeps): Worker[] {
   const deliveries = createDeliveryWorker(deps);
@@ -31,6 +33,12 @@ export function createWorkers(deps: AppDeps): Worker[] {
     chainWorker(deps),
     // Fiat rates, only when [[pricing.sources]] are configured.
     ...(deps.rates.enabled ? [ratesWorker(deps)] : []),
+    {
+      // Replayable answers (some hold a secret shown once) live 24 hours, not longer.
+      name: 'idempotency-keys',
+      intervalMs: 5 * MINUTE,
+      runOnce: async () => (await purgeExpiredIdempotencyKeys(deps.db, deps.clock.now())) > 0,
+    },
     {
       name: 'webhooks',
       // Due retries are found within a second; new deliveries wake the loop at once.

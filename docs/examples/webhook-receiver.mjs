@@ -1,5 +1,6 @@
 // A gatewayd webhook receiver in plain Node (no dependencies): verifies the signature over the raw
 // body, rejects stale timestamps and handles each event once. Run: WEBHOOK_SECRET=whsec_... node webhook-receiver.mjs
+// During a secret roll, set WEBHOOK_SECRET to the new secret at any time: old and new both verify.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 
@@ -7,15 +8,21 @@ const SECRET = process.env.WEBHOOK_SECRET; // whsec_... as shown when you regist
 const TOLERANCE_SECONDS = 300;
 const processed = new Set(); // use a table with a unique key on the event id in production
 
-/** Whether `signature` is "sha256=" + hex HMAC-SHA256 of `timestamp + "." + rawBody`, and the timestamp is fresh. */
-function verifySignature(secret, timestamp, signature, rawBody, nowSeconds = Date.now() / 1000) {
-  if (typeof timestamp !== 'string' || typeof signature !== 'string') return false;
+/**
+ * Whether one of the values in `header` is "sha256=" + hex HMAC-SHA256 of `timestamp + "." + rawBody`,
+ * and the timestamp is fresh. The header holds one value, or two ("sha256=<new>,sha256=<old>") for
+ * 24 hours after the secret was rolled: accept the delivery when any value matches your secret.
+ */
+function verifySignature(secret, timestamp, header, rawBody, nowSeconds = Date.now() / 1000) {
+  if (typeof timestamp !== 'string' || typeof header !== 'string') return false;
   if (!/^\d+$/.test(timestamp) || Math.abs(nowSeconds - Number(timestamp)) > TOLERANCE_SECONDS) return false;
   const expected = Buffer.from('sha256=' + createHmac('sha256', secret).update(`${timestamp}.`).update(rawBody).digest('hex'));
-  // Compare bytes, never characters: a header with multi-byte characters can have the expected
-  // length in characters but not in bytes, and timingSafeEqual throws on unequal lengths.
-  const given = Buffer.from(signature, 'utf8');
-  return given.length === expected.length && timingSafeEqual(given, expected);
+  return header.split(',').some((value) => {
+    // Compare bytes, never characters: a header with multi-byte characters can have the expected
+    // length in characters but not in bytes, and timingSafeEqual throws on unequal lengths.
+    const given = Buffer.from(value.trim(), 'utf8');
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  });
 }
 
 const server = createServer((req, res) => {

@@ -79,8 +79,6 @@ export const GoogleBody = z
   .strictObject({ credential: z.string().min(20).max(4096).openapi({ description: 'The ID token (JWT) from Google Identity Services' }) })
   .openapi('GoogleSignInRequest');
 
-export const EmptyBody = z.strictObject({});
-
 const CheckoutQrSchema = z.enum(['address', 'tron_uri']).openapi({
   description: 'What the checkout QR code carries: the receiving address alone (default; every wallet scans it) or a tron: URI with the amount',
   example: 'address',
@@ -125,8 +123,8 @@ export const MerchantSchema = z
     name: z.string(),
     email: z.email(),
     mode: Mode,
-    support_staff: z.boolean().optional().openapi({ description: 'True when the account is on support.staff_emails and may use the support inbox' }),
-    checkout_qr: CheckoutQrSchema.optional(),
+    support_staff: z.boolean().openapi({ description: 'True when the account is on support.staff_emails and may use the support inbox' }),
+    checkout_qr: CheckoutQrSchema,
     markup_percent: MarkupSchema.optional(),
     underpayment_tolerance: UnderpaymentTolerance.optional(),
     underpayment_auto_accept: UnderpaymentAutoAccept.optional(),

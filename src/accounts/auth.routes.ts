@@ -27,11 +27,10 @@ import { requireCaptcha } from '../http/captcha.js';
 import { clientIp, rateLimitSubject } from '../http/client-ip.js';
 import type { AppDeps } from '../deps.js';
 import type { AppEnv } from '../http/context.js';
-import { createRouter, errorResponses, jsonBody, jsonResponse, SuccessSchema } from '../http/openapi.js';
+import { createRouter, EmptyBody, errorResponses, jsonBody, jsonResponse, optionalJsonBody, SuccessSchema } from '../http/openapi.js';
 import { AppError } from '../lib/errors.js';
 import { resolveLocale } from '../lib/i18n.js';
 import {
-  EmptyBody,
   ForgotBody,
   GoogleBody,
   LoginBody,
@@ -121,7 +120,7 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
       requireMail(deps);
       await requireCaptcha(deps, body.captcha_token, ip);
       const result = await register(deps, { email: body.email, password: body.password, name: body.name, locale: resolveLocale(body.locale) });
-      setCookie(c, cookieName(deps, REGISTRATION_COOKIE), result.browserProof, registrationCookieOptions(deps));
+      setCookie(c, cookieName(deps.config, REGISTRATION_COOKIE), result.browserProof, registrationCookieOptions(deps));
       return c.json({ verification_required: true as const, email: result.email, email_sent: result.emailSent }, 201);
     },
   );
@@ -169,9 +168,9 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
     async (c) => {
       const { token } = c.req.valid('json');
       limit(c, deps, 'verify');
-      const confirmed = await verifyEmail(deps, token, sessionToken(c, deps), getCookie(c, cookieName(deps, REGISTRATION_COOKIE)));
+      const confirmed = await verifyEmail(deps, token, sessionToken(c, deps), getCookie(c, cookieName(deps.config, REGISTRATION_COOKIE)));
       setSessionCookie(c, deps, confirmed.sessionToken);
-      deleteCookie(c, cookieName(deps, REGISTRATION_COOKIE), registrationCookieOptions(deps));
+      deleteCookie(c, cookieName(deps.config, REGISTRATION_COOKIE), registrationCookieOptions(deps));
       return c.json({ merchant: toMerchantResponse(confirmed.merchant, deps.config), password_set: confirmed.passwordSet }, 200);
     },
   );
@@ -323,7 +322,7 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
       description: 'Deletes the session named by the cookie (if any) and clears the cookie; always 200.',
       tags,
       summary: 'End the session and clear its cookie',
-      request: { body: jsonBody(EmptyBody) },
+      request: { body: optionalJsonBody(EmptyBody) },
       responses: { 200: jsonResponse(SuccessSchema, 'Signed out'), ...errorResponses(400, 403, 413) },
     }),
     async (c) => {

@@ -3,16 +3,8 @@ import { createRoute } from '@hono/zod-openapi';
 import type { AppDeps } from '../deps.js';
 import { SCOPES } from '../http/context.js';
 import { requireSession, sessionHashOf } from '../http/auth.js';
-import { createRouter, errorResponses, jsonBody, jsonResponse, SuccessSchema, SESSION_ONLY } from '../http/openapi.js';
-import {
-  ApiKeyCreatedSchema,
-  ApiKeyRolledSchema,
-  CreateApiKeySchema,
-  EmptyBodySchema,
-  KEY_WARNING,
-  KeyIdParamSchema,
-  toApiKeyResponse,
-} from './api-keys.schemas.js';
+import { createRouter, EmptyBody, errorResponses, jsonBody, jsonResponse, optionalJsonBody, SuccessSchema, SESSION_ONLY } from '../http/openapi.js';
+import { ApiKeyCreatedSchema, ApiKeyRolledSchema, CreateApiKeySchema, KEY_WARNING, KeyIdParamSchema, toApiKeyResponse } from './api-keys.schemas.js';
 import { createKey, deleteKey, rollKey } from './api-keys.service.js';
 
 export function apiKeyRoutes(deps: AppDeps) {
@@ -61,7 +53,7 @@ export function apiKeyRoutes(deps: AppDeps) {
         'Rolling an active key never passes the active-key cap (it replaces one key with one); rolling an expired key at the cap is 409 `api_key_limit_reached`.',
       security: SESSION_ONLY,
       middleware: [requireSession(deps)] as const,
-      request: { params: KeyIdParamSchema, body: jsonBody(EmptyBodySchema) },
+      request: { params: KeyIdParamSchema, body: optionalJsonBody(EmptyBody) },
       responses: { 201: jsonResponse(ApiKeyRolledSchema, 'Rolled'), ...errorResponses(400, 401, 403, 404, 409, 413) },
     }),
     async (c) => {

@@ -14,11 +14,11 @@ export const ApiKeySchema = z
     prefix: z.string().openapi({ description: 'The first 12 characters of the secret, for identification only' }),
     mode: z.literal('live'),
     scopes: z.array(ScopeSchema),
-    created_at: DateTime.optional(),
-    last_used_at: DateTime.nullable().optional().openapi({ description: 'Precise to one minute' }),
-    revoked_at: DateTime.nullable().optional(),
-    expires_at: DateTime.nullable().optional().openapi({ description: 'null: the key never expires' }),
-    expired: z.boolean().optional(),
+    created_at: DateTime,
+    last_used_at: DateTime.nullable().openapi({ description: 'Precise to one minute' }),
+    revoked_at: DateTime.nullable(),
+    expires_at: DateTime.nullable().openapi({ description: 'null: the key never expires' }),
+    expired: z.boolean(),
   })
   .openapi('ApiKey');
 
@@ -31,11 +31,10 @@ export const CreateApiKeySchema = z
       .min(1)
       .refine((s) => new Set(s).size === s.length, 'scopes must not repeat')
       .optional()
-      .openapi({ description: 'A non-empty subset; omitted = all three scopes' }),
+      .openapi({ uniqueItems: true, description: 'A non-empty subset without repeats; omitted = all three scopes' }),
   })
   .openapi('CreateApiKey');
 
-export const EmptyBodySchema = z.strictObject({}).openapi('EmptyBody');
 
 export const KEY_WARNING =
   'Store this secret now: it is shown only once and cannot be recovered. Anyone holding it can act for your account within its scopes.';

@@ -43,45 +43,37 @@ export const WatcherHealthSchema = z
   .object({
     state: z.enum(['stopped', 'idle', 'running', 'degraded']),
     lag_seconds: z.number().nullable().openapi({ description: 'Seconds between now and the time up to which every block is read (null when idle)' }),
-    scan: z
-      .object({
-        block: z.number().int().nullable().openapi({ description: 'The newest block the head follower has read' }),
-        solid_head: z.number().int().nullable().openapi({ description: 'The newest solidified block known' }),
-        behind_blocks: z.number().int().nullable().openapi({ description: 'Solidified blocks the follower has not read yet' }),
-        gap_blocks: z.number().int().openapi({ description: 'Blocks behind the follower still to be backfilled (after downtime)' }),
-        inconsistent_blocks: z.number().int().openapi({ description: 'Blocks whose two reads disagreed since the start (never trusted)' }),
-        disputed_blocks: z
-          .number()
-          .int()
-          .openapi({ description: 'Blocks held as disputed now: the providers disagree and nothing decides; nothing from them confirms' }),
-        reason: z.string().nullable().openapi({ description: 'Why the watcher is degraded or waiting, when it is' }),
-      })
-      .optional(),
+    scan: z.object({
+      block: z.number().int().nullable().openapi({ description: 'The newest block the head follower has read' }),
+      solid_head: z.number().int().nullable().openapi({ description: 'The newest solidified block known' }),
+      behind_blocks: z.number().int().nullable().openapi({ description: 'Solidified blocks the follower has not read yet' }),
+      gap_blocks: z.number().int().openapi({ description: 'Blocks behind the follower still to be backfilled (after downtime)' }),
+      inconsistent_blocks: z.number().int().openapi({ description: 'Blocks whose two reads disagreed since the start (never trusted)' }),
+      disputed_blocks: z
+        .number()
+        .int()
+        .openapi({ description: 'Blocks held as disputed now: the providers disagree and nothing decides; nothing from them confirms' }),
+      reason: z.string().nullable().openapi({ description: 'Why the watcher is degraded or waiting, when it is' }),
+    }),
     disputes: z
       .array(z.object({ block: z.number().int(), reason: z.string(), since: DateTime }))
-      .optional()
       .openapi({ description: 'The blocks held as disputed, oldest first' }),
-    providers: z
-      .array(
-        z.object({
-          name: z.string().openapi({ description: 'The provider scheme and host (never its path, query or key)' }),
-          state: z.enum(['ok', 'backing_off', 'set_aside']),
-          consecutive_failures: z.number().int(),
-          requests: z.number().int(),
-          failures: z.number().int(),
-          inconsistent_blocks: z.number().int(),
-          refused_heads: z.number().int().openapi({ description: 'Heads it served that were refused (not credible, or not confirmed by another provider)' }),
-          malformed_reads: z
-            .number()
-            .int()
-            .openapi({ description: 'Answers refused as malformed (block time out of range, a transaction of another block...)' }),
-          set_aside_until: DateTime.nullable().openapi({ description: 'Set aside until then after the other providers outvoted it' }),
-          last_error: z.string().nullable(),
-          last_ok_at: DateTime.nullable(),
-          retry_at: DateTime.nullable(),
-        }),
-      )
-      .optional(),
+    providers: z.array(
+      z.object({
+        name: z.string().openapi({ description: 'The provider scheme and host (never its path, query or key)' }),
+        state: z.enum(['ok', 'backing_off', 'set_aside']),
+        consecutive_failures: z.number().int(),
+        requests: z.number().int(),
+        failures: z.number().int(),
+        inconsistent_blocks: z.number().int(),
+        refused_heads: z.number().int().openapi({ description: 'Heads it served that were refused (not credible, or not confirmed by another provider)' }),
+        malformed_reads: z.number().int().openapi({ description: 'Answers refused as malformed (block time out of range, a transaction of another block...)' }),
+        set_aside_until: DateTime.nullable().openapi({ description: 'Set aside until then after the other providers outvoted it' }),
+        last_error: z.string().nullable(),
+        last_ok_at: DateTime.nullable(),
+        retry_at: DateTime.nullable(),
+      }),
+    ),
   })
   .openapi('WatcherHealth');
 

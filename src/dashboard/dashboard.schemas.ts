@@ -83,7 +83,7 @@ export function toDashboardResponse(d: Dashboard, config: Config): DashboardResp
     invoices: d.invoices.map((inv) => toInvoiceResponse(inv, config.server.public_url)),
     events: d.events.map(toEventResponse),
     api_keys: d.apiKeys.map((key) => toApiKeyResponse(key, d.now)),
-    webhooks: d.webhooks.map(toWebhookResponse),
+    webhooks: d.webhooks.map((w) => toWebhookResponse(w, d.now)),
     deliveries: d.deliveries.map(toDeliveryResponse),
     late_payments: d.latePayments.map(toChainTransferResponse),
     unmatched_transfers: d.unmatchedTransfers.map(toChainTransferResponse),

@@ -195,6 +195,24 @@ export interface WebhooksTable {
   active: Generated<number>;
   created_at: number;
   deactivated_at: number | null;
+  /** 0020_integrator_api_2: JSON array of event types; null = every type. */
+  enabled_events: string | null;
+  /** 0020: paused by PATCH active=false (no new deliveries); active=0 means deleted. */
+  paused: Generated<number>;
+  /** 0020: the secret before the last roll, signing beside the new one until it expires. */
+  previous_secret: string | null;
+  previous_secret_expires_at: number | null;
+}
+
+/** 0020_integrator_api_2: Idempotency-Key claims and their sealed 2xx answers, 24 hours. */
+export interface IdempotencyKeysTable {
+  merchant_id: string;
+  key: string;
+  fingerprint: string;
+  status: number | null;
+  sealed_answer: string | null;
+  created_at: number;
+  expires_at: number;
 }
 
 export type DeliveryStatus = 'pending' | 'sending' | 'delivered' | 'failed' | 'cancelled';
@@ -386,6 +404,7 @@ export interface Database {
   payment_notices: PaymentNoticesTable;
   events: EventsTable;
   webhooks: WebhooksTable;
+  idempotency_keys: IdempotencyKeysTable;
   deliveries: DeliveriesTable;
   shop_connections: ShopConnectionsTable;
   shop_orders: ShopOrdersTable;

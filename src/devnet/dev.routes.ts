@@ -15,6 +15,7 @@
  */
 import { z } from 'zod';
 import type { App } from '../app.js';
+import { emailField } from '../lib/email-rule.js';
 import { insertKey } from '../api-keys/api-keys.repo.js';
 import { DEV_HEADER } from './dev-header.js';
 import { DEV_TOKEN_HEADER, isLoopbackHostHeader } from '../cli/dev-token.js';
@@ -43,7 +44,7 @@ const transferOptions = {
   failed: z.boolean().optional(),
 };
 
-const MerchantBody = z.strictObject({ email: z.email().max(254), name: z.string().min(1).max(100).optional(), password: z.string() });
+const MerchantBody = z.strictObject({ email: emailField(), name: z.string().min(1).max(100).optional(), password: z.string() });
 const PayBody = z.strictObject({ invoice_id: z.string().min(1).max(100), amount: amount.optional(), late: z.boolean().optional(), ...transferOptions });
 const TransferBody = z.strictObject({ to: address, amount, ...transferOptions });
 

@@ -46,10 +46,15 @@ const insertEventQuery = compileQuery(
       .values({ id: p('id'), merchant_id: p('merchantId'), type: p('type'), invoice_id: p('invoiceId'), data: p('data'), created_at: p('now') }),
 );
 const activeWebhooksQuery = compileQuery((db, p: Param<{ merchantId: string }>) =>
-  db.selectFrom('webhooks').select('id').where('merchant_id', '=', p('merchantId')).where('active', '=', 1),
+  db.selectFrom('webhooks').select(['id', 'enabled_events']).where('merchant_id', '=', p('merchantId')).where('active', '=', 1).where('paused', '=', 0),
 );
 const activeWebhookQuery = compileQuery((db, p: Param<{ merchantId: string; webhookId: string }>) =>
-  db.selectFrom('webhooks').select('id').where('merchant_id', '=', p('merchantId')).where('active', '=', 1).where('id', '=', p('webhookId')),
+  db
+    .selectFrom('webhooks')
+    .select(['id', 'enabled_events'])
+    .where('merchant_id', '=', p('merchantId'))
+    .where('active', '=', 1)
+    .where('id', '=', p('webhookId')),
 );
 const insertDeliveryQuery = compileQuery((db, p: Param<{ id: string; webhookId: string; eventId: string; merchantId: string; now: number }>) =>
   db.insertInto('deliveries').values({
@@ -90,7 +95,11 @@ export async function insertEvent(tx: Tx, event: NewEvent, now: number): Promise
   const webhooks = await (event.webhookId
     ? activeWebhookQuery.all(tx, { merchantId: event.merchantId, webhookId: event.webhookId })
     : activeWebhooksQuery.all(tx, { merchantId: event.merchantId }));
-  for (const w of webhooks) await insertDeliveryQuery.run(tx, { id: newId('dlv'), webhookId: w.id, eventId: stored.id, merchantId: event.merchantId, now });
+  for (const w of webhooks) {
+    // A webhook limited to some types gets only those (a test goes to its one webhook regardless).
+    if (!event.webhookId && w.enabled_events !== null && !(JSON.parse(w.enabled_events) as string[]).includes(stored.type)) continue;
+    await insertDeliveryQuery.run(tx, { id: newId('dlv'), webhookId: w.id, eventId: stored.id, merchantId: event.merchantId, now });
+  }
   // A paid invoice that a shop created owes that shop its callback (src/shops/): queued here, with the confirmation.
   if (stored.type === 'invoice.confirmed' && stored.invoiceId !== null) await queueShopNotify(tx, stored.invoiceId, now);
   return stored;

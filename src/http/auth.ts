@@ -14,6 +14,25 @@ import type { AppEnv, Auth, Scope } from './context.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
+/**
+ * The WWW-Authenticate challenges of a 401 (RFC 9110 §11.6.1): `Bearer` where an API key is
+ * accepted, `Session` (the gw_session cookie from POST /auth/login) where an owner session is.
+ */
+export const SESSION_CHALLENGE = 'Session realm="gatewayd", cookie="gw_session"';
+export const KEY_OR_SESSION_CHALLENGE = `Bearer realm="gatewayd", ${SESSION_CHALLENGE}`;
+/** The public chat's token (POST /support/chat returns it once). */
+export const CHAT_CHALLENGE = 'SupportChatToken realm="gatewayd", header="X-Support-Chat-Token"';
+
+/** Refusals of a missing or bad credential name the schemes the operation accepts. */
+async function challenged<T>(challenge: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof AppError && err.status === 401) err.withHeader('WWW-Authenticate', challenge);
+    throw err;
+  }
+}
+
 function bearerToken(c: Context): string | undefined {
   const header = c.req.header('authorization');
   if (header === undefined) return undefined;
@@ -64,8 +83,8 @@ export function httpOnlyCookieOptions(deps: AppDeps, path: string, lifetimeMs: n
  * plain http on the same host can plant or overwrite it. Only that name is read then: an unprefixed
  * cookie of the same name is ignored. Plain http (local use) keeps the bare name.
  */
-export function cookieName(deps: AppDeps, name: string): string {
-  return deps.config.secureCookies ? `__Host-${name}` : name;
+export function cookieName(config: { readonly secureCookies: boolean }, name: string): string {
+  return config.secureCookies ? `__Host-${name}` : name;
 }
 
 export function sessionCookieOptions(deps: AppDeps) {
@@ -74,15 +93,15 @@ export function sessionCookieOptions(deps: AppDeps) {
 
 /** The session token the request carries, if any (under the name cookieName gives). */
 export function sessionToken(c: Context, deps: AppDeps): string | undefined {
-  return getCookie(c, cookieName(deps, SESSION_COOKIE)) || undefined;
+  return getCookie(c, cookieName(deps.config, SESSION_COOKIE)) || undefined;
 }
 
 export function setSessionCookie(c: Context, deps: AppDeps, token: string): void {
-  setCookie(c, cookieName(deps, SESSION_COOKIE), token, sessionCookieOptions(deps));
+  setCookie(c, cookieName(deps.config, SESSION_COOKIE), token, sessionCookieOptions(deps));
 }
 
 export function clearSessionCookie(c: Context, deps: AppDeps): void {
-  setCookie(c, cookieName(deps, SESSION_COOKIE), '', { ...sessionCookieOptions(deps), maxAge: 0 });
+  setCookie(c, cookieName(deps.config, SESSION_COOKIE), '', { ...sessionCookieOptions(deps), maxAge: 0 });
 }
 
 async function sessionAuth(c: Context, deps: AppDeps, token: string): Promise<Auth> {
@@ -110,12 +129,15 @@ async function keyAuth(c: Context<AppEnv>, deps: AppDeps, secret: string): Promi
 /** Owner session only: an API key is refused with 403 session_required. */
 export function requireSession(deps: AppDeps): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    if (bearerToken(c) !== undefined) {
-      throw new AppError('session_required', 'This operation needs a signed-in owner session, not an API key');
-    }
-    const token = sessionToken(c, deps);
-    if (!token) throw new AppError('unauthorized', 'Sign in first: no session');
-    c.set('auth', await sessionAuth(c, deps, token));
+    const auth = await challenged(SESSION_CHALLENGE, async () => {
+      if (bearerToken(c) !== undefined) {
+        throw new AppError('session_required', 'This operation needs a signed-in owner session, not an API key');
+      }
+      const token = sessionToken(c, deps);
+      if (!token) throw new AppError('unauthorized', 'Sign in first: no session');
+      return sessionAuth(c, deps, token);
+    });
+    c.set('auth', auth);
     await next();
   };
 }
@@ -123,18 +145,19 @@ export function requireSession(deps: AppDeps): MiddlewareHandler<AppEnv> {
 /** An API key holding `scope`, or an owner session. */
 export function requireKeyOrSession(deps: AppDeps, scope: Scope): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const secret = bearerToken(c);
-    let auth: Auth;
-    if (secret !== undefined) {
-      auth = await keyAuth(c, deps, secret);
-      if (auth.kind === 'key' && !auth.scopes.includes(scope)) {
-        throw new AppError('insufficient_scope', `This API key lacks the ${scope} scope`);
+    const auth = await challenged(KEY_OR_SESSION_CHALLENGE, async (): Promise<Auth> => {
+      const secret = bearerToken(c);
+      if (secret !== undefined) {
+        const byKey = await keyAuth(c, deps, secret);
+        if (byKey.kind === 'key' && !byKey.scopes.includes(scope)) {
+          throw new AppError('insufficient_scope', `This API key lacks the ${scope} scope`);
+        }
+        return byKey;
       }
-    } else {
       const token = sessionToken(c, deps);
       if (!token) throw new AppError('unauthorized', 'Authentication required: an API key (Bearer) or a session');
-      auth = await sessionAuth(c, deps, token);
-    }
+      return sessionAuth(c, deps, token);
+    });
     c.set('auth', auth);
     await next();
   };

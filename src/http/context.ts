@@ -1,4 +1,5 @@
 /** What the HTTP layer knows about a request: who is calling (Auth, scopes) and hono's context variables. */
+import type { IdempotencyStore } from './idempotency.js';
 
 /** Who is calling: an owner session or an API key. Set by the auth middleware. */
 export type Auth =
@@ -24,5 +25,7 @@ export interface AppEnv {
     auth: Auth;
     /** The tightest rate limit this request counted against (RateLimit-* headers). */
     rateLimit?: RateLimitState;
+    /** Where the Idempotency-Key layer keeps its claims (set for every API request). */
+    idempotency?: IdempotencyStore;
   };
 }

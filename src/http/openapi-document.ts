@@ -56,6 +56,60 @@ const HEADERS: Record<string, { description: string; schema: Doc }> = {
 
 const ref = (name: keyof typeof HEADERS) => ({ $ref: `#/components/headers/${name}` });
 
+const ERROR_CONTENT = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };
+const BODY_METHODS = new Set(['post', 'put', 'patch', 'delete']);
+
+/**
+ * The answers every operation of a kind can give, whatever its route declares, because shared
+ * middleware gives them: 400 (every query string and path parameter is validated, an unknown query
+ * parameter included), 405, 500; 413 where a body may be sent (the body guard reads one on every
+ * POST, PUT, PATCH and DELETE); 401 with a credential; 403 with a session (the Origin rule, an API
+ * key on a session-only operation) or a key (scope); 429 with a key (the per-key limit).
+ */
+const STANDARD_ANSWERS: Array<{ status: string; description: string; when: (op: Doc, method: string, schemes: string[]) => boolean }> = [
+  { status: '400', description: 'Validation error', when: () => true },
+  {
+    status: '401',
+    description: 'Authentication required: the credential is missing, unknown, revoked or expired',
+    when: (_op, _m, schemes) => schemes.length > 0,
+  },
+  {
+    status: '403',
+    description: 'Refused: Origin not this server (session), an API key where a session is needed, or a key without the scope',
+    when: (_op, _m, schemes) => schemes.includes('sessionCookie') || schemes.includes('bearerAuth'),
+  },
+  { status: '413', description: 'Payload too large (more than 64 KiB)', when: (_op, method) => BODY_METHODS.has(method) },
+  { status: '429', description: 'Rate limit exceeded', when: (_op, _m, schemes) => schemes.includes('bearerAuth') },
+  { status: '500', description: 'Internal server error', when: () => true },
+];
+
+/** The WWW-Authenticate challenge of an operation's 401, by the schemes it accepts. */
+function challengeHeader(schemes: string[]): Doc {
+  const challenges = [
+    schemes.includes('bearerAuth') ? 'Bearer realm="gatewayd"' : undefined,
+    schemes.includes('sessionCookie') ? 'Session realm="gatewayd", cookie="gw_session"' : undefined,
+    schemes.includes('supportChatToken') ? 'SupportChatToken realm="gatewayd", header="X-Support-Chat-Token"' : undefined,
+  ].filter(Boolean);
+  return {
+    description:
+      'RFC 9110 challenges naming the credentials this operation accepts: Bearer (an API key), Session (the gw_session cookie from POST /api/v1/auth/login), SupportChatToken (the X-Support-Chat-Token header)',
+    schema: { type: 'string', example: challenges.join(', ') || 'Session realm="gatewayd", cookie="gw_session"' },
+  };
+}
+
+/** HEAD of a GET operation: the same answers with their headers and no body. */
+function headOf(get: Doc): Doc {
+  const responses: Doc = {};
+  for (const [status, response] of Object.entries<Doc>(get.responses)) responses[status] = { description: response.description, headers: response.headers };
+  return {
+    ...get,
+    operationId: `${get.operationId}Head`,
+    summary: `${get.summary ?? get.operationId} (headers only)`,
+    description: `HEAD of GET: the same status and headers, no body. ${get.description ?? ''}`.trim(),
+    responses,
+  };
+}
+
 /** The webhook bodies, one per event type, as the `webhooks` section of the document. */
 export function registerWebhookDocs(app: OpenAPIHono<AppEnv>): void {
   const header = (name: string, description: string, example: string) => z.string().openapi({ param: { name, in: 'header', description }, example });
@@ -94,17 +148,22 @@ export function finishDocument(doc: Doc): Doc {
   doc.info.license = { name: 'MIT', identifier: 'MIT' };
   doc.components.headers = HEADERS;
   for (const [path, item] of Object.entries<Doc>(doc.paths)) {
-    for (const op of Object.values<Doc>(item)) {
+    for (const [method, op] of Object.entries<Doc>(item)) {
       for (const tag of op.tags ?? []) used.add(tag);
       // Public operations say so: no security requirement at all.
       op.security ??= [];
-      const session = op.security.some((s: Doc) => 'sessionCookie' in s);
-      const limited = '429' in op.responses;
+      const schemes: string[] = op.security.flatMap((s: Doc) => Object.keys(s));
+      const session = schemes.includes('sessionCookie');
+      for (const answer of STANDARD_ANSWERS)
+        if (answer.when(op, method, schemes)) op.responses[answer.status] ??= { description: answer.description, content: ERROR_CONTENT };
       op.responses['405'] ??= {
         description: 'Method not allowed: this path has no such method',
         headers: { Allow: ref('Allow') },
-        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+        content: ERROR_CONTENT,
       };
+      op.responses = Object.fromEntries(Object.entries<Doc>(op.responses).sort(([x], [y]) => x.localeCompare(y)));
+      const limited = '429' in op.responses;
+      if (op.responses['401']) op.responses['401'].headers = { 'WWW-Authenticate': challengeHeader(schemes), ...op.responses['401'].headers };
       for (const [status, response] of Object.entries<Doc>(op.responses)) {
         const headers: Doc = { 'X-Request-Id': ref('XRequestId'), ...response.headers };
         if (limited)
@@ -120,6 +179,8 @@ export function finishDocument(doc: Doc): Doc {
         response.headers = headers;
       }
     }
+    // Every GET answers HEAD too (hono serves it), so the document says so.
+    if (item.get) item.head = headOf(item.get);
   }
   for (const hook of Object.values<Doc>(doc.webhooks ?? {})) for (const op of Object.values<Doc>(hook)) for (const tag of op.tags ?? []) used.add(tag);
   doc.tags = [...used].sort().map((name) => ({ name, description: TAGS[name] ?? name }));

@@ -4,8 +4,9 @@
  */
 import { OpenAPIHono, z } from '@hono/zod-openapi';
 import { AppError, ERROR_CODES, type ErrorDetail } from '../lib/errors.js';
-import { NETWORK_IDS, type TronNetwork } from '../lib/tron.js';
+import type { TronNetwork } from '../lib/tron.js';
 import type { AppEnv } from './context.js';
+import { IdempotencyKeyHeader, idempotencyLayer } from './idempotency.js';
 
 export const ErrorEnvelopeSchema = z
   .object({
@@ -60,6 +61,18 @@ export function jsonBody<T extends z.ZodType>(schema: T, description?: string) {
   return { required: true, description, content: { 'application/json': { schema } } };
 }
 
+/**
+ * A body the server does not need: optional in the document (a client may send none, or `{}`), and
+ * still validated when sent (the body guard turns an absent body into `{}`, so an unknown field is a
+ * 400 either way).
+ */
+export function optionalJsonBody<T extends z.ZodType>(schema: T, description = 'Optional: no body, or `{}`') {
+  return { required: false, description, content: { 'application/json': { schema } } };
+}
+
+/** The body of an action that takes no input. */
+export const EmptyBody = z.strictObject({}).openapi('EmptyBody');
+
 export function jsonResponse<T extends z.ZodType>(schema: T, description: string) {
   return { description, content: { 'application/json': { schema } } };
 }
@@ -85,6 +98,28 @@ export function zodIssuesToDetails(issues: readonly z.core.$ZodIssue[], target?:
   return [...byPath.values()].slice(0, 20);
 }
 
+interface RouteShape {
+  method: string;
+  security?: Array<Record<string, string[]>>;
+  middleware?: unknown;
+  responses?: Record<string, unknown>;
+  request?: { query?: unknown; headers?: unknown };
+}
+
+/**
+ * Every POST that needs a credential accepts an optional Idempotency-Key (src/http/idempotency.ts),
+ * run after the route's own middleware (which names the merchant). A route with headers of its own
+ * (POST /invoices, which keeps its key with the invoice) is left as it is.
+ */
+function withIdempotency(route: RouteShape): RouteShape {
+  const credentials = (route.security ?? []).some((s) => 'sessionCookie' in s || 'bearerAuth' in s);
+  if (route.method !== 'post' || !credentials || route.request?.headers) return route;
+  const middleware = [...((route.middleware as unknown[] | undefined) ?? []), idempotencyLayer()];
+  // The key reused for another request (or while its first request is answered) is a 409.
+  const responses = { ...errorResponses(409), ...route.responses };
+  return { ...route, middleware, responses, request: { ...route.request, headers: IdempotencyKeyHeader } };
+}
+
 /** What an operation that declares no query parameters accepts: none at all. */
 const NO_QUERY = z.strictObject({});
 
@@ -102,36 +137,22 @@ export function createRouter(): OpenAPIHono<AppEnv> {
       }
     },
   });
-  const register = router.openapi.bind(router) as (route: { request?: { query?: unknown } }, ...rest: unknown[]) => unknown;
-  router.openapi = ((route: { request?: { query?: unknown } }, ...rest: unknown[]) =>
-    register(route.request?.query ? route : { ...route, request: { ...route.request, query: NO_QUERY } }, ...rest)) as typeof router.openapi;
+  const register = router.openapi.bind(router) as (route: RouteShape, ...rest: unknown[]) => unknown;
+  router.openapi = ((route: RouteShape, ...rest: unknown[]) =>
+    register(withIdempotency(route.request?.query ? route : { ...route, request: { ...route.request, query: NO_QUERY } }), ...rest)) as typeof router.openapi;
   return router;
 }
 
 /**
- * The document of one instance: the schemas accept every network id (one codebase serves them all),
- * but an instance runs one network, so its served document names only that one, and says in its
- * description whether its USDT is real money.
+ * One document per API version: the schemas list every network id whatever the instance runs (a
+ * client generated from a test instance must accept mainnet answers), and only the server entry says
+ * which network this instance runs and whether its USDT is real money.
  */
-export function narrowToNetwork(document: Record<string, unknown>, network: Readonly<TronNetwork>): Record<string, unknown> {
-  const all = JSON.stringify(NETWORK_IDS);
-  const visit = (node: unknown): void => {
-    if (Array.isArray(node)) {
-      node.forEach(visit);
-      return;
-    }
-    if (typeof node !== 'object' || node === null) return;
-    const record = node as Record<string, unknown>;
-    if (Array.isArray(record.enum) && JSON.stringify(record.enum) === all) record.enum = [network.id];
-    Object.values(record).forEach(visit);
-  };
-  visit(document.components);
-  visit(document.paths);
-  const info = document.info as { description?: string };
+export function describeInstance(document: Record<string, unknown>, network: Readonly<TronNetwork>): Record<string, unknown> {
   const where = network.test
-    ? `This instance runs on ${network.id}, a TRON test network: its USDT (contract ${network.usdtContract}) has no value, and nothing it confirms is real money.`
-    : `This instance runs on ${network.id}: USDT contract ${network.usdtContract}.`;
-  info.description = `${info.description ?? ''} ${where}`.trim();
+    ? `This gatewayd server: ${network.id}, a TRON test network; its USDT (contract ${network.usdtContract}) has no value, and nothing it confirms is real money.`
+    : `This gatewayd server: ${network.id}, USDT contract ${network.usdtContract}.`;
+  for (const server of (document.servers as Array<{ description?: string }> | undefined) ?? []) server.description = where;
   return document;
 }
 

@@ -5,13 +5,12 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { AppDeps } from '../deps.js';
 import { requireKeyOrSession, requireSession } from '../http/auth.js';
-import { createRouter, errorResponses, jsonBody, jsonResponse, KEY_OR_SESSION, SESSION_ONLY } from '../http/openapi.js';
+import { createRouter, EmptyBody, errorResponses, jsonBody, jsonResponse, optionalJsonBody, KEY_OR_SESSION, SESSION_ONLY } from '../http/openapi.js';
 import { pageRequest, pagingQuery, repeatable } from '../http/paging.js';
 import { formatAmount } from '../lib/amounts.js';
 import { AppError } from '../lib/errors.js';
 import { findInvoiceCursor, findMerchantInvoice, listInvoicePage } from './invoices.repo.js';
 import {
-  CancelInvoiceSchema,
   CreateInvoiceSchema,
   IdempotencyHeaderSchema,
   INVOICE_ID_EXAMPLE,
@@ -201,7 +200,7 @@ export function invoiceRoutes(deps: AppDeps) {
         'invoice or one that expired by itself: 409 `invoice_not_cancellable`.',
       security: KEY_OR_SESSION,
       middleware: [requireKeyOrSession(deps, 'invoices:write')] as const,
-      request: { params: InvoiceIdParamSchema, body: jsonBody(CancelInvoiceSchema, 'An empty object (or no body)') },
+      request: { params: InvoiceIdParamSchema, body: optionalJsonBody(EmptyBody) },
       responses: {
         200: jsonResponse(InvoiceEnvelopeSchema.omit({ idempotent_replay: true }), 'The cancelled invoice'),
         ...errorResponses(400, 401, 403, 404, 409, 413, 429),

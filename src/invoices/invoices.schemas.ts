@@ -10,6 +10,14 @@ import { markupPercentSchema } from '../pricing/pricing.schemas.js';
 import { USDT } from '../pricing/currencies.js';
 
 export const AMOUNT_PATTERN = '^(0|[1-9][0-9]{0,9})(\\.[0-9]{1,6})?$';
+/**
+ * The same rule with its bounds, for the document: 0.000001 to 1000000000 with at most six
+ * fractional digits. The server checks the shape and the bounds apart, to name which one failed.
+ */
+export const BOUNDED_AMOUNT_PATTERN =
+  '^([1-9][0-9]{0,8}(\\.[0-9]{1,6})?|0\\.([1-9][0-9]{0,5}|0[1-9][0-9]{0,4}|00[1-9][0-9]{0,3}|000[1-9][0-9]{0,2}|0000[1-9][0-9]?|00000[1-9])|1000000000(\\.0{1,6})?)$';
+/** An https return URL with a host name (and port), no credentials, no whitespace or control characters. */
+export const RETURN_URL_PATTERN = '^https://([A-Za-z0-9-]+\\.)*[A-Za-z][A-Za-z0-9-]*(:[0-9]{1,4})?([/?#][^\\s\\u0000-\\u001f\\u007f]*)?$';
 export const MAX_INVOICE_AMOUNT = 1_000_000_000_000_000n; // 1 000 000 000 USDT in micro-units
 export const METADATA_MAX_BYTES = 16 * 1024;
 /**
@@ -81,22 +89,21 @@ const invoiceCommon = {
   payable_amount: MONEY.openapi({ description: 'The exact amount the payer must send', example: '25.000137' }),
   wallet_address: z.string().openapi({ description: 'The TRON receiving address (base58)', example: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7' }),
   status: InvoiceStatusSchema,
-  created_at: DateTime.optional(),
-  expires_at: DateTime.optional().openapi({ description: 'End of the payment window (the cancel time for a cancelled invoice)', example: '2026-01-01T00:20:00.000Z' }),
-  reserved_until: DateTime.optional().openapi({ description: 'End of the 90-day amount reservation', example: '2026-04-01T00:00:00.000Z' }),
+  created_at: DateTime,
+  expires_at: DateTime.openapi({ description: 'End of the payment window (the cancel time for a cancelled invoice)', example: '2026-01-01T00:20:00.000Z' }),
+  reserved_until: DateTime.openapi({ description: 'End of the 90-day amount reservation', example: '2026-04-01T00:00:00.000Z' }),
   description: z.string().optional().openapi({ example: 'Order 1042: 2 t-shirts' }),
   tx_hash: z
     .string()
     .nullable()
-    .optional()
     .openapi({ description: 'Hash of the matched USDT transfer, 64 hex characters', example: 'c5d1a3f0e8b94c7d2a6f1e0b3c9d8a7f6e5d4c3b2a1908f7e6d5c4b3a2918070' }),
   mode: z.literal('live'),
-  network: z.enum(NETWORK_IDS).optional().openapi({ description: "The instance's TRON network" }),
-  token: z.literal('USDT').optional(),
-  token_contract: z.string().optional().openapi({ description: 'The USDT TRC20 contract of the network', example: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' }),
-  amount_reuse_review: z.boolean().optional().openapi({ description: 'Created in review because the amount was reused after 90 days', example: false }),
-  price: PriceSchema.nullable().optional().openapi({ description: 'The fiat price the invoice was created from; null when priced in USDT' }),
-  amount_received: z.string().optional().openapi({
+  network: z.enum(NETWORK_IDS).openapi({ description: "The instance's TRON network" }),
+  token: z.literal('USDT'),
+  token_contract: z.string().openapi({ description: 'The USDT TRC20 contract of the network', example: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' }),
+  amount_reuse_review: z.boolean().openapi({ description: 'Created in review because the amount was reused after 90 days', example: false }),
+  price: PriceSchema.nullable().openapi({ description: 'The fiat price the invoice was created from; null when priced in USDT' }),
+  amount_received: z.string().openapi({
     pattern: '^[0-9]+\\.[0-9]{6}$',
     description:
       'USDT received so far: every verified transfer recorded against the invoice (the one that paid it, partial and late payments) ' +
@@ -106,7 +113,6 @@ const invoiceCommon = {
   resolution: z
     .enum(['manual', 'tolerance'])
     .nullable()
-    .optional()
     .openapi({
       description:
         'How a confirmed invoice was settled when not by a transfer of its exact amount: `manual` (the owner applied a transfer by hand), ' +
@@ -118,25 +124,22 @@ const invoiceCommon = {
 export const InvoiceSchema = z
   .object({
     ...invoiceCommon,
-    confirmed_at: DateTime.nullable().optional().openapi({ example: '2026-01-01T00:04:12.000Z' }),
+    confirmed_at: DateTime.nullable().openapi({ example: '2026-01-01T00:04:12.000Z' }),
     checkout_url: z
       .string()
-      .openapi({ format: 'uri', description: 'Confidential payment link', example: 'https://pay.shop.example/pay/q3Vb7Yk2mN8xP0rT5wZ1aC4dF6gH9jL2' })
-      .optional(),
-    checkout_token: z.string().optional().openapi({ description: 'Capability token of the checkout link', example: 'q3Vb7Yk2mN8xP0rT5wZ1aC4dF6gH9jL2' }),
+      .openapi({ format: 'uri', description: 'Confidential payment link', example: 'https://pay.shop.example/pay/q3Vb7Yk2mN8xP0rT5wZ1aC4dF6gH9jL2' }),
+    checkout_token: z.string().openapi({ description: 'Capability token of the checkout link', example: 'q3Vb7Yk2mN8xP0rT5wZ1aC4dF6gH9jL2' }),
     merchant_order_id: z.string().openapi({ example: 'order-1042' }),
     wallet_id: z.string().openapi({ example: 'wal_Qm4Zr8Tn2Vb6Xc0Lk5Jh1g' }),
     metadata: z.record(z.string(), z.unknown()).openapi({ example: { customer_ref: 'c-88' } }),
     redirect_url: z
       .string()
       .nullable()
-      .optional()
       .openapi({ format: 'uri', description: 'Where the checkout offers to send the payer once the invoice is confirmed or expired', example: 'https://shop.example/orders/1042' }),
-    cancelled_at: DateTime.nullable().optional().openapi({ description: 'When the merchant cancelled the invoice (status expired)', example: null }),
+    cancelled_at: DateTime.nullable().openapi({ description: 'When the merchant cancelled the invoice (status expired)', example: null }),
     received_amount: z
       .string()
       .nullable()
-      .optional()
       .openapi({
         pattern: '^[0-9]+\\.[0-9]{6}$',
         description: 'USDT actually received: payable_amount when a matching transfer paid the invoice, the transfer\'s own amount when the owner applied a payment by hand (POST /invoices/{id}/resolve); null while unpaid',
@@ -150,7 +153,7 @@ export const CheckoutInvoiceSchema = z
   .openapi('CheckoutInvoice');
 
 export const InvoiceEnvelopeSchema = z
-  .object({ invoice: InvoiceSchema, idempotent_replay: z.boolean().optional() })
+  .object({ invoice: InvoiceSchema, idempotent_replay: z.boolean().openapi({ description: 'true when this answer replays an earlier request with the same Idempotency-Key' }) })
   .openapi('InvoiceEnvelope');
 
 export const InvoiceListSchema = z
@@ -174,7 +177,7 @@ export const CreateInvoiceSchema = z
         return micro === undefined || (micro >= 1n && micro <= MAX_INVOICE_AMOUNT);
       }, 'the amount must be between 0.000001 and 1000000000')
       .openapi({
-        pattern: AMOUNT_PATTERN,
+        pattern: BOUNDED_AMOUNT_PATTERN,
         example: '25.00',
         description:
           'The price in `currency`: in USDT (the default) 0.000001 to 1000000000; in a fiat currency greater than 0 with at most its own decimals (JPY none, most 2)',
@@ -212,7 +215,7 @@ export const CreateInvoiceSchema = z
       .max(REDIRECT_URL_MAX)
       .refine(isReturnUrl, 'expected an absolute https:// URL without user name or password')
       .optional()
-      .openapi({ description: `https URL (at most ${REDIRECT_URL_MAX} characters) the checkout offers as "Return to {merchant}" once the invoice is confirmed or expired`, example: 'https://shop.example/orders/1042' }),
+      .openapi({ pattern: RETURN_URL_PATTERN, description: `https URL (at most ${REDIRECT_URL_MAX} characters) the checkout offers as "Return to {merchant}" once the invoice is confirmed or expired`, example: 'https://shop.example/orders/1042' }),
   })
   .superRefine((body, ctx) => {
     if (body.markup_percent !== undefined && (body.currency ?? USDT) === USDT) {
@@ -262,8 +265,6 @@ export const InvoiceIdParamSchema = z.object({
 export const ReviewDecisionSchema = z
   .strictObject({ decision: z.enum(['accept', 'reject']).openapi({ description: 'accept: confirmed; reject: expired', example: 'accept' }) })
   .openapi('ReviewDecision');
-
-export const CancelInvoiceSchema = z.strictObject({}).openapi('CancelInvoice');
 
 export const ResolveInvoiceSchema = z
   .strictObject({

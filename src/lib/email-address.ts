@@ -9,7 +9,7 @@
  * "k"): an address that either would change is refused where it enters (`emailAddressProblem`),
  * and if one is ever stored it stays distinct from every other.
  */
-import { z } from 'zod';
+import { emailField } from './email-rule.js';
 
 /** Trimmed, ASCII letters lower-cased; no other change. */
 export function canonicalEmail(email: string): string {
@@ -31,11 +31,11 @@ export function emailAddressProblem(email: string): string | undefined {
   return undefined;
 }
 
-/** The request field of an email address: a valid address (254 characters at most) that canonicalEmail keeps whole. */
+/**
+ * The request field of an email address: the API's one email rule (email-rule.ts, stated as the
+ * field's pattern in the OpenAPI document) and an address canonicalEmail keeps whole.
+ */
 export const emailAddress = () =>
-  z
-    .email()
-    .max(254)
-    .refine((v) => emailAddressProblem(v) === undefined, {
-      message: 'This email address cannot be used: it changes under Unicode normalisation or case folding',
-    });
+  emailField().refine((v) => emailAddressProblem(v) === undefined, {
+    message: 'This email address cannot be used: it changes under Unicode normalisation or case folding',
+  });

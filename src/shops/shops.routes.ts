@@ -7,8 +7,7 @@ import type { MiddlewareHandler } from 'hono';
 import { requireSession } from '../http/auth.js';
 import type { AppDeps } from '../deps.js';
 import type { AppEnv } from '../http/context.js';
-import { createRouter, errorResponses, jsonBody, jsonResponse, SESSION_ONLY, SuccessSchema } from '../http/openapi.js';
-import { EmptyBody } from '../webhooks/webhooks.schemas.js';
+import { createRouter, EmptyBody, errorResponses, jsonBody, jsonResponse, optionalJsonBody, SESSION_ONLY, SuccessSchema } from '../http/openapi.js';
 import { MANUAL_SENDS_PER_MINUTE } from '../webhooks/webhooks.service.js';
 import { listConnections } from './shops.repo.js';
 import {
@@ -109,7 +108,7 @@ export function shopConnectionRoutes(deps: AppDeps, notifier: ShopNotifier) {
       description: 'Callbacks sent from now on are signed with the new key. A deleted connection answers 404.',
       security: SESSION_ONLY,
       middleware: [session] as const,
-      request: { params: ShopConnectionIdParam, body: jsonBody(EmptyBody) },
+      request: { params: ShopConnectionIdParam, body: optionalJsonBody(EmptyBody) },
       responses: { 200: jsonResponse(CreatedShopConnectionSchema, 'The connection and its new key'), ...errorResponses(400, 401, 403, 404, 413) },
     }),
     async (c) => {
@@ -129,7 +128,7 @@ export function shopConnectionRoutes(deps: AppDeps, notifier: ShopNotifier) {
         'Delivered, cancelled and in-flight callbacks answer 409 delivery_not_retryable. Counts against the same 30 a minute as webhook tests and retries.',
       security: SESSION_ONLY,
       middleware: [session, manualSends] as const,
-      request: { params: ShopNotifyIdParam, body: jsonBody(EmptyBody) },
+      request: { params: ShopNotifyIdParam, body: optionalJsonBody(EmptyBody) },
       responses: { 200: jsonResponse(ShopNotifyEnvelopeSchema, 'The callback after the attempt'), ...errorResponses(400, 401, 403, 404, 409, 413, 429) },
     }),
     async (c) => {

@@ -5,6 +5,7 @@
  */
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
+import { CHAT_CHALLENGE } from '../http/auth.js';
 import { requireCaptcha } from '../http/captcha.js';
 import { clientIp, clientSubject } from '../http/client-ip.js';
 import type { AppDeps } from '../deps.js';
@@ -44,7 +45,7 @@ function perIpLimit(deps: AppDeps): MiddlewareHandler<AppEnv> {
 function perTokenLimit(deps: AppDeps): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const token = c.req.header(CHAT_TOKEN_HEADER);
-    if (!token) throw new AppError('unauthorized', `${CHAT_TOKEN_HEADER} is required`);
+    if (!token) throw new AppError('unauthorized', `${CHAT_TOKEN_HEADER} is required`).withHeader('WWW-Authenticate', CHAT_CHALLENGE);
     deps.rateLimiter.consume('support_chat', sha256Hex(token), deps.config.rate_limits.chat_per_token, { context: c });
     await next();
   };

@@ -7,11 +7,10 @@ import type { MiddlewareHandler } from 'hono';
 import { requireSession } from '../http/auth.js';
 import type { AppDeps } from '../deps.js';
 import type { AppEnv } from '../http/context.js';
-import { createRouter, errorResponses, jsonBody, jsonResponse } from '../http/openapi.js';
+import { createRouter, EmptyBody, errorResponses, jsonBody, jsonResponse, optionalJsonBody } from '../http/openapi.js';
 import { registerPublicSupportRoutes } from './support-public.routes.js';
 import {
   CreateTicketBody,
-  EmptyBody,
   MessageBody,
   StatusBody,
   SupportThreadSchema,
@@ -137,7 +136,7 @@ export function supportRoutes(deps: AppDeps) {
       summary: 'Close your ticket (closing a closed ticket changes nothing)',
       security: sessionSecurity,
       middleware: [session],
-      request: { params: TicketIdParam, body: jsonBody(EmptyBody) },
+      request: { params: TicketIdParam, body: optionalJsonBody(EmptyBody) },
       responses: { 200: jsonResponse(SupportThreadSchema, 'The closed ticket'), ...errorResponses(400, 401, 403, 404, 413) },
     }),
     async (c) => {

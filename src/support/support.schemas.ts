@@ -43,7 +43,6 @@ export const TicketIdParam = z.object({
 
 export const CreateTicketBody = z.strictObject({ subject: Subject, category: Category, message: Message }).openapi('CreateSupportTicket');
 export const MessageBody = z.strictObject({ message: Message }).openapi('SupportMessageInput');
-export const EmptyBody = z.strictObject({});
 export const StatusBody = z.strictObject({ status: z.enum(STATUSES) }).openapi('SupportStatusInput');
 export const ContactBody = z
   .strictObject({ name: Name, email: Email, subject: Subject, category: Category, message: Message, captcha_token: CaptchaToken })

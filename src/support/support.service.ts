@@ -14,6 +14,7 @@ import type { SupportTicketCategory, SupportTicketStatus } from '../db/schema.js
 import type { AppDeps } from '../deps.js';
 import { randomToken, sha256Hex } from '../lib/crypto.js';
 import { AppError, notFound } from '../lib/errors.js';
+import { CHAT_CHALLENGE } from '../http/auth.js';
 import { notifyOwnerOfReply, notifyStaff, type StaffNotice } from './support.notify.js';
 import {
   allocateReference,
@@ -188,7 +189,7 @@ export async function startChat(deps: AppDeps, input: { name: string; email: str
 /** The chat a token opens, or 401: a missing, malformed or unknown token gets the same answer. */
 async function chatByToken(db: AppDeps['db'] | Trx, token: string | undefined) {
   const ticket = token && CHAT_TOKEN_RE.test(token) ? await findChatTicketByTokenHash(db, sha256Hex(token)) : undefined;
-  if (!ticket) throw new AppError('unauthorized', 'Unknown chat: X-Support-Chat-Token is missing or not valid');
+  if (!ticket) throw new AppError('unauthorized', 'Unknown chat: X-Support-Chat-Token is missing or not valid').withHeader('WWW-Authenticate', CHAT_CHALLENGE);
   return ticket;
 }
 

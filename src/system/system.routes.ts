@@ -8,15 +8,15 @@ import { createRouter, errorResponses, jsonResponse } from '../http/openapi.js';
 
 const HealthSchema = z
   .object({
-    status: z.literal('ok').optional(),
-    mode: z.literal('live').optional(),
-    live_payments_enabled: z.boolean().optional().openapi({
+    status: z.literal('ok'),
+    mode: z.literal('live'),
+    live_payments_enabled: z.boolean().openapi({
       description: 'false while the chain watcher cannot confirm payments (degraded); status stays "ok" because the API still serves. Alert on it.',
     }),
-    version: z.string().optional(),
-    watcher: WatcherHealthSchema.optional(),
-    deliveries: z.object({ backlog: z.number().int() }).optional(),
-    pricing: PricingHealthSchema.optional().openapi({ description: "Fiat prices: each rate source's last rates, their age and its last error" }),
+    version: z.string(),
+    watcher: WatcherHealthSchema,
+    deliveries: z.object({ backlog: z.number().int() }),
+    pricing: PricingHealthSchema.openapi({ description: "Fiat prices: each rate source's last rates, their age and its last error" }),
   })
   .openapi('Health');
 

@@ -16,7 +16,6 @@ export const WalletSchema = z
     created_at: DateTime,
     archived: z
       .boolean()
-      .optional()
       .openapi({ description: 'An archived wallet takes no new invoices (409 wallet_archived); its address is still watched for late payments' }),
   })
   .openapi('Wallet');

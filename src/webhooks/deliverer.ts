@@ -82,7 +82,17 @@ export function createDeliverer(deps: AppDeps): Deliverer {
       const target = await policy.check(webhook.url);
       host = target.hostname;
       const rawBody = JSON.stringify(toEventResponse(event));
-      const headers = deliveryHeaders({ secret: webhook.secret, eventId: event.id, nowMs: deps.clock.now(), rawBody });
+      const now = deps.clock.now();
+      const rolling = webhook.previousSecretExpiresAt !== null && webhook.previousSecretExpiresAt > now;
+      const headers = deliveryHeaders({
+        secret: webhook.secret,
+        previousSecret: rolling ? webhook.previousSecret : null,
+        eventId: event.id,
+        deliveryId: delivery.id,
+        attempt: delivery.attempts + 1,
+        nowMs: now,
+        rawBody,
+      });
       outcome = await sender.send(target, rawBody, headers);
     } catch (err) {
       if (err instanceof UrlRejected) {

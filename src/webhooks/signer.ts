@@ -16,14 +16,29 @@ export function signatureFor(secret: string, timestamp: string, rawBody: string)
   return `sha256=${hmacSha256Hex(Buffer.from(secret, 'utf8'), `${timestamp}.${rawBody}`)}`;
 }
 
-/** The headers of one attempt; called afresh for every attempt so each carries its own timestamp. */
-export function deliveryHeaders(input: { secret: string; eventId: string; nowMs: number; rawBody: string }): Record<string, string> {
+/**
+ * The headers of one attempt; called afresh for every attempt so each carries its own timestamp.
+ * While a secret roll is in progress the signature header holds two values, the new secret's first
+ * (`sha256=<new>,sha256=<old>`); otherwise exactly one, as before rolls existed.
+ */
+export function deliveryHeaders(input: {
+  secret: string;
+  previousSecret?: string | null;
+  eventId: string;
+  deliveryId: string;
+  attempt: number;
+  nowMs: number;
+  rawBody: string;
+}): Record<string, string> {
   const timestamp = String(Math.floor(input.nowMs / 1000));
+  const signatures = [input.secret, ...(input.previousSecret ? [input.previousSecret] : [])].map((s) => signatureFor(s, timestamp, input.rawBody));
   return {
     'content-type': 'application/json',
     'user-agent': `gatewayd/${VERSION}`,
     'x-gateway-event-id': input.eventId,
+    'x-gateway-delivery-id': input.deliveryId,
+    'x-gateway-attempt': String(input.attempt),
     'x-gateway-timestamp': timestamp,
-    'x-gateway-signature': signatureFor(input.secret, timestamp, input.rawBody),
+    'x-gateway-signature': signatures.join(','),
   };
 }

@@ -4,7 +4,7 @@ import type { Db, Trx, Tx } from '../db/database.js';
 import type { DeliveriesTable, DeliveryStatus, WebhooksTable } from '../db/schema.js';
 import type { Selectable } from 'kysely';
 import { newId } from '../lib/ids.js';
-import { rowToEvent, type StoredEvent } from '../events/events.repo.js';
+import { rowToEvent, type EventType, type StoredEvent } from '../events/events.repo.js';
 
 export interface Webhook {
   id: string;
@@ -12,7 +12,15 @@ export interface Webhook {
   url: string;
   /** Needed in clear to sign every attempt; never leaves through a response mapper. */
   secret: string;
+  /** False once deleted (DELETE): for good. */
   active: boolean;
+  /** Paused by PATCH active=false: no new deliveries until resumed. */
+  paused: boolean;
+  /** The event types it receives; null = every type. */
+  enabledEvents: EventType[] | null;
+  /** The secret before the last roll and when it stops signing (null when no roll is in progress). */
+  previousSecret: string | null;
+  previousSecretExpiresAt: number | null;
   createdAt: number;
   deactivatedAt: number | null;
 }
@@ -42,6 +50,10 @@ function toWebhook(row: Selectable<WebhooksTable>): Webhook {
     url: row.url,
     secret: row.secret,
     active: row.active === 1,
+    paused: row.paused === 1,
+    enabledEvents: row.enabled_events === null ? null : (JSON.parse(row.enabled_events) as EventType[]),
+    previousSecret: row.previous_secret,
+    previousSecretExpiresAt: row.previous_secret_expires_at,
     createdAt: row.created_at,
     deactivatedAt: row.deactivated_at,
   };
@@ -74,10 +86,55 @@ export async function countActiveWebhooks(db: Db | Trx, merchantId: string): Pro
   return Number(row.n);
 }
 
-export async function insertWebhook(trx: Db | Trx, input: { merchantId: string; url: string; secret: string }, now: number): Promise<Webhook> {
-  const row = { id: newId('whk'), merchant_id: input.merchantId, url: input.url, secret: input.secret, active: 1, created_at: now, deactivated_at: null };
+export async function insertWebhook(
+  trx: Db | Trx,
+  input: { merchantId: string; url: string; secret: string; enabledEvents: EventType[] | null },
+  now: number,
+): Promise<Webhook> {
+  const row = {
+    id: newId('whk'),
+    merchant_id: input.merchantId,
+    url: input.url,
+    secret: input.secret,
+    active: 1,
+    created_at: now,
+    deactivated_at: null,
+    enabled_events: input.enabledEvents === null ? null : JSON.stringify(input.enabledEvents),
+    paused: 0,
+    previous_secret: null,
+    previous_secret_expires_at: null,
+  };
   await trx.insertInto('webhooks').values(row).execute();
   return toWebhook(row);
+}
+
+/** The merchant's active (not deleted) webhook with exactly this URL, if any. */
+export async function findActiveWebhookByUrl(db: Db | Trx, merchantId: string, url: string): Promise<Webhook | undefined> {
+  const row = await db.selectFrom('webhooks').selectAll().where('merchant_id', '=', merchantId).where('url', '=', url).where('active', '=', 1).executeTakeFirst();
+  return row ? toWebhook(row) : undefined;
+}
+
+/** PATCH /webhooks/{id}: the fields given, on an active webhook. */
+export async function updateWebhook(
+  trx: Trx,
+  webhookId: string,
+  changes: { url?: string; paused?: boolean; enabledEvents?: EventType[] | null },
+): Promise<void> {
+  const set: Partial<{ url: string; paused: number; enabled_events: string | null }> = {};
+  if (changes.url !== undefined) set.url = changes.url;
+  if (changes.paused !== undefined) set.paused = changes.paused ? 1 : 0;
+  if (changes.enabledEvents !== undefined) set.enabled_events = changes.enabledEvents === null ? null : JSON.stringify(changes.enabledEvents);
+  if (Object.keys(set).length > 0) await trx.updateTable('webhooks').set(set).where('id', '=', webhookId).where('active', '=', 1).execute();
+}
+
+/** A new signing secret; the current one keeps signing beside it until `previousUntil`. */
+export async function rollWebhookSecret(trx: Trx, webhook: Webhook, secret: string, previousUntil: number): Promise<void> {
+  await trx
+    .updateTable('webhooks')
+    .set({ secret, previous_secret: webhook.secret, previous_secret_expires_at: previousUntil })
+    .where('id', '=', webhook.id)
+    .where('active', '=', 1)
+    .execute();
 }
 
 /** A webhook of this merchant (active or not); another merchant's is absent. */

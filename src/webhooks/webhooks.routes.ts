@@ -4,17 +4,19 @@ import { requireSession } from '../http/auth.js';
 import type { MiddlewareHandler } from 'hono';
 import type { AppDeps } from '../deps.js';
 import type { AppEnv } from '../http/context.js';
-import { createRouter, errorResponses, jsonBody, jsonResponse, SuccessSchema } from '../http/openapi.js';
+import { createRouter, EmptyBody, errorResponses, jsonBody, jsonResponse, optionalJsonBody, SuccessSchema } from '../http/openapi.js';
 import { createDeliverer } from './deliverer.js';
+import { changeWebhook, rollSecret } from './webhook-controls.service.js';
 import {
   CreatedWebhookSchema,
   CreateWebhookBody,
   DeliveryEnvelopeSchema,
   DeliveryIdParam,
-  EmptyBody,
   TestWebhookResultSchema,
   toDeliveryResponse,
   toWebhookResponse,
+  UpdateWebhookBody,
+  WebhookEnvelopeSchema,
   WebhookIdParam,
 } from './webhooks.schemas.js';
 import { deleteWebhook, MANUAL_SENDS_PER_MINUTE, registerWebhook, retryDelivery, sendTestEvent } from './webhooks.service.js';
@@ -42,16 +44,65 @@ export function webhookRoutes(deps: AppDeps) {
       summary: 'Register a webhook endpoint; the signing secret is shown once',
       description:
         'The URL is checked now and again before every delivery: https, an allowed port, no credentials or fragment, a DNS name ' +
-        '(no IP literal, no localhost) whose every address is public. At most 16 active webhooks per account.',
+        '(no IP literal, no localhost) whose every address is public. At most 16 active webhooks per account. A URL that already is ' +
+        'an active webhook of the account answers 200 with that webhook (no secret, nothing changed) instead of making a second one.',
       security,
       middleware: [session] as const,
       request: { body: jsonBody(CreateWebhookBody) },
-      responses: { 201: jsonResponse(CreatedWebhookSchema, 'Registered'), ...errorResponses(400, 401, 403, 409, 413) },
+      responses: {
+        200: jsonResponse(WebhookEnvelopeSchema, 'This URL already is an active webhook: that webhook, unchanged (its secret is not shown again)'),
+        201: jsonResponse(CreatedWebhookSchema, 'Registered'),
+        ...errorResponses(400, 401, 403, 409, 413),
+      },
     }),
     async (c) => {
-      const { url } = c.req.valid('json');
-      const { webhook, secret } = await registerWebhook(deps, deliverer, c.get('auth').merchantId, url);
-      return c.json({ webhook: toWebhookResponse(webhook), secret }, 201);
+      const { url, enabled_events } = c.req.valid('json');
+      const { webhook, secret } = await registerWebhook(deps, deliverer, c.get('auth').merchantId, url, enabled_events ?? null);
+      const view = toWebhookResponse(webhook, deps.clock.now());
+      return secret === null ? c.json({ webhook: view }, 200) : c.json({ webhook: view, secret }, 201);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'patch',
+      path: '/webhooks/{id}',
+      operationId: 'updateWebhook',
+      tags: ['Webhooks'],
+      summary: 'Pause or resume a webhook, choose its event types, or change its URL',
+      description:
+        'Only the fields given change. active=false pauses (no new deliveries, pending ones cancelled); enabled_events null = every type; ' +
+        'a new URL is checked as at registration. A deleted webhook answers 409 webhook_inactive.',
+      security,
+      middleware: [session] as const,
+      request: { params: WebhookIdParam, body: jsonBody(UpdateWebhookBody) },
+      responses: { 200: jsonResponse(WebhookEnvelopeSchema, 'The webhook after the change'), ...errorResponses(400, 401, 403, 404, 409, 413) },
+    }),
+    async (c) => {
+      const webhook = await changeWebhook(deps, deliverer, c.get('auth').merchantId, c.req.valid('param').id, c.req.valid('json'));
+      return c.json({ webhook: toWebhookResponse(webhook, deps.clock.now()) }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/webhooks/{id}/roll-secret',
+      operationId: 'rollWebhookSecret',
+      tags: ['Webhooks'],
+      summary: 'Make a new signing secret; the old one keeps signing for 24 hours',
+      description:
+        'The new secret is shown once. For 24 hours every delivery carries both signatures, X-Gateway-Signature: sha256=<new>,sha256=<old>, ' +
+        'so a receiver can switch to the new secret at any time in between; a receiver accepts a delivery when any one value matches. ' +
+        'Rolling again during a roll drops the oldest secret. Send an Idempotency-Key: a retry then gets the same new secret.',
+      security,
+      middleware: [session] as const,
+      request: { params: WebhookIdParam, body: optionalJsonBody(EmptyBody) },
+      responses: { 200: jsonResponse(CreatedWebhookSchema, 'The webhook and its new secret'), ...errorResponses(400, 401, 403, 404, 409, 413) },
+    }),
+    async (c) => {
+      const { webhook, secret } = await rollSecret(deps, c.get('auth').merchantId, c.req.valid('param').id);
+      return c.json({ webhook: toWebhookResponse(webhook, deps.clock.now()), secret }, 200);
     },
   );
 
@@ -86,7 +137,7 @@ export function webhookRoutes(deps: AppDeps) {
         'a failed attempt is retried on the usual schedule. Test events and manual retries: at most 30 a minute per account.',
       security,
       middleware: [session, manualSends] as const,
-      request: { params: WebhookIdParam, body: jsonBody(EmptyBody) },
+      request: { params: WebhookIdParam, body: optionalJsonBody(EmptyBody) },
       responses: { 200: jsonResponse(TestWebhookResultSchema, 'The stored event and its delivery'), ...errorResponses(400, 401, 403, 404, 409, 413, 429) },
     }),
     async (c) => {
@@ -105,7 +156,7 @@ export function webhookRoutes(deps: AppDeps) {
       description: 'Delivered, cancelled and in-flight deliveries answer 409 delivery_not_retryable; a delivery of a deleted webhook 409 webhook_inactive.',
       security,
       middleware: [session, manualSends] as const,
-      request: { params: DeliveryIdParam, body: jsonBody(EmptyBody) },
+      request: { params: DeliveryIdParam, body: optionalJsonBody(EmptyBody) },
       responses: { 200: jsonResponse(DeliveryEnvelopeSchema, 'The delivery after the attempt'), ...errorResponses(400, 401, 403, 404, 409, 413, 429) },
     }),
     async (c) => {

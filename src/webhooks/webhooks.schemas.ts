@@ -1,6 +1,6 @@
 /** The API contract of webhooks, deliveries and events, and the mappers that build those resources. */
 import { z } from '@hono/zod-openapi';
-import { EventSchema } from '../events/events.schemas.js';
+import { EventSchema, EventTypeSchema } from '../events/events.schemas.js';
 import { DateTime } from '../http/openapi.js';
 import { iso, isoOrNull } from '../lib/clock.js';
 import type { Delivery, Webhook } from './webhooks.repo.js';
@@ -8,20 +8,46 @@ import type { Delivery, Webhook } from './webhooks.repo.js';
 export { EventSchema };
 
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
+/** https, no credentials, no fragment, no whitespace (what the URL policy checks first). */
+export const WEBHOOK_URL_PATTERN = '^https://[^\\s/?#@]+([/?][^\\s#]*)?$';
+
+const WebhookUrl = z
+  .string()
+  .min(1)
+  .max(MAX_WEBHOOK_URL_LENGTH)
+  // The pattern is the document's: the URL policy itself refuses the rest with 400
+  // invalid_webhook_url and a reason (scheme, credentials, fragment, ...).
+  .openapi({
+    pattern: WEBHOOK_URL_PATTERN,
+    format: 'uri',
+    example: 'https://shop.example.com/hooks/gatewayd',
+    description:
+      'Public https URL on an allowed port (443 by default); no credentials, fragment or IP literal; every address the name resolves to must be public.',
+  });
+
+const EnabledEvents = z
+  .array(EventTypeSchema)
+  .min(1)
+  .refine((types) => new Set(types).size === types.length, 'event types must not repeat')
+  .nullable()
+  .openapi({
+    uniqueItems: true,
+    description: 'The event types this webhook receives; null = every type, also types added later (webhook.test is always sent to the webhook it tests)',
+    example: ['invoice.confirmed', 'invoice.expired'],
+  });
 
 export const CreateWebhookBody = z
-  .strictObject({
-    url: z.string().min(1).max(MAX_WEBHOOK_URL_LENGTH).openapi({
-      format: 'uri',
-      example: 'https://shop.example.com/hooks/gatewayd',
-      description:
-        'Public https URL on an allowed port (443 by default); no credentials, fragment or IP literal; every address the name resolves to must be public.',
-    }),
-  })
-  .openapi('CreateWebhook');
+  .strictObject({ url: WebhookUrl, enabled_events: EnabledEvents.optional() })
+  .openapi('CreateWebhook', { description: 'enabled_events absent or null: every type' });
 
-// Not a named component: other features take `{}` bodies too.
-export const EmptyBody = z.strictObject({});
+export const UpdateWebhookBody = z
+  .strictObject({
+    active: z.boolean().optional().openapi({ description: 'false pauses the webhook (no new deliveries; its pending ones are cancelled), true resumes it' }),
+    enabled_events: EnabledEvents.optional(),
+    url: WebhookUrl.optional(),
+  })
+  .refine((b) => b.active !== undefined || b.enabled_events !== undefined || b.url !== undefined, { message: 'give active, enabled_events or url' })
+  .openapi('UpdateWebhook');
 
 export const WebhookIdParam = z.object({ id: z.string().min(1).max(100).openapi({ param: { name: 'id', in: 'path' }, example: 'whk_3kTq9x' }) });
 export const DeliveryIdParam = z.object({ id: z.string().min(1).max(100).openapi({ param: { name: 'id', in: 'path' }, example: 'dlv_8fHs2a' }) });
@@ -30,8 +56,13 @@ export const WebhookSchema = z
   .object({
     id: z.string(),
     url: z.string().openapi({ format: 'uri' }),
-    created_at: DateTime.optional(),
-    active: z.boolean(),
+    created_at: DateTime,
+    active: z.boolean().openapi({ description: 'Receives events: false when paused (PATCH active=false) or deleted' }),
+    deleted: z.boolean().openapi({ description: 'Deleted (DELETE): for good; register the URL again to receive events' }),
+    enabled_events: EnabledEvents,
+    previous_secret_expires_at: DateTime.nullable().openapi({
+      description: 'While a secret roll is in progress: when the previous secret stops signing (deliveries carry both signatures until then); else null',
+    }),
   })
   .openapi('Webhook');
 
@@ -42,11 +73,11 @@ export const DeliverySchema = z
     event_id: z.string(),
     status: z.enum(['pending', 'sending', 'delivered', 'failed', 'cancelled']),
     attempts: z.number().int(),
-    next_attempt_at: DateTime.nullable().optional(),
-    delivered_at: DateTime.nullable().optional(),
-    last_error: z.string().nullable().optional(),
-    response_status: z.number().int().nullable().optional(),
-    created_at: DateTime.optional(),
+    next_attempt_at: DateTime.nullable(),
+    delivered_at: DateTime.nullable(),
+    last_error: z.string().nullable(),
+    response_status: z.number().int().nullable(),
+    created_at: DateTime,
   })
   .openapi('Delivery');
 
@@ -57,11 +88,22 @@ export const CreatedWebhookSchema = z
   })
   .openapi('CreatedWebhook');
 
+export const WebhookEnvelopeSchema = z.object({ webhook: WebhookSchema }).openapi('WebhookEnvelope');
+
 export const TestWebhookResultSchema = z.object({ event: EventSchema, deliveries: z.array(DeliverySchema) }).openapi('WebhookTestResult');
 export const DeliveryEnvelopeSchema = z.object({ delivery: DeliverySchema }).openapi('DeliveryEnvelope');
 
-export function toWebhookResponse(webhook: Webhook): z.infer<typeof WebhookSchema> {
-  return { id: webhook.id, url: webhook.url, created_at: iso(webhook.createdAt), active: webhook.active };
+export function toWebhookResponse(webhook: Webhook, now: number): z.infer<typeof WebhookSchema> {
+  const rolling = webhook.previousSecretExpiresAt !== null && webhook.previousSecretExpiresAt > now;
+  return {
+    id: webhook.id,
+    url: webhook.url,
+    created_at: iso(webhook.createdAt),
+    active: webhook.active && !webhook.paused,
+    deleted: !webhook.active,
+    enabled_events: webhook.enabledEvents,
+    previous_secret_expires_at: rolling ? iso(webhook.previousSecretExpiresAt!) : null,
+  };
 }
 
 export function toDeliveryResponse(delivery: Delivery): z.infer<typeof DeliverySchema> {

@@ -3,7 +3,7 @@
  * deletion (deactivate and cancel what is pending), the test event and manual retry.
  */
 import { writeTransaction } from '../db/database.js';
-import { insertEvent, type StoredEvent } from '../events/events.repo.js';
+import { insertEvent, type EventType, type StoredEvent } from '../events/events.repo.js';
 import type { AppDeps } from '../deps.js';
 import { AppError, notFound } from '../lib/errors.js';
 import type { Deliverer } from './deliverer.js';
@@ -15,6 +15,7 @@ import {
   deactivateWebhook,
   findDelivery,
   findDeliveryFor,
+  findActiveWebhookByUrl,
   findWebhook,
   insertWebhook,
   type Delivery,
@@ -28,26 +29,41 @@ export const MAX_ACTIVE_WEBHOOKS = 16;
  */
 export const MANUAL_SENDS_PER_MINUTE = 30;
 
-export async function registerWebhook(deps: AppDeps, deliverer: Deliverer, merchantId: string, rawUrl: string): Promise<{ webhook: Webhook; secret: string }> {
-  let url: string;
+/** The URL as it will be stored, after the URL policy (DNS included: never inside a transaction). */
+export async function checkedWebhookUrl(deliverer: Deliverer, rawUrl: string): Promise<string> {
   try {
-    // DNS is part of the check, so it runs before (never inside) the transaction.
-    const target = await deliverer.policy.check(rawUrl);
-    url = target.url.href;
+    return (await deliverer.policy.check(rawUrl)).url.href;
   } catch (err) {
     if (err instanceof UrlRejected)
       throw new AppError('invalid_webhook_url', `Webhook URL refused: ${err.message}`, [{ path: 'url', message: err.message, reason: err.reason }]);
     throw err;
   }
+}
+
+/**
+ * A new webhook and its secret (shown once), or, when this URL already is an active webhook of the
+ * merchant, that webhook (no secret, nothing changed): a repeated registration never makes a second
+ * endpoint that would receive every event twice.
+ */
+export async function registerWebhook(
+  deps: AppDeps,
+  deliverer: Deliverer,
+  merchantId: string,
+  rawUrl: string,
+  enabledEvents: EventType[] | null = null,
+): Promise<{ webhook: Webhook; secret: string | null }> {
+  const url = await checkedWebhookUrl(deliverer, rawUrl);
   const secret = newWebhookSecret();
-  const webhook = await writeTransaction(deps.db, async (trx) => {
+  const result = await writeTransaction(deps.db, async (trx) => {
+    const existing = await findActiveWebhookByUrl(trx, merchantId, url);
+    if (existing) return { webhook: existing, secret: null };
     if ((await countActiveWebhooks(trx, merchantId)) >= MAX_ACTIVE_WEBHOOKS) {
       throw new AppError('webhook_limit_reached', `At most ${MAX_ACTIVE_WEBHOOKS} active webhooks per account; delete one first`);
     }
-    return insertWebhook(trx, { merchantId, url, secret }, deps.clock.now());
+    return { webhook: await insertWebhook(trx, { merchantId, url, secret, enabledEvents }, deps.clock.now()), secret };
   });
-  deps.log.info({ merchant_id: merchantId, webhook_id: webhook.id, host: new URL(url).hostname }, 'webhook registered');
-  return { webhook, secret };
+  if (result.secret) deps.log.info({ merchant_id: merchantId, webhook_id: result.webhook.id, host: new URL(url).hostname }, 'webhook registered');
+  return result;
 }
 
 /** Deactivates the webhook and cancels its pending deliveries. Deleting an inactive one again is a no-op. */

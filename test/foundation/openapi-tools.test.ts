@@ -117,12 +117,23 @@ type ListQuery = NonNullable<paths['/api/v1/invoices']['get']['parameters']['que
 const query: ListQuery = { limit: 100, status: ['pending', 'review'], starting_after: 'inv_Nw1Xk8cYq0pJv3sTzR5aLg' };
 type Page = paths['/api/v1/invoices']['get']['responses'][200]['content']['application/json'];
 const more = (p: Page): boolean => p.has_more;
-export { body, headers, payable, query, more };
+type Ev = paths['/api/v1/events/{id}']['get']['responses'][200]['content']['application/json']['event'];
+// Event is a oneOf discriminated by type: testing type narrows data.
+const paidBy = (ev: Ev) => (ev.type === 'invoice.confirmed' ? ev.data.transaction?.tx_hash : ev.type === 'webhook.test' ? ev.data.webhook_id : ev.data.invoice.id);
+type Invoice = Created['invoice'];
+// Properties always sent are required: no undefined to handle.
+const created = (i: Invoice): string => i.created_at + i.expires_at + i.checkout_url + i.network;
+// A body the server does not need is optional: a cancel may send none.
+const noBody: paths['/api/v1/invoices/{id}/cancel']['post']['requestBody'] = undefined;
+export { body, headers, payable, query, more, paidBy, created, noBody };
 `;
       assert.deepEqual(typecheck(good), [], 'the creation call typechecks');
       // The check can fail: a body without an amount does not.
       const bad = `${header}\nexport const body: Body = { merchant_order_id: 'o', wallet_id: 'w' };\n`;
       assert.match(typecheck(bad).join('\n'), /amount/);
+      // And data is not a webhook.test's without testing type.
+      const unnarrowed = `${header}\ntype Ev = paths['/api/v1/events']['get']['responses'][200]['content']['application/json']['events'][number];\nexport const f = (ev: Ev) => ev.data.webhook_id;\n`;
+      assert.match(typecheck(unnarrowed).join('\n'), /webhook_id/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

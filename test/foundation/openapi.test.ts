@@ -25,10 +25,20 @@ test('GET /api/v1/openapi.json is OpenAPI 3.1, version 0.2.0, and matches the ch
         // Every JSON body passes the 64 KiB guard, so every operation with a body can answer 413.
         if (op.requestBody) assert.ok(op.responses['413'], `${method.toUpperCase()} ${path} documents 413`);
         for (const [status, r] of Object.entries<any>(op.responses)) {
-          if (Number(status) >= 400) assert.equal(r.content['application/json'].schema.$ref, '#/components/schemas/Error', `${method} ${path} ${status}`);
+          if (Number(status) >= 400 && method !== 'head') assert.equal(r.content['application/json'].schema.$ref, '#/components/schemas/Error', `${method} ${path} ${status}`);
         }
+        // Every GET is documented with its HEAD, which has the same answers and no bodies.
+        if (method === 'get') assert.deepEqual(Object.keys(ops.head.responses), Object.keys(op.responses), `HEAD ${path}`);
+        if (method === 'head') assert.ok(Object.values<any>(op.responses).every((r) => !r.content), `HEAD ${path} has no bodies`);
+        // Shared middleware gives these answers, so every operation declares them.
+        for (const status of ['400', '405', '500']) assert.ok(op.responses[status], `${method} ${path} documents ${status}`);
+        if (op.security.length > 0) assert.ok(op.responses['401'].headers['WWW-Authenticate'], `${method} ${path}: 401 with WWW-Authenticate`);
       }
     }
+    // One document per API version: every network is listed whatever the instance runs.
+    assert.deepEqual(doc.components.schemas.Invoice.properties.network.enum, ['tron-mainnet', 'tron-nile', 'tron-devnet']);
+    assert.deepEqual(doc.components.schemas.Wallet.properties.network.enum, ['tron-mainnet', 'tron-nile', 'tron-devnet']);
+    assert.ok(doc.paths['/api/v1/openapi.json'].get, 'the document describes itself');
     const text = `${JSON.stringify(doc, null, 2)}\n`;
     if (process.env.UPDATE_OPENAPI === '1') {
       writeFileSync(SNAPSHOT, text);
@@ -44,4 +54,19 @@ test('GET /api/v1/openapi.json is OpenAPI 3.1, version 0.2.0, and matches the ch
   } finally {
     await t.close();
   }
+});
+
+test('a test-network instance serves the same document as a mainnet one, but for its server entry', async () => {
+  const served = async (network: string) => {
+    const t = await startTestApp({ config: { server: { public_url: 'https://pay.example.com' }, tron: { network } } });
+    try {
+      return (await t.client().get('/openapi.json')).body;
+    } finally {
+      await t.close();
+    }
+  };
+  const [main, nile] = [await served('mainnet'), await served('nile')];
+  assert.match(nile.servers[0].description, /tron-nile, a TRON test network/);
+  assert.match(main.servers[0].description, /tron-mainnet/);
+  assert.deepEqual({ ...nile, servers: [] }, { ...main, servers: [] });
 });

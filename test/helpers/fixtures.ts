@@ -2,6 +2,7 @@
  * Shortcuts for tests of features that need a signed-in merchant: the merchant and its session are
  * created through the real repositories (no HTTP sign-in, no mail), then used over real HTTP.
  */
+import { cookieName } from '../../src/http/auth.js';
 import { createSession, SESSION_COOKIE } from '../../src/accounts/sessions.repo.js';
 import { insertMerchant, type Merchant } from '../../src/accounts/merchants.repo.js';
 import type { TestApp } from './app.js';
@@ -30,6 +31,6 @@ export async function signedInMerchant(t: TestApp, input: { email?: string; name
   );
   const { token } = await createSession(t.deps.db, merchant.id, now);
   const client = t.client();
-  client.cookies.set(SESSION_COOKIE, token);
+  client.cookies.set(cookieName(t.config, SESSION_COOKIE), token);
   return { merchant, client };
 }

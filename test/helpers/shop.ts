@@ -1,5 +1,6 @@
 /** Shared set-up for the wallets, invoices, API keys, checkout and ledger tests (over real HTTP). */
 import assert from 'node:assert/strict';
+import { cookieName } from '../../src/http/auth.js';
 import { createSession, SESSION_COOKIE } from '../../src/accounts/sessions.repo.js';
 import type { TestApp } from './app.js';
 import { signedInMerchant, type SignedIn } from './fixtures.js';
@@ -60,5 +61,5 @@ export function micro(text: string): bigint {
 /** A fresh owner session for this shop (sessions last 30 days; tests move the clock by months). */
 export async function renewSession(t: TestApp, s: SignedIn): Promise<void> {
   const { token } = await createSession(t.deps.db, s.merchant.id, t.clock.now());
-  s.client.cookies.set(SESSION_COOKIE, token);
+  s.client.cookies.set(cookieName(t.config, SESSION_COOKIE), token);
 }

@@ -1,15 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { runOnce } from '../../src/chain/chain.worker.js';
 import { MINUTE, SECOND } from '../../src/lib/clock.js';
-import { startChainHarness, transfersOf, type ChainHarness } from '../helpers/chain-fixtures.js';
+import { pass, startChainHarness, transfersOf, type ChainHarness } from '../helpers/chain-fixtures.js';
 import { randomAddress } from '../helpers/tron-samples.js';
 import { addWallet, ADDRESSES, createInvoice, newKey, shop } from '../helpers/shop.js';
-
-async function pass(h: ChainHarness, ms = 5 * SECOND): Promise<void> {
-  h.t.clock.advance(ms);
-  await runOnce(h.t.deps);
-}
 
 /** The recorded transfer of one transaction (its Transfer log), as the console names it. */
 async function transferOf(h: ChainHarness, txId: string) {

@@ -302,3 +302,67 @@ export function systematicRequests(ops: Operation[], resolve: (s: Schema) => Sch
   }
   return out;
 }
+
+/** The credentials a request may present (cookie values are the gw_session tokens). */
+export interface Credentials {
+  session: string;
+  otherTenantSession: string;
+  staffSession: string;
+  key: string;
+  revokedKey: string;
+  chatToken: string;
+  /** The Origin a browser on this server sends (default: baseUrl). */
+  origin?: string;
+}
+
+/**
+ * Sends one generated request as it is (no client-side repair). HEAD and GET carry no body. A
+ * `query` string is appended as is (e.g. an unknown parameter). No answer at all is reported as 599.
+ */
+export async function sendRequest(baseUrl: string, req: HostileRequest, creds: Credentials, query = ''): Promise<{ status: number; headers: Headers; body: unknown; text: string }> {
+  let path = req.op.path;
+  for (const [k, v] of Object.entries(req.pathParams)) path = path.replace(`{${k}}`, v);
+  const headers: Record<string, string> = { ...req.headers };
+  if (req.contentType !== undefined) headers['content-type'] = req.contentType;
+  if (headers['x-support-chat-token'] === 'reused-key-1') headers['x-support-chat-token'] = creds.chatToken;
+  const cookie = (token: string) => `gw_session=${token}`;
+  const origin = creds.origin ?? baseUrl;
+  const sessions: Partial<Record<AuthKind, [string, string | undefined]>> = {
+    session: [creds.session, origin],
+    staff: [creds.staffSession, origin],
+    other_tenant: [creds.otherTenantSession, origin],
+    session_foreign_origin: [creds.session, 'https://evil.example'],
+    session_no_origin: [creds.session, undefined],
+  };
+  const bearers: Partial<Record<AuthKind, string>> = { bearer: creds.key, bearer_junk: '\u00ff\u00fejunk', bearer_revoked: creds.revokedKey };
+  const session = sessions[req.auth];
+  if (session) {
+    headers.cookie = cookie(session[0]);
+    if (session[1] !== undefined) headers.origin = session[1];
+  }
+  const bearer = bearers[req.auth];
+  if (bearer !== undefined) headers.authorization = `Bearer ${bearer}`;
+  const bodyless = req.op.method === 'GET' || req.op.method === 'HEAD';
+  const init = { method: req.op.method, headers, body: bodyless ? undefined : req.body, redirect: 'manual' as const };
+  const url = `${baseUrl}${path}${query}`;
+  let res: Response;
+  try {
+    res = await fetch(url, init);
+  } catch {
+    // Once more on a new connection: a kept-alive socket the server closed at its idle timeout
+    // fails the first try without the request ever being read.
+    try {
+      res = await fetch(url, init);
+    } catch (err) {
+      return { status: 599, headers: new Headers(), body: undefined, text: `no answer: ${String((err as Error).cause ?? err)}` };
+    }
+  }
+  const text = await res.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    /* not JSON: the envelope check fails for errors */
+  }
+  return { status: res.status, headers: res.headers, body, text };
+}

@@ -86,6 +86,24 @@ test('the receiver example accepts a real delivery, refuses a tampered one and s
     assert.equal(status, 401, 'refused, not thrown');
     assert.equal(child.exitCode, null, 'the receiver is still running');
     assert.equal(await send(signed, delivery!.rawBody), 200, 'and still answers (a repeat is acknowledged once more)');
+
+    // A secret roll: deliveries carry sha256=<new>,sha256=<old>; the receiver, still on the old
+    // secret, accepts them (either value may match).
+    const rolled = await owner.client.post(`/webhooks/${hook.id}/roll-secret`);
+    assert.equal(rolled.status, 200);
+    assert.equal((await owner.client.post(`/webhooks/${hook.id}/test`, {})).status, 200);
+    const [, during] = await rx.waitFor(2);
+    assert.equal(String(during!.headers['x-gateway-signature']).split(',').length, 2);
+    const duringHeaders = {
+      'x-gateway-timestamp': String(during!.headers['x-gateway-timestamp']),
+      'x-gateway-signature': String(during!.headers['x-gateway-signature']),
+    };
+    assert.equal(await send(duringHeaders, during!.rawBody), 200, 'the old secret verifies a delivery during the roll');
+    assert.equal(
+      await send({ ...duringHeaders, 'x-gateway-signature': `sha256=${'0'.repeat(64)},${'é'.repeat(71)}` }, during!.rawBody),
+      401,
+      'two wrong values do not',
+    );
   } finally {
     child.kill();
     await t.close();
