@@ -62,7 +62,7 @@ export function createWorkers(deps: AppDeps): Worker[] {
 }
 
 /**
- * Several instances: a delivery left in `sending` by an instance that died is pending again once it
+ * Several instances: a delivery (or a shop's callback) left in `sending` by an instance that died is pending again once it
  * is older than any attempt can take (the receivers' time-out plus a minute), checked every 30 s.
  */
 function staleSendingWorker(deps: AppDeps): Worker {
@@ -74,6 +74,7 @@ function staleSendingWorker(deps: AppDeps): Worker {
       const now = deps.clock.now();
       const reset = await resetSendingDeliveries(deps.db, now, now - abandonedAfter);
       if (reset > 0) deps.log.warn({ deliveries: reset }, 'deliveries left in sending by a stopped instance are pending again');
+      await recoverShopNotifies(deps, now - abandonedAfter);
       return false;
     },
   };
@@ -89,5 +90,5 @@ export async function recoverAfterCrash(deps: AppDeps): Promise<void> {
   const olderThan = dialectOf(deps.db) === 'postgres' ? now - (deps.config.webhooks.timeout_seconds * 1000 + 60_000) : undefined;
   const reset = await resetSendingDeliveries(deps.db, now, olderThan);
   if (reset > 0) deps.log.warn({ deliveries: reset }, 'crash recovery: deliveries left in sending are pending again');
-  await recoverShopNotifies(deps);
+  await recoverShopNotifies(deps, olderThan);
 }

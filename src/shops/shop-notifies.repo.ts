@@ -152,13 +152,15 @@ export async function cancelPendingNotifies(trx: Trx, connectionId: string, now:
   return Number(r.numUpdatedRows);
 }
 
-/** Crash recovery: nothing is in flight at start, so every `sending` callback is pending again, due now. */
-export async function resetSendingNotifies(db: Db, now: number): Promise<number> {
-  const r = await db
-    .updateTable('shop_notifies')
-    .set({ status: 'pending', next_attempt_at: now, updated_at: now })
-    .where('status', '=', 'sending')
-    .executeTakeFirst();
+/**
+ * Crash recovery: nothing is in flight at start, so every `sending` callback is pending again, due
+ * now. With several instances (PostgreSQL), only those claimed before `claimedBefore`, which no
+ * live instance can still be sending.
+ */
+export async function resetSendingNotifies(db: Db, now: number, claimedBefore?: number): Promise<number> {
+  let reset = db.updateTable('shop_notifies').set({ status: 'pending', next_attempt_at: now, updated_at: now }).where('status', '=', 'sending');
+  if (claimedBefore !== undefined) reset = reset.where('updated_at', '<', claimedBefore);
+  const r = await reset.executeTakeFirst();
   return Number(r.numUpdatedRows);
 }
 
