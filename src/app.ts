@@ -9,7 +9,7 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { AppError, errorEnvelope, type ErrorCode } from './lib/errors.js';
 import { newId } from './lib/ids.js';
-import type { AppDeps } from './deps.js';
+import type { AppDeps } from './app-deps.js';
 import type { AppEnv } from './http/context.js';
 import { createRouter, describeInstance, jsonResponse } from './http/openapi.js';
 import { createRoute, z } from '@hono/zod-openapi';

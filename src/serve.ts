@@ -11,7 +11,7 @@ import { parseListen, type Config } from './config.js';
 import { ensureDatabaseFile, openDatabase } from './db/database.js';
 import { configuredClaim, prepareDatabase, type NetworkClaim } from './db/network-guard.js';
 import { createDeps } from './deps.js';
-import type { AppDeps } from './deps.js';
+import type { AppDeps } from './app-deps.js';
 import { createLogger, type Log } from './lib/log.js';
 import { startLoop, type LoopHandle } from './lib/loop.js';
 import { releaseStartupMemory } from './lib/memory.js';

@@ -4,7 +4,7 @@
  * the payment-notice mailer run in one instance at a time, under a leader lease (src/db/leader.ts);
  * the rest runs everywhere (docs/architecture.md, "Once or everywhere").
  */
-import type { AppDeps } from './deps.js';
+import type { AppDeps } from './app-deps.js';
 import type { Worker } from './lib/loop.js';
 import { accountsWorker } from './accounts/accounts.worker.js';
 import { paymentNoticesWorker } from './email/payment-notices.js';

@@ -6,7 +6,7 @@
  * ever printed: mail to an unconfirmed address greets without a name.
  */
 import { Eta } from 'eta';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../app-deps.js';
 import { readAssetText } from '../lib/assets.js';
 import { isRtl, translator, type Locale } from '../lib/i18n.js';
 import type { MailMessage, SendResult } from '../email/mailer.js';

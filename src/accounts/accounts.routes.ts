@@ -1,6 +1,6 @@
 /** The accounts feature's HTTP surface: /auth/* and /me. */
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../app-deps.js';
 import type { AppEnv } from '../http/context.js';
 import { createRouter } from '../http/openapi.js';
 import { authRoutes } from './auth.routes.js';

@@ -1,5 +1,5 @@
 /** Housekeeping of the accounts feature: expired sessions, email links and spent captcha tokens are deleted hourly. */
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../app-deps.js';
 import { HOUR } from '../lib/clock.js';
 import type { Worker } from '../lib/loop.js';
 import { purgeExpired } from './email-tokens.repo.js';

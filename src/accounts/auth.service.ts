@@ -24,7 +24,7 @@
  * - Mails are sent after the transaction commits; transactions never wait on the network.
  */
 import { writeTransaction, type Trx } from '../db/database.js';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../app-deps.js';
 import { MINUTE } from '../lib/clock.js';
 import { sha256Hex } from '../lib/crypto.js';
 import { AppError } from '../lib/errors.js';

@@ -7,7 +7,7 @@
  */
 import type { createRemoteJWKSet, JWTPayload } from 'jose';
 import { writeTransaction } from '../db/database.js';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../app-deps.js';
 import { emailAddress } from '../lib/email-address.js';
 import { AppError } from '../lib/errors.js';
 import { defaultName, rotateSession, type SignedIn } from './auth.service.js';

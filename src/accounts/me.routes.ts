@@ -2,7 +2,7 @@
 import { formatTolerance, parseTolerance, updatePaymentSettings } from '../invoices/underpayment.js';
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { requireSession } from '../http/auth.js';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../app-deps.js';
 import type { AppEnv } from '../http/context.js';
 import { clientIp, rateLimitSubject } from '../http/client-ip.js';
 import { createRouter, errorResponses, jsonBody, jsonResponse, SuccessSchema } from '../http/openapi.js';

@@ -15,7 +15,7 @@
  *   locale, after the change commits.
  */
 import { writeTransaction } from '../db/database.js';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../app-deps.js';
 import { MINUTE } from '../lib/clock.js';
 import { AppError } from '../lib/errors.js';
 import { resolveLocale } from '../lib/i18n.js';

@@ -1,6 +1,6 @@
 /** POST /api-keys, POST /api-keys/{id}/roll, DELETE /api-keys/{id}: owner session only. */
 import { createRoute } from '@hono/zod-openapi';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../app-deps.js';
 import { SCOPES } from '../http/context.js';
 import { requireSession, sessionHashOf } from '../http/auth.js';
 import { createRouter, EmptyBody, errorResponses, jsonBody, jsonResponse, optionalJsonBody, SuccessSchema, SESSION_ONLY } from '../http/openapi.js';

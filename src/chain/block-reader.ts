@@ -15,7 +15,7 @@
  *   disputed (held, never confirmed from, never dropped).
  * With one provider, that provider is trusted as it answers (the checks above still hold).
  */
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../app-deps.js';
 import { findTransferBlocks } from './chain.repo.js';
 import { FUTURE_SKEW_MS, GENESIS_TIME } from './head.js';
 import type { Provider } from './providers.js';

@@ -1,5 +1,5 @@
 /** The chain watcher's figures as /health and the metrics show them. */
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../app-deps.js';
 import { iso, isoOrNull } from '../lib/clock.js';
 import type { Metrics } from '../ops/metrics.js';
 

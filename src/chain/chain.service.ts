@@ -7,7 +7,7 @@
  */
 import { writeTransaction } from '../db/database.js';
 import type { ChainTransferKind } from '../db/schema.js';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../app-deps.js';
 import type { Invoice } from '../invoices/invoice.model.js';
 import { applyChainPayment, expireScanned } from '../invoices/invoice-payments.js';
 import { insertTransfer, isLogRecorded, saveScanState, updateGap, type ScanGap, type ScanState } from './chain.repo.js';

@@ -20,7 +20,7 @@
  * Follower and backfill: follower.ts.
  */
 import { performance } from 'node:perf_hooks';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../app-deps.js';
 import { MINUTE } from '../lib/clock.js';
 import type { Worker } from '../lib/loop.js';
 import { openInvoiceAddresses, openInvoices } from '../invoices/invoice-payments.js';

@@ -3,7 +3,7 @@
  * disputed block: plain text in English like the other staff mails, best effort, sent after the
  * dispute is held and never awaited by the scanner.
  */
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../app-deps.js';
 import type { Dispute } from './chain.runtime.js';
 
 export function disputeMail(deps: AppDeps, d: Dispute): { subject: string; text: string } {

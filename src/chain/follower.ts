@@ -5,7 +5,7 @@
  * they find is committed through chain.service.ts with the cursor or gap that covers it.
  */
 import { performance } from 'node:perf_hooks';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../app-deps.js';
 import { MINUTE } from '../lib/clock.js';
 import { readBlock, type BlockRead } from './block-reader.js';
 import { HEAD_REFRESH_MS } from './chain.runtime.js';

@@ -9,7 +9,7 @@
  *
  * Also here: the learned solidification delay and block interval, which time the passes.
  */
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../app-deps.js';
 import { MINUTE } from '../lib/clock.js';
 import type { ChainRuntime } from './chain.runtime.js';
 import type { ScanState } from './chain.repo.js';

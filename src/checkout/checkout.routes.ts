@@ -1,6 +1,6 @@
 /** GET /checkout/{token}: the payer-safe view of an invoice, public, by its capability token. */
 import { createRoute, z } from '@hono/zod-openapi';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../app-deps.js';
 import { createRouter, errorResponses, jsonResponse } from '../http/openapi.js';
 import { AppError } from '../lib/errors.js';
 import { CheckoutInvoiceSchema, toCheckoutInvoiceResponse } from '../invoices/invoices.schemas.js';

@@ -9,7 +9,7 @@ import { basename, delimiter, dirname, join, resolve } from 'node:path';
 import { existsSync } from 'node:fs';
 import type { Config } from '../config.js';
 import { redactUrl } from '../db/postgres.js';
-import { BackupError, type BackupOptions } from './backup.js';
+import { BackupError, type BackupOptions } from './backup-error.js';
 
 export function findPgDump(path = process.env.PATH ?? ''): string | undefined {
   for (const dir of path.split(delimiter)) {

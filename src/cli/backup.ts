@@ -11,21 +11,10 @@ import type { Config } from '../config.js';
 import { openSqlite } from '../db/database.js';
 import { migrationStatus } from '../db/migrator.js';
 import { UsageError } from './usage.js';
+import { BackupError, type BackupOptions } from './backup-error.js';
 import { runPostgresBackup } from './backup-postgres.js';
 
-export class BackupError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'BackupError';
-  }
-}
-
-export interface BackupOptions {
-  file: string;
-  force: boolean;
-  /** Where progress goes; a carriage-return progress line is drawn only when it is a terminal. */
-  progress?: NodeJS.WriteStream;
-}
+export { BackupError, type BackupOptions } from './backup-error.js';
 
 /** Pages copied per step: small enough that a serving process is never held up for long. */
 const PAGES_PER_STEP = 256;

@@ -11,6 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomToken } from '../lib/crypto.js';
 
+/** Marks every /_dev/ answer, so a `gatewayd dev` client can tell a dev instance from any other server. */
+export const DEV_HEADER = 'x-gatewayd-dev';
+
 /** The request header that carries the token. */
 export const DEV_TOKEN_HEADER = 'x-gatewayd-dev-token';
 

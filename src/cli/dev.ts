@@ -9,8 +9,7 @@
  */
 import { localUrl, type Config } from '../config.js';
 import { untilSignal } from '../serve.js';
-import { DEV_TOKEN_HEADER, readDevToken } from './dev-token.js';
-import { DEV_HEADER } from '../devnet/dev-header.js';
+import { DEV_HEADER, DEV_TOKEN_HEADER, readDevToken } from './dev-token.js';
 import { UsageError } from './usage.js';
 
 export class DevCommandError extends Error {}

@@ -7,7 +7,7 @@ import { openDatabase } from '../db/database.js';
 import { databaseMigrationStatus } from '../db/migrator.js';
 import { recordedNetwork } from '../db/network-guard.js';
 import { redactUrl } from '../db/postgres.js';
-import { checkRecordedNetwork, type Finding } from './doctor.js';
+import { checkRecordedNetwork, type Finding } from './doctor-findings.js';
 
 /** The oldest server the product supports (advisory locks, EXECUTE FUNCTION, DROP DATABASE … FORCE in the tests). */
 export const MIN_SERVER_VERSION = 130000;

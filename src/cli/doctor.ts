@@ -11,7 +11,7 @@ import { openSqlite } from '../db/database.js';
 import { migrationStatus } from '../db/migrator.js';
 import { recordedSqliteNetwork } from '../db/network-guard.js';
 import { checkPostgres } from './doctor-postgres.js';
-import { isLoopbackHost, type Finding } from './doctor-findings.js';
+import { checkRecordedNetwork, isLoopbackHost, type Finding } from './doctor-findings.js';
 import { checkClock, checkSmtp, checkTron } from './doctor-network.js';
 import { checkRates } from '../pricing/pricing.doctor.js';
 
@@ -226,20 +226,6 @@ export function checkDatabase(config: Config): Finding[] {
   }
   sqlite.close();
   return findings;
-}
-
-/** The database's network (recorded at its first start) against tron.network: serve refuses a mismatch. */
-export function checkRecordedNetwork(config: Config, recorded: string | undefined): Finding {
-  const configured = config.network.id;
-  if (recorded === undefined) return { level: 'ok', check: 'network', detail: `${configured}; the database records it at its first start` };
-  if (recorded !== configured) {
-    return {
-      level: 'fail',
-      check: 'network',
-      detail: `the database belongs to ${recorded}, but tron.network = "${config.tron.network}" (${configured}): serve refuses to start; fix ${config.database.url ? 'database.url' : 'database.path'} or tron.network`,
-    };
-  }
-  return { level: 'ok', check: 'network', detail: `${configured}${config.network.test ? ': a test network, no real money' : ''}, as the database records` };
 }
 
 /** The native addons load and work (in the packaged binary they come from the embedded cache). */

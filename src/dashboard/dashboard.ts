@@ -8,7 +8,7 @@ import type { Merchant } from '../accounts/merchants.repo.js';
 import { isKeyActive, listMerchantKeys, type ApiKeyRecord } from '../api-keys/api-keys.repo.js';
 import { listMerchantLatePayments, listUnmatchedTransfers } from '../chain/chain.repo.js';
 import type { ChainTransfer } from '../chain/chain.model.js';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../app-deps.js';
 import { listMerchantEvents, type StoredEvent } from '../events/events.repo.js';
 import type { Invoice } from '../invoices/invoice.model.js';
 import { readInvoiceStats, type InvoiceStats } from '../invoices/invoice-stats.repo.js';

@@ -6,7 +6,7 @@
  * index where a small partial one answers: listing the watched addresses took 0.65 s instead of
  * 0.1 ms at 1 000 000 invoices, blocking the event loop on every watcher pass.
  */
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../app-deps.js';
 import { HOUR } from '../lib/clock.js';
 import type { Worker } from '../lib/loop.js';
 import { dialectOf, onConnection } from './database.js';

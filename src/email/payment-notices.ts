@@ -12,7 +12,7 @@
  *   (never an order id, a description or a wallet label), in the owner's language.
  */
 import type { Config } from '../config.js';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../app-deps.js';
 import type { Trx } from '../db/database.js';
 import { renderMail } from '../accounts/account-mail.js';
 import { formatAmount, fromDbAmount, parseAmount } from '../lib/amounts.js';

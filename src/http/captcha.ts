@@ -3,7 +3,7 @@
  * password, contact and chat start need a `captcha_token`, verified server-side with the provider's
  * siteverify and remembered so each token is used once.
  */
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../app-deps.js';
 import { AppError } from '../lib/errors.js';
 import { sha256Hex } from '../lib/crypto.js';
 

@@ -1,5 +1,5 @@
 /** What the HTTP layer knows about a request: who is calling (Auth, scopes) and hono's context variables. */
-import type { IdempotencyStore } from './idempotency.js';
+import type { Db } from '../db/database.js';
 
 /** Who is calling: an owner session or an API key. Set by the auth middleware. */
 export type Auth =
@@ -28,4 +28,11 @@ export interface AppEnv {
     /** Where the Idempotency-Key layer keeps its claims (set for every API request). */
     idempotency?: IdempotencyStore;
   };
+}
+
+/** What the Idempotency-Key layer (idempotency.ts) needs; set once per request by the app (the routers are built without deps). */
+export interface IdempotencyStore {
+  db: Db;
+  serverSecret: string;
+  now(): number;
 }

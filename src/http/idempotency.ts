@@ -16,6 +16,8 @@ import { AppError } from '../lib/errors.js';
 import { HOUR } from '../lib/clock.js';
 import type { AppEnv } from './context.js';
 
+export type { IdempotencyStore } from './context.js';
+
 export const IDEMPOTENCY_WINDOW_MS = 24 * HOUR;
 const PURPOSE = 'idempotency-answers';
 const KEY_RE = /^[\x20-\x7E]{1,255}$/;
@@ -35,13 +37,6 @@ export const IdempotencyKeyHeader = z.object({
     example: 'a7f0c9e2-roll-2026-01-15',
   }),
 });
-
-/** What the layer needs; set once per request by the app (the routers are built without deps). */
-export interface IdempotencyStore {
-  db: Db;
-  serverSecret: string;
-  now(): number;
-}
 
 /** Deletes expired keys (and with them every sealed answer older than 24 hours). */
 export async function purgeExpiredIdempotencyKeys(db: Db, now: number): Promise<number> {

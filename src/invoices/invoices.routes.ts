@@ -3,7 +3,7 @@
  * POST /invoices/{id}/review and POST /invoices/{id}/resolve (session).
  */
 import { createRoute, z } from '@hono/zod-openapi';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../app-deps.js';
 import { requireKeyOrSession, requireSession } from '../http/auth.js';
 import { createRouter, EmptyBody, errorResponses, jsonBody, jsonResponse, optionalJsonBody, KEY_OR_SESSION, SESSION_ONLY } from '../http/openapi.js';
 import { pageRequest, pagingQuery, repeatable } from '../http/paging.js';

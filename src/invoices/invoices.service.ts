@@ -5,7 +5,7 @@
 import { writeTransaction, type Tx } from '../db/database.js';
 import { insertEvent } from '../events/events.repo.js';
 import type { RateLimitContext } from '../http/rate-limit.js';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../app-deps.js';
 import { parseAmount } from '../lib/amounts.js';
 import { DAY, MINUTE } from '../lib/clock.js';
 import { randomToken, sha256Hex } from '../lib/crypto.js';

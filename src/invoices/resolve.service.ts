@@ -7,7 +7,7 @@
  */
 import { writeTransaction } from '../db/database.js';
 import { insertEvent } from '../events/events.repo.js';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../app-deps.js';
 import { AppError } from '../lib/errors.js';
 import { findTransferByLog } from '../chain/chain.repo.js';
 import { toTransactionResponse } from '../chain/chain.schemas.js';

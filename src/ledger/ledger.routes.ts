@@ -1,6 +1,6 @@
 /** GET /ledger.csv: the operational ledger (key with ledger:read, or session). */
 import { createRoute, z } from '@hono/zod-openapi';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../app-deps.js';
 import { requireKeyOrSession } from '../http/auth.js';
 import { createRouter, errorResponses, KEY_OR_SESSION } from '../http/openapi.js';
 import { LEDGER_COLUMNS, ledgerStream } from './ledger.service.js';

@@ -5,7 +5,7 @@
  */
 import type { Hono } from 'hono';
 import { optionalSession } from '../http/auth.js';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../app-deps.js';
 import type { AppEnv } from '../http/context.js';
 import { messagesWithPrefix } from './i18n.js';
 import { pageContext, type PageContext, type Renderer } from './render.js';

@@ -5,7 +5,7 @@
  */
 import { livePayments } from '../system/live-payments.js';
 import type { Hono } from 'hono';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../app-deps.js';
 import type { AppEnv } from '../http/context.js';
 import { type Invoice } from '../invoices/invoice.model.js';
 import { toCheckoutInvoiceResponse } from '../invoices/invoices.schemas.js';

@@ -5,7 +5,7 @@
  * a form sent to the shop-connections API, like every console form.
  */
 import type { Hono } from 'hono';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../app-deps.js';
 import type { AppEnv } from '../http/context.js';
 import { listNotifyViews } from '../shops/shop-notifies.repo.js';
 import { apiUrlOf } from '../shops/shops.schemas.js';

@@ -5,7 +5,7 @@
  */
 import { hasSupportStaff } from '../accounts/support-staff.js';
 import type { Context, Hono } from 'hono';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../app-deps.js';
 import type { AppEnv } from '../http/context.js';
 import { findInboxTicket, findMerchantTicket, listInboxTickets, listMerchantTickets, listMessages } from '../support/support.repo.js';
 import { consoleGet, consoleRenderer, type ConsoleRequest } from './console.pages.js';

@@ -9,7 +9,7 @@ import { defaultName } from '../accounts/auth.service.js';
 import { findMerchantById, type Merchant } from '../accounts/merchants.repo.js';
 import type { InvoiceStatus } from '../db/schema.js';
 import { optionalSession } from '../http/auth.js';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../app-deps.js';
 import type { AppEnv } from '../http/context.js';
 import { toInvoiceResponse } from '../invoices/invoices.schemas.js';
 import { findMerchantInvoice, INVOICE_LIST_LIMIT, listMerchantInvoices } from '../invoices/invoices.repo.js';

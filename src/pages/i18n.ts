@@ -70,3 +70,10 @@ export function messagesWithPrefix(locale: Locale, prefix: string): Record<strin
   for (const key of englishKeys) if (key.startsWith(prefix)) out[key] = translateShared(locale, key);
   return out;
 }
+
+/** The request's language, direction and translator, as every page renders with. */
+export interface PageContext {
+  locale: Locale;
+  dir: 'rtl' | 'ltr';
+  t: Translate;
+}

@@ -4,7 +4,7 @@
  */
 import { Hono, type Context } from 'hono';
 import { optionalSession } from '../http/auth.js';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../app-deps.js';
 import type { AppEnv } from '../http/context.js';
 import { authPages } from './auth.pages.js';
 import { checkoutPages } from './checkout.pages.js';

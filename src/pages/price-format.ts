@@ -5,7 +5,7 @@
  */
 import { formatFixed, parseDecimal } from '../pricing/decimal.js';
 import { minorUnits } from '../pricing/currencies.js';
-import type { PageContext } from './render.js';
+import type { PageContext } from './i18n.js';
 
 export interface PriceView {
   amount: string;

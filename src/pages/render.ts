@@ -7,10 +7,10 @@ import { hasSupportStaff } from '../accounts/support-staff.js';
 import type { Context } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import { Eta } from 'eta/core';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../app-deps.js';
 import { formatAmount } from '../lib/amounts.js';
 import { listAssets, readAssetText } from '../lib/assets.js';
-import { isRtl, LOCALE_NAMES, LOCALES, negotiateLocale, translator, type Locale, type Translate } from './i18n.js';
+import { isRtl, LOCALE_NAMES, LOCALES, negotiateLocale, translator, type Locale, type PageContext } from './i18n.js';
 import { staticUrl } from './static.js';
 import { fiatText, formatRate, utcTime } from './price-format.js';
 
@@ -47,11 +47,7 @@ export interface PageView {
   nav?: { merchantName: string; staff: boolean; active: string; banner?: string | null };
 }
 
-export interface PageContext {
-  locale: Locale;
-  dir: 'rtl' | 'ltr';
-  t: Translate;
-}
+export type { PageContext } from './i18n.js';
 
 /** The request's language; a `?lang=` choice is remembered in a cookie. */
 export function pageContext(c: Context, deps: AppDeps): PageContext {

@@ -1,6 +1,6 @@
 /** Public support pages: the contact form (answered by email) and the website chat widget. */
 import type { Hono } from 'hono';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../app-deps.js';
 import type { AppEnv } from '../http/context.js';
 import { hasSupportStaff } from '../accounts/support-staff.js';
 import { formMessages } from './auth.pages.js';

@@ -3,7 +3,7 @@
  * last attempt failed, set at scrape time from the RateBook (the same figures /health shows).
  * A rate is exported as a Prometheus float for graphs only; prices never read it back.
  */
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../app-deps.js';
 import type { Metrics } from '../ops/metrics.js';
 
 export function registerPricingMetrics(metrics: Metrics, deps: Pick<AppDeps, 'rates' | 'clock'>): void {

@@ -4,7 +4,7 @@
  * request a minute per source stays far inside each public API's limits; a 429 is honoured (its
  * Retry-After, else ten minutes). Requests never run on an invoice's path: creation reads the book.
  */
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../app-deps.js';
 import type { Worker } from '../lib/loop.js';
 import { MINUTE } from '../lib/clock.js';
 import type { RateBook, SourceState } from './rate-book.js';

@@ -6,7 +6,7 @@
  */
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../app-deps.js';
 import type { AppEnv } from '../http/context.js';
 import { checkoutUrl, type Invoice } from '../invoices/invoice.model.js';
 import { safeEqual } from '../lib/crypto.js';

@@ -7,7 +7,7 @@
  */
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../app-deps.js';
 import type { AppEnv } from '../http/context.js';
 import { clientIp } from '../http/client-ip.js';
 import { checkoutUrl } from '../invoices/invoice.model.js';

@@ -5,7 +5,7 @@
  * `/#/order/...`): a query after a fragment would reach no server, so the URL is left as it is.
  */
 import { Hono } from 'hono';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../app-deps.js';
 import type { AppEnv } from '../http/context.js';
 import { findInvoiceAnyMerchant } from '../invoices/invoices.repo.js';
 import { createRenderer, pageContext } from '../pages/render.js';

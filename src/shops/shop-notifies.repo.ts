@@ -6,7 +6,7 @@ import { compileQuery, type Param } from '../db/compiled.js';
 import type { Db, Trx, Tx } from '../db/database.js';
 import type { Selectable } from 'kysely';
 import type { DeliveryStatus, ShopNotifiesTable } from '../db/schema.js';
-import type { Delivery } from '../webhooks/webhooks.repo.js';
+import type { Delivery } from '../webhooks/delivery.model.js';
 import { newId } from '../lib/ids.js';
 
 /** A callback: the outbox fields of a webhook delivery, for one invoice of one shop connection. */

@@ -7,7 +7,7 @@
  */
 import { writeTransaction, type Trx } from '../db/database.js';
 import type { DeliveryStatus } from '../db/schema.js';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../app-deps.js';
 import { findInvoiceAnyMerchant } from '../invoices/invoices.repo.js';
 import type { Invoice } from '../invoices/invoice.model.js';
 import { formatAmount } from '../lib/amounts.js';

@@ -5,7 +5,7 @@
  * by webhooks.timeout_seconds.
  */
 import { writeTransaction } from '../db/database.js';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../app-deps.js';
 import type { Worker } from '../lib/loop.js';
 import { claimNotify, findDueNotifies, resetSendingNotifies } from './shop-notifies.repo.js';
 import { createShopNotifier, type NotifyPerformed, type ShopNotifier } from './shop-notify.js';

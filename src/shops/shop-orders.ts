@@ -6,7 +6,7 @@
  * is refused. Both facades call createShopOrder and map a ShopRefusal to their own error shape.
  */
 import { writeTransaction, type Db, type Trx } from '../db/database.js';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../app-deps.js';
 import { createInvoiceOrThrow } from '../invoices/invoices.service.js';
 import { findInvoiceAnyMerchant, findInvoiceIdByOrderId } from '../invoices/invoices.repo.js';
 import type { Invoice } from '../invoices/invoice.model.js';

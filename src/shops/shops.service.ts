@@ -5,7 +5,7 @@
 import { randomInt } from 'node:crypto';
 import { writeTransaction } from '../db/database.js';
 import type { ShopProtocol } from '../db/schema.js';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../app-deps.js';
 import { AppError, notFound } from '../lib/errors.js';
 import { USDT } from '../pricing/currencies.js';
 import { findMerchantWallet } from '../wallets/wallets.repo.js';

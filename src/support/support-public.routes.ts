@@ -8,7 +8,7 @@ import type { MiddlewareHandler } from 'hono';
 import { CHAT_CHALLENGE } from '../http/auth.js';
 import { requireCaptcha } from '../http/captcha.js';
 import { clientIp, clientSubject } from '../http/client-ip.js';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../app-deps.js';
 import type { AppEnv } from '../http/context.js';
 import { errorResponses, jsonBody, jsonResponse } from '../http/openapi.js';
 import { iso } from '../lib/clock.js';

@@ -7,7 +7,7 @@
  *   console for it). Visitors get nothing: the contact form is answered by the team's own mail and
  *   a chat is answered on the page.
  */
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../app-deps.js';
 import type { InboxTicket } from './support.repo.js';
 
 const SOURCE_TEXT = {

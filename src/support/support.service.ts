@@ -11,7 +11,7 @@ import { isSupportStaff } from '../accounts/support-staff.js';
 import { findMerchantById } from '../accounts/merchants.repo.js';
 import { writeTransaction, type Trx } from '../db/database.js';
 import type { SupportTicketCategory, SupportTicketStatus } from '../db/schema.js';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../app-deps.js';
 import { randomToken, sha256Hex } from '../lib/crypto.js';
 import { AppError, notFound } from '../lib/errors.js';
 import { CHAT_CHALLENGE } from '../http/auth.js';

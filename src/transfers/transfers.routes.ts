@@ -4,7 +4,7 @@
  * shared address, say that a transfer another merchant applied by hand was your customer's.
  */
 import { createRoute, z } from '@hono/zod-openapi';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../app-deps.js';
 import { onConnection } from '../db/database.js';
 import { requireKeyOrSession, requireSession } from '../http/auth.js';
 import { createRouter, errorResponses, jsonResponse, KEY_OR_SESSION, SESSION_ONLY } from '../http/openapi.js';

@@ -1,6 +1,6 @@
 /** GET /wallets (key or session, invoices:read), POST /wallets and PATCH /wallets/{id} (session only). */
 import { createRoute } from '@hono/zod-openapi';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../app-deps.js';
 import { requireKeyOrSession, requireSession } from '../http/auth.js';
 import { createRouter, errorResponses, jsonBody, jsonResponse, KEY_OR_SESSION, SESSION_ONLY } from '../http/openapi.js';
 import { AppError } from '../lib/errors.js';

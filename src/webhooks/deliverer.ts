@@ -6,7 +6,7 @@
  */
 import { writeTransaction, type Trx } from '../db/database.js';
 import { toEventResponse } from '../events/events.schemas.js';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../app-deps.js';
 import { DAY, HOUR, MINUTE } from '../lib/clock.js';
 import { createSender, type AttemptOutcome, type Sender } from './sender.js';
 import { deliveryHeaders } from './signer.js';

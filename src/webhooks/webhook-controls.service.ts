@@ -3,7 +3,7 @@
  * the secret roll, during which the old secret keeps signing beside the new one for 24 hours.
  */
 import { writeTransaction } from '../db/database.js';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../app-deps.js';
 import type { EventType } from '../events/events.repo.js';
 import { HOUR } from '../lib/clock.js';
 import { AppError, notFound } from '../lib/errors.js';

@@ -4,6 +4,7 @@ import type { Db, Trx, Tx } from '../db/database.js';
 import type { DeliveriesTable, DeliveryStatus, WebhooksTable } from '../db/schema.js';
 import type { Selectable } from 'kysely';
 import { newId } from '../lib/ids.js';
+import type { Delivery } from './delivery.model.js';
 import { rowToEvent, type EventType, type StoredEvent } from '../events/events.repo.js';
 
 export interface Webhook {
@@ -25,20 +26,7 @@ export interface Webhook {
   deactivatedAt: number | null;
 }
 
-export interface Delivery {
-  id: string;
-  webhookId: string;
-  eventId: string;
-  merchantId: string;
-  status: DeliveryStatus;
-  attempts: number;
-  nextAttemptAt: number | null;
-  deliveredAt: number | null;
-  lastError: string | null;
-  responseStatus: number | null;
-  createdAt: number;
-  updatedAt: number;
-}
+export type { Delivery } from './delivery.model.js';
 
 /** Most webhooks and deliveries a list shows (the Dashboard). */
 export const LIST_LIMIT = 100;

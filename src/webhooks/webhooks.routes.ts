@@ -2,7 +2,7 @@ import { createRoute } from '@hono/zod-openapi';
 import { toEventResponse } from '../events/events.schemas.js';
 import { requireSession } from '../http/auth.js';
 import type { MiddlewareHandler } from 'hono';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../app-deps.js';
 import type { AppEnv } from '../http/context.js';
 import { createRouter, EmptyBody, errorResponses, jsonBody, jsonResponse, optionalJsonBody, SuccessSchema } from '../http/openapi.js';
 import { createDeliverer } from './deliverer.js';

@@ -4,7 +4,7 @@
  */
 import { writeTransaction } from '../db/database.js';
 import { insertEvent, type EventType, type StoredEvent } from '../events/events.repo.js';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../app-deps.js';
 import { AppError, notFound } from '../lib/errors.js';
 import type { Deliverer } from './deliverer.js';
 import { newWebhookSecret } from './signer.js';

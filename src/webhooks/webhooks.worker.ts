@@ -8,7 +8,7 @@
  * loop (deps.deliveriesQueued) so its outcome is recorded and its slot reused at once.
  */
 import { writeTransaction, type Trx, type Tx } from '../db/database.js';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../app-deps.js';
 import { createDeliverer, type Deliverer, type Performed } from './deliverer.js';
 import { InFlight, nextWebhook } from './fair-share.js';
 import { claimDelivery, findDueOfWebhook, findDueWebhooks } from './webhooks.repo.js';

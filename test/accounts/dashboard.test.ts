@@ -49,7 +49,7 @@ test('GET /me: the full Dashboard shape for a new merchant', async () => {
   const res = await client.get('/me');
   assert.equal(res.status, 200);
   assert.deepEqual(res.body, {
-    merchant: { id: merchant.id, name: 'Corner Shop', email: merchant.email, mode: 'live', support_staff: false, checkout_qr: 'address', markup_percent: '0' },
+    merchant: { id: merchant.id, name: 'Corner Shop', email: merchant.email, mode: 'live', support_staff: false, checkout_qr: 'address', markup_percent: '0', underpayment_tolerance: null, underpayment_auto_accept: false },
     wallets: [],
     invoices: [],
     events: [],

@@ -1,18 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { runOnce as chainPass } from '../../src/chain/chain.worker.js';
 import { runOnce as sendNotices } from '../../src/email/payment-notices.js';
 import { translate } from '../../src/lib/i18n.js';
 import { MINUTE, SECOND } from '../../src/lib/clock.js';
-import { startChainHarness, transfersOf, type ChainHarness } from '../helpers/chain-fixtures.js';
+import { pass, startChainHarness, transfersOf } from '../helpers/chain-fixtures.js';
 import { startSmtp } from '../helpers/smtp.js';
 import { randomAddress } from '../helpers/tron-samples.js';
 import { addWallet, ADDRESSES, createInvoice, micro, shop } from '../helpers/shop.js';
-
-async function pass(h: ChainHarness, ms = 5 * SECOND): Promise<void> {
-  h.t.clock.advance(ms);
-  await chainPass(h.t.deps);
-}
 
 const EVIL = '<b>EVIL-TEXT</b> call +1 555 0100';
 
