@@ -128,6 +128,10 @@ export const configSchema = z.strictObject({
     jwks_url: httpUrl('expected an absolute http(s) URL').default('https://www.googleapis.com/oauth2/v3/certs'),
     issuers: z.array(z.string().min(1)).default(['https://accounts.google.com', 'accounts.google.com']),
   }).prefault({}),
+  auth: z.strictObject({
+    // Support staff (support.staff_emails) cannot open the support inbox until two-factor sign-in is on.
+    require_2fa_for_staff: z.boolean().default(false),
+  }).prefault({}),
   support: z.strictObject({
     staff_emails: z.array(z.string().email()).default([]),
     reference_prefix: z.string().regex(/^[A-Z0-9]{1,10}$/, 'expected 1 to 10 uppercase letters or digits').default('SUP'),
@@ -171,6 +175,7 @@ export const configSchema = z.strictObject({
   rate_limits: z.strictObject({
     auth_per_ip: perMinute.default(20),
     auth_per_email: perMinute.default(10),
+    two_factor_per_account: perMinute.default(5),
     public_per_ip: perMinute.default(10),
     chat_per_token: perMinute.default(30),
     api_per_key: perMinute.default(1200),

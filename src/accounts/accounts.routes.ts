@@ -5,10 +5,12 @@ import type { AppEnv } from '../http/context.js';
 import { createRouter } from '../http/openapi.js';
 import { authRoutes } from './auth.routes.js';
 import { meRoutes } from './me.routes.js';
+import { twoFactorRoutes } from './two-factor.routes.js';
 
 export function accountRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
   const app = createRouter();
   app.route('/', authRoutes(deps));
   app.route('/', meRoutes(deps));
+  app.route('/', twoFactorRoutes(deps));
   return app;
 }

@@ -11,7 +11,7 @@ import type { Merchant } from './merchants.repo.js';
 
 const Email = emailAddress().openapi({ example: 'owner@shop.example' });
 const CaptchaToken = z.string().max(2048).optional().openapi({ description: 'Required when GET /config shows a captcha; single use' });
-const Locale = z
+export const Locale = z
   .string()
   .max(35)
   .regex(/^[A-Za-z]{2,3}([_-][A-Za-z0-9]{1,8})*$/)

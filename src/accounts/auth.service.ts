@@ -60,6 +60,10 @@ import {
 } from './registrations.repo.js';
 import { createSession, deleteMerchantSessions, deleteSession } from './sessions.repo.js';
 import { newId } from '../lib/ids.js';
+import { twoFactorEnabled } from './two-factor.repo.js';
+import { twoFactorRequired } from './two-factor.service.js';
+
+const TWO_FACTOR = Symbol('two-factor');
 import { normalizeMarkup } from '../pricing/pricing.service.js';
 
 /** At most one confirmation mail (and one "already registered" notice) per address per 5 minutes. */
@@ -203,7 +207,7 @@ async function unconfirmedLogin(deps: AppDeps, merchant: Merchant, input: LoginI
   throw new AppError('email_not_verified', 'Confirm your email address first: use the link we emailed you');
 }
 
-/** 401 invalid_credential for a wrong password or unknown address; 403 email_not_verified (and a new link, within the limit) when unconfirmed. */
+/** 401 two_factor_required (with a challenge, no session) when the account has two-factor sign-in on; 401 invalid_credential for a wrong password or unknown address; 403 email_not_verified (and a new link, within the limit) when unconfirmed. */
 export async function login(deps: AppDeps, input: LoginInput): Promise<SignedIn> {
   const found = await findMerchantByEmail(deps.db, input.email);
   if (found && found.emailVerifiedAt === null) return unconfirmedLogin(deps, found, input);
@@ -215,9 +219,12 @@ export async function login(deps: AppDeps, input: LoginInput): Promise<SignedIn>
     // committed meanwhile made that check stale, and no session may come of it.
     if (!(await credentialVersionIs(trx, found.id, found.credentialVersion))) return undefined;
     await setMerchantLocale(trx, found.id, input.locale);
+    // With two-factor sign-in on, the password step makes no session: a challenge asks for the code.
+    if (await twoFactorEnabled(trx, found.id)) return TWO_FACTOR;
     return rotateSession(trx, found.id, input.previousToken, now);
   });
   if (!sessionToken) throw new AppError('invalid_credential', 'Wrong email or password');
+  if (sessionToken === TWO_FACTOR) throw twoFactorRequired(deps, found, now);
   deps.log.info({ merchant_id: found.id }, 'signed in');
   return { merchant: found, sessionToken };
 }

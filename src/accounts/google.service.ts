@@ -15,6 +15,8 @@ import { deleteMerchantEmailTokens } from './email-tokens.repo.js';
 import { deleteMerchantRegistrations } from './registrations.repo.js';
 import { findMerchantByEmail, findMerchantByGoogleSub, insertMerchant, normalizeEmail, updateMerchant } from './merchants.repo.js';
 import { deleteMerchantSessions } from './sessions.repo.js';
+import { twoFactorEnabled } from './two-factor.repo.js';
+import { twoFactorRequired } from './two-factor.service.js';
 
 export interface GoogleIdentity {
   sub: string;
@@ -91,12 +93,15 @@ export async function googleSignIn(deps: AppDeps, identity: GoogleIdentity, prev
   const now = deps.clock.now();
   const result = await writeTransaction(deps.db, async (trx) => {
     const linked = await findMerchantByGoogleSub(trx, identity.sub);
+    // With two-factor sign-in on, Google is the first step only (and an unlinked account stays unlinked until a later sign-in completes).
+    if (linked && (await twoFactorEnabled(trx, linked.id))) throw twoFactorRequired(deps, linked, now);
     if (linked) return { merchant: linked, created: false, how: 'signed_in', sessionToken: await rotateSession(trx, linked.id, previousToken, now) };
     const existing = await findMerchantByEmail(trx, identity.email);
     if (existing) {
       // Already linked to another Google account with this address (Google recycles addresses rarely): refuse.
       if (existing.googleSub !== null) return undefined;
       if (existing.emailVerifiedAt !== null) {
+        if (await twoFactorEnabled(trx, existing.id)) throw twoFactorRequired(deps, existing, now);
         await updateMerchant(trx, existing.id, { googleSub: identity.sub }, now);
         const merchant = { ...existing, googleSub: identity.sub };
         return { merchant, created: false, how: 'linked', sessionToken: await rotateSession(trx, existing.id, previousToken, now) };

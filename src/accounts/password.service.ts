@@ -30,11 +30,16 @@ import type { Db, Trx } from '../db/database.js';
 /** How recent the sign-in behind a session must be to add or change a password. */
 export const RECENT_SIGN_IN_MS = 10 * MINUTE;
 
+const RECENT_SIGN_IN_FOR = {
+  password: 'adding or changing a password',
+  two_factor: 'setting up or turning off two-factor sign-in',
+} as const;
+
 /** The asking session, live and current, made by a sign-in within RECENT_SIGN_IN_MS. */
-async function requireRecentSignIn(trx: Db | Trx, sessionHash: string, now: number): Promise<void> {
+export async function requireRecentSignIn(trx: Db | Trx, sessionHash: string, now: number, what: keyof typeof RECENT_SIGN_IN_FOR = 'password'): Promise<void> {
   const session = await requireCurrentSession(trx, sessionHash, now);
   if (now - session.createdAt > RECENT_SIGN_IN_MS) {
-    throw new AppError('recent_sign_in_required', 'Sign in again first: adding or changing a password needs a sign-in within the last 10 minutes');
+    throw new AppError('recent_sign_in_required', `Sign in again first: ${RECENT_SIGN_IN_FOR[what]} needs a sign-in within the last 10 minutes`);
   }
 }
 

@@ -1,6 +1,8 @@
 /** Who is support staff: a rule of the configuration, not a column (staff are named in support.staff_emails). */
 import type { Config } from '../config.js';
+import type { AppDeps } from '../deps.js';
 import { normalizeEmail } from './merchants.repo.js';
+import { twoFactorEnabled } from './two-factor.repo.js';
 
 /**
  * Whether anyone answers support: with support.staff_emails empty no account can open the inbox,
@@ -15,4 +17,9 @@ export function hasSupportStaff(config: Config): boolean {
 export function isSupportStaff(config: Config, email: string): boolean {
   const normalized = normalizeEmail(email);
   return config.support.staff_emails.some((e) => normalizeEmail(e) === normalized);
+}
+
+/** auth.require_2fa_for_staff: a staff account may not use the inbox until two-factor sign-in is on. */
+export async function staffLacksTwoFactor(deps: AppDeps, merchantId: string): Promise<boolean> {
+  return deps.config.auth.require_2fa_for_staff && !(await twoFactorEnabled(deps.db, merchantId));
 }

@@ -86,6 +86,10 @@ client_id = ""
 jwks_url = "https://www.googleapis.com/oauth2/v3/certs"
 issuers = ["https://accounts.google.com", "accounts.google.com"]
 
+[auth]
+# true: support staff cannot use the support inbox until they turn on two-factor sign-in.
+require_2fa_for_staff = false
+
 [support]
 # Accounts (by email) that may use the support inbox.
 staff_emails = []
@@ -115,6 +119,8 @@ listen = "127.0.0.1:9464"
 # Requests per minute; 0 turns a limit off.
 auth_per_ip = 20
 auth_per_email = 10
+# Two-factor codes tried per account (sign-in, setup, turning off), beside auth_per_ip per address.
+two_factor_per_account = 5
 public_per_ip = 10
 chat_per_token = 30
 api_per_key = 1200

@@ -388,6 +388,22 @@ export interface SchemaMigrationsTable {
   applied_at: number;
 }
 
+/** 0023_two_factor: an account's TOTP secret (encrypted) and its last accepted time step. */
+export interface TwoFactorTable {
+  merchant_id: string;
+  secret_enc: string;
+  confirmed_at: number | null;
+  last_step: Generated<number>;
+  created_at: number;
+}
+
+/** 0023_two_factor: SHA-256 (hex) of each single-use recovery code. */
+export interface TwoFactorRecoveryCodesTable {
+  merchant_id: string;
+  code_hash: string;
+  used_at: number | null;
+}
+
 /**
  * The whole database. Feature migrations add their tables here in the same change
  * (one interface per table, named after it).
@@ -421,6 +437,8 @@ export interface Database {
   invoice_resolutions: InvoiceResolutionsTable;
   merchant_payment_settings: MerchantPaymentSettingsTable;
   transfer_contests: TransferContestsTable;
+  two_factor: TwoFactorTable;
+  two_factor_recovery_codes: TwoFactorRecoveryCodesTable;
   schema_migrations: SchemaMigrationsTable;
   instance_network: InstanceNetworkTable;
 }

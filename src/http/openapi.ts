@@ -29,6 +29,9 @@ export const ErrorEnvelopeSchema = z
         )
         .optional()
         .openapi({ description: 'One entry per field at fault; a field is listed once (its first broken rule)' }),
+      challenge: z.string().optional().openapi({
+        description: 'two_factor_required only: the signed sign-in challenge (valid 5 minutes) to send with the code to POST /auth/login/two-factor',
+      }),
     }),
     mode: z.literal('live'),
   })

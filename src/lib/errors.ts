@@ -10,12 +10,14 @@ export const ERROR_STATUS = {
   invalid_webhook_url: 400,
   unauthorized: 401,
   invalid_credential: 401,
+  two_factor_required: 401,
   insufficient_scope: 403,
   session_required: 403,
   invalid_origin: 403,
   email_not_verified: 403,
   recent_sign_in_required: 403,
   support_staff_required: 403,
+  two_factor_setup_required: 403,
   not_found: 404,
   method_not_allowed: 405,
   duplicate_order_id: 409,
@@ -30,6 +32,8 @@ export const ERROR_STATUS = {
   invoice_not_cancellable: 409,
   api_key_limit_reached: 409,
   password_already_set: 409,
+  two_factor_already_enabled: 409,
+  two_factor_not_enabled: 409,
   invoice_not_resolvable: 409,
   transfer_already_used: 409,
   transfer_not_contestable: 409,
@@ -60,6 +64,8 @@ export class AppError extends Error {
   readonly status: number;
   /** Extra response headers, e.g. Retry-After for rate_limited or Allow for 405. */
   headers: Record<string, string> = {};
+  /** two_factor_required: the signed challenge that the second sign-in step presents. */
+  challenge?: string;
 
   constructor(
     readonly code: ErrorCode,
@@ -71,6 +77,11 @@ export class AppError extends Error {
     this.status = ERROR_STATUS[code];
   }
 
+  withChallenge(challenge: string): this {
+    this.challenge = challenge;
+    return this;
+  }
+
   withHeader(name: string, value: string): this {
     this.headers[name] = value;
     return this;
@@ -78,13 +89,14 @@ export class AppError extends Error {
 }
 
 export interface ErrorEnvelope {
-  error: { code: ErrorCode; message: string; details?: ErrorDetail[] };
+  error: { code: ErrorCode; message: string; details?: ErrorDetail[]; challenge?: string };
   mode: 'live';
 }
 
 export function errorEnvelope(err: AppError): ErrorEnvelope {
   const error: ErrorEnvelope['error'] = { code: err.code, message: err.message };
   if (err.details && err.details.length > 0) error.details = err.details;
+  if (err.challenge !== undefined) error.challenge = err.challenge;
   return { error, mode: 'live' };
 }
 

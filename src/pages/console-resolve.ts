@@ -16,6 +16,7 @@ import { judgeResolve, resolveContext } from '../invoices/resolve-policy.js';
 import { formatAmount } from '../lib/amounts.js';
 import type { TronNetwork } from '../lib/tron.js';
 import type { PageContext } from './render.js';
+import { run, translateHtml } from './runs.js';
 
 /** Choices shown per transfer or per invoice. */
 const MAX_CHOICES = 10;
@@ -28,8 +29,10 @@ export interface ResolveChoice {
   received: string;
   status: string;
   strength: Claim['strength'];
-  /** "4.500000 received for an invoice of 30.000001: 25.500001 short", in the page's language. */
+  /** "4.500000 received for an invoice of 30.000001: 25.500001 short", in the page's language (plain text, for the confirmation). */
   difference: string;
+  /** The same sentence as escaped markup, each amount its own isolated run. */
+  differenceHtml: string;
   confirm: string;
 }
 
@@ -41,13 +44,22 @@ export type TransferRow = ChainTransfer & {
   refused: number;
 };
 
+function differenceKey(received: bigint, payable: bigint): string {
+  return received === payable ? 'console.resolve.exact' : received < payable ? 'console.resolve.short' : 'console.resolve.over';
+}
+
+function differenceParams(received: bigint, payable: bigint) {
+  return { received: formatAmount(received), payable: formatAmount(payable), diff: formatAmount(received > payable ? received - payable : payable - received) };
+}
+
 export function differenceText(ctx: PageContext, received: bigint, payable: bigint): string {
-  const params = {
-    received: formatAmount(received),
-    payable: formatAmount(payable),
-    diff: formatAmount(received > payable ? received - payable : payable - received),
-  };
-  return ctx.t(received === payable ? 'console.resolve.exact' : received < payable ? 'console.resolve.short' : 'console.resolve.over', params);
+  return ctx.t(differenceKey(received, payable), differenceParams(received, payable));
+}
+
+/** differenceText as markup: every amount an isolated run, so right-to-left pages keep them whole. */
+export function differenceHtml(ctx: PageContext, received: bigint, payable: bigint): string {
+  const p = differenceParams(received, payable);
+  return translateHtml(ctx.t, differenceKey(received, payable), { received: run(p.received), payable: run(p.payable), diff: run(p.diff) });
 }
 
 function choice(ctx: PageContext, inv: Invoice, t: ChainTransfer, claim: Claim): ResolveChoice {
@@ -60,6 +72,7 @@ function choice(ctx: PageContext, inv: Invoice, t: ChainTransfer, claim: Claim):
     status: ctx.t(`console.status.${inv.status}`),
     strength: claim.strength,
     difference,
+    differenceHtml: differenceHtml(ctx, t.amount, inv.payableAmount),
     confirm: ctx.t('console.resolve.confirm', { order: inv.merchantOrderId, difference }),
   };
 }

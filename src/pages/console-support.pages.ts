@@ -3,7 +3,7 @@
  * accounts, the inbox (every ticket, thread with contact details, reply, status). Reads go through
  * the support repository; actions are forms sent to the support JSON API, like every console form.
  */
-import { hasSupportStaff } from '../accounts/support-staff.js';
+import { hasSupportStaff, staffLacksTwoFactor } from '../accounts/support-staff.js';
 import type { Context, Hono } from 'hono';
 import type { AppDeps } from '../app-deps.js';
 import type { AppEnv } from '../http/context.js';
@@ -34,12 +34,16 @@ export function consoleSupportPages(app: Hono<AppEnv>, deps: AppDeps, renderer: 
   consoleGet(app, deps, '/console/inbox', async (c, req) => {
     // Not staff: the same page as an unknown path (the API answers 403 support_staff_required).
     if (!req.staff) return notFound(c, req, '/console');
+    // auth.require_2fa_for_staff: the account page says why and sets it up.
+    if (await staffLacksTwoFactor(deps, req.merchant.id)) return c.redirect('/console/account#two-factor', 303);
     const tickets = await listInboxTickets(deps.db, INBOX_LIST_LIMIT);
     return render(c, req, 'console-support', 'inbox', req.ctx.t('console.inbox.title'), { tickets, inbox: true });
   });
 
   consoleGet(app, deps, '/console/inbox/:id', async (c, req) => {
     if (!req.staff) return notFound(c, req, '/console');
+    // auth.require_2fa_for_staff: the account page says why and sets it up.
+    if (await staffLacksTwoFactor(deps, req.merchant.id)) return c.redirect('/console/account#two-factor', 303);
     const ticket = await findInboxTicket(deps.db, c.req.param('id') ?? '');
     if (!ticket) return notFound(c, req, '/console/inbox');
     const messages = await listMessages(deps.db, ticket.id);

@@ -14,6 +14,7 @@ import type { AppEnv } from '../http/context.js';
 import { toInvoiceResponse } from '../invoices/invoices.schemas.js';
 import { findMerchantInvoice, INVOICE_LIST_LIMIT, listMerchantInvoices } from '../invoices/invoices.repo.js';
 import { isSupportStaff } from '../accounts/support-staff.js';
+import { twoFactorStatus } from '../accounts/two-factor.service.js';
 import { findFillingPools } from '../invoices/allocation.repo.js';
 import type { WatcherStatus } from '../chain/watcher-status.js';
 import type { TronNetwork } from '../lib/tron.js';
@@ -132,7 +133,7 @@ export function consoleRenderer(renderer: Renderer, deps: AppDeps): ConsoleRende
       name,
       {
         title,
-        scripts: ['copy.js', 'forms.js'],
+        scripts: ['copy.js', 'two-factor.js', 'forms.js'],
         data: { messages: formMessages(req.ctx) },
         nav: { merchantName: req.merchant.name, staff: req.staff, active, banner: healthBanner(req.ctx, deps.watcherStatus, deps.clock.now()) },
       },
@@ -262,6 +263,8 @@ export function consolePages(app: Hono<AppEnv>, deps: AppDeps, renderer: Rendere
       rates: toPricingHealthResponse(deps.rates, now),
       quotes: liveQuotes(deps.rates, now),
       settings: await findPaymentSettings(deps.db, req.merchant.id),
+      twoFactor: await twoFactorStatus(deps, req.merchant.id),
+      staffNeeds2fa: req.staff && deps.config.auth.require_2fa_for_staff,
       // The HTML pattern is matched whole: the API's pattern without its anchors.
       tolerancePattern: TOLERANCE_PATTERN.slice(1, -1),
     });

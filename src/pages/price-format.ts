@@ -6,6 +6,7 @@
 import { formatFixed, parseDecimal } from '../pricing/decimal.js';
 import { minorUnits } from '../pricing/currencies.js';
 import type { PageContext } from './i18n.js';
+import { run, timeRun, translateHtml } from './runs.js';
 
 export interface PriceView {
   amount: string;
@@ -65,13 +66,13 @@ export function utcTime(iso: string): string {
   return iso.slice(11, 16);
 }
 
-/** The checkout's sentence for a fiat price. */
+/** The checkout's sentence for a fiat price, as escaped markup (each amount and the time an isolated run). */
 export function priceLine(ctx: PageContext, price: PriceView, baseAmount: string): string {
-  return ctx.t('page.checkout.fiat_price', {
-    fiat: fiatText(ctx, price.amount, price.currency),
-    usdt: shortUsdt(baseAmount),
-    rate: formatRate(price.rate),
+  return translateHtml(ctx.t, 'page.checkout.fiat_price', {
+    fiat: run(fiatText(ctx, price.amount, price.currency)),
+    usdt: run(shortUsdt(baseAmount)),
+    rate: run(formatRate(price.rate)),
     currency: price.currency,
-    time: utcTime(price.rate_at),
+    time: timeRun(price.rate_at, utcTime(price.rate_at)),
   });
 }

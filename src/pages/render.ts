@@ -13,6 +13,7 @@ import { listAssets, readAssetText } from '../lib/assets.js';
 import { isRtl, LOCALE_NAMES, LOCALES, negotiateLocale, translator, type Locale, type PageContext } from './i18n.js';
 import { staticUrl } from './static.js';
 import { fiatText, formatRate, utcTime } from './price-format.js';
+import { run, SafeHtml, timeRun, translateHtml } from './runs.js';
 
 export const LANG_COOKIE = 'gw_lang';
 const LANG_COOKIE_MAX_AGE = 365 * 24 * 3600;
@@ -174,6 +175,10 @@ export function createRenderer(deps: AppDeps): Renderer {
         fiat: (amount: string, currency: string) => fiatText(ctx, amount, currency),
         rate: formatRate,
         utcTime,
+        // Sentences with amounts and dates inside, as escaped markup for `<%~`: each value an isolated run.
+        tHtml: (key: string, values: Record<string, string | SafeHtml>) => translateHtml(ctx.t, key, values),
+        run,
+        timeRun,
         captcha: view.captcha && provider !== '' ? { provider, siteKey: deps.config.captcha.site_key } : null,
         google: view.google && deps.config.google.client_id !== '' ? { clientId: deps.config.google.client_id } : null,
         // A test network says so on every page: a payer must never mistake it for a real payment.

@@ -7,7 +7,7 @@
  * - another merchant's ticket is 404, never 403.
  * Mails are started only once the transaction has committed, and no request waits for them.
  */
-import { isSupportStaff } from '../accounts/support-staff.js';
+import { isSupportStaff, staffLacksTwoFactor } from '../accounts/support-staff.js';
 import { findMerchantById } from '../accounts/merchants.repo.js';
 import { writeTransaction, type Trx } from '../db/database.js';
 import type { SupportTicketCategory, SupportTicketStatus } from '../db/schema.js';
@@ -217,6 +217,9 @@ export async function requireStaff(deps: AppDeps, merchantId: string): Promise<v
   const merchant = await findMerchantById(deps.db, merchantId);
   if (!merchant || !isSupportStaff(deps.config, merchant.email)) {
     throw new AppError('support_staff_required', 'The support inbox is for support staff accounts only');
+  }
+  if (await staffLacksTwoFactor(deps, merchant.id)) {
+    throw new AppError('two_factor_setup_required', 'Turn on two-factor sign-in (Account page of the console) before using the support inbox');
   }
 }
 

@@ -32,8 +32,10 @@
   }
 
   function show(next, inv) {
-    // What arrived changed (a partial payment, a payment the shop accepted): the server words it.
-    if ((inv.amount_received !== undefined && inv.amount_received !== data.amount_received) || (inv.resolution || null) !== (data.resolution || null)) {
+    // What arrived changed in a way the server words (a partial payment on the still open invoice,
+    // a payment the shop accepted): reload. A plain payment only turns the screen, without a reload.
+    var partial = next === 'pay' && inv.amount_received !== undefined && inv.amount_received !== data.amount_received;
+    if (partial || (inv.resolution || null) !== (data.resolution || null)) {
       window.location.reload();
       return;
     }

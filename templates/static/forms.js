@@ -210,7 +210,7 @@
     var fields = panel.querySelectorAll('[data-field]');
     for (var i = 0; i < fields.length; i++) {
       var value = pick(result, fields[i].getAttribute('data-field'));
-      if (value !== undefined) fields[i].textContent = String(value);
+      if (value !== undefined) fields[i].textContent = Array.isArray(value) ? value.join('\n') : String(value);
       if (fields[i].hasAttribute('data-copy-field')) {
         var button = panel.querySelector('button[data-copy]');
         if (button) button.setAttribute('data-copy', String(value));
@@ -283,6 +283,7 @@
             }
             if (res.ok) return done(form, json);
             resetCaptcha();
+            if (twoFactorStep(json)) return;
             showError(form, describe(form, res.status, json));
           });
       })
@@ -292,6 +293,11 @@
       .then(function () {
         button.disabled = false;
       });
+  }
+
+  // A sign-in that needs the code of two-factor sign-in: the page's code step takes over (two-factor.js).
+  function twoFactorStep(json) {
+    return !!(json && json.error && json.error.code === 'two_factor_required' && window.gatewaydTwoFactor && window.gatewaydTwoFactor(json.error.challenge));
   }
 
   function fragmentToken(name) {
@@ -411,6 +417,7 @@
           return;
         }
         return res.json().then(function (json) {
+          if (twoFactorStep(json)) return;
           box.textContent = message(json && json.error ? json.error.code : 'generic');
           box.hidden = false;
         });

@@ -35,12 +35,14 @@ test('built-in defaults when no file is present', () => {
   assert.deepEqual(c.rate_limits, {
     auth_per_ip: 20,
     auth_per_email: 10,
+    two_factor_per_account: 5,
     public_per_ip: 10,
     chat_per_token: 30,
     api_per_key: 1200,
     invoices_per_merchant: 600,
   });
   assert.deepEqual(c.api_keys, { max_active: 20 });
+  assert.deepEqual(c.auth, { require_2fa_for_staff: false });
   assert.equal(c.secretGenerated, true);
   assert.ok(c.server.secret.length >= 40);
   assert.equal(c.publicOrigin, 'http://127.0.0.1:8080');

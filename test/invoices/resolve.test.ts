@@ -87,7 +87,7 @@ test('resolve: the owner applies a wrong payment (price without the adjustment) 
     assert.equal(totals.payable_amount, '25.000001');
     assert.equal(totals.received_amount, '25.000000');
     const overview = await a.client.get(`${t.baseUrl}/console`, { headers: { accept: 'text/html' } });
-    assert.match(overview.text, /<bdi dir="ltr" class="num">25\.000000<\/bdi> <span class="unit">USDT<\/span>/);
+    assert.match(overview.text, /<strong class="stat-amount"><bdi dir="ltr" class="num">25\.000000<\/bdi> <span class="unit">USDT<\/span><\/strong>/);
     assert.doesNotMatch(overview.text, /25\.000001 USDT/);
 
     // The same transfer never pays a second invoice: not A's other one, not B's on the shared address.

@@ -76,7 +76,7 @@ test('sign-in pages in Chromium: register, confirm through the mailed link, sign
   // Account name, through PATCH /me from the console form.
   await page.goto(`${app.baseUrl}/console/account`);
   await page.locator('main').getByLabel('Business name').fill('Tea House <b>');
-  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByRole('button', { name: 'Save', exact: true }).click();
   await page.locator('.who', { hasText: 'Tea House <b>' }).waitFor();
   await page.goto(`${app.baseUrl}/console`);
   assert.equal(await page.locator('main h1').innerText(), 'Tea House <b>');

@@ -52,7 +52,7 @@ test('console pages render the owner data escaped, never another merchant\'s, an
     assert.ok(page.text.includes(`Owner ${ESCAPED}`), `${path} escaped merchant name`);
   }
   const overview = (await get('/console')).text;
-  assert.match(overview, /<strong class="num"><bdi dir="ltr">25\.000011 USDT<\/bdi><\/strong>/, 'received = confirmed payable total');
+  assert.match(overview, /<strong class="stat-amount"><bdi dir="ltr" class="num">25\.000011<\/bdi> <span class="unit">USDT<\/span><\/strong>/, 'received = confirmed payable total');
   const detail = await get(`/console/invoices/${inv.id}`);
   assert.ok(detail.text.includes(`order ${ESCAPED}`));
   assert.ok(detail.text.includes(`desc ${ESCAPED}`));

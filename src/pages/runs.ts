@@ -1,0 +1,47 @@
+/**
+ * Sentences with amounts, dates and ids inside, as markup: each value its own left-to-right
+ * isolate (`<bdi dir="ltr" class="num">` or `<time dir="ltr">`), so a right-to-left page never
+ * reorders its digits with the words around it. Everything else, the catalogue's text and any
+ * text a person typed (a merchant's name), is HTML-escaped here: the result is safe for `<%~`.
+ */
+import type { Translate } from './i18n.js';
+
+/** Markup already made safe by this module. */
+export class SafeHtml {
+  constructor(readonly html: string) {}
+}
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (ch) => ESCAPES[ch]!);
+}
+
+/** A number, amount, id or address as one isolated left-to-right run. */
+export function run(value: string | number): SafeHtml {
+  return new SafeHtml(`<bdi dir="ltr" class="num">${escapeHtml(String(value))}</bdi>`);
+}
+
+/** A time as an isolated `<time>` with its machine-readable value. */
+export function timeRun(iso: string, text: string): SafeHtml {
+  return new SafeHtml(`<time datetime="${escapeHtml(iso)}" dir="ltr">${escapeHtml(text)}</time>`);
+}
+
+/**
+ * The catalogue sentence `key` as markup: plain string values and the sentence itself escaped,
+ * SafeHtml values (runs) inserted as they are.
+ */
+export function translateHtml(t: Translate, key: string, values: Record<string, string | SafeHtml>): string {
+  const marks: string[] = [];
+  const params: Record<string, string> = {};
+  for (const [name, value] of Object.entries(values)) {
+    if (value instanceof SafeHtml) {
+      params[name] = `\u0000${marks.length}\u0000`;
+      marks.push(value.html);
+    } else {
+      // A typed NUL could otherwise pose as one of the marks.
+      params[name] = value.replace(/\u0000/g, '');
+    }
+  }
+  return escapeHtml(t(key, params)).replace(/\u0000(\d+)\u0000/g, (_, i: string) => marks[Number(i)]!);
+}
