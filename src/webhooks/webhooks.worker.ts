@@ -154,7 +154,9 @@ export function createDeliveryWorker(deps: AppDeps, options: DeliveryWorkerOptio
       for (;;) {
         const did = await pass(true);
         if (!did && running.size === 0 && finished.length === 0) return;
-        if (!did) await Promise.race([...running.values()]);
+        // An attempt that finished during the pass is in `finished` and no longer running: racing an
+        // empty list would wait forever, so the next pass records it instead.
+        if (!did && running.size > 0) await Promise.race([...running.values()]);
         // Let attempts finishing close together join the next pass.
         await settle();
       }
