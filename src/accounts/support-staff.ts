@@ -1,6 +1,6 @@
 /** Who is support staff: a rule of the configuration, not a column (staff are named in support.staff_emails). */
 import type { Config } from '../config.js';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../app-deps.js';
 import { normalizeEmail } from './merchants.repo.js';
 import { twoFactorEnabled } from './two-factor.repo.js';
 

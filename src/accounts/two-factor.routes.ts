@@ -9,7 +9,7 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { requireSession, sessionHashOf, sessionToken, setSessionCookie } from '../http/auth.js';
 import { clientIp, rateLimitSubject } from '../http/client-ip.js';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../app-deps.js';
 import type { AppEnv } from '../http/context.js';
 import { createRouter, errorResponses, jsonBody, jsonResponse, SuccessSchema } from '../http/openapi.js';
 import { resolveLocale } from '../lib/i18n.js';

@@ -16,7 +16,7 @@
  */
 import { Secret, TOTP } from 'otpauth';
 import { writeTransaction } from '../db/database.js';
-import type { AppDeps } from '../deps.js';
+import type { AppDeps } from '../app-deps.js';
 import { MINUTE } from '../lib/clock.js';
 import { hmacSha256Hex, safeEqual } from '../lib/crypto.js';
 import { AppError } from '../lib/errors.js';

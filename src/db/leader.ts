@@ -72,7 +72,8 @@ export function createLease(db: Db, key: number, name: string, log: Log): Lease 
 export function leaderOnly(worker: Worker, lease: Lease, pollMs = 2000): Worker {
   return {
     ...worker,
-    intervalMs: lease.held ? worker.intervalMs : Math.min(worker.intervalMs, pollMs),
+    // The worker's own period; while another instance leads, nextDelayMs asks again every pollMs.
+    intervalMs: worker.intervalMs,
     runOnce: async () => {
       if (!(await lease.acquire())) return false;
       return worker.runOnce();
