@@ -14,6 +14,7 @@ import type { WatcherStatus } from './chain/watcher-status.js';
 import type { Metrics } from './ops/metrics.js';
 import type { HostLookup } from './webhooks/url-policy.js';
 import type { RateBook } from './pricing/rate-book.js';
+import type { TelegramRuntime } from './telegram/telegram.runtime.js';
 
 /**
  * Everything a handler, service or worker may use. Passed explicitly (no module state): features
@@ -39,4 +40,6 @@ export interface AppDeps {
   dnsLookup: HostLookup;
   /** The fiat rates the background fetcher last read (src/pricing/); invoice creation reads them. */
   rates: RateBook;
+  /** The Telegram bot (notify.telegram_bot_token), or undefined when none is configured (src/telegram/). */
+  telegram: TelegramRuntime | undefined;
 }

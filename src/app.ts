@@ -29,6 +29,7 @@ import { eventRoutes } from './events/events.routes.js';
 import { transferRoutes } from './transfers/transfers.routes.js';
 import { apiKeyRoutes } from './api-keys/api-keys.routes.js';
 import { checkoutRoutes } from './checkout/checkout.routes.js';
+import { telegramRoutes } from './telegram/telegram.routes.js';
 import { ledgerRoutes } from './ledger/ledger.routes.js';
 import { epayRoutes } from './shops/epay.routes.js';
 import { epusdtRoutes } from './shops/epusdt.routes.js';
@@ -97,6 +98,7 @@ export function createApp(deps: AppDeps): App {
   app.route(API_PREFIX, transferRoutes(deps));
   app.route(API_PREFIX, apiKeyRoutes(deps));
   app.route(API_PREFIX, checkoutRoutes(deps));
+  app.route(API_PREFIX, telegramRoutes(deps));
   app.route(API_PREFIX, ledgerRoutes(deps));
   app.route(API_PREFIX, shopConnectionRoutes(deps, createShopNotifier(deps)));
   app.route('/', epayRoutes(deps));

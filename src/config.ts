@@ -117,6 +117,12 @@ export const configSchema = z.strictObject({
     staff_notify: z.boolean().default(true),
     payment_notices: z.boolean().default(true),
   }).prefault({}),
+  notify: z.strictObject({
+    // A Telegram bot's token (from @BotFather); "" = no Telegram notices.
+    telegram_bot_token: z.string().regex(/^$|^\d{1,20}:[A-Za-z0-9_-]{20,100}$/, 'expected a bot token like 123456:ABC-DEF... or ""').default(''),
+    // The Bot API's base URL: a self-hosted Bot API server, or a test's stand-in.
+    telegram_api_url: httpUrl('expected an absolute http(s) URL').default('https://api.telegram.org'),
+  }).prefault({}),
   captcha: z.strictObject({
     provider: z.enum(['', 'turnstile', 'hcaptcha']).default(''),
     site_key: z.string().default(''),

@@ -15,6 +15,7 @@ import { VERSION } from './version.js';
 import { systemLookup } from './webhooks/url-policy.js';
 import { RateBook } from './pricing/rate-book.js';
 import { registerPricingMetrics } from './pricing/pricing.metrics.js';
+import { createTelegramRuntime } from './telegram/telegram.runtime.js';
 
 export function createDeps(opts: { config: Config; database: OpenedDatabase; log: Log; clock?: Clock; mailer?: Mailer }): AppDeps {
   const clock = opts.clock ?? systemClock;
@@ -34,6 +35,9 @@ export function createDeps(opts: { config: Config; database: OpenedDatabase; log
     metrics: createMetrics({ version: VERSION, log: opts.log }),
     dnsLookup: systemLookup,
     rates: new RateBook(opts.config.pricing),
+    telegram: opts.config.notify.telegram_bot_token
+      ? createTelegramRuntime(opts.config.notify.telegram_bot_token, opts.config.notify.telegram_api_url)
+      : undefined,
   };
   registerCoreGauges(deps.metrics, deps);
   registerChainMetrics(deps.metrics, deps);

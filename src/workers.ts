@@ -20,6 +20,7 @@ import { recoverShopNotifies, shopNotifyWorker } from './shops/shop-notify.worke
 import { ratesWorker } from './pricing/rates.worker.js';
 import { purgeExpiredIdempotencyKeys } from './http/idempotency.js';
 import { MINUTE } from './lib/clock.js';
+import { telegramWorkers } from './telegram/telegram.worker.js';
 
 export function createWorkers(deps: AppDeps): Worker[] {
   const deliveries = createDeliveryWorker(deps);
@@ -58,6 +59,8 @@ export function createWorkers(deps: AppDeps): Worker[] {
     },
     ...(several ? [staleSendingWorker(deps)] : []),
     shopNotifyWorker(deps),
+    // Telegram notices, only when notify.telegram_bot_token is set.
+    ...telegramWorkers(deps),
   ];
 }
 

@@ -125,11 +125,15 @@ export const MerchantSchema = z
     mode: Mode,
     support_staff: z.boolean().openapi({ description: 'True when the account is on support.staff_emails and may use the support inbox' }),
     checkout_qr: CheckoutQrSchema,
-    markup_percent: MarkupSchema.optional(),
-    underpayment_tolerance: UnderpaymentTolerance.optional(),
-    underpayment_auto_accept: UnderpaymentAutoAccept.optional(),
+    markup_percent: MarkupSchema,
   })
   .openapi('Merchant');
+
+/** The Merchant as GET and PATCH /me show it: with the owner's underpayment settings. */
+export const OwnMerchantSchema = MerchantSchema.extend({
+  underpayment_tolerance: UnderpaymentTolerance,
+  underpayment_auto_accept: UnderpaymentAutoAccept,
+}).openapi('OwnMerchant');
 
 /** The underpayment settings as GET and PATCH /me show them (in `merchant`). */
 export function toPaymentSettingsResponse(s: PaymentSettings) {

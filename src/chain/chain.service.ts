@@ -29,8 +29,8 @@ export interface ScanCommit {
   state?: ScanState;
   /** A gap that shrank (or closed: `gap` undefined). */
   gap?: { oldFrom: number; gap: ScanGap | undefined };
-  /** Where the scan stands once this commits, for expiry. */
-  unscanned: { scannedUntil: number; gaps: Array<{ after: number; before: number }> };
+  /** Where the scan stands once this commits, for expiry; absent (nothing expires) for a payer's transaction id. */
+  unscanned?: { scannedUntil: number; gaps: Array<{ after: number; before: number }> };
 }
 
 export async function commitScan(deps: AppDeps, c: ScanCommit): Promise<{ recorded: RecordedTransfer[]; expired: Invoice[] }> {
@@ -56,7 +56,7 @@ export async function commitScan(deps: AppDeps, c: ScanCommit): Promise<{ record
     }
     if (c.state) await saveScanState(trx, deps.config.network, c.state, now);
     if (c.gap) await updateGap(trx, deps.config.network, c.gap.oldFrom, c.gap.gap);
-    const expired = await expireScanned(deps, trx, tx, c.unscanned, now);
+    const expired = c.unscanned ? await expireScanned(deps, trx, tx, c.unscanned, now) : [];
     return { recorded, expired };
   });
   // Events were committed with their deliveries: wake the delivery worker now, not at its next poll.

@@ -191,6 +191,19 @@ export class TronClient {
     return parsed.data;
   }
 
+  /**
+   * One solidified transaction's TransactionInfo (`/walletsolidity/gettransactioninfobyid`), or
+   * undefined when the provider does not know it as solidified (java-tron answers `{}`).
+   */
+  async txInfo(id: string): Promise<TxInfo | undefined> {
+    const body = await this.request('txinfo', `${this.base}/walletsolidity/gettransactioninfobyid`, { method: 'POST', body: JSON.stringify({ value: id }) });
+    if (typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0) return undefined;
+    const parsed = txInfoSchema.safeParse(body);
+    if (!parsed.success) throw new TronApiError('bad_response', 'txinfo', 'unexpected transaction info shape');
+    if (parsed.data.id.toLowerCase() !== id.toLowerCase()) throw new TronApiError('bad_response', 'txinfo', 'transaction info of another transaction');
+    return parsed.data;
+  }
+
   private async request(endpoint: string, url: string, init: { method: string; body?: string }): Promise<unknown> {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (init.body !== undefined) headers['content-type'] = 'application/json';

@@ -1,15 +1,41 @@
-/** GET /checkout/{token}: the payer-safe view of an invoice, public, by its capability token. */
+/**
+ * GET /checkout/{token}: the payer-safe view of an invoice, public, by its capability token.
+ * POST /checkout/{token}/transaction: "I already paid", the payer names a transaction (tx-claim.ts).
+ */
 import { createRoute, z } from '@hono/zod-openapi';
 import type { AppDeps } from '../app-deps.js';
-import { createRouter, errorResponses, jsonResponse } from '../http/openapi.js';
+import { clientSubject } from '../http/client-ip.js';
+import { createRouter, errorResponses, jsonBody, jsonResponse } from '../http/openapi.js';
 import { AppError } from '../lib/errors.js';
 import { CheckoutInvoiceSchema, toCheckoutInvoiceResponse } from '../invoices/invoices.schemas.js';
 import { findByCheckoutToken } from '../invoices/invoices.repo.js';
+import { CLAIMS_PER_INVOICE_PER_MINUTE, CLAIMS_PER_IP_PER_MINUTE, claimTransaction } from './tx-claim.js';
 
 const CheckoutEnvelopeSchema = z.object({ invoice: CheckoutInvoiceSchema }).openapi('CheckoutEnvelope');
 const TokenParamSchema = z.object({
   token: z.string().min(1).max(200).openapi({ param: { name: 'token', in: 'path' }, description: 'The capability token from checkout_url' }),
 });
+const ClaimBodySchema = z
+  .strictObject({
+    tx_hash: z
+      .string()
+      .regex(/^(0x)?[0-9a-fA-F]{64}$/, 'A TRON transaction id is 64 hexadecimal characters')
+      .openapi({ description: 'The transaction id (64 hex characters, as a wallet or explorer shows it)', example: 'a'.repeat(64) }),
+  })
+  .openapi('CheckoutTransactionClaim');
+const ClaimResultSchema = z
+  .object({
+    claim: z.object({
+      tx_hash: z.string(),
+      outcome: z.enum(['recorded', 'already_recorded', 'deferred']).openapi({
+        description:
+          '`recorded`: verified on the solidified chain and recorded now; `already_recorded`: it was recorded before; `deferred`: it could not be verified by two providers now, and the scanner will see it',
+      }),
+      reason: z.string().nullable().openapi({ description: 'Why it was deferred' }),
+    }),
+    invoice: CheckoutInvoiceSchema,
+  })
+  .openapi('CheckoutTransactionClaimResult');
 
 export function checkoutRoutes(deps: AppDeps) {
   const app = createRouter();
@@ -29,6 +55,38 @@ export function checkoutRoutes(deps: AppDeps) {
       const found = await findByCheckoutToken(deps.db, c.req.valid('param').token);
       if (!found) throw new AppError('not_found', 'No invoice for this checkout link');
       return c.json({ invoice: toCheckoutInvoiceResponse(found.invoice, found.merchantName) }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/checkout/{token}/transaction',
+      operationId: 'claimCheckoutTransaction',
+      description:
+        'Unauthenticated, by the checkout token. The payer names the transaction that paid; the server looks it up on the solidified chain, verifies it as the scanner does and records it at once (same classification and events as the scanner; never twice). ' +
+        `Rate limited: ${CLAIMS_PER_INVOICE_PER_MINUTE} a minute per invoice and ${CLAIMS_PER_IP_PER_MINUTE} a minute per client address. ` +
+        '404 `transaction_not_found`: not on the solidified chain (yet); 409 `transaction_not_accepted` (`details[].reason` `failed` or `no_usdt_transfer`); 503 `chain_unavailable`: no provider answers.',
+      tags: ['Checkout'],
+      summary: '"I already paid": look up a transaction id now',
+      request: { params: TokenParamSchema, body: jsonBody(ClaimBodySchema) },
+      responses: {
+        200: jsonResponse(ClaimResultSchema, 'What became of the transaction, and the invoice now'),
+        ...errorResponses(400, 404, 409, 413, 429, 503),
+      },
+    }),
+    async (c) => {
+      const found = await findByCheckoutToken(deps.db, c.req.valid('param').token);
+      if (!found) throw new AppError('not_found', 'No invoice for this checkout link');
+      deps.rateLimiter.consume('checkout_claim_ip', clientSubject(c, deps.config.server.trust_proxy), CLAIMS_PER_IP_PER_MINUTE, { context: c });
+      deps.rateLimiter.consume('checkout_claim_invoice', found.invoice.id, CLAIMS_PER_INVOICE_PER_MINUTE, {
+        context: c,
+        message: 'Too many lookups for this invoice; retry in a minute',
+      });
+      const txHash = c.req.valid('json').tx_hash.toLowerCase().replace(/^0x/, '');
+      const result = await claimTransaction(deps, found.invoice, txHash);
+      const now = (await findByCheckoutToken(deps.db, found.invoice.checkoutToken))!;
+      return c.json({ claim: { tx_hash: txHash, ...result }, invoice: toCheckoutInvoiceResponse(now.invoice, now.merchantName) }, 200);
     },
   );
 

@@ -1,7 +1,7 @@
 /** The Dashboard resource (GET and PATCH /me) and its mapper from the read model. */
 import { toPaymentSettingsResponse } from '../accounts/accounts.schemas.js';
 import { z } from '@hono/zod-openapi';
-import { MerchantSchema, toMerchantResponse } from '../accounts/accounts.schemas.js';
+import { OwnMerchantSchema, toMerchantResponse } from '../accounts/accounts.schemas.js';
 import { ApiKeySchema, toApiKeyResponse } from '../api-keys/api-keys.schemas.js';
 import { ChainTransferSchema, toChainTransferResponse } from '../chain/chain.schemas.js';
 import type { Config } from '../config.js';
@@ -45,7 +45,7 @@ export const DashboardStatsSchema = z
 
 export const DashboardSchema = z
   .object({
-    merchant: MerchantSchema,
+    merchant: OwnMerchantSchema,
     wallets: z.array(WalletSchema),
     invoices: z.array(InvoiceSchema).openapi({ description: 'The 100 most recent invoices, newest first' }),
     events: z.array(EventSchema).openapi({ description: 'The 100 most recent events, newest first' }),

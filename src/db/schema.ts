@@ -408,7 +408,41 @@ export interface TwoFactorRecoveryCodesTable {
  * The whole database. Feature migrations add their tables here in the same change
  * (one interface per table, named after it).
  */
+export interface TelegramLinksTable {
+  merchant_id: string;
+  link_code: string | null;
+  link_code_expires_at: number | null;
+  chat_id: string | null;
+  linked_at: number | null;
+  notices: Generated<string>;
+  updated_at: number;
+}
+
+export interface TelegramOutboxTable {
+  id: string;
+  merchant_id: string;
+  chat_id: string;
+  kind: string;
+  event_id: string | null;
+  payload: Generated<string>;
+  status: Generated<'pending' | 'sent' | 'failed'>;
+  attempts: Generated<number>;
+  next_attempt_at: number;
+  last_error: string | null;
+  created_at: number;
+  sent_at: number | null;
+}
+
+export interface TelegramBotStateTable {
+  bot_id: string;
+  update_offset: number;
+  updated_at: number;
+}
+
 export interface Database {
+  telegram_links: TelegramLinksTable;
+  telegram_outbox: TelegramOutboxTable;
+  telegram_bot_state: TelegramBotStateTable;
   merchants: MerchantsTable;
   sessions: SessionsTable;
   api_keys: ApiKeysTable;

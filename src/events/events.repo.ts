@@ -8,6 +8,7 @@ import type { Db, Tx } from '../db/database.js';
 import { pageQueries, readPage, type Cursor, type Page, type PageRequest } from '../db/paging.js';
 import { newId } from '../lib/ids.js';
 import { queueShopNotify } from '../shops/shop-notifies.repo.js';
+import { queueTelegramNotice } from '../telegram/telegram.queue.js';
 
 export const EVENT_TYPES = [
   'invoice.created',
@@ -102,6 +103,8 @@ export async function insertEvent(tx: Tx, event: NewEvent, now: number): Promise
   }
   // A paid invoice that a shop created owes that shop its callback (src/shops/): queued here, with the confirmation.
   if (stored.type === 'invoice.confirmed' && stored.invoiceId !== null) await queueShopNotify(tx, stored.invoiceId, now);
+  // The owner's Telegram notice (src/telegram/), when a chat is linked and wants this kind.
+  await queueTelegramNotice(tx, stored, now);
   return stored;
 }
 

@@ -19,6 +19,7 @@ export const ERROR_STATUS = {
   support_staff_required: 403,
   two_factor_setup_required: 403,
   not_found: 404,
+  transaction_not_found: 404,
   method_not_allowed: 405,
   duplicate_order_id: 409,
   idempotency_key_reused: 409,
@@ -38,6 +39,7 @@ export const ERROR_STATUS = {
   transfer_already_used: 409,
   transfer_not_contestable: 409,
   wallet_archived: 409,
+  transaction_not_accepted: 409,
   payload_too_large: 413,
   rate_limited: 429,
   internal_error: 500,
@@ -46,6 +48,8 @@ export const ERROR_STATUS = {
   identity_provider_unavailable: 503,
   support_unavailable: 503,
   rate_unavailable: 503,
+  chain_unavailable: 503,
+  telegram_unavailable: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -15,6 +15,7 @@ import { toInvoiceResponse } from '../invoices/invoices.schemas.js';
 import { findMerchantInvoice, INVOICE_LIST_LIMIT, listMerchantInvoices } from '../invoices/invoices.repo.js';
 import { isSupportStaff } from '../accounts/support-staff.js';
 import { twoFactorStatus } from '../accounts/two-factor.service.js';
+import { telegramPanel } from '../telegram/telegram.panel.js';
 import { findFillingPools } from '../invoices/allocation.repo.js';
 import type { WatcherStatus } from '../chain/watcher-status.js';
 import type { TronNetwork } from '../lib/tron.js';
@@ -267,6 +268,7 @@ export function consolePages(app: Hono<AppEnv>, deps: AppDeps, renderer: Rendere
       staffNeeds2fa: req.staff && deps.config.auth.require_2fa_for_staff,
       // The HTML pattern is matched whole: the API's pattern without its anchors.
       tolerancePattern: TOLERANCE_PATTERN.slice(1, -1),
+      telegram: await telegramPanel(deps, req.merchant.id, now),
     });
   });
 }

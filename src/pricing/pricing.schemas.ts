@@ -5,13 +5,16 @@ import type { RateBook } from './rate-book.js';
 import { formatDecimal } from './decimal.js';
 import { MARKUP_PATTERN, parseMarkup } from './pricing.service.js';
 
+/** MARKUP_PATTERN with its bounds, for the document: 0 to 20 with at most 2 decimals (the server checks shape and bounds apart, to say which failed). */
+export const BOUNDED_MARKUP_PATTERN = '^(20(\\.0{1,2})?|(1[0-9]|[0-9])(\\.[0-9]{1,2})?)$';
+
 /** A markup in percent as the API takes it: "0" to "20", at most 2 decimals (PATCH /me and POST /invoices). */
 export const markupPercentSchema = (description: string) =>
   z
     .string()
     .regex(new RegExp(MARKUP_PATTERN), 'expected a percentage from "0" to "20" with at most 2 decimals')
     .refine((v) => parseMarkup(v) !== undefined, 'the markup must be between 0 and 20')
-    .openapi({ pattern: MARKUP_PATTERN, description, example: '1.5' });
+    .openapi({ pattern: BOUNDED_MARKUP_PATTERN, description, example: '1.5' });
 
 export const RateSourceStatusSchema = z
   .object({

@@ -83,6 +83,51 @@
       .then(schedule);
   }
 
+  // "I already paid": the payer names the transaction; the server looks it up on the chain now.
+  var claim = document.getElementById('claim');
+  var form = document.getElementById('claim-form');
+  if (claim && form) {
+    claim.hidden = false;
+    var input = document.getElementById('claim-tx');
+    var result = document.getElementById('claim-result');
+    var say = function (key) {
+      result.textContent = form.getAttribute('data-' + key) || '';
+    };
+    form.addEventListener('submit', function (e) {
+      e.preventDefault();
+      var tx = input.value.trim().replace(/^0x/i, '');
+      if (!/^[0-9a-fA-F]{64}$/.test(tx)) return say('invalid');
+      say('checking');
+      fetch(data.api + '/transaction', {
+        method: 'POST',
+        cache: 'no-store',
+        credentials: 'omit',
+        headers: { accept: 'application/json', 'content-type': 'application/json' },
+        body: JSON.stringify({ tx_hash: tx }),
+      })
+        .then(function (res) {
+          return res.json().then(function (body) {
+            if (res.ok) {
+              say(body.claim.outcome === 'deferred' ? 'deferred' : 'recorded');
+              show(screenOf(body.invoice), body.invoice);
+              return;
+            }
+            var code = body.error && body.error.code;
+            var reason = body.error && body.error.details && body.error.details[0] && body.error.details[0].reason;
+            if (code === 'transaction_not_found') say('not-found');
+            else if (code === 'transaction_not_accepted') say(reason === 'failed' ? 'failed' : 'no-transfer');
+            else if (code === 'rate_limited') say('busy');
+            else if (code === 'validation_error') say('invalid');
+            else if (code === 'chain_unavailable') say('deferred');
+            else say('error');
+          });
+        })
+        .catch(function () {
+          say('error');
+        });
+    });
+  }
+
   tick();
   setInterval(tick, 1000);
   schedule();

@@ -30,7 +30,7 @@ const LAYERS: Array<{ name: string; matches: (file: string) => boolean }> = [
   {
     name: 'features',
     matches: (f) =>
-      /^(accounts|api-keys|wallets|invoices|chain|events|webhooks|ledger|email|support|dashboard|checkout|system|pricing|shops|transfers)\//.test(f),
+      /^(accounts|api-keys|wallets|invoices|chain|events|webhooks|ledger|email|support|dashboard|checkout|system|pricing|shops|transfers|telegram)\//.test(f),
   },
   { name: 'pages', matches: (f) => f.startsWith('pages/') },
   { name: 'composition', matches: () => true },

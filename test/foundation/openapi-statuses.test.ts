@@ -11,6 +11,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SESSION_COOKIE } from '../../src/accounts/sessions.repo.js';
 import { startTestApp } from '../helpers/app.js';
+import { cookieName } from '../../src/http/auth.js';
 import { startHttpsReceiver } from '../helpers/https-receiver.js';
 import { signedInMerchant } from '../helpers/fixtures.js';
 import { createInvoice, newKey, shop } from '../helpers/shop.js';
@@ -103,10 +104,13 @@ test('every answer of every operation is a declared status, and every always-sen
       tested.body.deliveries[0].id,
       ticket.body.ticket.id,
     ];
+    // On an https public_url the session cookie is __Host-gw_session.
+    const sessionCookie = cookieName(t.config, SESSION_COOKIE);
     const creds = {
-      session: a.client.cookies.get(SESSION_COOKIE)!,
-      otherTenantSession: b.client.cookies.get(SESSION_COOKIE)!,
-      staffSession: staff.client.cookies.get(SESSION_COOKIE)!,
+      session: a.client.cookies.get(sessionCookie)!,
+      otherTenantSession: b.client.cookies.get(sessionCookie)!,
+      staffSession: staff.client.cookies.get(sessionCookie)!,
+      cookieName: sessionCookie,
       key: key.secret,
       revokedKey: revoked.secret,
       chatToken: chat.body.chat_token as string,

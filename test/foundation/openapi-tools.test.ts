@@ -119,7 +119,14 @@ type Page = paths['/api/v1/invoices']['get']['responses'][200]['content']['appli
 const more = (p: Page): boolean => p.has_more;
 type Ev = paths['/api/v1/events/{id}']['get']['responses'][200]['content']['application/json']['event'];
 // Event is a oneOf discriminated by type: testing type narrows data.
-const paidBy = (ev: Ev) => (ev.type === 'invoice.confirmed' ? ev.data.transaction?.tx_hash : ev.type === 'webhook.test' ? ev.data.webhook_id : ev.data.invoice.id);
+const paidBy = (ev: Ev) =>
+  ev.type === 'invoice.confirmed'
+    ? ev.data.transaction?.tx_hash
+    : ev.type === 'webhook.test'
+      ? ev.data.webhook_id
+      : ev.type === 'transfer.unmatched'
+        ? ev.data.transfer.tx_hash
+        : ev.data.invoice.id;
 type Invoice = Created['invoice'];
 // Properties always sent are required: no undefined to handle.
 const created = (i: Invoice): string => i.created_at + i.expires_at + i.checkout_url + i.network;

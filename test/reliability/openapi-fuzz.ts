@@ -313,6 +313,8 @@ export interface Credentials {
   chatToken: string;
   /** The Origin a browser on this server sends (default: baseUrl). */
   origin?: string;
+  /** The session cookie's name (default gw_session; __Host-gw_session on an https public_url). */
+  cookieName?: string;
 }
 
 /**
@@ -325,7 +327,7 @@ export async function sendRequest(baseUrl: string, req: HostileRequest, creds: C
   const headers: Record<string, string> = { ...req.headers };
   if (req.contentType !== undefined) headers['content-type'] = req.contentType;
   if (headers['x-support-chat-token'] === 'reused-key-1') headers['x-support-chat-token'] = creds.chatToken;
-  const cookie = (token: string) => `gw_session=${token}`;
+  const cookie = (token: string) => `${creds.cookieName ?? 'gw_session'}=${token}`;
   const origin = creds.origin ?? baseUrl;
   const sessions: Partial<Record<AuthKind, [string, string | undefined]>> = {
     session: [creds.session, origin],

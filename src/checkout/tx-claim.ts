@@ -1,0 +1,114 @@
+/**
+ * "I already paid": a payer pastes a transaction id on the checkout, and the server looks it up on
+ * the solidified chain at once instead of waiting for the scanner (which may lag behind a provider
+ * outage). Nothing here confirms what the scanner would not:
+ *
+ * - the TransactionInfo comes from `/walletsolidity/gettransactioninfobyid` (solidified only) and
+ *   is verified by the scanner's own verifier (SUCCESS only, the USDT contract's own Transfer logs,
+ *   removed logs refused, the exact amount), for transfers to this invoice's address only;
+ * - its block time must be credible (not before TRON's genesis, not in the future, not after the
+ *   solidified head the scanner accepted);
+ * - with two or more providers, another provider must serve the same transaction with the same
+ *   transfers, as the scanner's block reads must agree; when none can be asked now, or they
+ *   disagree, nothing is recorded and the answer says the scanner will see it;
+ * - it is recorded through the scanner's own commit (chain.service.ts): classification, events and
+ *   webhooks are the same, and each (transaction, log) is recorded once, whoever sees it first.
+ */
+import type { AppDeps } from '../app-deps.js';
+import { findTransferBlocks } from '../chain/chain.repo.js';
+import { commitScan } from '../chain/chain.service.js';
+import { FUTURE_SKEW_MS, GENESIS_TIME } from '../chain/head.js';
+import { TronApiError, type TronClient, type TxInfo } from '../chain/tron.client.js';
+import { blockDigest, transfersInBlock, watchedSet } from '../chain/verifier.js';
+import type { Invoice } from '../invoices/invoice.model.js';
+import { AppError } from '../lib/errors.js';
+
+/** Lookups a minute for one invoice, and for one client address (IPv6 by its /64). */
+export const CLAIMS_PER_INVOICE_PER_MINUTE = 5;
+export const CLAIMS_PER_IP_PER_MINUTE = 20;
+
+export type ClaimOutcome = 'recorded' | 'already_recorded' | 'deferred';
+
+export interface ClaimResult {
+  outcome: ClaimOutcome;
+  /** Why the transaction was not recorded now (deferred). */
+  reason: string | null;
+}
+
+function notAccepted(message: string, reason: string): AppError {
+  return new AppError('transaction_not_accepted', message, [{ path: 'tx_hash', message, reason }]);
+}
+
+/** Looks `txHash` up and records what it pays to the invoice's address; throws the documented errors. */
+export async function claimTransaction(deps: AppDeps, invoice: Invoice, txHash: string): Promise<ClaimResult> {
+  const rt = deps.chain;
+  const now = () => deps.clock.now();
+  const recorded = await deps.db
+    .selectFrom('chain_transfers')
+    .select('id')
+    .where('tx_hash', '=', txHash)
+    .where('to_address', '=', invoice.walletAddress)
+    .limit(1)
+    .executeTakeFirst();
+  if (recorded) return { outcome: 'already_recorded', reason: null };
+
+  const watched = watchedSet([invoice.walletAddress]);
+  const usdt = deps.config.network.usdtContract;
+  const fn = (c: TronClient) => c.txInfo(txHash);
+  let first: { value: TxInfo | undefined; provider: (typeof rt.pool.providers)[number] };
+  try {
+    first = await rt.pool.call(now, fn);
+  } catch (err) {
+    if (!(err instanceof TronApiError)) throw err;
+    deps.log.warn({ kind: err.kind, endpoint: err.endpoint }, 'checkout: transaction lookup failed on every provider');
+    throw new AppError('chain_unavailable', 'The TRON network cannot be asked right now; the payment will be seen by the scanner').withHeader(
+      'Retry-After',
+      '60',
+    );
+  }
+  const info = first.value;
+  if (!info) {
+    throw new AppError(
+      'transaction_not_found',
+      'No solidified transaction with this id yet. A payment solidifies about a minute after it is sent; check the id or try again shortly',
+    );
+  }
+  const time = info.blockTimeStamp;
+  const head = rt.head;
+  if (time < GENESIS_TIME || time > now() + FUTURE_SKEW_MS || (head && info.blockNumber <= head.number && time > head.timestamp)) {
+    deps.log.warn(
+      { tx_hash: txHash, block: info.blockNumber, provider: first.provider.health.name },
+      'checkout: transaction info with an incredible block time refused',
+    );
+    return { outcome: 'deferred', reason: 'The transaction could not be verified now; the scanner will see it' };
+  }
+  // A failed execution pays nothing, whatever logs it carries (java-tron keeps none for most).
+  const failed = info.receipt?.result !== 'SUCCESS' || info.result === 'FAILED';
+  const found = transfersInBlock([info], watched, usdt);
+  if (failed || found.rejected.length > 0) throw notAccepted('This transaction did not succeed on the chain, so it paid nothing', 'failed');
+  if (found.transfers.length === 0) {
+    throw notAccepted("This transaction pays no USDT to this invoice's address", 'no_usdt_transfer');
+  }
+  if (rt.pool.providers.length > 1) {
+    const second = await rt.pool.callOther(now, fn, [first.provider]);
+    if (!second || !second.value) return { outcome: 'deferred', reason: 'A second TRON provider cannot confirm the transaction now; the scanner will see it' };
+    const again = transfersInBlock([second.value], watched, usdt);
+    if (second.value.blockNumber !== info.blockNumber || blockDigest(again) !== blockDigest(found)) {
+      deps.log.error(
+        { tx_hash: txHash, first_provider: first.provider.health.name, second_provider: second.provider.health.name },
+        'checkout: two providers disagree about a transaction a payer named; nothing recorded',
+      );
+      return { outcome: 'deferred', reason: 'The TRON providers do not agree about this transaction yet; the scanner will see it' };
+    }
+  }
+  const elsewhere = await findTransferBlocks(deps.db, [txHash], info.blockNumber);
+  if (elsewhere.length > 0) return { outcome: 'deferred', reason: 'The transaction could not be verified now; the scanner will see it' };
+  const { recorded: done } = await commitScan(deps, { transfers: found.transfers });
+  for (const r of done) {
+    deps.log.info(
+      { tx_hash: r.transfer.txHash, log_index: r.transfer.logIndex, block: r.transfer.blockNumber, kind: r.kind, invoice_id: r.invoiceId },
+      'chain: transfer recorded from a payer-named transaction',
+    );
+  }
+  return { outcome: done.length > 0 ? 'recorded' : 'already_recorded', reason: null };
+}
