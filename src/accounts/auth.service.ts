@@ -23,7 +23,7 @@
  * - Mail to an address that has not been confirmed never carries a name typed by someone.
  * - Mails are sent after the transaction commits; transactions never wait on the network.
  */
-import { writeTransaction, type Trx } from '../db/database.js';
+import { writeTransaction } from '../db/database.js';
 import type { AppDeps } from '../app-deps.js';
 import { MINUTE } from '../lib/clock.js';
 import { sha256Hex } from '../lib/crypto.js';
@@ -58,7 +58,8 @@ import {
   registrationSalt,
   renewRegistration,
 } from './registrations.repo.js';
-import { createSession, deleteMerchantSessions, deleteSession } from './sessions.repo.js';
+import { deleteMerchantSessions, deleteSession } from './sessions.repo.js';
+import { rotateSession, type SignedIn } from './signed-in.js';
 import { newId } from '../lib/ids.js';
 import { twoFactorEnabled } from './two-factor.repo.js';
 import { twoFactorRequired } from './two-factor.service.js';
@@ -69,21 +70,7 @@ import { normalizeMarkup } from '../pricing/pricing.service.js';
 /** At most one confirmation mail (and one "already registered" notice) per address per 5 minutes. */
 export const MAIL_RESEND_GAP_MS = 5 * MINUTE;
 
-export interface SignedIn {
-  merchant: Merchant;
-  /** The new session's cookie token. */
-  sessionToken: string;
-}
-
-/**
- * Starts a session, rotating: the session of the cookie the request came with (if any, whoever's
- * it is) is deleted, so a token planted before sign-in never becomes an authenticated one.
- */
-export async function rotateSession(trx: Trx, merchantId: string, previousToken: string | undefined, now: number): Promise<string> {
-  if (previousToken) await deleteSession(trx, sha256Hex(previousToken));
-  const { token } = await createSession(trx, merchantId, now);
-  return token;
-}
+export { rotateSession, type SignedIn } from './signed-in.js';
 
 /** The registration name: the given one, else the part of the email before "@". */
 export function defaultName(email: string, name: string | undefined): string {

@@ -21,7 +21,7 @@ import { MINUTE } from '../lib/clock.js';
 import { hmacSha256Hex, safeEqual } from '../lib/crypto.js';
 import { AppError } from '../lib/errors.js';
 import type { Locale } from '../lib/i18n.js';
-import { rotateSession, type SignedIn } from './auth.service.js';
+import { rotateSession, type SignedIn } from './signed-in.js';
 import { credentialVersionIs, findMerchantById, setMerchantLocale, type Merchant } from './merchants.repo.js';
 import { requireRecentSignIn } from './password.service.js';
 import {

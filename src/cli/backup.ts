@@ -43,15 +43,22 @@ export async function runBackup(config: Config, options: BackupOptions, out: (li
   const tty = options.progress?.isTTY === true ? options.progress : undefined;
   const sqlite = openSqlite(source);
   let pages = 0;
+  // SQLite starts the copy over whenever another connection (the serving process) writes to the
+  // source. Under steady writes small steps could then go on for ever, so after the first restart
+  // the rest is copied in one step: with WAL that step only holds a read snapshot, writers go on.
+  let lastRemaining = Number.POSITIVE_INFINITY;
+  let restarted = false;
   try {
     await sqlite.backup(partial, {
       progress({ totalPages, remainingPages }) {
+        if (remainingPages > lastRemaining) restarted = true;
+        lastRemaining = remainingPages;
         pages = totalPages;
         if (tty) {
           const pct = totalPages === 0 ? 100 : Math.floor(((totalPages - remainingPages) / totalPages) * 100);
           tty.write(`\rbackup: ${pct}% (${totalPages - remainingPages}/${totalPages} pages)`);
         }
-        return PAGES_PER_STEP;
+        return restarted ? Math.max(totalPages, 1) : PAGES_PER_STEP;
       },
     });
     // SQLite reports progress before each step, not after the last one.

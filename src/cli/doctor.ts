@@ -13,7 +13,7 @@ import { recordedSqliteNetwork } from '../db/network-guard.js';
 import { checkPostgres } from './doctor-postgres.js';
 import { checkRecordedNetwork, isLoopbackHost, type Finding } from './doctor-findings.js';
 import { checkClock, checkSmtp, checkTron } from './doctor-network.js';
-import { checkRates } from '../pricing/pricing.doctor.js';
+import { checkRates } from './doctor-rates.js';
 
 export { isLoopbackHost, type Finding, type Level } from './doctor-findings.js';
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { ADDRESSES, createInvoice, shop, type Shop } from '../helpers/shop.js';
 import { fetchRates, pricingConfig, startRateSources, type RateSources } from '../helpers/rates.js';
-import { checkRates } from '../../src/pricing/pricing.doctor.js';
+import { checkRates } from '../../src/cli/doctor-rates.js';
 import { buildConfig } from '../../src/config.js';
 
 let t: TestApp;

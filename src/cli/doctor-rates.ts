@@ -6,11 +6,11 @@
 import type { Config } from '../config.js';
 import { systemClock } from '../lib/clock.js';
 import { createLogger } from '../lib/log.js';
-import type { Finding } from '../cli/doctor-findings.js';
+import type { Finding } from './doctor-findings.js';
 import { AppError } from '../lib/errors.js';
-import { formatDecimal } from './decimal.js';
-import { RateBook } from './rate-book.js';
-import { runOnce } from './rates.worker.js';
+import { formatDecimal } from '../pricing/decimal.js';
+import { RateBook } from '../pricing/rate-book.js';
+import { runOnce } from '../pricing/rates.worker.js';
 
 export async function checkRates(config: Config, timeoutMs: number): Promise<Finding[]> {
   const book = new RateBook(config.pricing);
