@@ -119,10 +119,10 @@ async function allocationCost(): Promise<void> {
     await writeTransaction(env.deps.db, async (_trx, tx) => {
       for (let i = 0; i < allocRuns; i++) {
         started = performance.now();
-        const a = chooseAmount(tx, target, BigInt(BASE), 200_000n, Date.now());
+        const a = await chooseAmount(tx, target, BigInt(BASE), 200_000n, Date.now());
         allocMs += performance.now() - started;
         if (a.kind !== 'fresh') throw new Error(`unexpected ${a.kind}`);
-        insertReservation(tx, target, BigInt(BASE) + a.adjustment, holder, Date.now(), Date.now() + 1);
+        await insertReservation(tx, target, BigInt(BASE) + a.adjustment, holder, Date.now(), Date.now() + 1);
       }
       throw new RollBack();
     }).catch((err) => {

@@ -22,7 +22,8 @@ import type { TelegramRuntime } from './telegram/telegram.runtime.js';
  */
 export interface AppDeps {
   db: Db;
-  sqlite: Sqlite;
+  /** The better-sqlite3 handle (SQLite only; reading it on PostgreSQL throws): SQLite-only tools and tests. */
+  readonly sqlite: Sqlite;
   config: Config;
   clock: Clock;
   log: Log;

@@ -3,6 +3,7 @@
  * body guard), the single error handler and envelope, the API sub-apps under /api/v1 and the
  * OpenAPI document generated from the same zod schemas that validate requests.
  */
+import { isUnstorableText } from './db/postgres.js';
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
@@ -154,6 +155,9 @@ export function createApp(deps: AppDeps): App {
     if (err instanceof HTTPException) {
       const code = httpExceptionCode(err);
       if (code) return respondError(c, new AppError(code, err.message || 'Bad request'));
+    }
+    if (isUnstorableText(err)) {
+      return respondError(c, new AppError('validation_error', 'Text may not contain the NUL character (U+0000) on this server'));
     }
     deps.log.error({ err, req_id: c.get('requestId'), method: c.req.method, route: c.req.routePath }, 'unhandled error');
     return respondError(c, new AppError('internal_error', `Internal error; quote request id ${c.get('requestId') ?? 'unknown'} when reporting it`));

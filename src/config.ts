@@ -75,6 +75,8 @@ export const configSchema = z.strictObject({
   }).prefault({}),
   database: z.strictObject({
     path: z.string().min(1).default('data/gateway.db'),
+    /** postgres://user:password@host:port/db selects PostgreSQL (docs/operations.md); empty: the SQLite file at path. */
+    url: z.union([z.literal(''), z.string().regex(/^postgres(ql)?:\/\/\S+$/i, { message: 'expected a postgres:// URL (or empty for the SQLite file at database.path)' })]).default(''),
   }).prefault({}),
   tron: z.strictObject({
     network: z.enum(NETWORK_NAMES, { message: `expected one of ${NETWORK_NAMES.map((n) => `"${n}"`).join(', ')}` }).default('mainnet'),

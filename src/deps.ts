@@ -21,7 +21,9 @@ export function createDeps(opts: { config: Config; database: OpenedDatabase; log
   const clock = opts.clock ?? systemClock;
   const deps: AppDeps = {
     db: opts.database.db,
-    sqlite: opts.database.sqlite,
+    get sqlite() {
+      return opts.database.sqlite;
+    },
     config: opts.config,
     clock,
     log: opts.log,

@@ -4,6 +4,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { MigrationError } from './db/migrator.js';
 import { NetworkMismatchError } from './db/network-guard.js';
 import { BackupError, runBackup } from './cli/backup.js';
+import { CopyError, runDbCopy } from './cli/db-copy.js';
 import { runChainRescan, runChainStatus } from './cli/chain.js';
 import { runDoctor } from './cli/doctor.js';
 import { runInit } from './cli/init.js';
@@ -71,7 +72,7 @@ export async function main(argv: string[]): Promise<number> {
       }
       case 'migrate': {
         const { values } = parse('migrate', rest, { config: { type: 'string' }, status: { type: 'boolean' } });
-        return runMigrate(loadConfig({ path: values.config as string | undefined }), values.status === true, out);
+        return await runMigrate(loadConfig({ path: values.config as string | undefined }), values.status === true, out);
       }
       case 'serve': {
         const { values } = parse('serve', rest, { config: { type: 'string' } });
@@ -94,6 +95,16 @@ export async function main(argv: string[]): Promise<number> {
         if (positionals.length !== 1) throw new ArgumentError('needs exactly one FILE', 'backup');
         const config = loadConfig({ path: values.config as string | undefined });
         return await runBackup(config, { file: positionals[0]!, force: values.force === true, progress: process.stderr }, out);
+      }
+      case 'db': {
+        const [sub, ...more] = rest;
+        if (sub !== 'copy') {
+          wantsHelp('db copy', rest);
+          throw new ArgumentError(`unknown db command ${sub === undefined ? '(none)' : `"${sub}"`}; expected "db copy --to postgres://…"`, 'db copy');
+        }
+        const { values } = parse('db copy', more, { config: { type: 'string' }, to: { type: 'string' } });
+        if (typeof values.to !== 'string') throw new ArgumentError('needs --to postgres://…', 'db copy');
+        return await runDbCopy(loadConfig({ path: values.config as string | undefined }), values.to, out);
       }
       case 'chain': {
         const [sub, ...more] = rest;
@@ -131,6 +142,7 @@ export async function main(argv: string[]): Promise<number> {
       err instanceof ServeError ||
       err instanceof MerchantCommandError ||
       err instanceof BackupError ||
+      err instanceof CopyError ||
       err instanceof DevCommandError
     ) {
       process.stderr.write(`gatewayd: ${err.message}\n`);

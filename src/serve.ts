@@ -42,10 +42,10 @@ export async function startServer(config: Config, log: Log = createLogger(config
   if (config.secretGenerated) {
     log.warn('server.secret is not set: using a random secret for this process (run `gatewayd init` to write one)');
   }
-  const created = ensureDatabaseFile(config.database.path);
-  const database = openDatabase(config.database.path);
+  const created = !config.database.url && ensureDatabaseFile(config.database.path);
+  const database = openDatabase(config.database);
   try {
-    const applied = prepareDatabase(database.sqlite, config.database.path, claim, created, Date.now());
+    const applied = await prepareDatabase(database, database.path, claim, created, Date.now());
     if (applied.length > 0) log.info({ applied: applied.map((m) => m.version) }, 'new database: migrations applied');
   } catch (err) {
     await database.close();

@@ -1,10 +1,19 @@
-/** The background jobs `serve` runs. Each feature adds its worker here; tests call runOnce directly. */
+/**
+ * The background jobs `serve` runs. Each feature adds its worker here; tests call runOnce directly.
+ * With several instances on one PostgreSQL database, the chain scanner (with the expiry it does) and
+ * the payment-notice mailer run in one instance at a time, under a leader lease (src/db/leader.ts);
+ * the rest runs everywhere (docs/architecture.md, "Once or everywhere").
+ */
 import type { AppDeps } from './app-deps.js';
 import type { Worker } from './lib/loop.js';
 import { accountsWorker } from './accounts/accounts.worker.js';
 import { paymentNoticesWorker } from './email/payment-notices.js';
 import { chainWorker } from './chain/chain.worker.js';
 import { maintenanceWorker } from './db/maintenance.worker.js';
+import { createLease, leaderOnly } from './db/leader.js';
+import { LOCK_KEYS } from './db/postgres.js';
+import { crossInstanceSignal } from './db/signals.js';
+import { dialectOf } from './db/database.js';
 import { resetSendingDeliveries } from './webhooks/webhooks.repo.js';
 import { createDeliveryWorker } from './webhooks/webhooks.worker.js';
 import { recoverShopNotifies, shopNotifyWorker } from './shops/shop-notify.worker.js';
@@ -15,10 +24,13 @@ import { telegramWorkers } from './telegram/telegram.worker.js';
 
 export function createWorkers(deps: AppDeps): Worker[] {
   const deliveries = createDeliveryWorker(deps);
+  const wakeups = crossInstanceSignal(deps.db, 'gatewayd_deliveries', deps.log);
+  const several = dialectOf(deps.db) === 'postgres';
   return [
     accountsWorker(deps),
-    paymentNoticesWorker(deps),
+    leaderOnly(paymentNoticesWorker(deps), createLease(deps.db, LOCK_KEYS.MAIL, 'payment-notices', deps.log)),
     maintenanceWorker(deps),
+    leaderOnly(chainWorker(deps), createLease(deps.db, LOCK_KEYS.SCANNER, 'chain-scanner', deps.log)),
     chainWorker(deps),
     // Fiat rates, only when [[pricing.sources]] are configured.
     ...(deps.rates.enabled ? [ratesWorker(deps)] : []),
@@ -34,21 +46,52 @@ export function createWorkers(deps: AppDeps): Worker[] {
       intervalMs: 1000,
       runOnce: deliveries.runOnce,
       onStart: (loop) => {
-        deps.deliveriesQueued.connect(() => loop.wake());
+        deps.deliveriesQueued.connect(() => {
+          loop.wake();
+          wakeups.send();
+        });
+        void wakeups.listen(() => loop.wake());
       },
-      drain: deliveries.idle,
+      drain: async () => {
+        await deliveries.idle();
+        await wakeups.close();
+      },
     },
+    ...(several ? [staleSendingWorker(deps)] : []),
     shopNotifyWorker(deps),
     // Telegram notices, only when notify.telegram_bot_token is set.
     ...telegramWorkers(deps),
   ];
 }
 
+/**
+ * Several instances: a delivery (or a shop's callback) left in `sending` by an instance that died is pending again once it
+ * is older than any attempt can take (the receivers' time-out plus a minute), checked every 30 s.
+ */
+function staleSendingWorker(deps: AppDeps): Worker {
+  const abandonedAfter = deps.config.webhooks.timeout_seconds * 1000 + 60_000;
+  return {
+    name: 'webhooks-abandoned',
+    intervalMs: 30_000,
+    runOnce: async () => {
+      const now = deps.clock.now();
+      const reset = await resetSendingDeliveries(deps.db, now, now - abandonedAfter);
+      if (reset > 0) deps.log.warn({ deliveries: reset }, 'deliveries left in sending by a stopped instance are pending again');
+      await recoverShopNotifies(deps, now - abandonedAfter);
+      return false;
+    },
+  };
+}
+
 /** Repairs left by a crash, run once before the workers start (e.g. deliveries stuck in `sending`). */
 export async function recoverAfterCrash(deps: AppDeps): Promise<void> {
   // Nothing is in flight before the workers start: an attempt cut off by the crash may or may not
   // have reached the receiver, so it is sent again (at least once; receivers dedupe by event id).
-  const reset = await resetSendingDeliveries(deps.db, deps.clock.now());
+  // On PostgreSQL other instances may be sending right now: only what none of them can still be
+  // sending is reset (the rest is the abandoned-deliveries worker's).
+  const now = deps.clock.now();
+  const olderThan = dialectOf(deps.db) === 'postgres' ? now - (deps.config.webhooks.timeout_seconds * 1000 + 60_000) : undefined;
+  const reset = await resetSendingDeliveries(deps.db, now, olderThan);
   if (reset > 0) deps.log.warn({ deliveries: reset }, 'crash recovery: deliveries left in sending are pending again');
-  await recoverShopNotifies(deps);
+  await recoverShopNotifies(deps, olderThan);
 }

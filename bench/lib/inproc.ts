@@ -95,10 +95,10 @@ export async function allocationCost(dir: string, n: number): Promise<Allocation
   await writeTransaction(deps.db, async (_trx, tx) => {
     for (let i = 0; i < allocRuns; i++) {
       const s = performance.now();
-      const a = chooseAmount(tx, target, base, 999_999n, Date.now());
+      const a = await chooseAmount(tx, target, base, 999_999n, Date.now());
       allocMs += performance.now() - s;
       if (a.kind !== 'fresh') throw new Error(`unexpected ${a.kind}`);
-      insertReservation(tx, target, base + a.adjustment, holder, Date.now(), Date.now() + 1);
+      await insertReservation(tx, target, base + a.adjustment, holder, Date.now(), Date.now() + 1);
     }
     throw new RollBack();
   }).catch((err) => {

@@ -1,7 +1,7 @@
 /** Merchant accounts. Emails are stored in canonical form (src/lib/email-address.ts). */
 import { sql, type Selectable } from 'kysely';
 import { compileQuery, type Param } from '../db/compiled.js';
-import type { Db, Sqlite, Trx } from '../db/database.js';
+import type { Conn, Db, Trx } from '../db/database.js';
 import type { CheckoutQr, MerchantsTable } from '../db/schema.js';
 import { canonicalEmail } from '../lib/email-address.js';
 import { newId } from '../lib/ids.js';
@@ -53,9 +53,9 @@ function toMerchant(row: Selectable<MerchantsTable>): Merchant {
 
 const markupQuery = compileQuery((db, p: Param<{ id: string }>) => db.selectFrom('merchants').select('markup_percent').where('id', '=', p('id')));
 
-/** The merchant's markup on fiat prices (synchronous: invoice creation runs it inside its transaction). */
-export function findMerchantMarkup(sqlite: Sqlite, id: string): string | undefined {
-  return markupQuery.first(sqlite, { id })?.markup_percent;
+/** The merchant's markup on fiat prices (a compiled query: invoice creation runs it inside its transaction). */
+export async function findMerchantMarkup(conn: Conn, id: string): Promise<string | undefined> {
+  return (await markupQuery.first(conn, { id }))?.markup_percent;
 }
 
 export async function findMerchantById(db: Db | Trx, id: string): Promise<Merchant | undefined> {

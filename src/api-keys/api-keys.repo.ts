@@ -1,7 +1,7 @@
 /** API keys: the secret is `gw_live_` + 32 random bytes base64url; only its SHA-256 is stored. */
 import type { Selectable } from 'kysely';
 import { compileQuery, type Param } from '../db/compiled.js';
-import type { Db, Sqlite, Trx } from '../db/database.js';
+import type { Conn, Db, Trx } from '../db/database.js';
 import type { ApiKeysTable } from '../db/schema.js';
 import { DAY } from '../lib/clock.js';
 import { randomToken, sha256Hex } from '../lib/crypto.js';
@@ -40,10 +40,10 @@ const touchKeyQuery = compileQuery((db, p: Param<{ id: string; now: number }>) =
 
 /**
  * Looks a presented secret up by its hash (an indexed equality on a hash: no timing oracle on the
- * secret). Synchronous (compiled query): it runs on every API request.
+ * secret). A compiled query: it runs on every API request.
  */
-export function findKeyBySecret(sqlite: Sqlite, secret: string): ApiKeyRecord | undefined {
-  const row = keyBySecretHash.first(sqlite, { hash: sha256Hex(secret) });
+export async function findKeyBySecret(sqlite: Conn, secret: string): Promise<ApiKeyRecord | undefined> {
+  const row = await keyBySecretHash.first(sqlite, { hash: sha256Hex(secret) });
   return row ? rowToKey(row) : undefined;
 }
 
@@ -54,8 +54,8 @@ export function keyNeedsTouch(key: ApiKeyRecord, now: number): boolean {
   return key.lastUsedAt === null || now - key.lastUsedAt >= KEY_LAST_USED_PRECISION_MS;
 }
 
-export function touchKey(sqlite: Sqlite, key: ApiKeyRecord, now: number): void {
-  if (keyNeedsTouch(key, now)) touchKeyQuery.run(sqlite, { id: key.id, now });
+export async function touchKey(sqlite: Conn, key: ApiKeyRecord, now: number): Promise<void> {
+  if (keyNeedsTouch(key, now)) await touchKeyQuery.run(sqlite, { id: key.id, now });
 }
 
 export const KEY_SECRET_PREFIX = 'gw_live_';

@@ -2,6 +2,7 @@
  * The chain feature's SQL: the scanner's durable cursor and unread ranges, the watched wallet
  * addresses, and the recorded transfers. Invoice state changes live in src/invoices/.
  */
+import { larger, smaller } from '../db/portable-sql.js';
 import { sql, type Selectable, type SqlBool } from 'kysely';
 import type { Db, Trx } from '../db/database.js';
 import type { ChainTransferKind, ChainTransfersTable } from '../db/schema.js';
@@ -59,9 +60,9 @@ export async function insertGap(trx: Db | Trx, network: TronNetwork, g: ScanGap)
     .values({ network: network.id, from_block: g.fromBlock, to_block: g.toBlock, after_time: g.afterTime, before_time: g.beforeTime })
     .onConflict((oc) =>
       oc.columns(['network', 'from_block']).doUpdateSet((eb) => ({
-        to_block: eb.fn('max', [eb.ref('chain_scan_gaps.to_block'), eb.ref('excluded.to_block')]),
-        after_time: eb.fn('min', [eb.ref('chain_scan_gaps.after_time'), eb.ref('excluded.after_time')]),
-        before_time: eb.fn('max', [eb.ref('chain_scan_gaps.before_time'), eb.ref('excluded.before_time')]),
+        to_block: larger(eb.ref('chain_scan_gaps.to_block'), eb.ref('excluded.to_block')),
+        after_time: smaller(eb.ref('chain_scan_gaps.after_time'), eb.ref('excluded.after_time')),
+        before_time: larger(eb.ref('chain_scan_gaps.before_time'), eb.ref('excluded.before_time')),
       })),
     )
     .execute();

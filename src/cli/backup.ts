@@ -11,25 +11,21 @@ import type { Config } from '../config.js';
 import { openSqlite } from '../db/database.js';
 import { migrationStatus } from '../db/migrator.js';
 import { UsageError } from './usage.js';
+import { BackupError, type BackupOptions } from './backup-error.js';
+import { runPostgresBackup } from './backup-postgres.js';
 
-export class BackupError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'BackupError';
-  }
-}
-
-export interface BackupOptions {
-  file: string;
-  force: boolean;
-  /** Where progress goes; a carriage-return progress line is drawn only when it is a terminal. */
-  progress?: NodeJS.WriteStream;
-}
+export { BackupError, type BackupOptions } from './backup-error.js';
 
 /** Pages copied per step: small enough that a serving process is never held up for long. */
 const PAGES_PER_STEP = 256;
 
 export async function runBackup(config: Config, options: BackupOptions, out: (line: string) => void): Promise<number> {
+  if (config.database.url) {
+    const target = resolve(options.file);
+    if (!existsSync(dirname(target))) throw new UsageError(`${dirname(target)}: no such folder`);
+    if (existsSync(target) && !options.force) throw new UsageError(`${target}: already exists; pass --force to replace it`);
+    return runPostgresBackup(config, options, out);
+  }
   const source = config.database.path;
   if (source === ':memory:' || !existsSync(source)) throw new BackupError(`${source}: no database to back up (run \`gatewayd migrate\` first)`);
   const target = resolve(options.file);

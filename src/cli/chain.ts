@@ -21,7 +21,7 @@ const TIME_MARGIN_BLOCKS = 20;
 type Out = (line: string) => void;
 
 export async function runChainStatus(config: Config, out: Out): Promise<number> {
-  const database = openDatabase(config.database.path);
+  const database = openDatabase(config.database, { max: 1 });
   try {
     const network = config.network;
     const state = await loadScanState(database.db, network);
@@ -71,7 +71,7 @@ export async function runChainStatus(config: Config, out: Out): Promise<number> 
 
 export async function runChainRescan(config: Config, from: { block?: string; time?: string }, out: Out): Promise<number> {
   if ((from.block === undefined) === (from.time === undefined)) throw new UsageError('chain rescan needs exactly one of --from-block N or --from-time T');
-  const database = openDatabase(config.database.path);
+  const database = openDatabase(config.database, { max: 1 });
   try {
     const network = config.network;
     const state = await loadScanState(database.db, network);

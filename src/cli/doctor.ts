@@ -9,8 +9,9 @@ import { dirname } from 'node:path';
 import { ConfigError, parseListen, type Config } from '../config.js';
 import { openSqlite } from '../db/database.js';
 import { migrationStatus } from '../db/migrator.js';
-import { recordedNetwork } from '../db/network-guard.js';
-import { isLoopbackHost, type Finding } from './doctor-findings.js';
+import { recordedSqliteNetwork } from '../db/network-guard.js';
+import { checkPostgres } from './doctor-postgres.js';
+import { checkRecordedNetwork, isLoopbackHost, type Finding } from './doctor-findings.js';
 import { checkClock, checkSmtp, checkTron } from './doctor-network.js';
 import { checkRates } from './doctor-rates.js';
 
@@ -38,7 +39,7 @@ export async function runDoctor(load: () => Config, out: (line: string) => void,
   }
   for (const f of checkConfig(config)) report(f);
   for (const f of checkPermissions(config)) report(f);
-  for (const f of checkDatabase(config)) report(f);
+  for (const f of config.database.url ? await checkPostgres(config) : checkDatabase(config)) report(f);
   report(await checkRuntime());
   const timeoutMs = options.timeoutMs ?? 5000;
   const tron = await checkTron(config, timeoutMs);
@@ -218,27 +219,13 @@ export function checkDatabase(config: Config): Finding[] {
               detail: `${s.pending.length} pending (${s.pending.map((m) => m.version).join(', ')}): run \`gatewayd migrate\``,
             },
       );
-      findings.push(checkRecordedNetwork(config, recordedNetwork(sqlite)));
+      findings.push(checkRecordedNetwork(config, recordedSqliteNetwork(sqlite)));
     }
   } catch (err) {
     findings.push({ level: 'fail', check: 'migrations', detail: (err as Error).message });
   }
   sqlite.close();
   return findings;
-}
-
-/** The database's network (recorded at its first start) against tron.network: serve refuses a mismatch. */
-export function checkRecordedNetwork(config: Config, recorded: string | undefined): Finding {
-  const configured = config.network.id;
-  if (recorded === undefined) return { level: 'ok', check: 'network', detail: `${configured}; the database records it at its first start` };
-  if (recorded !== configured) {
-    return {
-      level: 'fail',
-      check: 'network',
-      detail: `the database belongs to ${recorded}, but tron.network = "${config.tron.network}" (${configured}): serve refuses to start; fix database.path or tron.network`,
-    };
-  }
-  return { level: 'ok', check: 'network', detail: `${configured}${config.network.test ? ': a test network, no real money' : ''}, as the database records` };
 }
 
 /** The native addons load and work (in the packaged binary they come from the embedded cache). */

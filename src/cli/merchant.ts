@@ -105,10 +105,10 @@ export async function runMerchantCreate(
   const problem = passwordProblem(password);
   if (problem) throw new UsageError(`merchant create: ${problem.replace('the password', 'the password read from stdin')}`);
 
-  const created = ensureDatabaseFile(config.database.path);
-  const database = openDatabase(config.database.path);
+  const created = !config.database.url && ensureDatabaseFile(config.database.path);
+  const database = openDatabase(config.database);
   try {
-    prepareDatabase(database.sqlite, config.database.path, configuredClaim(config), created, Date.now());
+    await prepareDatabase(database, database.path, configuredClaim(config), created, Date.now());
     const merchant = await createConfirmedMerchant(database.db, input, password, Date.now());
     if (!merchant)
       throw new MerchantCommandError(`an account with the email ${normalizeEmail(input.email)} already exists (use "forgot password" to set a new password)`);

@@ -33,7 +33,14 @@ const COMMANDS = {
     'gatewayd merchant create --email E [--name N] [--config FILE]',
     'create a confirmed account; the password is read from stdin (first line), e.g. <password-file; on a terminal it is asked twice, without echo',
   ],
-  backup: ['gatewayd backup FILE [--config FILE] [--force]', 'consistent copy of the database while serving (0600); refuses to replace FILE without --force'],
+  backup: [
+    'gatewayd backup FILE [--config FILE] [--force]',
+    'consistent copy of the database while serving (0600); refuses to replace FILE without --force (PostgreSQL: pg_dump custom format)',
+  ],
+  'db copy': [
+    'gatewayd db copy --to postgres://… [--config FILE]',
+    'copy the SQLite database into an empty PostgreSQL database, verifying counts and checksums per table',
+  ],
   doctor: ['gatewayd doctor [--config FILE]', 'check configuration, permissions, database, TRON API, clock and SMTP; exit 1 when a problem is found'],
   'chain status': [
     'gatewayd chain status [--config FILE]',

@@ -1,132 +1,135 @@
 /**
- * Opens the SQLite database with the pragmas the product relies on (docs/architecture.md, Transactions):
- * WAL, synchronous=FULL (an answered 201 is on disk), foreign keys, a busy timeout, statement
- * journals in memory and an 8 MiB page cache.
+ * The storage layer's front door (docs/architecture.md, Storage layer): opens embedded SQLite (the
+ * default, src/db/sqlite.ts) or PostgreSQL (database.url = "postgres://…", src/db/postgres.ts) and
+ * hands features the same three things either way: Kysely (`Db`), write transactions, and the
+ * connection handle (`Conn`, `Tx`) the compiled queries of src/db/compiled.ts run on. What differs
+ * between the engines (transactions, locking, the handle) is decided here, once.
  */
-import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
-import { dirname } from 'node:path';
-import SqliteDatabase from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql, type Transaction } from 'kysely';
+import type pg from 'pg';
+import { LOCK_KEYS, isPostgresUrl, openPostgres, pgConnOf, redactUrl, type PgConn, type PgPoolOptions } from './postgres.js';
 import type { Database } from './schema.js';
+import { ensureDatabaseFile, openSqlite, type Sqlite, type StatementCache } from './sqlite.js';
+
+export { ensureDatabaseFile, openSqlite, STATEMENT_CACHE_SIZE, type Sqlite, type StatementCache } from './sqlite.js';
+export type { PgConn } from './postgres.js';
 
 export type Db = Kysely<Database>;
 export type Trx = Transaction<Database>;
-export type Sqlite = SqliteDatabase.Database;
+export type Dialect = 'sqlite' | 'postgres';
+
+/**
+ * What compiled queries run on: the better-sqlite3 handle (synchronous) or a pinned PostgreSQL
+ * connection (asynchronous). Feature code awaits either and never looks inside.
+ */
+export type Conn = Sqlite | PgConn;
 
 declare const openTransaction: unique symbol;
 /**
- * The better-sqlite3 handle while a write transaction is open on it. Only writeTransaction and the
- * invoices' group commit hand one out, so a function that takes a TxSqlite (the outbox's
- * insertEvent, an invoice creation) can only be called inside a transaction: the rule shows at its
- * signature instead of resting on the one connection being held.
+ * A Conn while a write transaction is open on it. Only writeTransaction and the invoices' group
+ * commit hand one out, so a function that takes a Tx (the outbox's insertEvent, an invoice
+ * creation) can only be called inside a transaction: the rule shows at its signature.
  */
-export type TxSqlite = Sqlite & { readonly [openTransaction]: true };
+export type Tx = Conn & { readonly [openTransaction]: true };
+/** The name Tx had while SQLite was the only engine (branches written before PostgreSQL). */
+export type TxSqlite = Tx;
 
-/** The handle under each Kysely instance openDatabase made, for the TxSqlite writeTransaction hands out. */
-const handleOf = new WeakMap<Db, Sqlite>();
+export function isPgConn(conn: Conn): conn is PgConn {
+  return (conn as PgConn).dialect === 'postgres';
+}
+
+interface Engine {
+  dialect: Dialect;
+  sqlite?: Sqlite;
+  url?: string;
+}
+/** The engine under each Kysely instance openDatabase made. */
+const engineOf = new WeakMap<Db, Engine>();
 
 export interface OpenedDatabase {
   db: Db;
-  sqlite: Sqlite & StatementCache;
+  dialect: Dialect;
+  /** The better-sqlite3 handle; reading it on PostgreSQL throws (SQLite-only tools and tests). */
+  readonly sqlite: Sqlite & StatementCache;
+  /** The pool, on PostgreSQL only. */
+  pool?: pg.Pool;
+  /** The file path (SQLite) or the URL with its password hidden (PostgreSQL), for messages. */
   path: string;
+  /** The postgres:// URL, on PostgreSQL only. */
+  url?: string;
   close(): Promise<void>;
 }
 
-/** Creates the data folder (0700) and the database file (0600) when missing. */
-export function ensureDatabaseFile(path: string): boolean {
-  if (path === ':memory:') return false;
-  const dir = dirname(path);
-  if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
-  if (existsSync(path)) return false;
-  closeSync(openSync(path, 'a', 0o600));
-  return true;
+export interface DatabaseTarget {
+  path: string;
+  /** A postgres:// URL selects PostgreSQL; empty keeps the SQLite file at path. */
+  url?: string;
 }
 
-/** The most prepared statements a handle keeps (see cacheStatements). */
-export const STATEMENT_CACHE_SIZE = 500;
-
-export interface StatementCache {
-  /** How many prepared statements this handle keeps right now (at most STATEMENT_CACHE_SIZE). */
-  readonly cachedStatements: number;
-}
-
-export function openSqlite(path: string, options: { readonly?: boolean } = {}): Sqlite & StatementCache {
-  const sqlite = cacheStatements(new SqliteDatabase(path, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false }));
-  sqlite.exec('PRAGMA busy_timeout = 5000');
-  if (!options.readonly) sqlite.exec('PRAGMA journal_mode = WAL');
-  sqlite.exec('PRAGMA synchronous = FULL');
-  sqlite.exec('PRAGMA foreign_keys = ON');
-  // Statement journals in memory: a group-commit batch runs each creation in a savepoint, and
-  // SQLite copies every page a savepoint modifies into a statement journal that spills to a temp
-  // file past 64 KiB by default: ~44 pwrite calls per creation, a fifth of its cost (BENCHMARKS.md).
-  sqlite.exec('PRAGMA temp_store = MEMORY');
-  // 8 MiB of page cache instead of 2 MiB: the indexes a creation touches stay cached (a third fewer
-  // page reads under load); filled on demand, so idle memory does not change.
-  sqlite.exec('PRAGMA cache_size = -8192');
-  return sqlite;
-}
-
-function cacheStatements(sqlite: Sqlite): Sqlite & StatementCache {
-  // A bounded LRU of prepared statements by SQL text, at most STATEMENT_CACHE_SIZE: Kysely and the
-  // compiled queries prepare on every call, and preparing costs more than running our short indexed
-  // statements (a creation takes ~4x the CPU without it: BENCHMARKS.md, "Runtime"). Values are always
-  // bound, so the product has a few hundred texts in all; SQLite re-prepares a cached statement
-  // itself after a schema change. A hit only stamps its entry; the scan for the least recently used
-  // runs only when a new text arrives with the cache full.
-  const statements = new Map<string, { stmt: SqliteDatabase.Statement; used: number }>();
-  let clock = 0;
-  const prepareNew = sqlite.prepare.bind(sqlite);
-  const prepare = (text: string): SqliteDatabase.Statement => {
-    const hit = statements.get(text);
-    if (hit) {
-      hit.used = ++clock;
-      return hit.stmt;
-    }
-    const stmt = prepareNew(text);
-    if (statements.size >= STATEMENT_CACHE_SIZE) {
-      let oldest: string | undefined;
-      let oldestUse = Infinity;
-      for (const [key, entry] of statements) {
-        if (entry.used < oldestUse) [oldest, oldestUse] = [key, entry.used];
-      }
-      statements.delete(oldest!);
-    }
-    statements.set(text, { stmt, used: ++clock });
-    return stmt;
-  };
-  return Object.defineProperties(sqlite, {
-    prepare: { value: prepare },
-    cachedStatements: { get: () => statements.size },
-  }) as Sqlite & StatementCache;
-}
-
-export function openDatabase(path: string): OpenedDatabase {
+/** Opens the database a config's `database` section names (a path keeps the old call working). */
+export function openDatabase(target: string | DatabaseTarget, options: PgPoolOptions = {}): OpenedDatabase {
+  const { path, url } = typeof target === 'string' ? { path: target, url: '' } : target;
+  if (url && isPostgresUrl(url)) {
+    const { db, pool } = openPostgres(url, options);
+    engineOf.set(db, { dialect: 'postgres', url });
+    return {
+      db,
+      dialect: 'postgres',
+      get sqlite(): Sqlite & StatementCache {
+        throw new Error('this database is PostgreSQL: there is no SQLite handle');
+      },
+      pool,
+      path: redactUrl(url),
+      url,
+      // Kysely's destroy() ends the pool.
+      close: () => db.destroy(),
+    };
+  }
   ensureDatabaseFile(path);
   const sqlite = openSqlite(path);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
-  handleOf.set(db, sqlite);
-  return {
-    db,
-    sqlite,
-    path,
-    // Kysely's destroy() closes the better-sqlite3 handle; a WAL checkpoint happens on close.
-    close: () => db.destroy(),
-  };
+  engineOf.set(db, { dialect: 'sqlite', sqlite });
+  // Kysely's destroy() closes the better-sqlite3 handle; a WAL checkpoint happens on close.
+  return { db, dialect: 'sqlite', sqlite, path, close: () => db.destroy() };
+}
+
+function engine(db: Db): Engine {
+  const found = engineOf.get(db);
+  if (!found) throw new Error('the storage layer needs a database opened by openDatabase');
+  return found;
+}
+
+export function dialectOf(db: Db): Dialect {
+  return engine(db).dialect;
+}
+
+/** The postgres:// URL a PostgreSQL database was opened with (for the dedicated lease and LISTEN connections). */
+export function postgresUrlOf(db: Db): string | undefined {
+  return engine(db).url;
 }
 
 /**
- * Runs fn in one BEGIN IMMEDIATE transaction on the single connection: the write lock is taken
- * up front, so a transaction that reads then writes never fails half-way on a lock upgrade.
- * fn gets the transaction twice: as Kysely's Trx, and as the TxSqlite handle for the synchronous
- * compiled queries (src/db/compiled.ts) that must land in it. fn must not await the network.
+ * Runs fn in one write transaction. SQLite: BEGIN IMMEDIATE on the single connection (the write
+ * lock taken up front, so a read-then-write never fails half-way on a lock upgrade). PostgreSQL:
+ * BEGIN on a pooled connection, then one transaction-level advisory lock that serializes these
+ * transactions across every instance as BEGIN IMMEDIATE does in one process (the invoice-creation
+ * path does not take it: it locks its allocation cursor's row instead). fn gets the transaction
+ * twice: as Kysely's Trx, and as the Tx the compiled queries run on. fn must not await the network.
  */
-export async function writeTransaction<T>(db: Db, fn: (trx: Trx, tx: TxSqlite) => Promise<T>): Promise<T> {
-  const sqlite = handleOf.get(db);
-  if (!sqlite) throw new Error('writeTransaction needs a database opened by openDatabase');
+export async function writeTransaction<T>(db: Db, fn: (trx: Trx, tx: Tx) => Promise<T>): Promise<T> {
+  const { dialect, sqlite } = engine(db);
   return db.connection().execute(async (conn) => {
-    await sql`BEGIN IMMEDIATE`.execute(conn);
+    if (dialect === 'sqlite') await sql`BEGIN IMMEDIATE`.execute(conn);
+    else {
+      await sql`BEGIN`.execute(conn);
+      await sql`SELECT pg_advisory_xact_lock(${LOCK_KEYS.WRITE})`.execute(conn).catch(async (err) => {
+        await sql`ROLLBACK`.execute(conn).catch(() => undefined);
+        throw err;
+      });
+    }
     try {
-      const result = await fn(conn as unknown as Trx, sqlite as TxSqlite);
+      const tx = (dialect === 'sqlite' ? sqlite! : pgConnOf(conn)) as Tx;
+      const result = await fn(conn as unknown as Trx, tx);
       await sql`COMMIT`.execute(conn);
       return result;
     } catch (err) {
@@ -137,11 +140,12 @@ export async function writeTransaction<T>(db: Db, fn: (trx: Trx, tx: TxSqlite) =
 }
 
 /**
- * Runs synchronous better-sqlite3 work (compiled queries, src/db/compiled.ts) while holding the one
- * connection, as Kysely's own queries do: an open Kysely transaction elsewhere is between two of
- * its statements, not finished, and work run then would land inside it. fn must be synchronous.
+ * Runs compiled queries (src/db/compiled.ts) on one connection outside a transaction. SQLite: while
+ * holding the one connection, as Kysely's own queries do (an open Kysely transaction elsewhere is
+ * between two of its statements, and work run then would land inside it); fn should stay
+ * synchronous there. PostgreSQL: on one pooled connection, in autocommit.
  */
-export function onConnection<T>(db: Db, fn: () => T): Promise<T> {
-  return db.connection().execute(async () => fn());
+export function onConnection<T>(db: Db, fn: (conn: Conn) => T | Promise<T>): Promise<T> {
+  const { dialect, sqlite } = engine(db);
+  return db.connection().execute(async (conn) => fn(dialect === 'sqlite' ? sqlite! : pgConnOf(conn)));
 }
-

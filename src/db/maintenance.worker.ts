@@ -9,9 +9,11 @@
 import type { AppDeps } from '../app-deps.js';
 import { HOUR } from '../lib/clock.js';
 import type { Worker } from '../lib/loop.js';
-import { onConnection } from './database.js';
+import { dialectOf, onConnection } from './database.js';
 
 export async function runOnce(deps: Pick<AppDeps, 'db' | 'sqlite'>): Promise<boolean> {
+  // PostgreSQL's autovacuum keeps its statistics itself.
+  if (dialectOf(deps.db) === 'postgres') return false;
   await onConnection(deps.db, () => {
     deps.sqlite.exec('PRAGMA analysis_limit = 400');
     // 0x10000: every table, not only those this connection has used; 0x02: analyze where useful.

@@ -6,8 +6,8 @@
  */
 import type { Config } from '../config.js';
 import type { NetworkId } from '../lib/tron.js';
-import type { Sqlite } from './database.js';
-import { isEmptyDatabase, migrate, MigrationError, migrationStatus, type Migration } from './migrator.js';
+import type { OpenedDatabase, Sqlite } from './database.js';
+import { databaseMigrationStatus, isEmpty, migrateDatabase, MigrationError, type Migration } from './migrator.js';
 
 export class NetworkMismatchError extends Error {
   constructor(message: string) {
@@ -17,7 +17,20 @@ export class NetworkMismatchError extends Error {
 }
 
 /** The network recorded in this database; undefined before migration 0013 or before a first start. */
-export function recordedNetwork(sqlite: Sqlite): NetworkId | undefined {
+export async function recordedNetwork(database: OpenedDatabase): Promise<NetworkId | undefined> {
+  if (database.dialect === 'sqlite') return recordedSqliteNetwork(database.sqlite);
+  const { rows } = await database
+    .pool!.query<{ network: NetworkId }>(`SELECT network FROM instance_network WHERE id = 1 AND to_regclass('instance_network') IS NOT NULL`)
+    .catch((err: { code?: string }) => {
+      // 42P01: no such table (before migration 0013).
+      if (err.code === '42P01') return { rows: [] };
+      throw err;
+    });
+  return rows[0]?.network;
+}
+
+/** recordedNetwork on a bare SQLite handle (doctor). */
+export function recordedSqliteNetwork(sqlite: Sqlite): NetworkId | undefined {
   const table = sqlite.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'instance_network'`).get();
   if (!table) return undefined;
   const row = sqlite.prepare('SELECT network FROM instance_network WHERE id = 1').get() as { network: NetworkId } | undefined;
@@ -40,12 +53,16 @@ export function configuredClaim(config: Config): NetworkClaim {
  * Records `claim.network` on a database that has none yet, or checks that it is the recorded one.
  * Throws NetworkMismatchError (one line naming both networks) otherwise. The table must exist.
  */
-export function claimNetwork(sqlite: Sqlite, path: string, claim: NetworkClaim, now: number): void {
-  sqlite.prepare('INSERT INTO instance_network (id, network, recorded_at) VALUES (1, ?, ?) ON CONFLICT (id) DO NOTHING').run(claim.network, now);
-  const recorded = recordedNetwork(sqlite);
+export async function claimNetwork(database: OpenedDatabase, path: string, claim: NetworkClaim, now: number): Promise<void> {
+  await database.db
+    .insertInto('instance_network')
+    .values({ id: 1, network: claim.network, recorded_at: now })
+    .onConflict((oc) => oc.column('id').doNothing())
+    .execute();
+  const recorded = await recordedNetwork(database);
   if (recorded !== claim.network) {
     throw new NetworkMismatchError(
-      `${path}: this database belongs to ${recorded}, but ${claim.chosenBy} runs ${claim.network}; a database never changes network: use another database file`,
+      `${path}: this database belongs to ${recorded}, but ${claim.chosenBy} runs ${claim.network}; a database never changes network: use another database${database.dialect === 'sqlite' ? ' file' : ''}`,
     );
   }
 }
@@ -55,16 +72,16 @@ export function claimNetwork(sqlite: Sqlite, path: string, claim: NetworkClaim, 
  * migration; an existing one with pending migrations is refused (`gatewayd migrate` applies them
  * deliberately, after a backup); then the network is claimed or checked. Returns what was applied.
  */
-export function prepareDatabase(sqlite: Sqlite, path: string, claim: NetworkClaim, created: boolean, now: number): Migration[] {
+export async function prepareDatabase(database: OpenedDatabase, path: string, claim: NetworkClaim, created: boolean, now: number): Promise<Migration[]> {
   let applied: Migration[] = [];
-  if (created || isEmptyDatabase(sqlite)) {
-    applied = migrate(sqlite, now);
+  if (created || (await isEmpty(database))) {
+    applied = await migrateDatabase(database, now);
   } else {
-    const { pending } = migrationStatus(sqlite);
+    const { pending } = await databaseMigrationStatus(database);
     if (pending.length > 0) {
       throw new MigrationError(`${path}: ${pending.length} pending migration(s) (${pending.map((m) => m.version).join(', ')}); run \`gatewayd migrate\` first`);
     }
   }
-  claimNetwork(sqlite, path, claim, now);
+  await claimNetwork(database, path, claim, now);
   return applied;
 }

@@ -4,7 +4,7 @@
  * acknowledged change can never lose its notifications.
  */
 import { compileQuery, type Param } from '../db/compiled.js';
-import type { Db, TxSqlite } from '../db/database.js';
+import type { Db, Tx } from '../db/database.js';
 import { pageQueries, readPage, type Cursor, type Page, type PageRequest } from '../db/paging.js';
 import { newId } from '../lib/ids.js';
 import { queueShopNotify } from '../shops/shop-notifies.repo.js';
@@ -72,11 +72,11 @@ const insertDeliveryQuery = compileQuery((db, p: Param<{ id: string; webhookId: 
 );
 
 /**
- * Stores an event and its deliveries. Synchronous (compiled queries) in the transaction that made
- * the change (the TxSqlite of a writeTransaction or a group commit), so the inserts land with that
+ * Stores an event and its deliveries. Compiled queries in the transaction that made
+ * the change (the Tx of a writeTransaction or a group commit), so the inserts land with that
  * change or not at all.
  */
-export function insertEvent(tx: TxSqlite, event: NewEvent, now: number): StoredEvent {
+export async function insertEvent(tx: Tx, event: NewEvent, now: number): Promise<StoredEvent> {
   const stored: StoredEvent = {
     id: newId('evt'),
     merchantId: event.merchantId,
@@ -85,7 +85,7 @@ export function insertEvent(tx: TxSqlite, event: NewEvent, now: number): StoredE
     data: event.data,
     createdAt: now,
   };
-  insertEventQuery.run(tx, {
+  await insertEventQuery.run(tx, {
     id: stored.id,
     merchantId: stored.merchantId,
     type: stored.type,
@@ -93,18 +93,18 @@ export function insertEvent(tx: TxSqlite, event: NewEvent, now: number): StoredE
     data: JSON.stringify(stored.data),
     now,
   });
-  const webhooks = event.webhookId
+  const webhooks = await (event.webhookId
     ? activeWebhookQuery.all(tx, { merchantId: event.merchantId, webhookId: event.webhookId })
-    : activeWebhooksQuery.all(tx, { merchantId: event.merchantId });
+    : activeWebhooksQuery.all(tx, { merchantId: event.merchantId }));
   for (const w of webhooks) {
     // A webhook limited to some types gets only those (a test goes to its one webhook regardless).
     if (!event.webhookId && w.enabled_events !== null && !(JSON.parse(w.enabled_events) as string[]).includes(stored.type)) continue;
-    insertDeliveryQuery.run(tx, { id: newId('dlv'), webhookId: w.id, eventId: stored.id, merchantId: event.merchantId, now });
+    await insertDeliveryQuery.run(tx, { id: newId('dlv'), webhookId: w.id, eventId: stored.id, merchantId: event.merchantId, now });
   }
   // A paid invoice that a shop created owes that shop its callback (src/shops/): queued here, with the confirmation.
-  if (stored.type === 'invoice.confirmed' && stored.invoiceId !== null) queueShopNotify(tx, stored.invoiceId, now);
+  if (stored.type === 'invoice.confirmed' && stored.invoiceId !== null) await queueShopNotify(tx, stored.invoiceId, now);
   // The owner's Telegram notice (src/telegram/), when a chat is linked and wants this kind.
-  queueTelegramNotice(tx, stored, now);
+  await queueTelegramNotice(tx, stored, now);
   return stored;
 }
 

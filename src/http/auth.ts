@@ -117,12 +117,12 @@ async function keyAuth(c: Context<AppEnv>, deps: AppDeps, secret: string): Promi
   const now = deps.clock.now();
   // Compiled queries on the one connection, taken as Kysely's own queries take it (never inside
   // another request's open transaction).
-  const key = await onConnection(deps.db, () => findKeyBySecret(deps.sqlite, secret));
+  const key = await onConnection(deps.db, (conn) => findKeyBySecret(conn, secret));
   if (!key || !isKeyActive(key, now)) {
     throw new AppError('unauthorized', 'Unknown, revoked or expired API key');
   }
   deps.rateLimiter.consume('api_key', key.id, deps.config.rate_limits.api_per_key, { context: c });
-  if (keyNeedsTouch(key, now)) await onConnection(deps.db, () => touchKey(deps.sqlite, key, now));
+  if (keyNeedsTouch(key, now)) await onConnection(deps.db, (conn) => touchKey(conn, key, now));
   return { kind: 'key', merchantId: key.merchantId, keyId: key.id, scopes: key.scopes };
 }
 

@@ -9,7 +9,7 @@
  * the number of reservations. Amounts taken by other base prices are skipped once and for all.
  */
 import { compileQuery, type Param } from '../db/compiled.js';
-import type { Db, TxSqlite } from '../db/database.js';
+import { isPgConn, type Db, type Tx } from '../db/database.js';
 import type { AmountReservationsTable } from '../db/schema.js';
 import { toDbAmount } from '../lib/amounts.js';
 
@@ -30,11 +30,20 @@ const PROBE_CHUNK = 512;
 type CursorKey = { network: string; token_contract: string; address: string; base_amount: number };
 type RangeKey = { network: string; token_contract: string; address: string; from: number; to: number };
 
-const cursorQuery = compileQuery((db, p: Param<CursorKey>) =>
-  db
+const cursorQuery = compileQuery((db, p: Param<CursorKey>, { dialect }) => {
+  const q = db
     .selectFrom('amount_cursors')
     .select(['next_adjustment', 'reusable_from'])
-    .where((eb) => eb.and({ network: p('network'), token_contract: p('token_contract'), address: p('address'), base_amount: p('base_amount') })),
+    .where((eb) => eb.and({ network: p('network'), token_contract: p('token_contract'), address: p('address'), base_amount: p('base_amount') }));
+  return dialect === 'postgres' ? q.forUpdate() : q;
+});
+
+/** PostgreSQL only: the cursor row exists before it is locked (a new pool's first two creations wait on each other here). */
+const ensureCursorQuery = compileQuery((db, p: Param<CursorKey>) =>
+  db
+    .insertInto('amount_cursors')
+    .values({ network: p('network'), token_contract: p('token_contract'), address: p('address'), base_amount: p('base_amount'), next_adjustment: 1 })
+    .onConflict((oc) => oc.doNothing()),
 );
 
 /** The used amounts in [from, to], ascending, at most PROBE_CHUNK. */
@@ -78,18 +87,21 @@ const reusableFromQuery = compileQuery((db, p: Param<CursorKey & { reusableFrom:
 
 /**
  * Picks the adjustment for `base` in [1, maxAdjustment] micro-units and advances the cursor.
- * Synchronous (compiled queries): call inside the caller's immediate transaction.
+ * Compiled queries: call inside the caller's write transaction. On PostgreSQL the cursor's row is
+ * created if missing and locked (FOR UPDATE) first: allocations of one pool are serialized across
+ * every instance; SQLite's BEGIN IMMEDIATE serializes them already.
  */
-export function chooseAmount(tx: TxSqlite, target: AmountTarget, base: bigint, maxAdjustment: bigint, now: number): Allocation {
+export async function chooseAmount(tx: Tx, target: AmountTarget, base: bigint, maxAdjustment: bigint, now: number): Promise<Allocation> {
   const key: CursorKey = { network: target.network, token_contract: target.tokenContract, address: target.address, base_amount: toDbAmount(base) };
-  const cursor = cursorQuery.first(tx, key);
+  if (isPgConn(tx)) await ensureCursorQuery.run(tx, key);
+  const cursor = await cursorQuery.first(tx, key);
   let adjustment = cursor ? BigInt(cursor.next_adjustment) : 1n;
   let found: bigint | undefined;
   // The used amounts from the cursor on, in ascending chunks: the first gap is the answer. Usually
   // the first chunk is empty at the cursor (one indexed probe); a long run of amounts taken by
   // other prices is crossed PROBE_CHUNK at a time and never again.
   while (found === undefined && adjustment <= maxAdjustment) {
-    const used = usedAmountsQuery.all(tx, { ...key, from: toDbAmount(base + adjustment), to: toDbAmount(base + maxAdjustment) });
+    const used = await usedAmountsQuery.all(tx, { ...key, from: toDbAmount(base + adjustment), to: toDbAmount(base + maxAdjustment) });
     for (const row of used) {
       if (BigInt(row.amount) !== base + adjustment) break;
       adjustment += 1n;
@@ -100,7 +112,7 @@ export function chooseAmount(tx: TxSqlite, target: AmountTarget, base: bigint, m
   }
   // The cursor moves past the chosen amount (it is about to be reserved) or to the end of the range.
   const next = toDbAmount(found === undefined ? adjustment : found + 1n);
-  if (!cursor || BigInt(cursor.next_adjustment) !== BigInt(next)) saveCursorQuery.run(tx, { ...key, next });
+  if (!cursor || BigInt(cursor.next_adjustment) !== BigInt(next)) await saveCursorQuery.run(tx, { ...key, next });
   if (found !== undefined) return { kind: 'fresh', adjustment: found };
 
   // Range used up. Known to be fully reserved until `reusable_from`: answer without a scan.
@@ -108,9 +120,9 @@ export function chooseAmount(tx: TxSqlite, target: AmountTarget, base: bigint, m
   // The reservation of the range that ends first (every reservation lasts the same 90 days, so it
   // is also the least recently reserved). The scan is bounded by the size of the adjustment range
   // (a primary-key range), never by all reservations of the address.
-  const oldest = oldestReservationQuery.first(tx, { ...key, from: toDbAmount(base + 1n), to: toDbAmount(base + maxAdjustment) });
+  const oldest = await oldestReservationQuery.first(tx, { ...key, from: toDbAmount(base + 1n), to: toDbAmount(base + maxAdjustment) });
   if (oldest && oldest.reserved_until <= now) return { kind: 'reuse', adjustment: BigInt(oldest.amount) - base };
-  if (oldest) reusableFromQuery.run(tx, { ...key, reusableFrom: oldest.reserved_until });
+  if (oldest) await reusableFromQuery.run(tx, { ...key, reusableFrom: oldest.reserved_until });
   return { kind: 'exhausted' };
 }
 
@@ -138,19 +150,19 @@ const heldQuery = compileQuery((db, p: Param<RangeKey & { merchant_id: string; n
  * at least `cap` used by everyone together (its cursor says so in one probe); then one range scan
  * of the pool's reservations, stopping at `cap`.
  */
-export function holdsPoolShare(
-  tx: TxSqlite,
+export async function holdsPoolShare(
+  tx: Tx,
   target: AmountTarget,
   pool: { base: bigint; maxAdjustment: bigint; cap: bigint },
   merchantId: string,
-  shared: () => boolean,
+  shared: () => Promise<boolean>,
   now: number,
-): boolean {
+): Promise<boolean> {
   const { base, maxAdjustment, cap } = pool;
   const key: CursorKey = { network: target.network, token_contract: target.tokenContract, address: target.address, base_amount: toDbAmount(base) };
-  const cursor = cursorQuery.first(tx, key);
-  if (!cursor || BigInt(cursor.next_adjustment) - 1n < cap || !shared()) return false;
-  const held = heldQuery.first(tx, {
+  const cursor = await cursorQuery.first(tx, key);
+  if (!cursor || BigInt(cursor.next_adjustment) - 1n < cap || !(await shared())) return false;
+  const held = await heldQuery.first(tx, {
     network: target.network,
     token_contract: target.tokenContract,
     address: target.address,
@@ -179,8 +191,8 @@ const insertReservationQuery = compileQuery((db, p: Param<ReservationRow>) =>
 );
 
 /** Records the reservation of a fresh amount; the primary key refuses a double allocation. */
-export function insertReservation(tx: TxSqlite, target: AmountTarget, amount: bigint, invoiceId: string, now: number, until: number): void {
-  insertReservationQuery.run(tx, reservationRow(target, amount, invoiceId, now, until));
+export async function insertReservation(tx: Tx, target: AmountTarget, amount: bigint, invoiceId: string, now: number, until: number): Promise<void> {
+  await insertReservationQuery.run(tx, reservationRow(target, amount, invoiceId, now, until));
 }
 
 function reservationRow(target: AmountTarget, amount: bigint, invoiceId: string, now: number, until: number): ReservationRow {
@@ -208,8 +220,8 @@ const takeOverQuery = compileQuery((db, p: Param<ReservationRow>) =>
 );
 
 /** Moves an expired reservation to a new invoice; false when it is not expired any more (guard). */
-export function takeOverReservation(tx: TxSqlite, target: AmountTarget, amount: bigint, invoiceId: string, now: number, until: number): boolean {
-  return takeOverQuery.run(tx, reservationRow(target, amount, invoiceId, now, until)) === 1;
+export async function takeOverReservation(tx: Tx, target: AmountTarget, amount: bigint, invoiceId: string, now: number, until: number): Promise<boolean> {
+  return (await takeOverQuery.run(tx, reservationRow(target, amount, invoiceId, now, until))) === 1;
 }
 
 /** A price whose pool of payable amounts on one of the merchant's wallets is largely used. */

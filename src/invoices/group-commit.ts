@@ -7,14 +7,19 @@
  * `windowMs` (1 ms, small beside one fsync) so concurrent requests still being parsed and
  * authenticated can join, instead of each starting a transaction of one.
  *
- * Units are synchronous (compiled queries on the better-sqlite3 handle, src/db/compiled.ts): a whole
- * batch runs from BEGIN IMMEDIATE to COMMIT without yielding, while holding Kysely's connection, so
- * no other query can land inside it. maxBatch bounds how long that blocks the event loop.
+ * SQLite: units run compiled queries on the better-sqlite3 handle, so a whole batch runs from BEGIN
+ * IMMEDIATE to COMMIT within one turn of the event loop (awaits of settled values only) while
+ * holding Kysely's connection, and no other query can land inside it; maxBatch bounds how long that
+ * blocks the event loop. PostgreSQL: the same batch on one pooled connection (BEGIN, a savepoint per
+ * unit), up to `parallel` batches at once on separate connections; a unit that hit a deadlock is run
+ * again in a fresh savepoint, and once after a unique-key violation (the key was taken by another
+ * instance's transaction meanwhile: run again, the unit sees it, e.g. an idempotent replay). Which path runs is the storage layer's business (dialectOf).
  */
-import { onConnection, type Db, type Sqlite, type TxSqlite } from '../db/database.js';
+import { dialectOf, onConnection, isPgConn, type Conn, type Db, type Tx } from '../db/database.js';
+import { isRetryable, isUniqueViolation } from '../db/postgres.js';
 
 interface Pending<T> {
-  work: (tx: TxSqlite) => T;
+  work: (tx: Tx) => T | Promise<T>;
   resolve: (value: T) => void;
   reject: (err: unknown) => void;
 }
@@ -25,40 +30,43 @@ export interface GroupCommitOptions {
   /** Caps how long one transaction holds the single connection and blocks the event loop. */
   maxBatch?: number;
   windowMs?: number;
+  /** Batches in flight at once on PostgreSQL (default 1: concurrent batches on one pool deadlock, see BENCHMARKS.md); SQLite has one connection, so one. */
+  parallel?: number;
   /** Called after each committed batch: its size and the milliseconds from BEGIN to COMMIT done. */
   onBatch?: (units: number, ms: number) => void;
 }
 
 export class GroupCommit {
   private queue: Array<Pending<unknown>> = [];
-  private draining = false;
+  private draining = 0;
   /** Batches committed and units run, for the benchmark and tests. */
   readonly stats = { batches: 0, units: 0, largestBatch: 0 };
 
   private readonly maxBatch: number;
   private readonly windowMs: number;
   private readonly onBatch: (units: number, ms: number) => void;
+  private readonly parallel: number;
 
   constructor(
     private readonly db: Db,
-    private readonly sqlite: Sqlite,
     options: GroupCommitOptions = {},
   ) {
+    this.parallel = dialectOf(db) === 'postgres' ? (options.parallel ?? 1) : 1;
     this.maxBatch = options.maxBatch ?? 64;
     this.windowMs = options.windowMs ?? 1;
     this.onBatch = options.onBatch ?? (() => undefined);
   }
 
   /** Runs work in the next batch's transaction (in a savepoint of its own); settles after COMMIT. */
-  run<T>(work: (tx: TxSqlite) => T): Promise<T> {
+  run<T>(work: (tx: Tx) => T | Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ work, resolve, reject } as Pending<unknown>);
-      if (!this.draining) void this.drain();
+      if (this.draining < this.parallel) void this.drain();
     });
   }
 
   private async drain(): Promise<void> {
-    this.draining = true;
+    this.draining += 1;
     try {
       while (this.queue.length > 0) {
         // Let requests that are already in flight (parsing, authenticating) reach the queue: without
@@ -69,15 +77,16 @@ export class GroupCommit {
         const started = performance.now();
         try {
           // Taken once the connection is ours: everything that queued while we waited joins.
-          outcomes = await onConnection(this.db, () => {
+          outcomes = await onConnection(this.db, (conn) => {
             batch = this.queue.splice(0, this.maxBatch);
-            return this.runBatch(batch);
+            return batch.length === 0 ? [] : isPgConn(conn) ? this.runPgBatch(conn, batch) : this.runBatch(conn, batch);
           });
         } catch (error) {
           // BEGIN or COMMIT failed: nothing of this batch is on disk.
           for (const unit of batch) unit.reject(error);
           continue;
         }
+        if (batch.length === 0) continue;
         this.onBatch(batch.length, performance.now() - started);
         this.stats.batches += 1;
         this.stats.units += batch.length;
@@ -89,20 +98,19 @@ export class GroupCommit {
         });
       }
     } finally {
-      this.draining = false;
+      this.draining -= 1;
     }
   }
 
   /** One transaction, one savepoint per unit; throws only when BEGIN or COMMIT fails (then rolled back). */
-  private runBatch(batch: Array<Pending<unknown>>): Outcome[] {
-    const { sqlite } = this;
+  private async runBatch(sqlite: Exclude<Conn, { dialect: 'postgres' }>, batch: Array<Pending<unknown>>): Promise<Outcome[]> {
     const outcomes: Outcome[] = [];
     sqlite.prepare('BEGIN IMMEDIATE').run();
     try {
       for (const unit of batch) {
         sqlite.prepare('SAVEPOINT unit').run();
         try {
-          const value = unit.work(sqlite as TxSqlite);
+          const value = await unit.work(sqlite as Tx);
           sqlite.prepare('RELEASE unit').run();
           outcomes.push({ ok: true, value });
         } catch (error) {
@@ -114,6 +122,36 @@ export class GroupCommit {
       sqlite.prepare('COMMIT').run();
     } catch (error) {
       if (sqlite.inTransaction) sqlite.prepare('ROLLBACK').run();
+      throw error;
+    }
+    return outcomes;
+  }
+
+  /** The same on PostgreSQL; a unit that lost a deadlock is rolled back to its savepoint and run again. */
+  private async runPgBatch(conn: Extract<Conn, { dialect: 'postgres' }>, batch: Array<Pending<unknown>>): Promise<Outcome[]> {
+    const outcomes: Outcome[] = [];
+    await conn.query('BEGIN', []);
+    try {
+      for (const unit of batch) {
+        for (let attempt = 1; ; attempt++) {
+          await conn.query('SAVEPOINT unit', []);
+          try {
+            const value = await unit.work(conn as Tx);
+            await conn.query('RELEASE SAVEPOINT unit', []);
+            outcomes.push({ ok: true, value });
+            break;
+          } catch (error) {
+            await conn.query('ROLLBACK TO SAVEPOINT unit', []);
+            await conn.query('RELEASE SAVEPOINT unit', []);
+            if (attempt < 5 && (isRetryable(error) || (attempt === 1 && isUniqueViolation(error)))) continue;
+            outcomes.push({ ok: false, error });
+            break;
+          }
+        }
+      }
+      await conn.query('COMMIT', []);
+    } catch (error) {
+      await conn.query('ROLLBACK', []).catch(() => undefined);
       throw error;
     }
     return outcomes;

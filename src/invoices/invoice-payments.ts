@@ -15,7 +15,7 @@
  * Each function runs inside the caller's write transaction, with the events it emits.
  */
 import { sql, type SqlBool } from 'kysely';
-import type { Db, Trx, TxSqlite } from '../db/database.js';
+import type { Db, Trx, Tx } from '../db/database.js';
 import type { ChainTransferKind } from '../db/schema.js';
 import { insertEvent } from '../events/events.repo.js';
 import { toDbAmount } from '../lib/amounts.js';
@@ -105,7 +105,7 @@ function classify(candidates: Invoice[], p: ChainPayment): { kind: ChainTransfer
 export async function applyChainPayment(
   deps: PaymentDeps,
   trx: Trx,
-  tx: TxSqlite,
+  tx: Tx,
   p: ChainPayment,
   now: number,
 ): Promise<{ kind: ChainTransferKind; invoiceId: string | null }> {
@@ -119,7 +119,7 @@ export async function applyChainPayment(
   if (invoice && kind === 'review_paid' && !(await markReviewPaid(trx, invoice.id, p.txHash))) kind = 'late';
   if (invoice && (kind === 'confirmed' || kind === 'review_paid')) {
     const updated = await findInvoiceById(trx, invoice.id);
-    insertEvent(
+    await insertEvent(
       tx,
       {
         merchantId: updated.merchantId,
@@ -137,7 +137,7 @@ export async function applyChainPayment(
       .where('id', '=', invoice.id)
       .execute();
     const updated = await findInvoiceById(trx, invoice.id);
-    insertEvent(
+    await insertEvent(
       tx,
       {
         merchantId: updated.merchantId,
@@ -177,7 +177,7 @@ export function expirableQuery(db: Db | Trx, scannedUntil: number, now: number) 
  * has been scanned with no payment: its end is at or before `scannedUntil` and no unscanned range
  * meets its window. A paid review invoice waits for its owner and never expires here.
  */
-export async function expireScanned(deps: PaymentDeps, trx: Trx, tx: TxSqlite, unscanned: Unscanned, now: number): Promise<Invoice[]> {
+export async function expireScanned(deps: PaymentDeps, trx: Trx, tx: Tx, unscanned: Unscanned, now: number): Promise<Invoice[]> {
   const rows = await expirableQuery(trx, unscanned.scannedUntil, now).execute();
   const expired: Invoice[] = [];
   for (const row of rows) {
@@ -192,7 +192,7 @@ export async function expireScanned(deps: PaymentDeps, trx: Trx, tx: TxSqlite, u
       .executeTakeFirst();
     if (r.numUpdatedRows !== 1n) continue;
     const updated: Invoice = { ...inv, status: 'expired' };
-    insertEvent(
+    await insertEvent(
       tx,
       { merchantId: inv.merchantId, type: 'invoice.expired', invoiceId: inv.id, data: { invoice: toInvoiceResponse(updated, deps.config.server.public_url) } },
       now,

@@ -1,8 +1,9 @@
 /** Invoice rows: all Kysely code of the invoices feature except allocation (allocation.repo.ts). */
+import { smaller } from '../db/portable-sql.js';
 import { sql, type Insertable, type SqlBool } from 'kysely';
 import { compileQuery, type Param } from '../db/compiled.js';
 import { pageQueries, readPage, type Cursor, type Page, type PageRequest } from '../db/paging.js';
-import type { Db, Sqlite, Trx, TxSqlite } from '../db/database.js';
+import type { Conn, Db, Trx, Tx } from '../db/database.js';
 import type { CheckoutQr, InvoicesTable, InvoiceStatus } from '../db/schema.js';
 import { toDbAmount } from '../lib/amounts.js';
 import type { TronNetwork } from '../lib/tron.js';
@@ -55,9 +56,9 @@ const insertInvoiceQuery = compileQuery((db, p: Param<Required<Insertable<Invoic
   }),
 );
 
-/** Synchronous (compiled query), in the caller's transaction. */
-export function insertInvoice(tx: TxSqlite, inv: Invoice): void {
-  insertInvoiceQuery.run(tx, {
+/** A compiled query in the caller's transaction. */
+export async function insertInvoice(tx: Tx, inv: Invoice): Promise<void> {
+  await insertInvoiceQuery.run(tx, {
     id: inv.id,
     merchant_id: inv.merchantId,
     wallet_id: inv.walletId,
@@ -100,8 +101,8 @@ const byIdempotencyKey = compileQuery((db, p: Param<{ merchantId: string; key: s
   db.selectFrom('invoices').selectAll().where('merchant_id', '=', p('merchantId')).where('idempotency_key', '=', p('key')),
 );
 
-export function findByIdempotencyKey(sqlite: Sqlite, merchantId: string, key: string): Invoice | undefined {
-  const row = byIdempotencyKey.first(sqlite, { merchantId, key });
+export async function findByIdempotencyKey(sqlite: Conn, merchantId: string, key: string): Promise<Invoice | undefined> {
+  const row = await byIdempotencyKey.first(sqlite, { merchantId, key });
   return row ? rowToInvoice(row) : undefined;
 }
 
@@ -110,8 +111,8 @@ const orderIdQuery = compileQuery((db, p: Param<{ merchantId: string; orderId: s
 );
 
 /** The id of this merchant's invoice holding merchantOrderId, if any. */
-export function findInvoiceIdByOrderId(sqlite: Sqlite, merchantId: string, merchantOrderId: string): string | undefined {
-  return orderIdQuery.first(sqlite, { merchantId, orderId: merchantOrderId })?.id;
+export async function findInvoiceIdByOrderId(sqlite: Conn, merchantId: string, merchantOrderId: string): Promise<string | undefined> {
+  return (await orderIdQuery.first(sqlite, { merchantId, orderId: merchantOrderId }))?.id;
 }
 
 /**
@@ -205,7 +206,7 @@ export async function findByCheckoutToken(db: Db, token: string): Promise<{ invo
 export async function cancelOpenInvoice(trx: Trx, id: string, now: number): Promise<boolean> {
   const result = await trx
     .updateTable('invoices')
-    .set({ status: 'expired', cancelled_at: now, expires_at: sql<number>`min(expires_at, ${now})` })
+    .set({ status: 'expired', cancelled_at: now, expires_at: smaller(sql.ref<number>('expires_at'), now) })
     .where('id', '=', id)
     .where(isOpen('status'))
     .where('tx_hash', 'is', null)

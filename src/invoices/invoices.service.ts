@@ -2,7 +2,7 @@
  * Invoice rules: creation with idempotency and exact-amount allocation (docs/payments.md,
  * Amounts), and the owner's decision on a paid review invoice. No HTTP here, no SQL strings.
  */
-import { writeTransaction, type TxSqlite } from '../db/database.js';
+import { writeTransaction, type Tx } from '../db/database.js';
 import { insertEvent } from '../events/events.repo.js';
 import type { RateLimitContext } from '../http/rate-limit.js';
 import type { AppDeps } from '../app-deps.js';
@@ -93,26 +93,31 @@ export function requestFingerprint(body: CreateInvoiceBody): string {
 
 /**
  * One creation, inside the caller's immediate transaction (or a group-commit savepoint) on the
- * connection's handle. Synchronous: compiled queries only (src/db/compiled.ts).
+ * connection's handle. Compiled queries only (src/db/compiled.ts).
  */
-export function createInvoiceInTrx(tx: TxSqlite, deps: InvoiceDeps, req: CreateInvoiceRequest, charge?: () => void): CreateInvoiceResult | PoolExhausted {
+export async function createInvoiceInTrx(
+  tx: Tx,
+  deps: InvoiceDeps,
+  req: CreateInvoiceRequest,
+  charge?: () => void,
+): Promise<CreateInvoiceResult | PoolExhausted> {
   const now = deps.clock.now();
   const body = withInvoiceDefaults(req.body);
   const fingerprint = requestFingerprint(body);
-  const existing = findByIdempotencyKey(tx, req.merchantId, req.idempotencyKey);
+  const existing = await findByIdempotencyKey(tx, req.merchantId, req.idempotencyKey);
   if (existing) {
     if (existing.requestFingerprint !== fingerprint) {
       throw new AppError('idempotency_key_reused', 'This Idempotency-Key was used with a different request body; use a new key for a new invoice');
     }
     return { invoice: existing, replay: true };
   }
-  const holder = findInvoiceIdByOrderId(tx, req.merchantId, body.merchant_order_id);
+  const holder = await findInvoiceIdByOrderId(tx, req.merchantId, body.merchant_order_id);
   if (holder !== undefined) {
     throw new AppError('duplicate_order_id', 'An invoice with this merchant_order_id exists; retry with its original Idempotency-Key', [
       { path: 'merchant_order_id', message: `Already used by invoice ${holder}`, invoice_id: holder },
     ]);
   }
-  const wallet = findMerchantWallet(tx, req.merchantId, body.wallet_id);
+  const wallet = await findMerchantWallet(tx, req.merchantId, body.wallet_id);
   if (!wallet) throw new AppError('not_found', 'Wallet not found');
   if (wallet.archivedAt !== null) {
     throw new AppError('wallet_archived', 'This wallet is archived and takes no new invoices; restore it or use another wallet', [
@@ -123,12 +128,12 @@ export function createInvoiceInTrx(tx: TxSqlite, deps: InvoiceDeps, req: CreateI
   // Charged here, after the replay lookup in the same serialized transaction: a replay, even one
   // racing its original, finds the invoice above and never costs a creation.
   charge?.();
-  const { base, price } = priceOf(tx, deps, req.merchantId, body, now);
+  const { base, price } = await priceOf(tx, deps, req.merchantId, body, now);
   const maxAdjustment = parseAmount(deps.config.invoices.max_adjustment)!;
   const { network } = deps.config;
   const target: AmountTarget = { network: network.id, tokenContract: network.usdtContract, address: wallet.address };
-  checkPoolShare(tx, deps, target, base, maxAdjustment, req.merchantId);
-  const allocation = chooseAmount(tx, target, base, maxAdjustment, now);
+  await checkPoolShare(tx, deps, target, base, maxAdjustment, req.merchantId);
+  const allocation = await chooseAmount(tx, target, base, maxAdjustment, now);
   if (allocation.kind === 'exhausted') return { exhausted: true };
   const review = allocation.kind === 'reuse';
   const invoice: Invoice = {
@@ -162,17 +167,17 @@ export function createInvoiceInTrx(tx: TxSqlite, deps: InvoiceDeps, req: CreateI
     amountReceived: 0n,
     resolution: null,
   };
-  insertInvoice(tx, invoice);
+  await insertInvoice(tx, invoice);
   if (review) {
-    if (!takeOverReservation(tx, target, invoice.payableAmount, invoice.id, now, invoice.reservedUntil)) {
+    if (!(await takeOverReservation(tx, target, invoice.payableAmount, invoice.id, now, invoice.reservedUntil))) {
       throw new Error('reservation to reuse is no longer expired');
     }
   } else {
-    insertReservation(tx, target, invoice.payableAmount, invoice.id, now, invoice.reservedUntil);
+    await insertReservation(tx, target, invoice.payableAmount, invoice.id, now, invoice.reservedUntil);
   }
   const data = { invoice: toInvoiceResponse(invoice, deps.config.server.public_url) };
-  insertEvent(tx, { merchantId: invoice.merchantId, type: 'invoice.created', invoiceId: invoice.id, data }, now);
-  if (review) insertEvent(tx, { merchantId: invoice.merchantId, type: 'invoice.review', invoiceId: invoice.id, data }, now);
+  await insertEvent(tx, { merchantId: invoice.merchantId, type: 'invoice.created', invoiceId: invoice.id, data }, now);
+  if (review) await insertEvent(tx, { merchantId: invoice.merchantId, type: 'invoice.review', invoiceId: invoice.id, data }, now);
   return { invoice, replay: false, view: data.invoice };
 }
 
@@ -182,12 +187,12 @@ export function createInvoiceInTrx(tx: TxSqlite, deps: InvoiceDeps, req: CreateI
  * receiving address): past it, 409 amount_pool_exhausted for that account only. An address with
  * one registrant keeps its whole pool.
  */
-function checkPoolShare(tx: TxSqlite, deps: InvoiceDeps, target: AmountTarget, base: bigint, maxAdjustment: bigint, merchantId: string): void {
+async function checkPoolShare(tx: Tx, deps: InvoiceDeps, target: AmountTarget, base: bigint, maxAdjustment: bigint, merchantId: string): Promise<void> {
   const percent = BigInt(deps.config.invoices.shared_pool_max_percent);
   if (percent >= 100n) return;
   const cap = (maxAdjustment * percent) / 100n;
   const shared = () => addressHasOtherOwner(tx, target.network, target.address, merchantId);
-  if (!holdsPoolShare(tx, target, { base, maxAdjustment, cap: cap > 0n ? cap : 1n }, merchantId, shared, deps.clock.now())) return;
+  if (!(await holdsPoolShare(tx, target, { base, maxAdjustment, cap: cap > 0n ? cap : 1n }, merchantId, shared, deps.clock.now()))) return;
   throw new AppError(
     'amount_pool_exhausted',
     `Another account also registered this address, and this account already holds ${percent}% of this price's payable amounts there (reserved 90 days); use another price or an address of your own`,
@@ -198,16 +203,22 @@ function checkPoolShare(tx: TxSqlite, deps: InvoiceDeps, target: AmountTarget, b
  * The base amount in micro-USDT: the amount itself for a USDT price, else converted at the rates
  * the background fetcher holds (in memory: no network inside the transaction).
  */
-function priceOf(tx: TxSqlite, deps: InvoiceDeps, merchantId: string, body: CreateInvoiceBody, now: number): { base: bigint; price: InvoicePrice | null } {
+async function priceOf(
+  tx: Tx,
+  deps: InvoiceDeps,
+  merchantId: string,
+  body: CreateInvoiceBody,
+  now: number,
+): Promise<{ base: bigint; price: InvoicePrice | null }> {
   if (body.currency === undefined) return { base: parseAmount(body.amount)!, price: null };
-  const markupPercent = body.markup_percent ?? findMerchantMarkup(tx, merchantId) ?? '0';
+  const markupPercent = body.markup_percent ?? (await findMerchantMarkup(tx, merchantId)) ?? '0';
   const { baseAmount, price } = priceInFiat(deps.rates, { amount: body.amount, currency: body.currency, markupPercent }, now, MAX_INVOICE_AMOUNT);
   return { base: baseAmount, price };
 }
 
 /** createInvoiceInTrx for callers that run their own transaction: exhaustion throws the 409. */
-export function createInvoiceOrThrow(tx: TxSqlite, deps: InvoiceDeps, req: CreateInvoiceRequest): CreateInvoiceResult {
-  const result = createInvoiceInTrx(tx, deps, req);
+export async function createInvoiceOrThrow(tx: Tx, deps: InvoiceDeps, req: CreateInvoiceRequest): Promise<CreateInvoiceResult> {
+  const result = await createInvoiceInTrx(tx, deps, req);
   if ('exhausted' in result) throw poolExhaustedError();
   return result;
 }
@@ -229,7 +240,7 @@ export class InvoiceCreator {
       [],
       [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25],
     );
-    this.committer = new GroupCommit(deps.db, deps.sqlite, {
+    this.committer = new GroupCommit(deps.db, {
       onBatch: (units, ms) => {
         sizes.observe(units);
         seconds.observe(ms / 1000);
@@ -282,7 +293,7 @@ export async function decideReview(deps: InvoiceDeps, merchantId: string, invoic
       const transfer = await findReviewPayment(trx, after.id);
       if (transfer) data.transaction = toTransactionResponse(transfer);
     }
-    insertEvent(tx, { merchantId, type: accept ? 'invoice.confirmed' : 'invoice.expired', invoiceId: invoice.id, data }, now);
+    await insertEvent(tx, { merchantId, type: accept ? 'invoice.confirmed' : 'invoice.expired', invoiceId: invoice.id, data }, now);
     return after;
   });
   deps.deliveriesQueued.notify();
@@ -308,7 +319,7 @@ export async function cancelInvoice(deps: InvoiceDeps, merchantId: string, invoi
     }
     if (!(await cancelOpenInvoice(trx, invoice.id, now))) throw new AppError('invoice_not_cancellable', 'This invoice changed meanwhile; reload it');
     const after = (await findMerchantInvoice(trx, merchantId, invoice.id))!;
-    insertEvent(
+    await insertEvent(
       tx,
       { merchantId, type: 'invoice.expired', invoiceId: invoice.id, data: { invoice: toInvoiceResponse(after, deps.config.server.public_url) } },
       now,

@@ -13,7 +13,7 @@
  * `underpayment_auto_accept` and the invoice is not one the owner reviews.
  */
 import { sql, type SqlBool } from 'kysely';
-import type { Trx, TxSqlite } from '../db/database.js';
+import type { Trx, Tx } from '../db/database.js';
 import type { ChainTransferKind } from '../db/schema.js';
 import { insertEvent } from '../events/events.repo.js';
 import { toDbAmount } from '../lib/amounts.js';
@@ -79,7 +79,7 @@ export async function findPartialMatch(
 export async function applyPartialPayment(
   publicUrl: string,
   trx: Trx,
-  tx: TxSqlite,
+  tx: Tx,
   p: PartialPayment,
   match: { invoice: Invoice; settings: PaymentSettings },
   now: number,
@@ -91,7 +91,7 @@ export async function applyPartialPayment(
     .where('id', '=', invoice.id)
     .execute();
   const partial: Invoice = { ...invoice, amountReceived: invoice.amountReceived + p.amount };
-  insertEvent(
+  await insertEvent(
     tx,
     {
       merchantId: invoice.merchantId,
@@ -106,7 +106,7 @@ export async function applyPartialPayment(
     return { kind: 'unmatched', invoiceId: invoice.id };
   }
   const confirmed: Invoice = { ...partial, status: 'confirmed', txHash: p.txHash, confirmedAt: now, receivedAmount: p.amount, resolution: 'tolerance' };
-  insertEvent(
+  await insertEvent(
     tx,
     {
       merchantId: invoice.merchantId,

@@ -91,7 +91,7 @@ export async function resolveInvoice(deps: ResolveDeps, req: ResolveRequest): Pr
       resolution: 'manual',
       amountReceived: invoice.amountReceived + (transfer.invoiceId === invoice.id ? 0n : transfer.amount),
     };
-    insertEvent(
+    await insertEvent(
       tx,
       {
         merchantId: req.merchantId,

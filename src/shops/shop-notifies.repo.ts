@@ -3,7 +3,7 @@
  * confirmation, the claims and outcomes of the worker, and the console's view of them.
  */
 import { compileQuery, type Param } from '../db/compiled.js';
-import type { Db, Trx, TxSqlite } from '../db/database.js';
+import type { Db, Trx, Tx } from '../db/database.js';
 import type { Selectable } from 'kysely';
 import type { DeliveryStatus, ShopNotifiesTable } from '../db/schema.js';
 import type { Delivery } from '../webhooks/delivery.model.js';
@@ -49,10 +49,10 @@ const insertNotifyQuery = compileQuery((db, p: Param<{ id: string; invoiceId: st
  * invoice of the API or the console has no shop order and queues nothing). At most one per invoice,
  * ever: a callback is never sent for any other state, and once acknowledged never again.
  */
-export function queueShopNotify(tx: TxSqlite, invoiceId: string, now: number): void {
-  const order = orderOfInvoiceQuery.first(tx, { invoiceId });
+export async function queueShopNotify(tx: Tx, invoiceId: string, now: number): Promise<void> {
+  const order = await orderOfInvoiceQuery.first(tx, { invoiceId });
   if (!order) return;
-  insertNotifyQuery.run(tx, { id: newId('snt'), invoiceId, connectionId: order.connection_id, merchantId: order.merchant_id, now });
+  await insertNotifyQuery.run(tx, { id: newId('snt'), invoiceId, connectionId: order.connection_id, merchantId: order.merchant_id, now });
 }
 
 type NotifyRow = Selectable<ShopNotifiesTable>;
@@ -152,13 +152,15 @@ export async function cancelPendingNotifies(trx: Trx, connectionId: string, now:
   return Number(r.numUpdatedRows);
 }
 
-/** Crash recovery: nothing is in flight at start, so every `sending` callback is pending again, due now. */
-export async function resetSendingNotifies(db: Db, now: number): Promise<number> {
-  const r = await db
-    .updateTable('shop_notifies')
-    .set({ status: 'pending', next_attempt_at: now, updated_at: now })
-    .where('status', '=', 'sending')
-    .executeTakeFirst();
+/**
+ * Crash recovery: nothing is in flight at start, so every `sending` callback is pending again, due
+ * now. With several instances (PostgreSQL), only those claimed before `claimedBefore`, which no
+ * live instance can still be sending.
+ */
+export async function resetSendingNotifies(db: Db, now: number, claimedBefore?: number): Promise<number> {
+  let reset = db.updateTable('shop_notifies').set({ status: 'pending', next_attempt_at: now, updated_at: now }).where('status', '=', 'sending');
+  if (claimedBefore !== undefined) reset = reset.where('updated_at', '<', claimedBefore);
+  const r = await reset.executeTakeFirst();
   return Number(r.numUpdatedRows);
 }
 

@@ -167,7 +167,7 @@ export async function createShopOrder(deps: AppDeps, connection: ShopConnection,
     // Again inside the transaction: two identical submissions at once make one invoice.
     const again = await replayOf(trx);
     if (again) return again;
-    const holder = findInvoiceIdByOrderId(tx, connection.merchantId, input.outTradeNo);
+    const holder = await findInvoiceIdByOrderId(tx, connection.merchantId, input.outTradeNo);
     if (holder !== undefined) throw new ShopRefusal(`order number ${input.outTradeNo} is already used by another invoice of this merchant`);
     // Charged only here, once the order is known to be no replay (as POST /invoices does).
     try {
@@ -180,7 +180,7 @@ export async function createShopOrder(deps: AppDeps, connection: ShopConnection,
     const now = deps.clock.now();
     let created;
     try {
-      created = createInvoiceOrThrow(tx, deps, {
+      created = await createInvoiceOrThrow(tx, deps, {
         merchantId: connection.merchantId,
         idempotencyKey: `shop:${connection.id}:${input.outTradeNo}`,
         // The return link goes through the gateway (return.routes.ts), so it is not a shop's https URL the schema would check.

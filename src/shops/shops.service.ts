@@ -44,8 +44,8 @@ export async function createConnection(deps: AppDeps, merchantId: string, input:
     ]);
   }
   const key = newShopKey();
-  const connection = await writeTransaction(deps.db, async (trx) => {
-    const wallet = findMerchantWallet(deps.sqlite, merchantId, input.walletId);
+  const connection = await writeTransaction(deps.db, async (trx, tx) => {
+    const wallet = await findMerchantWallet(tx, merchantId, input.walletId);
     if (!wallet) throw notFound('Wallet');
     if (wallet.archivedAt !== null) {
       throw new AppError('wallet_archived', 'This wallet is archived and takes no new invoices; restore it or use another wallet', [

@@ -5,7 +5,7 @@
  * address; never a secret, a checkout token or anyone's full address.
  */
 import { compileQuery, type Param } from '../db/compiled.js';
-import type { TxSqlite } from '../db/database.js';
+import type { Tx } from '../db/database.js';
 import { newId } from '../lib/ids.js';
 
 export const NOTICE_KINDS = ['confirmed', 'partial', 'unmatched', 'late', 'watcher_down'] as const;
@@ -63,21 +63,21 @@ export function noticePayload(kind: NoticeKind, data: Data): Record<string, stri
 }
 
 /** Queues the notice an event calls for, when its merchant linked a chat and wants that kind. */
-export function queueTelegramNotice(tx: TxSqlite, event: { id: string; merchantId: string; type: string; data: Data }, now: number): void {
+export async function queueTelegramNotice(tx: Tx, event: { id: string; merchantId: string; type: string; data: Data }, now: number): Promise<void> {
   const kind = KIND_OF_EVENT[event.type];
   if (!kind) return;
-  queueNotice(tx, event.merchantId, kind, event.id, noticePayload(kind, event.data), now);
+  await queueNotice(tx, event.merchantId, kind, event.id, noticePayload(kind, event.data), now);
 }
 
-export function queueNotice(
-  tx: TxSqlite,
+export async function queueNotice(
+  tx: Tx,
   merchantId: string,
   kind: NoticeKind,
   eventId: string | null,
   payload: Record<string, string | null>,
   now: number,
-): void {
-  const link = linkedChatQuery.first(tx, { merchantId });
+): Promise<void> {
+  const link = await linkedChatQuery.first(tx, { merchantId });
   if (!link || !link.chat_id || !link.notices.split(',').includes(kind)) return;
-  insertOutboxQuery.run(tx, { id: newId('tgm'), merchantId, chatId: link.chat_id, kind, eventId, payload: JSON.stringify(payload), now });
+  await insertOutboxQuery.run(tx, { id: newId('tgm'), merchantId, chatId: link.chat_id, kind, eventId, payload: JSON.stringify(payload), now });
 }

@@ -1,6 +1,6 @@
 /** The Telegram tables: links (codes, chats, wanted notices), the outbox and the bot's update offset. */
 import { randomInt } from 'node:crypto';
-import { writeTransaction, type Db, type TxSqlite } from '../db/database.js';
+import { writeTransaction, type Db, type Tx } from '../db/database.js';
 import { MINUTE } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
 import { NOTICE_KINDS, type NoticeKind } from './telegram.queue.js';
@@ -110,10 +110,10 @@ export async function queueLinkedNotice(db: Db, merchantId: string, chatId: stri
 }
 
 /** Runs `fn` for every linked merchant, in one write transaction. */
-export async function linkedForWatcher(db: Db, fn: (tx: TxSqlite, merchantId: string) => void): Promise<void> {
+export async function linkedForWatcher(db: Db, fn: (tx: Tx, merchantId: string) => Promise<void>): Promise<void> {
   await writeTransaction(db, async (trx, tx) => {
     const rows = await trx.selectFrom('telegram_links').select('merchant_id').where('chat_id', 'is not', null).execute();
-    for (const r of rows) fn(tx, r.merchant_id);
+    for (const r of rows) await fn(tx, r.merchant_id);
   });
 }
 

@@ -5,7 +5,7 @@
  * GET /transfers), and the owners' mail notices (src/email/payment-notices.ts).
  */
 import type { Config } from '../config.js';
-import type { Trx, TxSqlite } from '../db/database.js';
+import type { Trx, Tx } from '../db/database.js';
 import { findTransferByLog } from '../chain/chain.repo.js';
 import { queuePaymentNotices } from '../email/payment-notices.js';
 import { insertEvent } from '../events/events.repo.js';
@@ -14,13 +14,17 @@ import { listAddressOwners } from '../wallets/wallets.repo.js';
 import { toTransferResponse } from './transfers.schemas.js';
 
 /** Returns true when it queued events (the caller wakes the delivery worker). */
-export async function afterTransferRecorded(config: Config, trx: Trx, tx: TxSqlite, log: { txHash: string; logIndex: number }, now: number): Promise<boolean> {
+export async function afterTransferRecorded(config: Config, trx: Trx, tx: Tx, log: { txHash: string; logIndex: number }, now: number): Promise<boolean> {
   const transfer = await findTransferByLog(trx, log.txHash, log.logIndex);
   if (!transfer || (transfer.kind !== 'unmatched' && transfer.kind !== 'late')) return false;
   await queuePaymentNotices(config, trx, log, now);
   if (transfer.kind !== 'unmatched' || transfer.invoiceId !== null || transfer.amount < (parseAmount(config.tron.dust_threshold) ?? 0n)) return false;
   for (const merchantId of await listAddressOwners(trx, config.network.id, transfer.to)) {
-    insertEvent(tx, { merchantId, type: 'transfer.unmatched', data: { transfer: toTransferResponse(transfer, 'unmatched', merchantId, undefined) } }, now);
+    await insertEvent(
+      tx,
+      { merchantId, type: 'transfer.unmatched', data: { transfer: toTransferResponse(transfer, 'unmatched', merchantId, undefined) } },
+      now,
+    );
   }
   return true;
 }

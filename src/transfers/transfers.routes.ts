@@ -5,6 +5,7 @@
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import type { AppDeps } from '../app-deps.js';
+import { onConnection } from '../db/database.js';
 import { requireKeyOrSession, requireSession } from '../http/auth.js';
 import { createRouter, errorResponses, jsonResponse, KEY_OR_SESSION, SESSION_ONLY } from '../http/openapi.js';
 import { pageRequest, pagingQuery, repeatable } from '../http/paging.js';
@@ -89,7 +90,7 @@ export function transferRoutes(deps: AppDeps) {
       let address: string | undefined;
       if (q.wallet_id !== undefined) {
         // Another merchant's (or an unknown) wallet: an address no transfer can have.
-        address = findMerchantWallet(deps.sqlite, merchantId, q.wallet_id)?.address ?? '';
+        address = (await onConnection(deps.db, (conn) => findMerchantWallet(conn, merchantId, q.wallet_id!)))?.address ?? '';
       }
       const { items, hasMore } = await listTransferPage(deps.db, network, merchantId, dustBelow, { kinds: q.kind, address, invoiceId: q.invoice_id }, page);
       return c.json({ transfers: await respond(merchantId, items), has_more: hasMore }, 200);

@@ -1,7 +1,7 @@
 /** Receiving wallets. Several merchants may register one address; each gets its own wallet row. */
 import { sql, type RawBuilder, type Selectable } from 'kysely';
 import { compileQuery, type Param } from '../db/compiled.js';
-import type { Db, Sqlite, Trx } from '../db/database.js';
+import type { Conn, Db, Trx } from '../db/database.js';
 import type { WalletsTable } from '../db/schema.js';
 import { newId } from '../lib/ids.js';
 import type { NetworkId } from '../lib/tron.js';
@@ -56,9 +56,9 @@ const merchantWalletQuery = compileQuery((db, p: Param<{ merchantId: string; wal
   db.selectFrom('wallets').selectAll().where('id', '=', p('walletId')).where('merchant_id', '=', p('merchantId')),
 );
 
-/** A wallet of this merchant; another merchant's wallet is absent. Synchronous (compiled query). */
-export function findMerchantWallet(sqlite: Sqlite, merchantId: string, walletId: string): Wallet | undefined {
-  const row = merchantWalletQuery.first(sqlite, { merchantId, walletId });
+/** A wallet of this merchant; another merchant's wallet is absent. A compiled query. */
+export async function findMerchantWallet(sqlite: Conn, merchantId: string, walletId: string): Promise<Wallet | undefined> {
+  const row = await merchantWalletQuery.first(sqlite, { merchantId, walletId });
   return row ? rowToWallet(row) : undefined;
 }
 
@@ -72,9 +72,9 @@ const otherOwnerQuery = compileQuery((db, p: Param<{ network: string; address: s
     .limit(1),
 );
 
-/** Whether another merchant registered `address` too (archived wallets count). Synchronous (compiled query). */
-export function addressHasOtherOwner(sqlite: Sqlite, network: string, address: string, merchantId: string): boolean {
-  return otherOwnerQuery.first(sqlite, { network, address, merchantId }) !== undefined;
+/** Whether another merchant registered `address` too (archived wallets count). Compiled query. */
+export async function addressHasOtherOwner(conn: Conn, network: string, address: string, merchantId: string): Promise<boolean> {
+  return (await otherOwnerQuery.first(conn, { network, address, merchantId })) !== undefined;
 }
 
 export async function listMerchantWallets(db: Db, merchantId: string): Promise<Wallet[]> {

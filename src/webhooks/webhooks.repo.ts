@@ -1,6 +1,6 @@
 /** All SQL of webhooks and their deliveries (the outbox rows written by insertEvent). */
 import { compileQuery, type Param } from '../db/compiled.js';
-import type { Db, Trx, TxSqlite } from '../db/database.js';
+import type { Db, Trx, Tx } from '../db/database.js';
 import type { DeliveriesTable, DeliveryStatus, WebhooksTable } from '../db/schema.js';
 import type { Selectable } from 'kysely';
 import { newId } from '../lib/ids.js';
@@ -212,34 +212,36 @@ const nextPendingWebhookQuery = compileQuery((db, p: Param<{ after: string }>) =
  * Every webhook with a pending delivery due by `now`, found by skipping from one webhook to the
  * next along deliveries_webhook_due_idx: one index seek per webhook with pending deliveries,
  * however many deliveries each has waiting (a tenant's backlog costs nothing here).
- * Synchronous (compiled queries): call inside the caller's transaction.
+ * Compiled queries: call inside the caller's transaction.
  */
-export function findDueWebhooks(tx: TxSqlite, now: number): PendingWebhook[] {
+export async function findDueWebhooks(tx: Tx, now: number): Promise<PendingWebhook[]> {
   const out: PendingWebhook[] = [];
   let after = '';
   for (;;) {
-    const row = nextPendingWebhookQuery.first(tx, { after });
+    const row = await nextPendingWebhookQuery.first(tx, { after });
     if (!row) return out;
     if (row.next_attempt_at !== null && row.next_attempt_at <= now) out.push({ webhookId: row.webhook_id, merchantId: row.merchant_id, due: row.next_attempt_at });
     after = row.webhook_id;
   }
 }
 
-const dueOfWebhookQuery = compileQuery((db, p: Param<{ webhook: string; now: number; limit: number }>) =>
-  db
+const dueOfWebhookQuery = compileQuery((db, p: Param<{ webhook: string; now: number; limit: number }>, { dialect }) => {
+  const q = db
     .selectFrom('deliveries')
     .select('id')
     .where('status', '=', 'pending')
     .where('webhook_id', '=', p('webhook'))
     .where('next_attempt_at', '<=', p('now'))
-    // Index order: ties go by insertion order (rowid), with no sort of the webhook's backlog.
-    .orderBy('next_attempt_at')
-    .limit(p('limit')),
-);
+    // SQLite: index order, ties by insertion order (rowid), with no sort of the webhook's backlog.
+    .orderBy('next_attempt_at');
+  // PostgreSQL has no insertion order: ties go by creation time, then id; rows another instance's
+  // claim has locked are skipped, not waited for.
+  return dialect === 'postgres' ? q.orderBy('created_at').orderBy('id').limit(p('limit')).forUpdate().skipLocked() : q.limit(p('limit'));
+});
 
 /** The oldest due pending deliveries of one webhook, at most `limit`. */
-export function findDueOfWebhook(tx: TxSqlite, webhookId: string, now: number, limit: number): string[] {
-  return dueOfWebhookQuery.all(tx, { webhook: webhookId, now, limit }).map((r) => r.id);
+export async function findDueOfWebhook(tx: Tx, webhookId: string, now: number, limit: number): Promise<string[]> {
+  return (await dueOfWebhookQuery.all(tx, { webhook: webhookId, now, limit })).map((r) => r.id);
 }
 
 /**
@@ -302,11 +304,9 @@ export async function isWebhookActive(trx: Trx | Db, webhookId: string): Promise
 }
 
 /** Crash recovery: nothing is in flight at start, so every `sending` row goes back to `pending`, due now. */
-export async function resetSendingDeliveries(db: Db, now: number): Promise<number> {
-  const r = await db
-    .updateTable('deliveries')
-    .set({ status: 'pending', next_attempt_at: now, updated_at: now })
-    .where('status', '=', 'sending')
-    .executeTakeFirst();
+export async function resetSendingDeliveries(db: Db, now: number, claimedBefore?: number): Promise<number> {
+  let q = db.updateTable('deliveries').set({ status: 'pending', next_attempt_at: now, updated_at: now }).where('status', '=', 'sending');
+  if (claimedBefore !== undefined) q = q.where('updated_at', '<', claimedBefore);
+  const r = await q.executeTakeFirst();
   return Number(r.numUpdatedRows);
 }

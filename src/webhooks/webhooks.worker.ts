@@ -7,7 +7,7 @@
  * receivers and backlog cannot hold another tenant's deliveries back. A finished attempt wakes the
  * loop (deps.deliveriesQueued) so its outcome is recorded and its slot reused at once.
  */
-import { writeTransaction, type Trx, type TxSqlite } from '../db/database.js';
+import { writeTransaction, type Trx, type Tx } from '../db/database.js';
 import type { AppDeps } from '../app-deps.js';
 import { createDeliverer, type Deliverer, type Performed } from './deliverer.js';
 import { InFlight, nextWebhook } from './fair-share.js';
@@ -89,8 +89,8 @@ export function createDeliveryWorker(deps: AppDeps, options: DeliveryWorkerOptio
   };
 
   /** Claims up to `free` due deliveries, one slot at a time, in fair-share order. */
-  const claimFairly = async (trx: Trx, tx: TxSqlite, now: number, free: number): Promise<Claimed[]> => {
-    const due = findDueWebhooks(tx, now);
+  const claimFairly = async (trx: Trx, tx: Tx, now: number, free: number): Promise<Claimed[]> => {
+    const due = await findDueWebhooks(tx, now);
     const planned = inFlight.copy();
     const waiting = new Map<string, string[]>();
     const picked: Claimed[] = [];
@@ -100,7 +100,7 @@ export function createDeliveryWorker(deps: AppDeps, options: DeliveryWorkerOptio
       if (!w) break;
       let ids = waiting.get(w.webhookId);
       if (!ids) {
-        ids = findDueOfWebhook(tx, w.webhookId, now, limits.perWebhook);
+        ids = await findDueOfWebhook(tx, w.webhookId, now, limits.perWebhook);
         waiting.set(w.webhookId, ids);
       }
       const id = ids.shift();
@@ -154,7 +154,9 @@ export function createDeliveryWorker(deps: AppDeps, options: DeliveryWorkerOptio
       for (;;) {
         const did = await pass(true);
         if (!did && running.size === 0 && finished.length === 0) return;
-        if (!did) await Promise.race([...running.values()]);
+        // An attempt that finished during the pass is in `finished` and no longer running: racing an
+        // empty list would wait forever, so the next pass records it instead.
+        if (!did && running.size > 0) await Promise.race([...running.values()]);
         // Let attempts finishing close together join the next pass.
         await settle();
       }

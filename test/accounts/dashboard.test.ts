@@ -6,6 +6,7 @@ import { formatAmount } from '../../src/lib/amounts.js';
 import { NETWORK as TRON_NETWORK, USDT_CONTRACT } from '../helpers/tron-samples.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { signedInMerchant } from '../helpers/fixtures.js';
+import { sqliteOnly } from '../helpers/database.js';
 
 let t: TestApp;
 before(async () => {
@@ -183,7 +184,7 @@ function kept(merchantId: string) {
   );
 }
 
-test('the stats rows the triggers keep equal a recount after inserts, status moves, amount edits and deletes; no overflow at 10 000 maximum-price invoices', async () => {
+test('the stats rows the triggers keep equal a recount after inserts, status moves, amount edits and deletes; no overflow at 10 000 maximum-price invoices', { skip: sqliteOnly }, async () => {
   const { merchant, client } = await signedInMerchant(t);
   const wallet = `wal_${merchant.id}`;
   await t.deps.db.insertInto('wallets').values({ id: wallet, merchant_id: merchant.id, label: 'Main', address: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7', network: TRON_NETWORK, created_at: t.clock.now() }).execute();

@@ -7,11 +7,12 @@ import { walletViewsQuery } from '../../src/dashboard/dashboard.repo.js';
 import { startTestApp } from '../helpers/app.js';
 import { insertInvoice } from '../helpers/chain-fixtures.js';
 import { randomAddress } from '../helpers/tron-samples.js';
+import { sqliteOnly } from '../helpers/database.js';
 
 const plan = (t: Awaited<ReturnType<typeof startTestApp>>, q: { sql: string; parameters: readonly unknown[] }) =>
   (t.deps.sqlite.prepare(`EXPLAIN QUERY PLAN ${q.sql}`).all(...q.parameters) as Array<{ detail: string }>).map((r) => r.detail).join('; ');
 
-test('the watcher reads open invoices through the small partial index, not every invoice of the address', async () => {
+test('the watcher reads open invoices through the small partial index, not every invoice of the address', { skip: sqliteOnly }, async () => {
   const t = await startTestApp();
   try {
     const address = randomAddress();
@@ -48,7 +49,7 @@ test('the watcher reads open invoices through the small partial index, not every
   }
 });
 
-test("the Dashboard's late and unmatched transfers come through their partial indexes, newest first, the merchant's only", async () => {
+test("the Dashboard's late and unmatched transfers come through their partial indexes, newest first, the merchant's only", { skip: sqliteOnly }, async () => {
   const t = await startTestApp();
   try {
     const address = randomAddress();

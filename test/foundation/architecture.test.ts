@@ -114,7 +114,8 @@ test('imports run down the layers of docs/architecture.md: upward arrows only ev
 
 test('process.env is read in config.ts only', () => {
   // ops/embedded.ts finds the single executable's cache folder before any configuration exists.
-  const allowed = new Set(['config.ts', 'ops/embedded.ts']);
+  // cli/backup-postgres.ts finds pg_dump on PATH and hands it the environment (and PGPASSWORD).
+  const allowed = new Set(['config.ts', 'ops/embedded.ts', 'cli/backup-postgres.ts']);
   const readers = files.filter((f) => /\bprocess\.env\b/.test(texts.get(f)!));
   assert.deepEqual(
     readers.filter((f) => !allowed.has(f)),
@@ -131,6 +132,8 @@ test('Date.now() only where no injected clock exists', () => {
     ['cli/merchant.ts', 'a command outside the server'],
     ['cli/migrate.ts', 'a command outside the server'],
     ['cli/chain.ts', 'a command outside the server'],
+    ['cli/backup-postgres.ts', 'a command outside the server'],
+    ['cli/db-copy.ts', 'a command outside the server'],
     ['devnet/tron-node.ts', 'the simulated chain: wall time unless its own clock is given'],
     ['devnet/sim-chain.ts', 'the simulated chain: wall time unless its own clock is given'],
     ['chain/tron.client.ts', 'request pacing measures elapsed real time'],

@@ -1,5 +1,6 @@
 /**
- * Test harness: the real app on a freshly migrated SQLite file, served by the real HTTP server on a
+ * Test harness: the real app on a freshly migrated database (a SQLite file, or a fresh PostgreSQL
+ * database when TEST_DATABASE_URL is set: helpers/database.ts), served by the real HTTP server on a
  * loopback port, with a ManualClock and the log lines captured for assertions.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -12,7 +13,8 @@ import { serve } from '@hono/node-server';
 import { createApp, type App } from '../../src/app.js';
 import { buildConfig, type Config } from '../../src/config.js';
 import { openDatabase, type OpenedDatabase } from '../../src/db/database.js';
-import { migrate } from '../../src/db/migrator.js';
+import { migrateDatabase } from '../../src/db/migrator.js';
+import { scratchDatabase } from './database.js';
 import { claimNetwork, configuredClaim } from '../../src/db/network-guard.js';
 import { createDeps } from '../../src/deps.js';
 import type { AppDeps } from '../../src/deps.js';
@@ -60,7 +62,9 @@ export function tempDir(prefix = 'gatewayd-test-'): string {
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const dir = tempDir();
   const overrides: ConfigOverrides = { ...options.config };
-  overrides.database = { path: join(dir, 'gateway.db'), ...(overrides.database ?? {}) };
+  // A test that names its own SQLite file (one a CLI command wrote) keeps it on either run.
+  const scratch = overrides.database?.path === undefined ? await scratchDatabase() : { url: '', drop: async () => undefined };
+  overrides.database = { path: join(dir, 'gateway.db'), url: scratch.url, ...(overrides.database ?? {}) };
   overrides.log = { level: 'debug', ...(overrides.log ?? {}) };
   const config = buildConfig(overrides, { devMode: options.devMode === true });
   const clock = new ManualClock(options.now ?? Date.UTC(2026, 0, 15, 12, 0, 0));
@@ -72,9 +76,9 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     },
   });
   const log = createLogger(config.log.level, sink);
-  const database = openDatabase(config.database.path);
-  migrate(database.sqlite, clock.now());
-  claimNetwork(database.sqlite, config.database.path, configuredClaim(config), clock.now());
+  const database = openDatabase(config.database);
+  await migrateDatabase(database, clock.now());
+  await claimNetwork(database, database.path, configuredClaim(config), clock.now());
   const deps = createDeps({ config, database, log, clock });
   if (options.beforeCreate) await options.beforeCreate(deps);
   const app = createApp(deps);
@@ -103,6 +107,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
         server.closeAllConnections();
       });
       await database.close();
+      await scratch.drop();
       rmSync(dir, { recursive: true, force: true });
     },
   };

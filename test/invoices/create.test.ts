@@ -154,7 +154,7 @@ test('GET /invoices lists the newest 500, newest first', async () => {
       for (let i = 0; i < 100; i++) {
         const n = `list-${batch}-${i}`;
         const body = { merchant_order_id: n, amount: '7', wallet_id: s.walletId, expires_in_minutes: 20 };
-        ids.push(createInvoiceOrThrow(tx, t.deps, { merchantId: s.merchant.id, idempotencyKey: n, body }).invoice.id);
+        ids.push((await createInvoiceOrThrow(tx, t.deps, { merchantId: s.merchant.id, idempotencyKey: n, body })).invoice.id);
       }
     });
     t.clock.advance(1000);

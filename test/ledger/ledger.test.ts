@@ -141,7 +141,7 @@ test('many invoices stream page by page: every row exactly once, in order', asyn
       for (let i = 0; i < 100; i++) {
         const n = batch * 100 + i;
         const body = { merchant_order_id: `S-${n}`, amount: '3', wallet_id: s.walletId, expires_in_minutes: 20 };
-        ids.add(createInvoiceOrThrow(tx, t.deps, { merchantId: s.merchant.id, idempotencyKey: `S-${n}`, body }).invoice.id);
+        ids.add((await createInvoiceOrThrow(tx, t.deps, { merchantId: s.merchant.id, idempotencyKey: `S-${n}`, body })).invoice.id);
       }
     });
     if (batch % 3 === 0) t.clock.advance(1000);

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { openSqlite } from '../../src/db/database.js';
+import { openDatabase } from '../../src/db/database.js';
 import { loadMigrations, migrate } from '../../src/db/migrator.js';
 import { claimNetwork, NetworkMismatchError, recordedNetwork } from '../../src/db/network-guard.js';
 import { buildConfig, ConfigError } from '../../src/config.js';
@@ -49,11 +49,12 @@ test('a Nile database refuses serve on mainnet, and a mainnet one refuses Nile, 
   }
 });
 
-test('migration 0013 records tron-mainnet for a database that already held accounts; a new one records its first network', () => {
+test('migration 0013 records tron-mainnet for a database that already held accounts; a new one records its first network', async () => {
   const dir = tempDir('gatewayd-guard-');
   const all = loadMigrations();
   const before = all.filter((m) => m.version < 13);
-  const old = openSqlite(join(dir, 'old.db'));
+  const oldDb = openDatabase(join(dir, 'old.db'));
+  const old = oldDb.sqlite;
   migrate(old, 1, before);
   old
     .prepare(
@@ -61,22 +62,23 @@ test('migration 0013 records tron-mainnet for a database that already held accou
     )
     .run();
   migrate(old, 2, all);
-  assert.equal(recordedNetwork(old), 'tron-mainnet');
-  assert.throws(() => claimNetwork(old, 'old.db', { network: 'tron-devnet', chosenBy: '`gatewayd dev`' }, 3), NetworkMismatchError);
-  old.close();
+  assert.equal(await recordedNetwork(oldDb), 'tron-mainnet');
+  await assert.rejects(claimNetwork(oldDb, 'old.db', { network: 'tron-devnet', chosenBy: '`gatewayd dev`' }, 3), NetworkMismatchError);
+  await oldDb.close();
 
-  const fresh = openSqlite(join(dir, 'new.db'));
+  const freshDb = openDatabase(join(dir, 'new.db'));
+  const fresh = freshDb.sqlite;
   migrate(fresh, 1, all);
-  assert.equal(recordedNetwork(fresh), undefined, 'nothing to say yet');
-  claimNetwork(fresh, 'new.db', { network: 'tron-nile', chosenBy: 'tron.network = "nile"' }, 2);
-  claimNetwork(fresh, 'new.db', { network: 'tron-nile', chosenBy: 'tron.network = "nile"' }, 3);
-  assert.equal(recordedNetwork(fresh), 'tron-nile');
-  assert.throws(
-    () => claimNetwork(fresh, 'new.db', { network: 'tron-mainnet', chosenBy: 'tron.network = "mainnet"' }, 4),
+  assert.equal(await recordedNetwork(freshDb), undefined, 'nothing to say yet');
+  await claimNetwork(freshDb, 'new.db', { network: 'tron-nile', chosenBy: 'tron.network = "nile"' }, 2);
+  await claimNetwork(freshDb, 'new.db', { network: 'tron-nile', chosenBy: 'tron.network = "nile"' }, 3);
+  assert.equal(await recordedNetwork(freshDb), 'tron-nile');
+  await assert.rejects(
+    claimNetwork(freshDb, 'new.db', { network: 'tron-mainnet', chosenBy: 'tron.network = "mainnet"' }, 4),
     /belongs to tron-nile, but tron\.network = "mainnet" runs tron-mainnet/,
   );
   assert.throws(() => fresh.prepare(`UPDATE instance_network SET network = 'tron-shasta'`).run(), /CHECK constraint/);
-  fresh.close();
+  await freshDb.close();
 });
 
 test('configuration: each network brings its USDT contract and provider; devnet has none outside gatewayd dev', () => {

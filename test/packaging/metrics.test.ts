@@ -4,6 +4,7 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 import { signedInMerchant } from '../helpers/fixtures.js';
 import { freePort, startGateway } from '../helpers/process.js';
 import { startMetricsServer } from '../../src/ops/metrics.js';
+import { sqliteOnly } from '../helpers/database.js';
 
 /** The value of one sample line, e.g. sample(text, 'gatewayd_invoices{status="pending"}'). */
 function sample(text: string, series: string): number | undefined {
@@ -28,7 +29,7 @@ async function seedInvoices(t: TestApp, statuses: string[]): Promise<void> {
   });
 }
 
-test('metrics count requests by route pattern, never by raw path, and read invoice and delivery figures at scrape time', async (t) => {
+test('metrics count requests by route pattern, never by raw path, and read invoice and delivery figures at scrape time', { skip: sqliteOnly }, async (t) => {
   const app = await startTestApp();
   const metrics = await startMetricsServer(app.deps.metrics, '127.0.0.1:0', app.deps.log);
   t.after(async () => {
@@ -75,7 +76,7 @@ test('metrics count requests by route pattern, never by raw path, and read invoi
   assert.equal((await fetch(metrics.url, { method: 'POST' })).status, 404);
 });
 
-test('a feature declares its own metrics through the same registry (get-or-create)', async (t) => {
+test('a feature declares its own metrics through the same registry (get-or-create)', { skip: sqliteOnly }, async (t) => {
   const app = await startTestApp();
   t.after(() => app.close());
   const a = app.deps.metrics.counter('gatewayd_test_things_total', 'Things', ['kind']);

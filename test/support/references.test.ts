@@ -46,7 +46,7 @@ test('allocateReference draws again when a reference is taken', async () => {
           merchant_id: null, name: 'n', email: 'n@example.org', chat_token_hash: null, created_at: now, updated_at: now,
         })
         .execute(),
-      /UNIQUE/,
+      /UNIQUE|duplicate key/,
     );
   } finally {
     await t.close();
@@ -61,11 +61,11 @@ test('the schema refuses a ticket whose source and owner disagree', async () => 
     // A chat without a token, and a contact ticket with a merchant: both refused.
     await assert.rejects(
       t.deps.db.insertInto('support_tickets').values({ ...base, id: 'tkt_a', reference: 'SUP-CCCCCCCCCC', source: 'chat', merchant_id: null, name: 'n', email: 'e@x.io', chat_token_hash: null }).execute(),
-      /CHECK/,
+      /CHECK|check constraint/,
     );
     await assert.rejects(
       t.deps.db.insertInto('support_tickets').values({ ...base, id: 'tkt_b', reference: 'SUP-DDDDDDDDDD', source: 'dashboard', merchant_id: null, name: null, email: null, chat_token_hash: null }).execute(),
-      /CHECK/,
+      /CHECK|check constraint/,
     );
   } finally {
     await t.close();

@@ -1,0 +1,127 @@
+/**
+ * The PostgreSQL side of the storage layer (src/db/database.ts chooses it when database.url is a
+ * postgres:// URL): the pool, the type parsers that make rows read like SQLite's, the connection
+ * handle compiled queries run on, and the advisory-lock keys.
+ *
+ * Rows read the same on both engines: BIGINT (times in ms, micro-USDT) and NUMERIC (sums) come back
+ * as JS numbers, as SQLite's INTEGER does; every value we store is below 2^53.
+ */
+import pg from 'pg';
+import { CompiledQuery, Kysely, PostgresDialect, type DatabaseConnection } from 'kysely';
+import type { Database } from './schema.js';
+
+/** A connection compiled queries run on (src/db/compiled.ts): one pinned pool client. */
+export interface PgConn {
+  readonly dialect: 'postgres';
+  query<R>(text: string, values: readonly unknown[]): Promise<{ rows: R[]; rowCount: number }>;
+}
+
+export function isPostgresUrl(url: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(url);
+}
+
+const INT8 = 20;
+const NUMERIC = 1700;
+const parsers: Record<number, (value: string) => unknown> = { [INT8]: Number, [NUMERIC]: Number };
+const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') => parsers[oid] ?? pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
+
+export interface PgPoolOptions {
+  /** Connections at most (default 10). */
+  max?: number;
+}
+
+export function createPool(url: string, options: PgPoolOptions = {}): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, types, connectionTimeoutMillis: 10_000 });
+  // An idle client whose server went away (a PostgreSQL restart) errors on the pool, not on a query:
+  // log-free here, the next query gets a fresh connection.
+  pool.on('error', () => undefined);
+  return pool;
+}
+
+export function openPostgres(url: string, options: PgPoolOptions = {}): { db: Kysely<Database>; pool: pg.Pool } {
+  const pool = createPool(url, options);
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return { db, pool };
+}
+
+/** The PgConn over a connection Kysely pinned (db.connection().execute). */
+export function pgConnOf(connection: { executeQuery: DatabaseConnection['executeQuery'] } | Kysely<Database>): PgConn {
+  const exec = connection as Kysely<Database>;
+  return {
+    dialect: 'postgres',
+    async query<R>(text: string, values: readonly unknown[]) {
+      const result = await exec.executeQuery<R>(CompiledQuery.raw(text, values as unknown[]));
+      return { rows: result.rows, rowCount: Number(result.numAffectedRows ?? 0) };
+    },
+  };
+}
+
+/**
+ * Advisory-lock keys (pg_advisory_*). WRITE serializes the general write transactions across every
+ * instance as SQLite's BEGIN IMMEDIATE does in one process; MIGRATE lets one instance migrate a new
+ * database; SCANNER is the chain scanner's leader lease.
+ */
+export const LOCK_KEYS = { WRITE: 0x67770001, MIGRATE: 0x67770002, SCANNER: 0x67770003, MAIL: 0x67770004 } as const;
+
+/** SQLSTATEs a unit of work may be retried after (deadlock detected, serialization failure). */
+export function isRetryable(err: unknown): boolean {
+  const code = (err as { code?: string }).code;
+  return code === '40P01' || code === '40001';
+}
+
+/**
+ * 23505, a unique key taken by a transaction that committed while this one waited (two instances
+ * creating with the same Idempotency-Key): run again, the unit now sees the row and answers as a replay.
+ */
+export function isUniqueViolation(err: unknown): boolean {
+  return (err as { code?: string }).code === '23505';
+}
+
+/**
+ * 22021 / 22P05: PostgreSQL's TEXT cannot hold U+0000, which SQLite stores. A client that sends it
+ * gets a 400 validation_error (src/app.ts), never a 500.
+ */
+export function isUnstorableText(err: unknown): boolean {
+  const code = (err as { code?: string }).code;
+  return code === '22021' || code === '22P05';
+}
+
+/** The database name and the URL of the same server's `postgres` database (to create or drop one). */
+export function serverUrl(url: string, database = 'postgres'): string {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
+
+export function databaseName(url: string): string {
+  return decodeURIComponent(new URL(url).pathname.replace(/^\//, ''));
+}
+
+/** Runs fn on one short-lived client (for admin commands: create or drop a database). */
+export function createClient(url: string): pg.Client {
+  // Keepalives: a lease held by a machine that vanished is released once the server notices.
+  return new pg.Client({ connectionString: url, types, keepAlive: true, keepAliveInitialDelayMillis: 5000, connectionTimeoutMillis: 10_000 });
+}
+
+export async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = createClient(url);
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** A URL with its password hidden, for messages. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'postgres://…';
+  }
+}
