@@ -31,7 +31,6 @@ export function createWorkers(deps: AppDeps): Worker[] {
     leaderOnly(paymentNoticesWorker(deps), createLease(deps.db, LOCK_KEYS.MAIL, 'payment-notices', deps.log)),
     maintenanceWorker(deps),
     leaderOnly(chainWorker(deps), createLease(deps.db, LOCK_KEYS.SCANNER, 'chain-scanner', deps.log)),
-    chainWorker(deps),
     // Fiat rates, only when [[pricing.sources]] are configured.
     ...(deps.rates.enabled ? [ratesWorker(deps)] : []),
     {
