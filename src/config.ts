@@ -92,6 +92,12 @@ export const configSchema = z.strictObject({
       timeout_seconds: z.number().positive().max(300).default(10),
     })).default([]),
     poll_interval_seconds: z.number().positive().max(3600).default(5),
+    /**
+     * With two or more providers, what the second provider reads of each block: "count" (its
+     * transaction count, light; the heavy read alternates between the providers) or "ids" (its
+     * whole transaction info list, as heavy as the first read). docs/operations.md says what each catches.
+     */
+    cross_check: z.enum(['count', 'ids']).default('count'),
     /** How long scanning goes on after the last open invoice closes (late payments are still recorded). */
     linger_hours: z.number().min(0).max(24 * 365).default(24),
     /** Transfers below this amount are folded away in the console (still recorded). */

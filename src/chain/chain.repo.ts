@@ -5,7 +5,7 @@
 import { larger, smaller } from '../db/portable-sql.js';
 import { sql, type Selectable, type SqlBool } from 'kysely';
 import type { Db, Trx } from '../db/database.js';
-import type { ChainTransferKind, ChainTransfersTable } from '../db/schema.js';
+import type { ChainDisputesTable, ChainTransferKind, ChainTransfersTable } from '../db/schema.js';
 import { fromDbAmount, toDbAmount } from '../lib/amounts.js';
 import { newId } from '../lib/ids.js';
 import type { TronNetwork } from '../lib/tron.js';
@@ -234,4 +234,104 @@ export async function findTransferBlocks(db: Db | Trx, txHashes: readonly string
     .limit(1)
     .execute();
   return rows.map((r) => ({ txHash: r.tx_hash, block: r.block_number }));
+}
+
+// ---- Disputes (held blocks the providers do not agree on) -----------------------------------
+
+/** An open or resolved dispute as the scanner, /health, the metrics and `gatewayd chain status` see it. */
+export interface DisputeRow {
+  id: string;
+  block: number | null;
+  txHash: string | null;
+  reason: string;
+  since: number;
+  lastSeen: number;
+  resolvedAt: number | null;
+  notifiedAt: number | null;
+}
+
+export function disputeSubject(block: number): string {
+  return `block ${block}`;
+}
+
+function rowToDispute(r: Selectable<ChainDisputesTable>): DisputeRow {
+  return {
+    id: r.id,
+    block: r.block_number,
+    txHash: r.tx_hash,
+    reason: r.reason,
+    since: r.first_seen_at,
+    lastSeen: r.last_seen_at,
+    resolvedAt: r.resolved_at,
+    notifiedAt: r.notified_at,
+  };
+}
+
+/** The open disputes, oldest block first. */
+export async function listOpenDisputes(db: Db | Trx, network: TronNetwork): Promise<DisputeRow[]> {
+  const rows = await db
+    .selectFrom('chain_disputes')
+    .selectAll()
+    .where('network', '=', network.id)
+    .where('resolved_at', 'is', null)
+    .orderBy('block_number')
+    .orderBy('first_seen_at')
+    .execute();
+  return rows.map(rowToDispute);
+}
+
+/**
+ * Holds block `block` as disputed: a new open row, or the open one seen again (its reason and
+ * last_seen_at updated). `created` tells a new dispute (the one moment the support staff are told).
+ */
+export async function holdDispute(
+  db: Db,
+  network: TronNetwork,
+  d: { block: number; txHash: string | null; reason: string },
+  now: number,
+): Promise<{ dispute: DisputeRow; created: boolean }> {
+  const subject = disputeSubject(d.block);
+  const open = await db
+    .selectFrom('chain_disputes')
+    .selectAll()
+    .where('network', '=', network.id)
+    .where('subject', '=', subject)
+    .where('resolved_at', 'is', null)
+    .executeTakeFirst();
+  if (open) {
+    const txHash = d.txHash ?? open.tx_hash;
+    await db.updateTable('chain_disputes').set({ reason: d.reason, tx_hash: txHash, last_seen_at: now }).where('id', '=', open.id).execute();
+    return { dispute: rowToDispute({ ...open, reason: d.reason, tx_hash: txHash, last_seen_at: now }), created: false };
+  }
+  const row = {
+    id: newId('dsp'),
+    network: network.id,
+    subject,
+    block_number: d.block,
+    tx_hash: d.txHash,
+    reason: d.reason,
+    first_seen_at: now,
+    last_seen_at: now,
+    resolved_at: null,
+    notified_at: null,
+  };
+  await db.insertInto('chain_disputes').values(row).execute();
+  return { dispute: rowToDispute(row), created: true };
+}
+
+/** The open dispute of block `block`, if any, is resolved now (the providers agree on it). */
+export async function resolveDispute(db: Db, network: TronNetwork, block: number, now: number): Promise<boolean> {
+  const res = await db
+    .updateTable('chain_disputes')
+    .set({ resolved_at: now, last_seen_at: now })
+    .where('network', '=', network.id)
+    .where('subject', '=', disputeSubject(block))
+    .where('resolved_at', 'is', null)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}
+
+/** The support staff were mailed about this dispute. */
+export async function markDisputeNotified(db: Db, id: string, now: number): Promise<void> {
+  await db.updateTable('chain_disputes').set({ notified_at: now }).where('id', '=', id).execute();
 }

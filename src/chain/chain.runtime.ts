@@ -5,6 +5,7 @@
 import type { Config } from '../config.js';
 import { HOUR } from '../lib/clock.js';
 import { ProviderPool, providerSettings } from './providers.js';
+import type { DisputeRow } from './chain.repo.js';
 import type { BlockRef } from './tron.client.js';
 
 /** TRON makes a block every 3 s (a private or simulated chain may be faster: the scanner learns it). */
@@ -22,12 +23,8 @@ export const HEAD_REFRESH_MS = 100_000;
 /** Failed passes in a row after which /health says degraded with the reason (the first one already does). */
 export const FAILED_PASSES_DEGRADED = 1;
 
-/** A block the providers could not agree on: held, never confirmed from and never dropped. */
-export interface Dispute {
-  block: number;
-  reason: string;
-  since: number;
-}
+/** A block the providers could not agree on: held, never confirmed from and never dropped (durable: chain_disputes). */
+export type { DisputeRow as Dispute } from './chain.repo.js';
 
 /** The scanner's figures for /health and the metrics. */
 export interface ScanFigures {
@@ -77,7 +74,9 @@ export interface ChainRuntime {
   failedPasses: number;
   /** The block the follower waits at and since when (a provider does not serve it yet, or none can check it). */
   waiting: { block: number; since: number } | undefined;
-  disputes: Map<number, Dispute>;
+  /** The open disputes by block: a cache of chain_disputes, loaded at the first pass, written through. */
+  disputes: Map<number, DisputeRow>;
+  disputesLoaded: boolean;
   figures: ScanFigures;
 }
 
@@ -102,6 +101,7 @@ export function createChainRuntime(config: Config, options: { timeoutMs?: number
     failedPasses: 0,
     waiting: undefined,
     disputes: new Map(),
+    disputesLoaded: false,
     figures: { block: null, solid_head: null, behind_blocks: null, gap_blocks: 0, inconsistent_blocks: 0, disputed_blocks: 0, reason: null },
   };
 }

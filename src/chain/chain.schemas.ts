@@ -56,8 +56,20 @@ export const WatcherHealthSchema = z
       reason: z.string().nullable().openapi({ description: 'Why the watcher is degraded or waiting, when it is' }),
     }),
     disputes: z
-      .array(z.object({ block: z.number().int(), reason: z.string(), since: DateTime }))
-      .openapi({ description: 'The blocks held as disputed, oldest first' }),
+      .array(
+        z.object({
+          block: z.number().int().nullable().openapi({ description: 'The disputed block' }),
+          tx_hash: z.string().nullable().openapi({ description: 'The transaction the providers disagree about, when the disagreement is about one transfer' }),
+          reason: z.string(),
+          since: DateTime.openapi({ description: 'When it was first held' }),
+          last_seen_at: DateTime.openapi({ description: 'When it was last found still disputed' }),
+          mailed_at: DateTime.nullable().openapi({ description: 'When the support staff were mailed about it (once a dispute)' }),
+        }),
+      )
+      .openapi({
+        description:
+          'The open disputes, oldest block first, from the database (the same in every instance and after a restart); a dispute is resolved once the providers agree on the block',
+      }),
     providers: z.array(
       z.object({
         name: z.string().openapi({ description: 'The provider scheme and host (never its path, query or key)' }),

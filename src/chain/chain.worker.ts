@@ -25,7 +25,17 @@ import { MINUTE } from '../lib/clock.js';
 import type { Worker } from '../lib/loop.js';
 import { openInvoiceAddresses, openInvoices } from '../invoices/invoice-payments.js';
 import { BLOCK_INTERVAL_MS, HEAD_REFRESH_MS, MAX_FOLLOW_BEHIND, START_MARGIN_BLOCKS } from './chain.runtime.js';
-import { insertGap, listGaps, listWalletAddresses, loadScanState, saveScanState, updateGap, type ScanGap, type ScanState } from './chain.repo.js';
+import {
+  insertGap,
+  listGaps,
+  listOpenDisputes,
+  listWalletAddresses,
+  loadScanState,
+  saveScanState,
+  updateGap,
+  type ScanGap,
+  type ScanState,
+} from './chain.repo.js';
 import { backfill, flush, follow, type Pass } from './follower.js';
 import { blockFor, expectedDelay, logRefusedHeads, refreshHead } from './head.js';
 import { TronApiError, type BlockRef } from './tron.client.js';
@@ -102,6 +112,11 @@ async function pass(deps: AppDeps): Promise<boolean> {
     // Every provider is backing off: no request until one may be asked again.
     setStatus(deps, 'degraded', undefined);
     return false;
+  }
+  if (!rt.disputesLoaded) {
+    // The open disputes outlive a restart: nothing from those blocks confirms until they are resolved.
+    for (const d of await listOpenDisputes(deps.db, deps.config.network)) if (d.block !== null) rt.disputes.set(d.block, d);
+    rt.disputesLoaded = true;
   }
   const started = performance.now();
   let current: Pass | undefined;

@@ -1,16 +1,19 @@
 /**
  * A mail to the support staff (support.staff_emails, when email.staff_notify is on) for each new
  * disputed block: plain text in English like the other staff mails, best effort, sent after the
- * dispute is held and never awaited by the scanner.
+ * dispute is held and never awaited by the scanner. Once a dispute: the scanner sends it only when
+ * it creates the durable row (chain_disputes), never for a dispute seen again, in a later pass or
+ * after a restart; notified_at records that it went.
  */
 import type { AppDeps } from '../app-deps.js';
-import type { Dispute } from './chain.runtime.js';
+import { markDisputeNotified, type DisputeRow as Dispute } from './chain.repo.js';
 
 export function disputeMail(deps: AppDeps, d: Dispute): { subject: string; text: string } {
   const lines = [
     `The TRON providers disagree about block ${d.block} (${deps.config.network.id}).`,
     '',
     `Reason: ${d.reason}`,
+    ...(d.txHash ? [`Transaction: ${d.txHash}`] : []),
     `Since:  ${new Date(d.since).toISOString()}`,
     '',
     'Nothing from this block confirms an invoice, and no invoice whose window meets it expires, until',
@@ -33,6 +36,7 @@ export function notifyDispute(deps: AppDeps, d: Dispute): Promise<void> {
   const run = async () => {
     let sent = 0;
     for (const to of recipients) if ((await deps.mailer.send({ to, kind: 'chain.dispute', ...mail })).accepted) sent += 1;
+    if (sent > 0) await markDisputeNotified(deps.db, d.id, deps.clock.now());
     deps.log.info({ block: d.block, sent, recipients: recipients.length }, 'chain: support staff told of a disputed block');
   };
   return run().catch((err: unknown) => {

@@ -9,7 +9,7 @@ import type { AppDeps } from '../app-deps.js';
 import { MINUTE } from '../lib/clock.js';
 import { readBlock, type BlockRead } from './block-reader.js';
 import { HEAD_REFRESH_MS } from './chain.runtime.js';
-import { insertGap, type ScanGap, type ScanState } from './chain.repo.js';
+import { holdDispute, insertGap, resolveDispute, type ScanGap, type ScanState } from './chain.repo.js';
 import { commitScan } from './chain.service.js';
 import { notifyDispute } from './dispute-mail.js';
 import { expectedDelay, learnDelay, learnInterval, refreshHead } from './head.js';
@@ -86,7 +86,7 @@ export async function follow(pass: Pass): Promise<void> {
     }
     rt.waiting = undefined;
     if (read.kind === 'disputed') {
-      await dispute(pass, n, read.reason);
+      await dispute(pass, n, read.reason, read.txHash ?? null);
       pass.state.cursorBlock = n;
       pass.dirty = true;
       continue;
@@ -108,21 +108,35 @@ export async function follow(pass: Pass): Promise<void> {
  * Holds block n as disputed: nothing from it is recorded, and it becomes a one-block unread range
  * (so no invoice whose window meets it expires, and the backfill reads it again later).
  */
-async function dispute(pass: Pass, n: number, reason: string): Promise<void> {
+async function dispute(pass: Pass, n: number, reason: string, txHash: string | null): Promise<void> {
   const { deps } = pass;
-  const rt = deps.chain;
-  if (!rt.disputes.has(n)) {
-    const d = { block: n, reason, since: deps.clock.now() };
-    rt.disputes.set(n, d);
-    deps.log.error({ block: n, reason }, 'chain: BLOCK DISPUTED: the providers do not agree on it; nothing from it is confirmed; it is held and read again');
-    void notifyDispute(deps, d);
-  }
-  const at = rt.head?.timestamp ?? pass.state.cursorTime;
+  await holdBlock(deps, n, reason, txHash);
+  const at = deps.chain.head?.timestamp ?? pass.state.cursorTime;
   const gap: ScanGap = { fromBlock: n, toBlock: n, afterTime: pass.state.cursorTime, beforeTime: Math.max(at, pass.state.cursorTime + 1) };
   if (!pass.gaps.some((g) => g.fromBlock <= n && n <= g.toBlock)) {
     await insertGap(deps.db, deps.config.network, gap);
     pass.gaps.push(gap);
     pass.gaps.sort((a, b) => a.fromBlock - b.fromBlock);
+  }
+}
+
+/**
+ * Records (or refreshes) the durable dispute of block n. A new dispute is logged and mailed to the
+ * support staff once; one seen again only moves its last_seen_at (at most once a minute).
+ */
+async function holdBlock(deps: AppDeps, n: number, reason: string, txHash: string | null): Promise<void> {
+  const rt = deps.chain;
+  const known = rt.disputes.get(n);
+  const now = deps.clock.now();
+  if (known && known.reason === reason && now - known.lastSeen < MINUTE) return;
+  const { dispute: d, created } = await holdDispute(deps.db, deps.config.network, { block: n, txHash, reason }, now);
+  rt.disputes.set(n, d);
+  if (created) {
+    deps.log.error(
+      { block: n, tx_hash: txHash, reason },
+      'chain: BLOCK DISPUTED: the providers do not agree on it; nothing from it is confirmed; it is held and read again',
+    );
+    void notifyDispute(deps, d);
   }
 }
 
@@ -140,12 +154,15 @@ export async function backfill(pass: Pass, started: number): Promise<boolean> {
       const read = await readBlock(deps, n, pass.watched, true);
       if (read.kind !== 'block') {
         // Held (disputed or not served yet): the rest of this range waits for a later pass.
-        if (read.kind === 'disputed' && !rt.disputes.has(n)) rt.disputes.set(n, { block: n, reason: read.reason, since: deps.clock.now() });
+        if (read.kind === 'disputed') await holdBlock(deps, n, read.reason, read.txHash ?? null);
         rt.figures.reason = `backfill held at block ${n}: ${read.reason}`;
         blocked = true;
         break;
       }
-      if (rt.disputes.delete(n)) deps.log.info({ block: n }, 'chain: disputed block now read consistently');
+      if (rt.disputes.delete(n)) {
+        await resolveDispute(deps.db, deps.config.network, n, deps.clock.now());
+        deps.log.info({ block: n }, 'chain: disputed block now read consistently: dispute resolved');
+      }
       await take(pass, n, read.infos);
       if (read.time !== undefined) learnInterval(rt, n, read.time);
       const oldFrom = pass.gapMoved?.oldFrom ?? gap.fromBlock;

@@ -99,6 +99,21 @@ export class ProviderPool {
   }
 
   /**
+   * Runs `fn` as `call` does, starting with provider `turn` modulo their number and going on in
+   * order (the heavy read of block n alternates between the providers so each carries its share).
+   */
+  async callInTurn<T>(now: () => number, fn: (client: TronClient) => Promise<T>, turn: number): Promise<{ value: T; provider: Provider }> {
+    const t = now();
+    const k = this.providers.length;
+    const rotated = this.providers.map((_, i) => this.providers[(i + (turn % k)) % k]!);
+    return this.run(
+      now,
+      fn,
+      rotated.filter((p) => p.until <= t),
+    );
+  }
+
+  /**
    * Runs `fn` against another provider than those in `exclude` (never one of them), failing over
    * among the others; undefined when no other provider may be asked now.
    */

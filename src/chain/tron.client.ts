@@ -192,6 +192,22 @@ export class TronClient {
   }
 
   /**
+   * The number of transactions in solidified block `num`
+   * (`/walletsolidity/gettransactioncountbyblocknum`, about 15 bytes). java-tron answers `{"count": N}`,
+   * and `{}` (count 0, omitted as protobuf's default) for an empty block and for a block it does not
+   * have: 0 proves nothing by itself.
+   */
+  async txCount(num: number): Promise<number> {
+    const body = await this.request('txcount', `${this.base}/walletsolidity/gettransactioncountbyblocknum`, {
+      method: 'POST',
+      body: JSON.stringify({ num }),
+    });
+    const parsed = z.object({ count: intField.optional() }).loose().safeParse(body);
+    if (!parsed.success || Array.isArray(body)) throw new TronApiError('bad_response', 'txcount', 'unexpected transaction count shape');
+    return parsed.data.count ?? 0;
+  }
+
+  /**
    * One solidified transaction's TransactionInfo (`/walletsolidity/gettransactioninfobyid`), or
    * undefined when the provider does not know it as solidified (java-tron answers `{}`).
    */

@@ -1,8 +1,8 @@
 /**
  * `gatewayd chain status` and `gatewayd chain rescan --from-block N | --from-time T`.
  *
- * status: the scanner's cursor and unread ranges from the database, and (when the server answers
- * on server.listen) each provider's health and the disputed blocks from its /health.
+ * status: the scanner's cursor, unread ranges and open disputes from the database, and (when the
+ * server answers on server.listen) each provider's health from its /health.
  * rescan: records the range from N (or from the block of time T, estimated low from the cursor)
  * up to the cursor as an unread range and keeps the scanner active for an hour; the running
  * server reads it with the time left in its passes. Idempotent: a transfer already recorded is
@@ -12,7 +12,7 @@ import type { Config } from '../config.js';
 import { localUrl } from '../config.js';
 import { openDatabase } from '../db/database.js';
 import { HOUR } from '../lib/clock.js';
-import { insertGap, listGaps, loadScanState, saveScanState } from '../chain/chain.repo.js';
+import { insertGap, listGaps, listOpenDisputes, loadScanState, saveScanState } from '../chain/chain.repo.js';
 import { UsageError } from './usage.js';
 
 /** Blocks read before the block estimated for --from-time (missed slots make real numbers higher). */
@@ -37,6 +37,15 @@ export async function runChainStatus(config: Config, out: Out): Promise<number> 
       out(
         `  blocks ${g.fromBlock}-${g.toBlock} (${g.toBlock - g.fromBlock + 1}), ${new Date(g.afterTime).toISOString()} to ${new Date(g.beforeTime).toISOString()}`,
       );
+    // Durable: shown whether or not the server answers.
+    const disputes = await listOpenDisputes(database.db, network);
+    out(`disputes: ${disputes.length === 0 ? 'none' : `${disputes.length} open (nothing from these blocks confirms until the providers agree)`}`);
+    for (const d of disputes) {
+      const mailed = d.notifiedAt === null ? 'not mailed' : `staff mailed ${new Date(d.notifiedAt).toISOString()}`;
+      out(
+        `  block ${d.block}${d.txHash ? ` (transaction ${d.txHash})` : ''} since ${new Date(d.since).toISOString()}, last seen ${new Date(d.lastSeen).toISOString()}, ${mailed}: ${d.reason}`,
+      );
+    }
   } finally {
     await database.close();
   }
@@ -45,7 +54,6 @@ export async function runChainStatus(config: Config, out: Out): Promise<number> 
     watcher?: {
       state: string;
       scan?: Record<string, unknown>;
-      disputes?: Array<{ block: number; reason: string; since: string }>;
       providers?: Array<Record<string, unknown>>;
     };
   };
@@ -53,7 +61,7 @@ export async function runChainStatus(config: Config, out: Out): Promise<number> 
     const res = await fetch(url, { signal: AbortSignal.timeout(5000) });
     health = (await res.json()) as typeof health;
   } catch {
-    out(`server: not answering on ${url}; provider health and disputes are known to the running server only`);
+    out(`server: not answering on ${url}; provider health is known to the running server only`);
     return 0;
   }
   const w = health.watcher;
@@ -63,9 +71,6 @@ export async function runChainStatus(config: Config, out: Out): Promise<number> 
       `provider ${String(p.name)}: ${String(p.state)}, ${String(p.requests)} requests, ${String(p.failures)} failures, ${String(p.refused_heads ?? 0)} refused heads, ${String(p.malformed_reads ?? 0)} malformed reads, ${String(p.inconsistent_blocks)} inconsistent blocks${p.last_error ? `; last error: ${String(p.last_error)}` : ''}`,
     );
   }
-  const disputes = w?.disputes ?? [];
-  out(`disputes: ${disputes.length === 0 ? 'none' : ''}`);
-  for (const d of disputes) out(`  block ${d.block} since ${d.since}: ${d.reason}`);
   return 0;
 }
 

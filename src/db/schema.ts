@@ -374,6 +374,21 @@ export interface ChainScanGapsTable {
   before_time: number;
 }
 
+/** A block or transfer the TRON providers do not agree on (migration 0024; src/chain/chain.repo.ts). */
+export interface ChainDisputesTable {
+  id: string;
+  network: string;
+  /** 'block N' or 'tx <id>': one open row a subject. */
+  subject: string;
+  block_number: number | null;
+  tx_hash: string | null;
+  reason: string;
+  first_seen_at: number;
+  last_seen_at: number;
+  resolved_at: number | null;
+  notified_at: number | null;
+}
+
 /** The one network this database belongs to (migration 0013; src/db/network-guard.ts). */
 export interface InstanceNetworkTable {
   id: number;
@@ -468,6 +483,7 @@ export interface Database {
   chain_transfers: ChainTransfersTable;
   chain_scan: ChainScanTable;
   chain_scan_gaps: ChainScanGapsTable;
+  chain_disputes: ChainDisputesTable;
   invoice_resolutions: InvoiceResolutionsTable;
   merchant_payment_settings: MerchantPaymentSettingsTable;
   transfer_contests: TransferContestsTable;

@@ -11,6 +11,7 @@
  *   /wallet[solidity]/getblockbynum {"num": n}                  block n with its transactions
  *   /wallet[solidity]/getblock {"id_or_num"?: "n", "detail"?: b} block n (default: the head), header only unless detail
  *   /wallet[solidity]/gettransactioninfobyid {"value": txid}    one TransactionInfo
+ *   /wallet[solidity]/gettransactioncountbyblocknum {"num": n}  {"count": N}, or {} for 0
  * A solidity endpoint answers `[]` / `{}` for a block above the solidified head, as java-tron does.
  *
  * The chain is a function of time: block n has the timestamp
@@ -37,7 +38,18 @@ export { FAKE_USDT_CONTRACTS, TRANSFER_TOPIC, SimChain, type SimTransfer, type S
 
 /** The endpoints, as named by fault injection and request counts. */
 export type SimEndpoint =
-  'nowblock' | 'wallet_nowblock' | 'blockinfo' | 'wallet_blockinfo' | 'block' | 'wallet_block' | 'getblock' | 'wallet_getblock' | 'txinfo' | 'wallet_txinfo';
+  | 'nowblock'
+  | 'wallet_nowblock'
+  | 'blockinfo'
+  | 'wallet_blockinfo'
+  | 'block'
+  | 'wallet_block'
+  | 'getblock'
+  | 'wallet_getblock'
+  | 'txinfo'
+  | 'wallet_txinfo'
+  | 'txcount'
+  | 'wallet_txcount';
 const ENDPOINTS: Record<string, SimEndpoint> = {
   '/walletsolidity/getnowblock': 'nowblock',
   '/wallet/getnowblock': 'wallet_nowblock',
@@ -49,6 +61,8 @@ const ENDPOINTS: Record<string, SimEndpoint> = {
   '/wallet/getblock': 'wallet_getblock',
   '/walletsolidity/gettransactioninfobyid': 'txinfo',
   '/wallet/gettransactioninfobyid': 'wallet_txinfo',
+  '/walletsolidity/gettransactioncountbyblocknum': 'txcount',
+  '/wallet/gettransactioncountbyblocknum': 'wallet_txcount',
 };
 
 /**
@@ -204,6 +218,14 @@ class Node extends SimChain implements SimulatedTron {
         let infos = this.blockInfos(num);
         if (fault) infos = mutate(infos, new Set((this.injected.get(num) ?? []).map((t) => t.info.id as string)));
         return json(infos);
+      }
+      case 'txcount':
+      case 'wallet_txcount': {
+        // java-tron: {"count": N}, and {} (0 omitted as protobuf's default) for an empty or unknown block.
+        const num = Number(params.num);
+        if (!Number.isSafeInteger(num) || num < 0) return json({ Error: 'class java.lang.NumberFormatException : invalid num' });
+        const n = num > solid ? 0 : this.blockInfos(num).length;
+        return json(n === 0 ? {} : { count: n });
       }
       case 'getblock':
       case 'wallet_getblock': {

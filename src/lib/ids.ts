@@ -1,6 +1,6 @@
 import { randomFillSync } from 'node:crypto';
 
-export type IdPrefix = 'mch' | 'wal' | 'inv' | 'key' | 'whk' | 'dlv' | 'evt' | 'tkt' | 'msg' | 'trf' | 'req' | 'reg' | 'shc' | 'snt' | 'tgm';
+export type IdPrefix = 'mch' | 'wal' | 'inv' | 'key' | 'whk' | 'dlv' | 'evt' | 'tkt' | 'msg' | 'trf' | 'req' | 'reg' | 'shc' | 'snt' | 'tgm' | 'dsp';
 
 /**
  * Random bytes for ids, drawn from the CSPRNG 4 KiB at a time (one call per 256 ids instead of one

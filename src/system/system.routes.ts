@@ -54,7 +54,7 @@ export function systemRoutes(deps: AppDeps, version: string) {
           mode: 'live' as const,
           live_payments_enabled: livePayments(deps.watcherStatus).enabled,
           version,
-          watcher: watcherHealth(deps),
+          watcher: await watcherHealth(deps),
           deliveries: { backlog: Number(backlog.n) },
           pricing: toPricingHealthResponse(deps.rates, deps.clock.now()),
         },

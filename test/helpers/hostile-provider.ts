@@ -21,9 +21,9 @@ export interface Hostility {
   head?: (h: { number: number; timestamp: number }) => { number: number; timestamp: number };
   /** Answers /walletsolidity/ requests from /wallet/ (a solidified head that runs ahead of the solidified blocks it serves). */
   solidIsHead?: boolean;
-  /** Transaction ids left out of every block-info answer (an omission). */
+  /** Transaction ids left out of every block-info answer, count and by-id answer (an omission). */
   omit?: ReadonlySet<string>;
-  /** Rewrites a block-info answer of block `num` (forge, shift, corrupt). */
+  /** Rewrites a block-info answer of block `num` (forge, shift, corrupt); its count follows. */
   infos?: (num: number, infos: Json[]) => Json[];
   /** Answers every request late by this many ms. */
   delayMs?: number;
@@ -64,13 +64,16 @@ export async function startHostileProvider(upstream: string): Promise<HostilePro
         return;
       }
       const path = h.solidIsHead ? url.pathname.replace('/walletsolidity/', '/wallet/') : url.pathname;
-      const up = await fetch(`${upstream}${path}${url.search}`, {
+      const params = (body ? JSON.parse(body) : {}) as Json;
+      // A coherent liar: its transaction count is that of the block infos it would serve.
+      const counting = path.endsWith('gettransactioncountbyblocknum') && (h.omit || h.infos);
+      const upPath = counting ? path.replace('gettransactioncountbyblocknum', 'gettransactioninfobyblocknum') : path;
+      const up = await fetch(`${upstream}${upPath}${url.search}`, {
         method: req.method,
         headers: { 'content-type': 'application/json' },
         body: req.method === 'POST' ? body : undefined,
       });
       let text = await up.text();
-      const params = (body ? JSON.parse(body) : {}) as Json;
       if (up.ok && text.startsWith('{') && /getblock$|getnowblock$/.test(url.pathname) && params.id_or_num === undefined && h.head) {
         const block = JSON.parse(text) as { block_header: { raw_data: { number: number; timestamp: number } } };
         const lie = h.head(block.block_header.raw_data);
@@ -84,6 +87,13 @@ export async function startHostileProvider(upstream: string): Promise<HostilePro
         if (h.infos) infos = h.infos(Number(params.num), infos);
         text = JSON.stringify(infos);
       }
+      if (counting && up.ok && text.startsWith('[')) {
+        let infos = JSON.parse(text) as Json[];
+        if (h.omit) infos = infos.filter((i) => !h.omit!.has(String(i.id)));
+        if (h.infos) infos = h.infos(Number(params.num), infos);
+        text = JSON.stringify(infos.length === 0 ? {} : { count: infos.length });
+      }
+      if (up.ok && url.pathname.endsWith('gettransactioninfobyid') && h.omit?.has(String(params.value))) text = '{}';
       res.writeHead(up.status, { 'content-type': 'application/json' });
       res.end(text);
     })().catch(() => {
@@ -128,9 +138,9 @@ export async function world(roles: Role[], opts: { dbPath?: string; config?: Rec
   const t = await startTestApp({
     now,
     config: {
-      tron: { providers: roles.map((r) => ({ url: urls[r], requests_per_second: 0 })) },
       ...(opts.dbPath ? { database: { path: opts.dbPath } } : {}),
       ...opts.config,
+      tron: { providers: roles.map((r) => ({ url: urls[r], requests_per_second: 0 })), ...opts.config?.tron },
     },
   });
   t.deps.chain = createChainRuntime(t.config, { timeoutMs: 2000, maxRequestsPerSecond: 0 });

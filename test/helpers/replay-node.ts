@@ -95,6 +95,18 @@ export async function startReplayNode(o: {
         const text = JSON.stringify(b.infos);
         return send(b.numbersAsStrings ? text.replace(/"(blockNumber|blockTimeStamp)":(\d+)/g, '"$1":"$2"') : text);
       }
+      if (path === '/walletsolidity/gettransactioncountbyblocknum') {
+        const count = n > head ? 0 : (blocks.get(n)?.infos.length ?? 0);
+        return send(JSON.stringify(count === 0 ? {} : { count }));
+      }
+      if (path === '/walletsolidity/gettransactioninfobyid') {
+        const id = String(body.value ?? '');
+        for (const b of blocks.values()) {
+          const info = b.number <= head ? b.infos.find((i) => i.id === id) : undefined;
+          if (info) return send(JSON.stringify(info));
+        }
+        return send('{}');
+      }
       if (path === '/walletsolidity/getblockbynum') {
         if (n > head) return send('{}');
         return send(

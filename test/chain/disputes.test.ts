@@ -1,0 +1,177 @@
+/**
+ * Durable disputes (migration 0024): a block the providers do not agree on is held in
+ * chain_disputes, shown by /health, the metrics and `gatewayd chain status` (from the database,
+ * without the server), mailed to the support staff once, kept across a restart, and resolved when
+ * the providers agree again. And the light cross-check's own paths (tron.cross_check = "count"):
+ * a heavy read that alters a real payment keeps the count, and is caught by the confirmation by id.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { runChainStatus } from '../../src/cli/chain.js';
+import { createChainRuntime } from '../../src/chain/chain.worker.js';
+import { MINUTE, SECOND } from '../../src/lib/clock.js';
+import { tronAddressToHex } from '../../src/lib/tron.js';
+import { getInvoice, insertInvoice, transfersOf } from '../helpers/chain-fixtures.js';
+import { untilSolid, world, type World } from '../helpers/hostile-provider.js';
+import { randomAddress } from '../helpers/tron-samples.js';
+import { startSmtp } from '../helpers/smtp.js';
+
+/** A time at or after `from` whose block number has the parity asked (the heavy read takes turns by block number). */
+function timeOfParity(w: World, from: number, even: boolean): number {
+  let at = from;
+  while ((w.node.blockAt(at).number % 2 === 0) !== even) at += 3 * SECOND;
+  return at;
+}
+
+async function disputeRows(w: World) {
+  return w.t.deps.db.selectFrom('chain_disputes').selectAll().execute();
+}
+
+test('a dispute is durable: shown in /health, the metrics and chain status (without the server), mailed once, kept across a restart, resolved when the providers agree', async () => {
+  const smtp = await startSmtp();
+  const w = await world(['liar', 'node'], { config: { email: smtp.email, support: { staff_emails: ['ops@example.test'] } } });
+  try {
+    const address = randomAddress();
+    const start = w.t.clock.now();
+    const inv = await insertInvoice(w.t, { address, amount: 9_600_001n, expiresAt: start + 3 * MINUTE });
+    const p = w.node.transfer({ to: address, amount: 9_600_001n, at: start + 30 * SECOND });
+    w.liar.set({ omit: new Set([p.txId]) });
+    await untilSolid(w, p.blockTimestamp, 4 * MINUTE);
+    assert.equal((await getInvoice(w.t, inv.id)).status, 'pending', 'neither confirmed on one word nor expired');
+
+    let h = await w.health();
+    assert.equal(h.watcher.state, 'degraded');
+    assert.equal(h.watcher.scan.disputed_blocks, 1);
+    assert.equal(h.watcher.disputes.length, 1);
+    const d = h.watcher.disputes[0];
+    assert.equal(d.block, p.blockNumber);
+    assert.match(d.reason, new RegExp(`block ${p.blockNumber}`));
+    const mail = await smtp.waitFor((m) => m.to.includes('ops@example.test'));
+    assert.match(mail.subject, new RegExp(`block ${p.blockNumber} is disputed`));
+    let rows = await disputeRows(w);
+    assert.equal(rows.length, 1);
+    assert.ok(rows[0]!.notified_at, 'the mail is recorded on the dispute');
+    assert.ok(rows[0]!.last_seen_at > rows[0]!.first_seen_at, 'seen again in later passes (one row)');
+    const metrics = (await w.t.deps.metrics.render()).body;
+    assert.match(metrics, /gatewayd_chain_disputed_blocks 1/);
+
+    // chain status reads the disputes from the database: shown although no server answers.
+    const lines: string[] = [];
+    assert.equal(await runChainStatus({ ...w.t.config, server: { ...w.t.config.server, listen: '127.0.0.1:9' } }, (l) => lines.push(l)), 0);
+    const text = lines.join('\n');
+    assert.match(text, /disputes: 1 open/);
+    assert.match(text, new RegExp(`block ${p.blockNumber} since ${d.since}`));
+    assert.match(text, /staff mailed/);
+
+    // A restart: the scanner's memory is gone, the dispute is not. Still held, still degraded, no second mail.
+    w.t.deps.chain = createChainRuntime(w.t.config, { timeoutMs: 2000, maxRequestsPerSecond: 0 });
+    h = await w.health();
+    assert.equal(h.watcher.disputes.length, 1, 'shown at once after the restart, before any pass');
+    for (let i = 0; i < 4; i++) await w.pass();
+    h = await w.health();
+    assert.equal(h.watcher.state, 'degraded');
+    assert.equal(h.watcher.disputes[0].since, d.since, 'the same dispute');
+    assert.equal((await getInvoice(w.t, inv.id)).status, 'pending');
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(smtp.messages.length, 1, 'one mail a dispute, not one a pass or a restart');
+
+    // The liar stops omitting: the held block reads consistently, the dispute is resolved, the invoice confirms.
+    w.liar.set({});
+    for (let i = 0; i < 3; i++) await w.pass(20 * SECOND);
+    assert.equal((await getInvoice(w.t, inv.id)).status, 'confirmed');
+    h = await w.health();
+    assert.deepEqual(h.watcher.disputes, []);
+    assert.equal(h.watcher.scan.disputed_blocks, 0);
+    rows = await disputeRows(w);
+    assert.equal(rows.length, 1);
+    assert.ok(rows[0]!.resolved_at, 'kept, marked resolved');
+    assert.match((await w.t.deps.metrics.render()).body, /gatewayd_chain_disputed_blocks 0/);
+  } finally {
+    await w.close();
+    await smtp.close();
+  }
+});
+
+test('cross_check "count": a heavy read that changes a real payment (same count) is caught by its confirmation by id; disputed with the transaction; the altered amount never confirms', async () => {
+  const w = await world(['liar', 'node']);
+  try {
+    const address = randomAddress();
+    const start = w.t.clock.now();
+    const real = await insertInvoice(w.t, { address, amount: 9_700_001n, expiresAt: start + 30 * MINUTE });
+    const fake = await insertInvoice(w.t, { address, amount: 9_700_002n, expiresAt: start + 30 * MINUTE });
+    // The liar is first in the list: it serves the infos of even blocks in full, the node counts them.
+    const p = w.node.transfer({ to: address, amount: 9_700_001n, at: timeOfParity(w, start + 30 * SECOND, true) });
+    w.liar.set({
+      infos: (num, infos) =>
+        num !== p.blockNumber
+          ? infos
+          : infos.map((i) => (i.id === p.txId ? { ...i, log: (i.log as any[]).map((l) => ({ ...l, data: 9_700_002n.toString(16).padStart(64, '0') })) } : i)),
+    });
+    await untilSolid(w, p.blockTimestamp);
+    assert.equal((await getInvoice(w.t, fake.id)).status, 'pending', 'the altered amount never confirms');
+    assert.equal((await getInvoice(w.t, real.id)).status, 'pending', 'nor the real one on a disputed read');
+    assert.deepEqual(await transfersOf(w.t), []);
+    const h = await w.health();
+    assert.equal(h.watcher.disputes.length, 1);
+    assert.equal(h.watcher.disputes[0].block, p.blockNumber);
+    assert.equal(h.watcher.disputes[0].tx_hash, p.txId);
+    assert.match(h.watcher.disputes[0].reason, /reads it otherwise/);
+    w.liar.set({});
+    for (let i = 0; i < 3; i++) await w.pass(20 * SECOND);
+    assert.equal((await getInvoice(w.t, real.id)).status, 'confirmed');
+    assert.equal((await getInvoice(w.t, fake.id)).status, 'pending');
+  } finally {
+    await w.close();
+  }
+});
+
+test('cross_check "count": a forged payment served in full is caught by the count; served as a count it is caught too (the liar counts its own lie)', async () => {
+  const w = await world(['liar', 'node']);
+  try {
+    const address = randomAddress();
+    const start = w.t.clock.now();
+    const inv = await insertInvoice(w.t, { address, amount: 9_800_001n, expiresAt: start + 30 * MINUTE });
+    const even = w.node.blockAt(timeOfParity(w, start + 30 * SECOND, true)).number;
+    const forge = (num: number, infos: Record<string, unknown>[]) => {
+      if (num !== even && num !== even + 1) return infos;
+      const genuine = w.node.blockInfos(num).find((i) => Array.isArray(i.log) && (i.log as unknown[]).length > 0);
+      const forged = structuredClone(genuine!) as Record<string, any>;
+      forged.id = (num === even ? 'e' : 'f').repeat(64);
+      forged.log[0].address = '41a614f803b6fd780986a42c78ec9c7f77e6ded13c';
+      forged.log[0].topics[2] = `000000000000000000000000${tronAddressToHex(address)!.slice(2)}`;
+      forged.log[0].data = 9_800_001n.toString(16).padStart(64, '0');
+      return [...infos, forged];
+    };
+    w.liar.set({ infos: forge });
+    await untilSolid(w, w.node.blockTime(even + 1), 30 * SECOND);
+    assert.equal((await getInvoice(w.t, inv.id)).status, 'pending');
+    const h = await w.health();
+    assert.deepEqual(
+      h.watcher.disputes.map((d: { block: number }) => d.block),
+      [even, even + 1],
+      'the even block (the liar read it in full) and the odd one (the liar counted it)',
+    );
+  } finally {
+    await w.close();
+  }
+});
+
+test('cross_check "ids": an omission padded with a made-up transaction (the count unchanged) is caught by the ids; with "count" it is the documented limit', async () => {
+  const w = await world(['liar', 'node'], { config: { tron: { cross_check: 'ids' } } });
+  try {
+    const address = randomAddress();
+    const start = w.t.clock.now();
+    const inv = await insertInvoice(w.t, { address, amount: 9_900_001n, expiresAt: start + 2 * MINUTE });
+    const p = w.node.transfer({ to: address, amount: 9_900_001n, at: timeOfParity(w, start + 30 * SECOND, true) });
+    w.liar.set({
+      infos: (num, infos) =>
+        num !== p.blockNumber ? infos : [...infos.filter((i) => i.id !== p.txId), { ...infos.find((i) => i.id !== p.txId)!, id: 'a'.repeat(64) }],
+    });
+    await untilSolid(w, p.blockTimestamp, 2 * MINUTE);
+    assert.notEqual((await getInvoice(w.t, inv.id)).status, 'expired', 'not lost to the padded omission');
+    const h = await w.health();
+    assert.equal(h.watcher.disputes[0]?.block, p.blockNumber);
+  } finally {
+    await w.close();
+  }
+});
