@@ -19,7 +19,7 @@ import { telegramPanel } from '../telegram/telegram.panel.js';
 import { findFillingPools } from '../invoices/allocation.repo.js';
 import type { WatcherStatus } from '../chain/watcher-status.js';
 import type { TronNetwork } from '../lib/tron.js';
-import { countUnmatchedDust, listLatePayments, listMerchantLatePayments, listUnmatchedTransfers } from '../chain/chain.repo.js';
+import { countUnmatchedDust, listLatePayments, listMerchantLatePayments, listOpenDisputes, listUnmatchedTransfers } from '../chain/chain.repo.js';
 import { formMessages } from './auth.pages.js';
 import { readOverviewFigures } from '../dashboard/dashboard.js';
 import { listDeliveryViews, listWalletViews } from '../dashboard/dashboard.repo.js';
@@ -28,6 +28,7 @@ import { isKeyActive, listMerchantKeys } from '../api-keys/api-keys.repo.js';
 import { listWebhooks } from '../webhooks/webhooks.repo.js';
 import { formatAmount, parseAmount } from '../lib/amounts.js';
 import { formatDate, pageContext, type PageContext, type Renderer } from './render.js';
+import { timeRun, translateHtml } from './runs.js';
 import { livePayments } from '../system/live-payments.js';
 import { appliedTransfers } from '../dashboard/transfers.repo.js';
 import { invoiceChoices, transferRows } from './console-resolve.js';
@@ -91,6 +92,8 @@ export interface ConsoleRequest {
   ctx: PageContext;
   merchant: Merchant;
   staff: boolean;
+  /** Since when the oldest open chain dispute is held (chain_disputes: any instance sees it), or null. */
+  disputedSince: number | null;
 }
 
 /** The signed-in owner, or a redirect to /login that comes back here afterwards. */
@@ -100,7 +103,8 @@ export async function consoleRequest(c: Context, deps: AppDeps): Promise<Console
   const merchant = auth ? await findMerchantById(deps.db, auth.merchantId) : undefined;
   if (!merchant) return c.redirect(`/login?next=${encodeURIComponent(c.req.path)}`, 303);
   const staff = isSupportStaff(deps.config, merchant.email);
-  return { ctx, merchant, staff };
+  const disputes = await listOpenDisputes(deps.db, deps.config.network);
+  return { ctx, merchant, staff, disputedSince: disputes.length === 0 ? null : Math.min(...disputes.map((d) => d.since)) };
 }
 
 export type ConsoleRender = (
@@ -113,17 +117,24 @@ export type ConsoleRender = (
   status?: number,
 ) => Response;
 
-/** The console's banner while payments are confirmed late or not at all: the reason and since when. */
-function healthBanner(ctx: PageContext, status: WatcherStatus, now: number): string | null {
+/**
+ * The console's banner while payments are confirmed late or not at all: the reason and since when.
+ * An open dispute has its own text (payments held until a second provider confirms, not lost; what
+ * the operator can do), shown only while a dispute is open.
+ */
+function healthBanner(ctx: PageContext, status: WatcherStatus, now: number, disputedSince: number | null): string | null {
+  // Markup (the layout prints it as is): each date its own isolated run, so right-to-left text never reorders it.
+  const date = (ms: number) => timeRun(new Date(ms).toISOString(), formatDate(ms));
+  if (disputedSince !== null) return translateHtml(ctx.t, 'console.health.disputed', { since: date(disputedSince) });
   const live = livePayments(status);
   if (live.condition === 'ok') return null;
   const since = live.since ?? now;
   const params = {
-    since: formatDate(since),
-    minutes: Math.max(1, Math.round((now - since) / 60_000)),
-    lag: Math.max(1, Math.round((live.lagSeconds ?? 0) / 60)),
+    since: date(since),
+    minutes: String(Math.max(1, Math.round((now - since) / 60_000))),
+    lag: String(Math.max(1, Math.round((live.lagSeconds ?? 0) / 60))),
   };
-  return ctx.t(live.condition === 'down' ? 'console.health.down' : 'console.health.behind', params);
+  return translateHtml(ctx.t, live.condition === 'down' ? 'console.health.down' : 'console.health.behind', params);
 }
 
 export function consoleRenderer(renderer: Renderer, deps: AppDeps): ConsoleRender {
@@ -136,7 +147,12 @@ export function consoleRenderer(renderer: Renderer, deps: AppDeps): ConsoleRende
         title,
         scripts: ['copy.js', 'two-factor.js', 'forms.js'],
         data: { messages: formMessages(req.ctx) },
-        nav: { merchantName: req.merchant.name, staff: req.staff, active, banner: healthBanner(req.ctx, deps.watcherStatus, deps.clock.now()) },
+        nav: {
+          merchantName: req.merchant.name,
+          staff: req.staff,
+          active,
+          banner: healthBanner(req.ctx, deps.watcherStatus, deps.clock.now(), req.disputedSince),
+        },
       },
       { merchant: req.merchant, ...data },
       status,
