@@ -8,9 +8,12 @@
  *     node in its own process, mainnet's 3 s blocks and 19-block solidification);
  *  3. backfill speed and peak RSS over a 10 000-block gap, beside the ceiling (the same blocks
  *     fetched and parsed with nothing else done).
- *  4. one provider against two (`providers`): requests and bytes a day PER provider (both read
- *     every block when there are two), wire (gzip) and decoded, and the same scaled to mainnet's
- *     recorded block sizes (infos ~447 B a transaction as compact JSON, 2025's 304 a block).
+ *  4. one provider against two (`providers`): requests and bytes a day PER provider (with two, the
+ *     full read of each block takes turns; the other provider counts it, or reads it in full too
+ *     when it pays a watched address; with ~24 000 and ~1 000 payments a day; and
+ *     tron.cross_check = "ids", every block in full from both), wire (gzip) and
+ *     decoded, and the same scaled to mainnet's recorded block sizes (infos ~447 B a transaction
+ *     as compact JSON, 2025's 304 a block).
  * The numbers are printed, never asserted. BENCH_SECONDS sets the latency run's length (default 60);
  * arguments name the sections to run (`requests`, `latency`, `backfill`, `providers`).
  */
@@ -28,6 +31,9 @@ import { insertInvoice, newMerchantId } from '../test/helpers/chain-fixtures.js'
 import { randomAddress } from '../test/helpers/tron-samples.js';
 
 const FILLER: [number, number] = [200, 400];
+/** Mainnet's recorded sizes (BENCHMARKS.md): a TransactionInfo about 447 B as compact JSON; 2025 averaged 304 transactions a block. */
+const MAINNET_INFO_BYTES_PER_TX = 447;
+const MAINNET_TX_PER_BLOCK = 304;
 const DAY_S = 86_400;
 
 function stats(samples: number[]): { median: number; max: number; n: number } {
@@ -210,9 +216,17 @@ async function providersPerDay(): Promise<void> {
   const simMinutes = Number(process.env.BENCH_SIM_MINUTES ?? 20);
   console.log(`\n4. One provider and two: requests and bytes a day PER provider (1 000 addresses, simulated ${simMinutes} min of 5 s polls)`);
   console.log(
-    'providers | provider | requests/day | head reads/day | block reads/day | whole blocks/day | wire MiB/day (gzip) | decoded MiB/day | decoded B/tx | confirmed',
+    'providers | cross_check | payments/day | provider | requests/day | head reads/day | block reads/day | count reads/day | whole blocks/day | wire MiB/day (gzip) | decoded MiB/day | decoded B/tx | confirmed',
   );
-  for (const count of [1, 2]) {
+  const mainnet: string[] = [];
+  // Payments an hour per 1 000 addresses: 1 000 (each address paid hourly, 24 000 a day) or 42 (about 1 000 a day).
+  const scenarios: Array<{ count: number; check: 'count' | 'ids'; perHour: number }> = [
+    { count: 1, check: 'count', perHour: 1000 },
+    { count: 2, check: 'count', perHour: 1000 },
+    { count: 2, check: 'count', perHour: 42 },
+    { count: 2, check: 'ids', perHour: 1000 },
+  ];
+  for (const { count, check, perHour } of scenarios) {
     let clockNow = Date.UTC(2026, 0, 15, 12, 0, 0);
     const addresses = Array.from({ length: 1000 }, () => randomAddress());
     const nodes: SimulatedTron[] = [];
@@ -220,14 +234,20 @@ async function providersPerDay(): Promise<void> {
       nodes.push(await startSimulatedTron({ now: () => clockNow, fillerPerBlock: FILLER, poisonTargets: addresses.slice(0, 50) }));
     const t = await startTestApp({
       now: clockNow,
-      config: { tron: { providers: nodes.map((n) => ({ url: n.url, requests_per_second: 0 })) }, log: { level: 'warn' } },
+      config: {
+        tron: {
+          providers: nodes.map((n) => ({ url: n.url, requests_per_second: 0 })),
+          cross_check: check,
+        },
+        log: { level: 'warn' },
+      },
     });
     t.deps.chain = createChainRuntime(t.config, { maxRequestsPerSecond: 0 });
     const merchant = await newMerchantId(t);
     const start = t.clock.now();
     for (const [i, address] of addresses.entries())
       await insertInvoice(t, { address, amount: 20_000_000n + BigInt(i), merchantId: merchant, expiresAt: start + 2 * HOUR });
-    const payments = Math.round((1000 * simMinutes) / 60);
+    const payments = Math.round((perHour * simMinutes) / 60);
     for (let k = 0; k < payments; k++) {
       const at = start + 2 * MINUTE + Math.floor((k * (simMinutes - 3) * MINUTE) / payments);
       const p = nodes[0]!.transfer({ to: addresses[k]!, amount: 20_000_000n + BigInt(k), at });
@@ -259,10 +279,13 @@ async function providersPerDay(): Promise<void> {
       console.log(
         [
           count,
+          count > 1 ? check : '-',
+          perHour * 24,
           i + 1,
           Math.round(n.count() * scale),
           Math.round(n.count('getblock') * scale),
           Math.round(blockReads * scale),
+          Math.round(n.count('txcount') * scale),
           Math.round(n.count('block') * scale),
           mib(n.bytes() * scale),
           mib(decoded * scale),
@@ -270,10 +293,19 @@ async function providersPerDay(): Promise<void> {
           `${Number(confirmed.c)} of ${payments}`,
         ].join(' | '),
       );
+      // The same reads at mainnet's recorded sizes: infos 447 B a transaction at 2025's 304 a block,
+      // gzip keeping 14 % (the simulated node's ratio) to 19 % (a small recorded set); the light reads as measured here.
+      const light = n.bytes('txcount') + n.bytes('txinfo') + n.bytes('getblock');
+      const infosDecoded = blockReads * scale * MAINNET_TX_PER_BLOCK * MAINNET_INFO_BYTES_PER_TX;
+      mainnet.push(
+        `${count} | ${count > 1 ? check : '-'} | ${perHour * 24} | ${i + 1} | ${mib(infosDecoded + light * scale)} | ${mib(infosDecoded * 0.14 + light * scale)} to ${mib(infosDecoded * 0.19 + light * scale)}`,
+      );
     });
     await t.close();
     for (const n of nodes) await n.close();
   }
+  console.log('at mainnet sizes: providers | cross_check | payments/day | provider | decoded MiB/day | gzipped MiB/day');
+  for (const line of mainnet) console.log(line);
 }
 
 // Sections by name (`requests`, `latency`, `backfill`, `providers`); all when none is named.

@@ -93,9 +93,10 @@ export const configSchema = z.strictObject({
     })).default([]),
     poll_interval_seconds: z.number().positive().max(3600).default(5),
     /**
-     * With two or more providers, what the second provider reads of each block: "count" (its
-     * transaction count, light; the heavy read alternates between the providers) or "ids" (its
-     * whole transaction info list, as heavy as the first read). docs/operations.md says what each catches.
+     * With two or more providers, what the second provider reads of each block: "count" (the full
+     * read alternates between the providers; a block that pays a watched address is read in full
+     * by the other too, any other block only counted) or "ids" (every block in full by both).
+     * docs/operations.md says what each catches.
      */
     cross_check: z.enum(['count', 'ids']).default('count'),
     /** How long scanning goes on after the last open invoice closes (late payments are still recorded). */

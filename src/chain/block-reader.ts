@@ -9,14 +9,14 @@
  *   and transaction list, from any provider) shows zero transactions. Until then the block waits.
  * - With two or more providers, the heavy read (the block's transaction infos) takes turns between
  *   them, block by block, and another provider checks it (tron.cross_check):
- *   "count" (default): its transaction count of the block must equal the number of infos (coverage:
- *   an omitted or added transaction shows), and each transaction that pays a watched address must
- *   be known to it by id with the same block, result and logs (every paying transfer confirmed by
- *   a second provider). java-tron has no light read of a block's transaction ids (`getblock`
- *   without detail is the header alone, and its txTrieRoot hashes whole signed transactions, which
- *   the infos do not carry), so the count is the light view of coverage; "ids" reads the second
- *   provider's infos in full and compares the ids themselves (docs/operations.md says what each
- *   catches and costs).
+ *   "count" (default): a block that pays a watched address is read in full by the second provider
+ *   too (every paying transfer confirmed by a second provider, the ids compared); any other block
+ *   by its transaction count, which must equal the number of infos (coverage: an omitted, added or
+ *   truncated answer shows). One request of each provider a block either way, whatever the number
+ *   of payments. java-tron has no light read of a block's transaction ids (`getblock` without
+ *   detail is the header alone, and its txTrieRoot hashes whole signed transactions, which the
+ *   infos do not carry), so the count is the light view of coverage. "ids" reads every block in
+ *   full from the second provider (docs/operations.md says what each catches and costs).
  *   A third provider, when there is one, decides between two that disagree and the outvoted one is
  *   set aside for a cooling period.
  *   When no other provider can be asked now, the block waits; when nothing can decide, it is
@@ -71,58 +71,20 @@ function fingerprint(deps: AppDeps, infos: TxInfo[], watched: WatchedSet): strin
 
 type Read<T> = { value: T; provider: Provider };
 
-/** Why two reads of block n disagree, and the transaction when it is about one transfer. */
-interface Mismatch {
-  reason: string;
-  txHash: string | null;
-}
-
-/**
- * The light cross-check of one provider's infos of block n by another provider: its transaction
- * count must equal the number of infos (an omitted or added transaction shows), and every
- * transaction that pays a watched address must be known to it by id (`gettransactioninfobyid`)
- * with the same block, result and Transfer logs to the watched addresses (a forged or altered
- * payment shows). Undefined when both agree; 'unavailable' when no other provider answered.
- */
-async function lightCheck(
-  deps: AppDeps,
-  n: number,
-  heavy: Read<TxInfo[]>,
-  count: Read<number>,
-  watched: WatchedSet,
-  suspect?: Provider,
-): Promise<Mismatch | 'unavailable' | undefined> {
-  const rt = deps.chain;
-  const name = (p: Provider) => p.health.name;
-  if (heavy.value.length !== count.value) {
-    return {
-      reason: `${name(heavy.provider)} serves ${heavy.value.length} transactions of block ${n}, ${name(count.provider)} counts ${count.value}`,
-      txHash: null,
-    };
-  }
+/** The first transaction whose payments to the watched addresses two reads of a block disagree about, if any. */
+function disputedTx(deps: AppDeps, a: TxInfo[], b: TxInfo[], watched: WatchedSet): string | undefined {
   const usdt = deps.config.network.usdtContract;
-  const found = transfersInBlock(heavy.value, watched, usdt);
-  const paying = [...new Set(found.transfers.map((t) => t.txHash))];
-  for (const id of paying) {
-    const mine = heavy.value.find((i) => i.id.toLowerCase() === id)!;
-    // Any provider but the one that served the infos (and one under suspicion) may confirm it.
-    const theirs = await rt.pool.callOther(
-      () => deps.clock.now(),
-      (c) => c.txInfo(id),
-      suspect ? [heavy.provider, suspect] : [heavy.provider],
-    );
-    if (!theirs) return 'unavailable';
-    const info = theirs.value;
-    const same =
-      info !== undefined &&
-      info.blockNumber === n &&
-      blockDigest(transfersInBlock([info], watched, usdt)) === blockDigest(transfersInBlock([mine], watched, usdt));
-    if (!same) {
-      const what = info === undefined ? 'does not know it' : info.blockNumber !== n ? `places it in block ${info.blockNumber}` : 'reads it otherwise';
-      return { reason: `${name(heavy.provider)} serves a payment in block ${n} that ${name(theirs.provider)} ${what}`, txHash: id };
+  const byTx = (infos: TxInfo[]) => {
+    const out = new Map<string, string>();
+    for (const info of infos) {
+      const found = transfersInBlock([info], watched, usdt);
+      if (found.transfers.length + found.rejected.length > 0) out.set(info.id.toLowerCase(), blockDigest(found));
     }
-  }
-  return undefined;
+    return out;
+  };
+  const x = byTx(a);
+  const y = byTx(b);
+  return [...new Set([...x.keys(), ...y.keys()])].sort().find((id) => x.get(id) !== y.get(id));
 }
 
 /**
@@ -172,37 +134,34 @@ function outvoted(deps: AppDeps, n: number, loser: Provider): void {
 }
 
 /**
- * cross_check = "count": a second provider's transaction count and its confirmation of each paying
- * transaction by id (lightCheck). On a disagreement a third provider, when there is one, reads the
- * block in full: the provider it agrees with wins and the other is set aside.
+ * cross_check = "count": one request of another provider a block, light or full as the block needs.
+ * A block whose full read pays a watched address more than zero is read in full by a second
+ * provider too (every paying transfer confirmed by a second provider; the ids compared), as with
+ * "ids". Any other block
+ * is checked by the second provider's transaction count (`gettransactioncountbyblocknum`, about
+ * 15 B), which must equal the number of infos: a missing, added, truncated or lagging answer shows.
+ * A count that disagrees is settled in full: the counting provider's infos, and a third provider's
+ * when the two full reads disagree.
  */
 async function crossCheckCount(deps: AppDeps, n: number, first: Read<TxInfo[]>, watched: WatchedSet): Promise<Decision> {
   const rt = deps.chain;
   const now = () => deps.clock.now();
+  // A transfer that could move an invoice (a successful one of more than zero) needs a second full
+  // read; zero-value poisoning (recorded as dust, never matched) and failed calls do not.
+  const found = transfersInBlock(first.value, watched, deps.config.network.usdtContract);
+  if (found.transfers.some((t) => t.amount > 0n)) return crossCheckIds(deps, n, first, watched);
   const count = await rt.pool.callOther(now, (c) => c.txCount(n), [first.provider]);
   if (!count) return { kind: 'wait', reason: `no second provider can check block ${n} now`, unavailable: true };
   if ((first.value.length === 0) !== (count.value === 0)) {
     const lagging = first.value.length === 0 ? first.provider : count.provider;
     return { kind: 'wait', reason: `${lagging.health.name} does not serve block ${n} yet` };
   }
-  const mismatch = await lightCheck(deps, n, first, count, watched);
-  if (mismatch === 'unavailable') return { kind: 'wait', reason: `no second provider can confirm the payments of block ${n} now`, unavailable: true };
-  if (!mismatch) return { kind: 'chosen', read: first };
-  const fn = (c: TronClient) => c.blockInfos(n).then((infos) => checked(deps, n, infos, watched));
-  const third = await rt.pool.callOther(now, fn, [first.provider, count.provider]);
-  inconsistent(deps, n, first.provider, count.provider, third?.provider);
-  if (!third) return { kind: 'disputed', reason: mismatch.reason, txHash: mismatch.txHash ?? undefined };
-  if (fingerprint(deps, third.value, watched) === fingerprint(deps, first.value, watched)) {
-    outvoted(deps, n, count.provider);
-    return { kind: 'chosen', read: first };
-  }
-  // The third reads it otherwise: it wins if the counting provider's view agrees with it.
-  const again = await lightCheck(deps, n, third, count, watched, first.provider);
-  if (again === undefined) {
-    outvoted(deps, n, first.provider);
-    return { kind: 'chosen', read: third };
-  }
-  return { kind: 'disputed', reason: `${mismatch.reason}, and a third provider agrees with neither`, txHash: mismatch.txHash ?? undefined };
+  if (first.value.length === count.value) return { kind: 'chosen', read: first };
+  deps.log.warn(
+    { block: n, infos: first.value.length, count: count.value, full_read: first.provider.health.name, counted_by: count.provider.health.name },
+    'chain: a transaction count disagrees with the block infos; the block is read in full from the counting provider',
+  );
+  return crossCheckIds(deps, n, first, watched, count.provider);
 }
 
 /**
@@ -210,11 +169,19 @@ async function crossCheckCount(deps: AppDeps, n: number, first: Read<TxInfo[]>, 
  * what the block pays the watched addresses must agree. A third provider decides between two that
  * disagree and the outvoted one is set aside.
  */
-async function crossCheckIds(deps: AppDeps, n: number, first: Read<TxInfo[]>, watched: WatchedSet): Promise<Decision> {
+async function crossCheckIds(deps: AppDeps, n: number, first: Read<TxInfo[]>, watched: WatchedSet, prefer?: Provider): Promise<Decision> {
   const rt = deps.chain;
   const now = () => deps.clock.now();
   const fn = (c: TronClient) => c.blockInfos(n).then((infos) => checked(deps, n, infos, watched));
-  const second = await rt.pool.callOther(now, fn, [first.provider]);
+  // The provider whose count disagreed, first: its own full read shows which view it holds.
+  const preferred = prefer
+    ? await rt.pool.callOther(
+        now,
+        fn,
+        rt.pool.providers.filter((p) => p !== prefer),
+      )
+    : undefined;
+  const second = preferred ?? (await rt.pool.callOther(now, fn, [first.provider]));
   if (!second) return { kind: 'wait', reason: `no second provider can check block ${n} now`, unavailable: true };
   const a = first.value;
   const b = second.value;
@@ -225,12 +192,13 @@ async function crossCheckIds(deps: AppDeps, n: number, first: Read<TxInfo[]>, wa
   if (fingerprint(deps, a, watched) === fingerprint(deps, b, watched)) return { kind: 'chosen', read: first };
   const third = await rt.pool.callOther(now, fn, [first.provider, second.provider]);
   inconsistent(deps, n, first.provider, second.provider, third?.provider);
-  const reason = `${first.provider.health.name} and ${second.provider.health.name} disagree about block ${n}`;
-  if (!third) return { kind: 'disputed', reason };
+  const tx = disputedTx(deps, a, b, watched);
+  const reason = `${first.provider.health.name} and ${second.provider.health.name} disagree about ${tx ? `transaction ${tx} of ` : ''}block ${n}`;
+  if (!third) return { kind: 'disputed', reason, txHash: tx };
   const c = fingerprint(deps, third.value, watched);
   const [winner, loser] =
     c === fingerprint(deps, a, watched) ? [first, second] : c === fingerprint(deps, b, watched) ? [second, first] : [undefined, undefined];
-  if (!winner || !loser) return { kind: 'disputed', reason: `${reason}, and a third provider agrees with neither` };
+  if (!winner || !loser) return { kind: 'disputed', reason: `${reason}, and a third provider agrees with neither`, txHash: tx };
   outvoted(deps, n, loser.provider);
   return { kind: 'chosen', read: winner };
 }

@@ -12,8 +12,10 @@
  * - Few head reads: the next block's solidification time is predicted from the last head seen and
  *   the learned delay between a block's time and its solidification; the next pass runs then and
  *   asks for that block. The head is read when a block is not there yet, to start, and every 100 s.
- * - No single provider's word: with more than one provider every block is read from two, which
- *   must agree (block-reader.ts); empty is not proof; malformed answers are provider faults.
+ * - No single provider's word: with more than one provider every block is read in full by one (in
+ *   turns) and checked by another, by its transaction count and each paying transaction by id, or
+ *   in full with tron.cross_check = "ids" (block-reader.ts); empty is not proof; malformed answers
+ *   are provider faults. What cannot be decided is a durable dispute (chain_disputes).
  * - Idle: with no open invoice and the linger (tron.linger_hours after the last one closed) over,
  *   the scanner makes no TRON request. When an invoice opens it resumes from the block of that
  *   invoice's creation, or from its cursor if that is later.

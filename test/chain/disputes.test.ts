@@ -3,7 +3,9 @@
  * chain_disputes, shown by /health, the metrics and `gatewayd chain status` (from the database,
  * without the server), mailed to the support staff once, kept across a restart, and resolved when
  * the providers agree again. And the light cross-check's own paths (tron.cross_check = "count"):
- * a heavy read that alters a real payment keeps the count, and is caught by the confirmation by id.
+ * a full read that alters a real payment keeps the count, and is caught because a paying block is
+ * read in full by the second provider; a forged payment is caught from either side; an omission
+ * padded with a made-up transaction is caught with "ids" (the documented limit of "count").
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -46,6 +48,7 @@ test('a dispute is durable: shown in /health, the metrics and chain status (with
     const d = h.watcher.disputes[0];
     assert.equal(d.block, p.blockNumber);
     assert.match(d.reason, new RegExp(`block ${p.blockNumber}`));
+    assert.equal(d.tx_hash, p.txId, 'the omitted payment is named');
     const mail = await smtp.waitFor((m) => m.to.includes('ops@example.test'));
     assert.match(mail.subject, new RegExp(`block ${p.blockNumber} is disputed`));
     let rows = await disputeRows(w);
@@ -60,7 +63,7 @@ test('a dispute is durable: shown in /health, the metrics and chain status (with
     assert.equal(await runChainStatus({ ...w.t.config, server: { ...w.t.config.server, listen: '127.0.0.1:9' } }, (l) => lines.push(l)), 0);
     const text = lines.join('\n');
     assert.match(text, /disputes: 1 open/);
-    assert.match(text, new RegExp(`block ${p.blockNumber} since ${d.since}`));
+    assert.match(text, new RegExp(`block ${p.blockNumber} \\(transaction ${p.txId}\\) since ${d.since}`));
     assert.match(text, /staff mailed/);
 
     // A restart: the scanner's memory is gone, the dispute is not. Still held, still degraded, no second mail.
@@ -92,7 +95,7 @@ test('a dispute is durable: shown in /health, the metrics and chain status (with
   }
 });
 
-test('cross_check "count": a heavy read that changes a real payment (same count) is caught by its confirmation by id; disputed with the transaction; the altered amount never confirms', async () => {
+test('cross_check "count": a full read that changes a real payment (same count) is caught: a paying block is read in full by the second provider; disputed with the transaction; the altered amount never confirms', async () => {
   const w = await world(['liar', 'node']);
   try {
     const address = randomAddress();
@@ -115,7 +118,7 @@ test('cross_check "count": a heavy read that changes a real payment (same count)
     assert.equal(h.watcher.disputes.length, 1);
     assert.equal(h.watcher.disputes[0].block, p.blockNumber);
     assert.equal(h.watcher.disputes[0].tx_hash, p.txId);
-    assert.match(h.watcher.disputes[0].reason, /reads it otherwise/);
+    assert.match(h.watcher.disputes[0].reason, new RegExp(`disagree about transaction ${p.txId} of block ${p.blockNumber}`));
     w.liar.set({});
     for (let i = 0; i < 3; i++) await w.pass(20 * SECOND);
     assert.equal((await getInvoice(w.t, real.id)).status, 'confirmed');
@@ -125,7 +128,7 @@ test('cross_check "count": a heavy read that changes a real payment (same count)
   }
 });
 
-test('cross_check "count": a forged payment served in full is caught by the count; served as a count it is caught too (the liar counts its own lie)', async () => {
+test('cross_check "count": a forged payment is caught whether the liar serves the block in full (read in full by the other too) or counts it (its count disagrees; its own full read shows the forgery)', async () => {
   const w = await world(['liar', 'node']);
   try {
     const address = randomAddress();
@@ -147,10 +150,14 @@ test('cross_check "count": a forged payment served in full is caught by the coun
     assert.equal((await getInvoice(w.t, inv.id)).status, 'pending');
     const h = await w.health();
     assert.deepEqual(
-      h.watcher.disputes.map((d: { block: number }) => d.block),
-      [even, even + 1],
+      h.watcher.disputes.map((d: { block: number; tx_hash: string }) => [d.block, d.tx_hash]),
+      [
+        [even, 'e'.repeat(64)],
+        [even + 1, 'f'.repeat(64)],
+      ],
       'the even block (the liar read it in full) and the odd one (the liar counted it)',
     );
+    assert.deepEqual(await transfersOf(w.t), []);
   } finally {
     await w.close();
   }
