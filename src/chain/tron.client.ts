@@ -1,7 +1,8 @@
 /**
  * Plain-HTTP client for the java-tron endpoints the block scanner uses, served alike by TronGrid
  * and by an operator's own node: the solidified head (a light header read), the transaction infos
- * of one solidified block, and (rarely) a whole block to prove it empty. tronweb is not used: it costs ~380 ms to load and wraps errors in axios
+ * of one solidified block, its transaction count (the second provider's light check), and
+ * (rarely) a whole block to prove it empty. tronweb is not used: it costs ~380 ms to load and wraps errors in axios
  * objects; fetch with AbortSignal.timeout gives the same requests with less code.
  *
  * Every answer is untrusted input: it is parsed with zod, and anything unexpected (an HTTP error,

@@ -44,7 +44,7 @@ const COMMANDS = {
   doctor: ['gatewayd doctor [--config FILE]', 'check configuration, permissions, database, TRON API, clock and SMTP; exit 1 when a problem is found'],
   'chain status': [
     'gatewayd chain status [--config FILE]',
-    "the chain scanner's cursor and unread ranges, and from the running server each provider's health and the disputes",
+    "the chain scanner's cursor, unread ranges and open disputes (from the database), and from the running server each provider's health",
   ],
   'chain rescan': [
     'gatewayd chain rescan --from-block N | --from-time T [--config FILE]',
