@@ -93,12 +93,13 @@ export const configSchema = z.strictObject({
     })).default([]),
     poll_interval_seconds: z.number().positive().max(3600).default(5),
     /**
-     * With two or more providers, what the second provider reads of each block: "count" (the full
-     * read alternates between the providers; a block that pays a watched address is read in full
-     * by the other too, any other block only counted) or "ids" (every block in full by both).
-     * docs/operations.md says what each catches.
+     * With two or more providers, what the second provider reads of each block: "ids" (the
+     * default: every block in full by both, so no provider can hide a payment) or "count" (the
+     * full read alternates between the providers; a block that pays a watched address is read in
+     * full by the other too, any other block only counted: about half the bandwidth, and blind to
+     * an omission padded with a made-up transaction). docs/operations.md says what each catches.
      */
-    cross_check: z.enum(['count', 'ids']).default('count'),
+    cross_check: z.enum(['count', 'ids']).default('ids'),
     /** How long scanning goes on after the last open invoice closes (late payments are still recorded). */
     linger_hours: z.number().min(0).max(24 * 365).default(24),
     /** Transfers below this amount are folded away in the console (still recorded). */

@@ -96,7 +96,7 @@ test('a dispute is durable: shown in /health, the metrics and chain status (with
 });
 
 test('cross_check "count": a full read that changes a real payment (same count) is caught: a paying block is read in full by the second provider; disputed with the transaction; the altered amount never confirms', async () => {
-  const w = await world(['liar', 'node']);
+  const w = await world(['liar', 'node'], { config: { tron: { cross_check: 'count' } } });
   try {
     const address = randomAddress();
     const start = w.t.clock.now();
@@ -129,7 +129,7 @@ test('cross_check "count": a full read that changes a real payment (same count) 
 });
 
 test('cross_check "count": a forged payment is caught whether the liar serves the block in full (read in full by the other too) or counts it (its count disagrees; its own full read shows the forgery)', async () => {
-  const w = await world(['liar', 'node']);
+  const w = await world(['liar', 'node'], { config: { tron: { cross_check: 'count' } } });
   try {
     const address = randomAddress();
     const start = w.t.clock.now();
@@ -163,8 +163,8 @@ test('cross_check "count": a forged payment is caught whether the liar serves th
   }
 });
 
-test('cross_check "ids": an omission padded with a made-up transaction (the count unchanged) is caught by the ids; with "count" it is the documented limit', async () => {
-  const w = await world(['liar', 'node'], { config: { tron: { cross_check: 'ids' } } });
+test('cross_check "ids", the default: an omission padded with a made-up transaction (the count unchanged) is caught by the ids; with "count" it is the documented limit', async () => {
+  const w = await world(['liar', 'node']);
   try {
     const address = randomAddress();
     const start = w.t.clock.now();
