@@ -23,7 +23,7 @@ import { countUnmatchedDust, listLatePayments, listMerchantLatePayments, listUnm
 import { formMessages } from './auth.pages.js';
 import { readOverviewFigures } from '../dashboard/dashboard.js';
 import { listDeliveryViews, listWalletViews } from '../dashboard/dashboard.repo.js';
-import { listInvoiceEvents } from '../events/events.repo.js';
+import { EVENT_TYPES, listInvoiceEvents } from '../events/events.repo.js';
 import { isKeyActive, listMerchantKeys } from '../api-keys/api-keys.repo.js';
 import { listWebhooks } from '../webhooks/webhooks.repo.js';
 import { formatAmount, parseAmount } from '../lib/amounts.js';
@@ -37,6 +37,8 @@ import type { Db } from '../db/database.js';
 import { liveQuotes, toPricingHealthResponse } from '../pricing/pricing.schemas.js';
 import { MARKUP_PATTERN } from '../pricing/pricing.service.js';
 
+/** The event types a webhook can be limited to (webhook.test always reaches the webhook it tests). */
+const CHOOSABLE_EVENTS = EVENT_TYPES.filter((type) => type !== 'webhook.test');
 const STATUSES: readonly InvoiceStatus[] = ['pending', 'review', 'confirmed', 'expired'];
 const RECENT_INVOICES = 10;
 
@@ -252,9 +254,19 @@ export function consolePages(app: Hono<AppEnv>, deps: AppDeps, renderer: Rendere
 
   consoleGet(app, deps, '/console/webhooks', async (c, req) => {
     // Without the signing secret: the page never needs it.
-    const webhooks = (await listWebhooks(deps.db, req.merchant.id)).map(({ id, url, active, createdAt }) => ({ id, url, active, createdAt }));
+    const now = deps.clock.now();
+    const webhooks = (await listWebhooks(deps.db, req.merchant.id)).map(({ id, url, active, paused, enabledEvents, previousSecretExpiresAt, createdAt }) => ({
+      id,
+      url,
+      active,
+      paused,
+      enabledEvents,
+      // While a roll is in progress: when the previous secret stops signing.
+      rollingUntil: previousSecretExpiresAt !== null && previousSecretExpiresAt > now ? previousSecretExpiresAt : null,
+      createdAt,
+    }));
     const deliveries = await listDeliveryViews(deps.db, req.merchant.id, { limit: 100 });
-    return render(c, req, 'console-webhooks', 'webhooks', req.ctx.t('console.webhooks.title'), { webhooks, deliveries });
+    return render(c, req, 'console-webhooks', 'webhooks', req.ctx.t('console.webhooks.title'), { webhooks, deliveries, eventTypes: CHOOSABLE_EVENTS });
   });
 
   consoleGet(app, deps, '/console/account', async (c, req) => {
