@@ -31,7 +31,7 @@ import { formatDate, pageContext, type PageContext, type Renderer } from './rend
 import { livePayments } from '../system/live-payments.js';
 import { appliedTransfers } from '../dashboard/transfers.repo.js';
 import { invoiceChoices, transferRows } from './console-resolve.js';
-import { findPaymentSettings, TOLERANCE_PATTERN } from '../invoices/underpayment.js';
+import { BOUNDED_TOLERANCE_PATTERN, findPaymentSettings } from '../invoices/underpayment.js';
 import type { ChainTransfer } from '../chain/chain.model.js';
 import type { Db } from '../db/database.js';
 import { liveQuotes, toPricingHealthResponse } from '../pricing/pricing.schemas.js';
@@ -279,7 +279,7 @@ export function consolePages(app: Hono<AppEnv>, deps: AppDeps, renderer: Rendere
       twoFactor: await twoFactorStatus(deps, req.merchant.id),
       staffNeeds2fa: req.staff && deps.config.auth.require_2fa_for_staff,
       // The HTML pattern is matched whole: the API's pattern without its anchors.
-      tolerancePattern: TOLERANCE_PATTERN.slice(1, -1),
+      tolerancePattern: BOUNDED_TOLERANCE_PATTERN.slice(1, -1),
       telegram: await telegramPanel(deps, req.merchant.id, now),
     });
   });
