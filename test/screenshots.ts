@@ -25,7 +25,7 @@ const pending = { checkoutToken: showcase.pendingToken };
 const paid = { id: showcase.paidId, checkoutToken: showcase.paidToken };
 app.clock.advance(4 * 60_000 + 12_000);
 
-const shots: Array<{ file: string; path: string; lang: string; width: number; signedIn?: boolean }> = [
+const shots: Array<{ file: string; path: string; lang: string; width: number; signedIn?: boolean; open?: boolean }> = [
   { file: 'checkout-pending-en.png', path: `/pay/${pending.checkoutToken}`, lang: 'en', width: 390 },
   { file: 'checkout-pending-ar.png', path: `/pay/${pending.checkoutToken}`, lang: 'ar', width: 390 },
   { file: 'checkout-paid-en.png', path: `/pay/${paid.checkoutToken}`, lang: 'en', width: 390 },
@@ -39,6 +39,8 @@ const shots: Array<{ file: string; path: string; lang: string; width: number; si
   { file: 'console-transfers-zh.png', path: '/console/transfers', lang: 'zh', width: 390, signedIn: true },
   { file: 'console-api-keys-en.png', path: '/console/api-keys', lang: 'en', width: 1280, signedIn: true },
   { file: 'console-webhooks-en.png', path: '/console/webhooks', lang: 'en', width: 1280, signedIn: true },
+  // Right to left, with a webhook's event-type choice open (the controls of issue 30, item 8).
+  { file: 'console-webhooks-ar.png', path: '/console/webhooks', lang: 'ar', width: 1280, signedIn: true, open: true },
   { file: 'contact-fa.png', path: '/support/contact', lang: 'fa', width: 390 },
 ];
 
@@ -49,6 +51,7 @@ try {
     if (shot.signedIn) await browser.context.addCookies([{ name: SESSION_COOKIE, value: client.cookies.get(SESSION_COOKIE)!, url: app.baseUrl }]);
     await browser.page.setViewportSize({ width: shot.width, height: 800 });
     await browser.page.goto(`${app.baseUrl}${shot.path}${shot.path.includes('?') ? '&' : '?'}lang=${shot.lang}`);
+    if (shot.open) await browser.page.evaluate('document.querySelectorAll("main details").forEach((d) => { d.open = true; })');
     await browser.page.screenshot({ path: join(out, shot.file), fullPage: true });
     console.log(`screenshots/${shot.file}`);
   }

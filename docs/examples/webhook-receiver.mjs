@@ -2,10 +2,15 @@
 // body, rejects stale timestamps and handles each event once. Run: WEBHOOK_SECRET=whsec_... node webhook-receiver.mjs
 // During a secret roll, set WEBHOOK_SECRET to the new secret at any time: old and new both verify.
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { join } from 'node:path';
 
 const SECRET = process.env.WEBHOOK_SECRET; // whsec_... as shown when you registered the webhook
 const TOLERANCE_SECONDS = 300;
+// Optional: a folder where the last delivery is kept as it arrived, to verify it by hand (README):
+// body.json (the raw body, byte for byte), TIMESTAMP and SIGNATURE (the two headers).
+const CAPTURE_DIR = process.env.CAPTURE_DIR;
 const processed = new Set(); // use a table with a unique key on the event id in production
 
 /**
@@ -30,6 +35,11 @@ const server = createServer((req, res) => {
   req.on('data', (c) => chunks.push(c));
   req.on('end', () => {
     const raw = Buffer.concat(chunks); // the raw bytes, before any JSON parsing
+    if (CAPTURE_DIR && req.method === 'POST') {
+      writeFileSync(join(CAPTURE_DIR, 'body.json'), raw);
+      writeFileSync(join(CAPTURE_DIR, 'TIMESTAMP'), String(req.headers['x-gateway-timestamp'] ?? ''));
+      writeFileSync(join(CAPTURE_DIR, 'SIGNATURE'), String(req.headers['x-gateway-signature'] ?? ''));
+    }
     if (!verifySignature(SECRET, req.headers['x-gateway-timestamp'], req.headers['x-gateway-signature'], raw)) {
       return res.writeHead(401).end(); // invalid or stale signature
     }

@@ -1,6 +1,6 @@
 /** The accounts part of the API contract: /auth/* and the Merchant (the Dashboard of /me is in src/dashboard/). */
 import { emailAddress } from '../lib/email-address.js';
-import { parseTolerance, TOLERANCE_PATTERN, type PaymentSettings } from '../invoices/underpayment.js';
+import { BOUNDED_TOLERANCE_PATTERN, parseTolerance, type PaymentSettings } from '../invoices/underpayment.js';
 import { z } from '@hono/zod-openapi';
 import { Mode } from '../http/openapi.js';
 import { LOCALES } from '../lib/i18n.js';
@@ -92,7 +92,7 @@ const UnderpaymentTolerance = z
   .refine((v) => parseTolerance(v) !== undefined, 'expected a USDT amount such as "1.00" or a percentage such as "1%" (above 0, at most 100%, two decimals)')
   .nullable()
   .openapi({
-    pattern: TOLERANCE_PATTERN,
+    pattern: BOUNDED_TOLERANCE_PATTERN,
     description:
       'How far short of an open invoice a transfer may be and still be recorded against it as a partial payment (when its last six decimals are the ' +
       'invoice\'s and no other open invoice matches): a USDT amount ("1.00") or a percentage of the payable amount ("1%"); null = off (the default)',

@@ -20,6 +20,13 @@ export const DEFAULT_PAYMENT_SETTINGS: PaymentSettings = { underpaymentTolerance
 
 /** "1.00", "0.5" (USDT, up to six decimals) or "1%", "2.5%" (percent of the payable amount, up to two decimals, above 0 and at most 100). */
 export const TOLERANCE_PATTERN = '^([0-9]{1,9}(\\.[0-9]{1,6})?|[0-9]{1,3}(\\.[0-9]{1,2})?%)$';
+/**
+ * The same rule with its bounds, for the document and the console's form: an amount from 0.000001
+ * with at most nine whole digits, or a percentage above 0 and at most 100 with at most two decimals
+ * (without the leading zeros the server also reads), so a value the schema admits is never refused.
+ */
+export const BOUNDED_TOLERANCE_PATTERN =
+  '^([1-9][0-9]{0,8}(\\.[0-9]{1,6})?|0\\.([1-9][0-9]{0,5}|0[1-9][0-9]{0,4}|00[1-9][0-9]{0,3}|000[1-9][0-9]{0,2}|0000[1-9][0-9]?|00000[1-9])|(100(\\.0{1,2})?|[1-9][0-9]?(\\.[0-9]{1,2})?|0\\.([1-9][0-9]?|0[1-9]))%)$';
 
 export type Tolerance = { kind: 'amount'; micro: bigint } | { kind: 'percent'; hundredths: bigint };
 

@@ -22,19 +22,26 @@ const LedgerTime = z
 // An empty value means no bound: the console's date fields send `created_gte=` when left empty.
 const bound = z.preprocess((v) => (v === '' ? undefined : v), LedgerTime.optional());
 
+/** What a bound may be, for the document: a date, an RFC 3339 date-time, or empty (no bound). */
+const BOUND_FORMS = [
+  { type: 'string' as const, format: 'date' },
+  { type: 'string' as const, format: 'date-time' },
+  { type: 'string' as const, maxLength: 0 },
+];
+
 export const LedgerQuerySchema = z.strictObject({
   created_gte: bound.openapi({
+    anyOf: BOUND_FORMS,
     param: { name: 'created_gte', in: 'query', description: 'Only invoices created at or after this time (a date means its midnight UTC)' },
-    type: 'string',
     example: '2026-05-01',
   }),
   created_lt: bound.openapi({
+    anyOf: BOUND_FORMS,
     param: {
       name: 'created_lt',
       in: 'query',
       description: 'Only invoices created before this time (a date means its midnight UTC, so the day itself is left out)',
     },
-    type: 'string',
     example: '2026-06-01',
   }),
 });

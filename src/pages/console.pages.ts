@@ -23,7 +23,7 @@ import { countUnmatchedDust, listLatePayments, listMerchantLatePayments, listOpe
 import { formMessages } from './auth.pages.js';
 import { readOverviewFigures } from '../dashboard/dashboard.js';
 import { listDeliveryViews, listWalletViews } from '../dashboard/dashboard.repo.js';
-import { listInvoiceEvents } from '../events/events.repo.js';
+import { EVENT_TYPES, listInvoiceEvents } from '../events/events.repo.js';
 import { isKeyActive, listMerchantKeys } from '../api-keys/api-keys.repo.js';
 import { listWebhooks } from '../webhooks/webhooks.repo.js';
 import { formatAmount, parseAmount } from '../lib/amounts.js';
@@ -32,12 +32,14 @@ import { timeRun, translateHtml } from './runs.js';
 import { livePayments } from '../system/live-payments.js';
 import { appliedTransfers } from '../dashboard/transfers.repo.js';
 import { invoiceChoices, transferRows } from './console-resolve.js';
-import { findPaymentSettings, TOLERANCE_PATTERN } from '../invoices/underpayment.js';
+import { BOUNDED_TOLERANCE_PATTERN, findPaymentSettings } from '../invoices/underpayment.js';
 import type { ChainTransfer } from '../chain/chain.model.js';
 import type { Db } from '../db/database.js';
 import { liveQuotes, toPricingHealthResponse } from '../pricing/pricing.schemas.js';
 import { MARKUP_PATTERN } from '../pricing/pricing.service.js';
 
+/** The event types a webhook can be limited to (webhook.test always reaches the webhook it tests). */
+const CHOOSABLE_EVENTS = EVENT_TYPES.filter((type) => type !== 'webhook.test');
 const STATUSES: readonly InvoiceStatus[] = ['pending', 'review', 'confirmed', 'expired'];
 const RECENT_INVOICES = 10;
 
@@ -268,9 +270,19 @@ export function consolePages(app: Hono<AppEnv>, deps: AppDeps, renderer: Rendere
 
   consoleGet(app, deps, '/console/webhooks', async (c, req) => {
     // Without the signing secret: the page never needs it.
-    const webhooks = (await listWebhooks(deps.db, req.merchant.id)).map(({ id, url, active, createdAt }) => ({ id, url, active, createdAt }));
+    const now = deps.clock.now();
+    const webhooks = (await listWebhooks(deps.db, req.merchant.id)).map(({ id, url, active, paused, enabledEvents, previousSecretExpiresAt, createdAt }) => ({
+      id,
+      url,
+      active,
+      paused,
+      enabledEvents,
+      // While a roll is in progress: when the previous secret stops signing.
+      rollingUntil: previousSecretExpiresAt !== null && previousSecretExpiresAt > now ? previousSecretExpiresAt : null,
+      createdAt,
+    }));
     const deliveries = await listDeliveryViews(deps.db, req.merchant.id, { limit: 100 });
-    return render(c, req, 'console-webhooks', 'webhooks', req.ctx.t('console.webhooks.title'), { webhooks, deliveries });
+    return render(c, req, 'console-webhooks', 'webhooks', req.ctx.t('console.webhooks.title'), { webhooks, deliveries, eventTypes: CHOOSABLE_EVENTS });
   });
 
   consoleGet(app, deps, '/console/account', async (c, req) => {
@@ -283,7 +295,7 @@ export function consolePages(app: Hono<AppEnv>, deps: AppDeps, renderer: Rendere
       twoFactor: await twoFactorStatus(deps, req.merchant.id),
       staffNeeds2fa: req.staff && deps.config.auth.require_2fa_for_staff,
       // The HTML pattern is matched whole: the API's pattern without its anchors.
-      tolerancePattern: TOLERANCE_PATTERN.slice(1, -1),
+      tolerancePattern: BOUNDED_TOLERANCE_PATTERN.slice(1, -1),
       telegram: await telegramPanel(deps, req.merchant.id, now),
     });
   });

@@ -27,7 +27,11 @@ export const CreateWalletSchema = z
       .string()
       .regex(TRON_ADDRESS_RE, 'expected a TRON address: T followed by 33 base58 characters')
       .refine(isValidTronAddress, 'the address checksum is not valid')
-      .openapi({ pattern: TRON_ADDRESS_RE.source, example: 'TL24LCps5FKwp3PoU1MvrYrwhi5LU1tHre' }),
+      .openapi({
+        pattern: TRON_ADDRESS_RE.source,
+        description: 'A TRON address in base58check: T and 33 base58 characters, whose checksum must be valid (400 validation_error otherwise)',
+        example: 'TL24LCps5FKwp3PoU1MvrYrwhi5LU1tHre',
+      }),
   })
   .openapi('CreateWallet');
 

@@ -112,6 +112,7 @@
     var type = f.getAttribute('data-type');
     var raw = f.type === 'password' || f.type === 'hidden' || f.tagName === 'TEXTAREA' ? f.value : f.value.trim();
     if (raw.trim() === '' && f.hasAttribute('data-null-if-empty')) return null;
+    if (type === 'bool') return raw === 'true';
     if (type === 'int') return /^-?[0-9]+$/.test(raw.trim()) ? Number(raw.trim()) : raw;
     if (type === 'json') {
       try {
@@ -125,6 +126,7 @@
 
   function body(form) {
     var out = {};
+    var partial = {};
     var fields = form.querySelectorAll('input[name], select[name], textarea[name]');
     for (var i = 0; i < fields.length; i++) {
       var f = fields[i];
@@ -136,12 +138,16 @@
       if (f.type === 'checkbox') {
         if (!out[f.name]) out[f.name] = [];
         if (f.checked) out[f.name].push(f.value);
+        // A group marked data-null-if-all sends null when every box is ticked ("all, also later ones").
+        else if (f.hasAttribute('data-null-if-all')) partial[f.name] = true;
         continue;
       }
       if (f.hasAttribute('data-optional') && f.value.trim() === '') continue;
       if (f.hasAttribute('data-path-only')) continue;
       out[f.name] = fieldValue(f);
     }
+    var allBoxes = form.querySelectorAll('input[type="checkbox"][data-null-if-all]');
+    for (var j = 0; j < allBoxes.length; j++) if (!partial[allBoxes[j].name]) out[allBoxes[j].name] = null;
     if (form.hasAttribute('data-locale')) out.locale = page.locale;
     var token = captchaToken(form);
     if (token) out.captcha_token = token;

@@ -94,6 +94,10 @@ export async function seedShowcase(app: TestApp): Promise<Showcase> {
       secret: 'whsec_x',
       created_at: now - 86_400_000,
       deactivated_at: null,
+      // Limited to two event types, in the middle of a secret roll: the page shows both.
+      enabled_events: JSON.stringify(['invoice.confirmed', 'invoice.expired']),
+      previous_secret: 'whsec_y',
+      previous_secret_expires_at: now + 20 * 3_600_000,
     })
     .execute();
   for (const [i, status] of (['delivered', 'failed', 'pending'] as const).entries()) {
