@@ -155,7 +155,7 @@ test('Retry-After and "suspended for N s" are read as waits', () => {
   assert.equal(retryAfterMs(null, 'ApiKey not exists'), undefined);
 });
 
-test("providers: with two and cross_check \"count\", each block is read in full by one and counted by the other, in turns; while one fails nothing moves on the other one's word alone; health per provider; once it answers again the payments confirm; no auxiliary endpoint is ever asked", async () => {
+test('providers: with two and cross_check "count", each block is read in full by one and counted by the other, in turns; while one fails nothing moves on the other one\'s word alone; health per provider; once it answers again the payments confirm; no auxiliary endpoint is ever asked', async () => {
   let now = Date.UTC(2026, 0, 15, 12, 0, 0);
   // Two providers serving the same chain (an own node first, TronGrid second).
   const own = await startSimulatedTron({ now: () => now });
