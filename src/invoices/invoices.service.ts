@@ -22,6 +22,7 @@ import { GroupCommit } from './group-commit.js';
 import { type Invoice } from './invoice.model.js';
 import { type CreateInvoiceBody, type InvoiceResponse, MAX_INVOICE_AMOUNT, toInvoiceResponse, withInvoiceDefaults } from './invoices.schemas.js';
 import { cancelOpenInvoice, findByIdempotencyKey, findInvoiceIdByOrderId, findMerchantInvoice, insertInvoice, moveReviewedInvoice } from './invoices.repo.js';
+import { reviewDecision, transition } from './invoice.states.js';
 
 export const RESERVATION_MS = 90 * DAY;
 
@@ -284,10 +285,10 @@ export async function decideReview(deps: InvoiceDeps, merchantId: string, invoic
       );
     }
     const accept = decision === 'accept';
-    if (!(await moveReviewedInvoice(trx, invoice.id, accept ? 'confirmed' : 'expired', accept ? now : null))) {
+    if (!(await moveReviewedInvoice(trx, invoice.id, reviewDecision(accept), accept ? now : null))) {
       throw new AppError('invoice_not_reviewable', 'This invoice changed meanwhile; reload it');
     }
-    const after: Invoice = { ...invoice, status: accept ? 'confirmed' : 'expired', confirmedAt: accept ? now : null };
+    const after: Invoice = { ...invoice, status: transition(reviewDecision(accept)).to, confirmedAt: accept ? now : null };
     const data: Record<string, unknown> = { invoice: toInvoiceResponse(after, deps.config.server.public_url) };
     if (accept) {
       const transfer = await findReviewPayment(trx, after.id);
