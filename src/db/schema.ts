@@ -236,6 +236,19 @@ export interface DeliveriesTable extends OutboxColumns {
   merchant_id: string;
 }
 
+/** One webhook delivery attempt (migration 0026): its history row, written with the attempt's outcome. */
+export interface DeliveryAttemptsTable {
+  delivery_id: string;
+  attempt: number;
+  started_at: number;
+  duration_ms: number;
+  response_status: number | null;
+  error: string | null;
+  /** What the receiver's Retry-After asked for, in ms (null when it sent none or none applied). */
+  retry_after_ms: number | null;
+  next_attempt_at: number | null;
+}
+
 export type ShopProtocol = 'epay' | 'epusdt';
 
 export interface ShopConnectionsTable {
@@ -456,6 +469,7 @@ export interface Database {
   webhooks: WebhooksTable;
   idempotency_keys: IdempotencyKeysTable;
   deliveries: DeliveriesTable;
+  delivery_attempts: DeliveryAttemptsTable;
   shop_connections: ShopConnectionsTable;
   shop_orders: ShopOrdersTable;
   shop_notifies: ShopNotifiesTable;
