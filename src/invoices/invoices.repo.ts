@@ -229,6 +229,39 @@ export async function moveReviewedInvoice(trx: Trx, id: string, step: 'accept' |
   return Number(result.numUpdatedRows) === 1;
 }
 
+/** Creation times, ms: from `createdGte` included to `createdLt` excluded. */
+export interface CreationRange {
+  createdGte?: number;
+  createdLt?: number;
+}
+
+export interface CreationCursor {
+  createdAt: number;
+  id: string;
+}
+
+/**
+ * One merchant's invoices page by page (keyset), newest first, for the ledger export: the next page
+ * after `after`, in the order of invoices_merchant_created_idx (merchant_id, created_at DESC, id).
+ * Each page is a short query, so an export never pins the connection while a slow client reads.
+ */
+export async function merchantInvoicesPage(
+  db: Db,
+  merchantId: string,
+  after: CreationCursor | undefined,
+  size: number,
+  range: CreationRange = {},
+): Promise<Invoice[]> {
+  let q = db.selectFrom('invoices').selectAll().where('merchant_id', '=', merchantId);
+  if (range.createdGte !== undefined) q = q.where('created_at', '>=', range.createdGte);
+  if (range.createdLt !== undefined) q = q.where('created_at', '<', range.createdLt);
+  if (after) {
+    q = q.where('created_at', '<=', after.createdAt).where((eb) => eb.or([eb('created_at', '<', after.createdAt), eb('id', '>', after.id)]));
+  }
+  const rows = await q.orderBy('created_at', 'desc').orderBy('id').limit(size).execute();
+  return rows.map(rowToInvoice);
+}
+
 /** Unpaid invoices (pending, expired, review without a payment) on one address of the network's USDT: the base of the wrong-payment rules' queries. */
 export function unpaidOnAddress(db: Db | Trx, network: Pick<TronNetwork, 'id' | 'usdtContract'>, address: string) {
   return db

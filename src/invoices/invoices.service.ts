@@ -16,8 +16,7 @@ import { addressHasOtherOwner, findMerchantWallet } from '../wallets/wallets.rep
 import { findMerchantMarkup } from '../accounts/merchants.repo.js';
 import { priceInFiat, type InvoicePrice } from '../pricing/pricing.service.js';
 import { chooseAmount, holdsPoolShare, insertReservation, takeOverReservation, type AmountTarget } from './allocation.repo.js';
-import { findReviewPayment } from '../chain/chain.repo.js';
-import { toTransactionResponse } from '../chain/chain.schemas.js';
+import { reviewPaymentTransaction } from '../chain/chain.service.js';
 import { GroupCommit } from './group-commit.js';
 import { type Invoice } from './invoice.model.js';
 import { type CreateInvoiceBody, type InvoiceResponse, MAX_INVOICE_AMOUNT, toInvoiceResponse, withInvoiceDefaults } from './invoices.schemas.js';
@@ -291,8 +290,8 @@ export async function decideReview(deps: InvoiceDeps, merchantId: string, invoic
     const after: Invoice = { ...invoice, status: transition(reviewDecision(accept)).to, confirmedAt: accept ? now : null };
     const data: Record<string, unknown> = { invoice: toInvoiceResponse(after, deps.config.server.public_url) };
     if (accept) {
-      const transfer = await findReviewPayment(trx, after.id);
-      if (transfer) data.transaction = toTransactionResponse(transfer);
+      const transaction = await reviewPaymentTransaction(trx, after.id);
+      if (transaction) data.transaction = transaction;
     }
     await insertEvent(tx, { merchantId, type: accept ? 'invoice.confirmed' : 'invoice.expired', invoiceId: invoice.id, data }, now);
     return after;
