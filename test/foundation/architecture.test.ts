@@ -25,7 +25,7 @@ const CIRCLES_AT_MOST = 0;
 
 /** Layers, lowest first: a file may import its own layer and those below, never one above. */
 const LAYERS: Array<{ name: string; matches: (file: string) => boolean }> = [
-  { name: 'base', matches: (f) => f.startsWith('lib/') || f === 'config.ts' || f === 'version.ts' },
+  { name: 'base', matches: (f) => f.startsWith('lib/') || f === 'config.ts' || f === 'config.schema.ts' || f === 'version.ts' },
   { name: 'infrastructure', matches: (f) => f.startsWith('db/') || f.startsWith('http/') },
   // The type of the dependency bag every feature receives (its builder, src/deps.ts, is composition).
   { name: 'contract', matches: (f) => f === 'app-deps.ts' },
