@@ -59,9 +59,9 @@ async function creationRate(instances: number): Promise<string> {
       ),
     );
     const seconds = (performance.now() - started) / 1000;
-    const { rows } = await opened[0]!.pool!.query<{ n: number; amounts: number }>(
-      `SELECT count(*) AS n, count(DISTINCT payable_amount) AS amounts FROM invoices`,
-    );
+    const { rows } = await (
+      await opened[0]!.pool!()
+    ).query<{ n: number; amounts: number }>(`SELECT count(*) AS n, count(DISTINCT payable_amount) AS amounts FROM invoices`);
     if (rows[0]!.n !== N || rows[0]!.amounts !== N) throw new Error(`expected ${N} invoices with distinct amounts, got ${JSON.stringify(rows[0])}`);
     const batches = creators.map((c) => c.committer.stats.batches).reduce((a, b) => a + b, 0);
     return `${(N / seconds).toFixed(0)} creations/s (${batches} commits, ${N} distinct amounts)`;

@@ -1,19 +1,26 @@
 /** argv -> command; exit codes (0 ok, 1 runtime failure, 2 usage or configuration error). */
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config.js';
-import { MigrationError } from './db/migrator.js';
 import { NetworkMismatchError } from './db/network-guard.js';
-import { BackupError, runBackup } from './cli/backup.js';
-import { CopyError, runDbCopy } from './cli/db-copy.js';
-import { runChainRescan, runChainStatus } from './cli/chain.js';
-import { runDoctor } from './cli/doctor.js';
-import { runInit } from './cli/init.js';
-import { runMigrate } from './cli/migrate.js';
-import { callDev, DevCommandError, devUrl, printAnswer, runDev } from './cli/dev.js';
-import { checkMerchantArgs, MerchantCommandError, readPassword, runMerchantCreate } from './cli/merchant.js';
 import { ArgumentError, HELP, HelpRequest, usageOf, UsageError, type Command } from './cli/usage.js';
-import { runServe, ServeError } from './serve.js';
-import { versionLine } from './cli/version.js';
+
+// Each command's module is imported when that command runs, so `serve` does not load the code (and
+// the drivers) of backup, db copy, doctor or dev, nor they each other's (issue 32, footprint).
+const cli = {
+  backup: () => import('./cli/backup.js'),
+  chain: () => import('./cli/chain.js'),
+  dbCopy: () => import('./cli/db-copy.js'),
+  dev: () => import('./cli/dev.js'),
+  doctor: () => import('./cli/doctor.js'),
+  init: () => import('./cli/init.js'),
+  merchant: () => import('./cli/merchant.js'),
+  migrate: () => import('./cli/migrate.js'),
+  serve: () => import('./serve.js'),
+  version: () => import('./cli/version.js'),
+};
+
+/** Spelled out: checkMerchantArgs is an assertion, which TypeScript only honours through declared types. */
+type MerchantCli = typeof import('./cli/merchant.js');
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -64,19 +71,19 @@ export async function main(argv: string[]): Promise<number> {
       case 'version':
       case '--version':
         parse('version', rest, {});
-        out(await versionLine());
+        out(await (await cli.version()).versionLine());
         return 0;
       case 'init': {
         const { values } = parse('init', rest, { dir: { type: 'string' } });
-        return runInit(values.dir as string | undefined, out);
+        return (await cli.init()).runInit(values.dir as string | undefined, out);
       }
       case 'migrate': {
         const { values } = parse('migrate', rest, { config: { type: 'string' }, status: { type: 'boolean' } });
-        return await runMigrate(loadConfig({ path: values.config as string | undefined }), values.status === true, out);
+        return await (await cli.migrate()).runMigrate(loadConfig({ path: values.config as string | undefined }), values.status === true, out);
       }
       case 'serve': {
         const { values } = parse('serve', rest, { config: { type: 'string' } });
-        return await runServe(loadConfig({ path: values.config as string | undefined }));
+        return await (await cli.serve()).runServe(loadConfig({ path: values.config as string | undefined }));
       }
       case 'merchant': {
         const [sub, ...more] = rest;
@@ -87,14 +94,15 @@ export async function main(argv: string[]): Promise<number> {
         const { values } = parse('merchant create', more, { config: { type: 'string' }, email: { type: 'string' }, name: { type: 'string' } });
         const config = loadConfig({ path: values.config as string | undefined });
         const input = { email: values.email as string | undefined, name: values.name as string | undefined };
-        checkMerchantArgs(input);
-        return await runMerchantCreate(config, input, await readPassword({ confirm: true }), out);
+        const merchant: MerchantCli = await cli.merchant();
+        merchant.checkMerchantArgs(input);
+        return await merchant.runMerchantCreate(config, input, await merchant.readPassword({ confirm: true }), out);
       }
       case 'backup': {
         const { values, positionals } = parse('backup', rest, { config: { type: 'string' }, force: { type: 'boolean' } }, true);
         if (positionals.length !== 1) throw new ArgumentError('needs exactly one FILE', 'backup');
         const config = loadConfig({ path: values.config as string | undefined });
-        return await runBackup(config, { file: positionals[0]!, force: values.force === true, progress: process.stderr }, out);
+        return await (await cli.backup()).runBackup(config, { file: positionals[0]!, force: values.force === true, progress: process.stderr }, out);
       }
       case 'db': {
         const [sub, ...more] = rest;
@@ -104,18 +112,18 @@ export async function main(argv: string[]): Promise<number> {
         }
         const { values } = parse('db copy', more, { config: { type: 'string' }, to: { type: 'string' } });
         if (typeof values.to !== 'string') throw new ArgumentError('needs --to postgres://…', 'db copy');
-        return await runDbCopy(loadConfig({ path: values.config as string | undefined }), values.to, out);
+        return await (await cli.dbCopy()).runDbCopy(loadConfig({ path: values.config as string | undefined }), values.to, out);
       }
       case 'chain': {
         const [sub, ...more] = rest;
         if (sub === 'status') {
           const { values } = parse('chain status', more, { config: { type: 'string' } });
-          return await runChainStatus(loadConfig({ path: values.config as string | undefined }), out);
+          return await (await cli.chain()).runChainStatus(loadConfig({ path: values.config as string | undefined }), out);
         }
         if (sub === 'rescan') {
           const { values } = parse('chain rescan', more, { config: { type: 'string' }, 'from-block': { type: 'string' }, 'from-time': { type: 'string' } });
           const from = { block: values['from-block'] as string | undefined, time: values['from-time'] as string | undefined };
-          return await runChainRescan(loadConfig({ path: values.config as string | undefined }), from, out);
+          return await (await cli.chain()).runChainRescan(loadConfig({ path: values.config as string | undefined }), from, out);
         }
         throw new UsageError(`unknown chain command ${sub === undefined ? '(none)' : `"${sub}"`}; expected "chain status" or "chain rescan"`);
       }
@@ -123,7 +131,7 @@ export async function main(argv: string[]): Promise<number> {
         return await dev(rest);
       case 'doctor': {
         const { values } = parse('doctor', rest, { config: { type: 'string' } });
-        return await runDoctor(() => loadConfig({ path: values.config as string | undefined }), out);
+        return await (await cli.doctor()).runDoctor(() => loadConfig({ path: values.config as string | undefined }), out);
       }
       default:
         throw new UsageError(`unknown command "${command}"; see gatewayd --help`);
@@ -137,17 +145,7 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`gatewayd: ${err.message}\n`);
       return 2;
     }
-    if (
-      err instanceof MigrationError ||
-      err instanceof ServeError ||
-      err instanceof MerchantCommandError ||
-      err instanceof BackupError ||
-      err instanceof CopyError ||
-      err instanceof DevCommandError
-    ) {
-      process.stderr.write(`gatewayd: ${err.message}\n`);
-      return 1;
-    }
+    // Every other failure (MigrationError, ServeError, BackupError, CopyError, ...): its message, exit 1.
     process.stderr.write(`gatewayd: ${(err as Error).message ?? String(err)}\n`);
     return 1;
   }
@@ -159,6 +157,8 @@ const DEV_OVERRIDES = { tron: { network: 'devnet', api_url: 'http://127.0.0.1:1'
 /** `gatewayd dev [...]`: the dev instance itself, or one of its client subcommands. */
 async function dev(args: string[]): Promise<number> {
   const [sub, ...more] = args;
+  const { callDev, devUrl, printAnswer, runDev } = await cli.dev();
+  const merchant: MerchantCli = await cli.merchant();
   const common = { config: { type: 'string' }, url: { type: 'string' }, json: { type: 'boolean' } } as const;
   const transferFlags = { ...common, from: { type: 'string' }, 'fake-token': { type: 'boolean' }, failed: { type: 'boolean' } } as const;
   const client = (values: Record<string, unknown>) => {
@@ -205,13 +205,13 @@ async function dev(args: string[]): Promise<number> {
       }
       const { values } = parse('dev merchant create', rest, { ...common, email: { type: 'string' }, name: { type: 'string' } });
       const input = { email: values.email as string | undefined, name: values.name as string | undefined };
-      checkMerchantArgs(input);
+      merchant.checkMerchantArgs(input);
       const { base, print } = client(values);
       print(
         await callDev(base, '/_dev/merchant', {
           email: input.email,
           ...(input.name !== undefined ? { name: input.name } : {}),
-          password: await readPassword({ confirm: true }),
+          password: await merchant.readPassword({ confirm: true }),
         }),
       );
       return 0;

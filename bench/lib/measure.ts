@@ -1,6 +1,6 @@
 /** Measuring tools for the benchmark run: autocannon as its own process, RSS of a process, load. */
-import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { closeSync, fsyncSync, openSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 
@@ -57,6 +57,43 @@ export function autocannon(o: LoadOptions): Promise<LoadResult> {
 export function rssMb(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) / 1024 : NaN;
+}
+
+/**
+ * The two parts of a process's RSS, in MB: anonymous memory (the heap, compiled code, stacks: the
+ * program's own) and file pages (the executable and libraries mapped from disk, shared and
+ * reclaimable; how many are counted depends on how the page cache holds the file, see
+ * dropFromPageCache).
+ */
+export function rssPartsMb(pid: number): { anon: number; file: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (key: string) => Number(new RegExp(`${key}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN) / 1024;
+  return { anon: kb('RssAnon'), file: kb('RssFile') + kb('RssShmem') };
+}
+
+/**
+ * Puts an executable's page cache in the state it has after a reboot and one earlier run: written to
+ * disk, dropped from the cache (GNU dd's `iflag=nocache count=0`, posix_fadvise DONTNEED), then run
+ * once with `warmArgs` so the measured start reads it from the cache. Why: Linux 6.x holds a file
+ * that was just written with large writes (the build's `node --build-sea`) in large folios and maps
+ * each one whole on the first touch, so the same program counts ~33 MB more file-backed RSS when
+ * started right after the build than after a reboot (86 against 53 MB, issue 32). Without dd
+ * (not Linux) nothing is dropped and the figure says so.
+ */
+export function dropFromPageCache(file: string, warmArgs: string[]): boolean {
+  const fd = openSync(file, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    execFileSync('dd', [`if=${file}`, 'iflag=nocache', 'count=0', 'status=none'], { stdio: 'ignore' });
+  } catch {
+    return false;
+  }
+  execFileSync(file, warmArgs, { stdio: 'ignore' });
+  return true;
 }
 
 /** Samples a process's RSS every `everyMs` until stopped; returns the peak in MB. */

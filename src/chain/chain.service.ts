@@ -5,12 +5,12 @@
  * invoices whose whole window is now scanned expire. A crash anywhere repeats work, never loses
  * it or counts it twice. No network here.
  */
-import { writeTransaction } from '../db/database.js';
+import { writeTransaction, type Db, type Trx } from '../db/database.js';
 import type { ChainTransferKind } from '../db/schema.js';
 import type { AppDeps } from '../app-deps.js';
 import type { Invoice } from '../invoices/invoice.model.js';
 import { applyChainPayment, expireScanned } from '../invoices/invoice-payments.js';
-import { insertTransfer, isLogRecorded, saveScanState, updateGap, type ScanGap, type ScanState } from './chain.repo.js';
+import { findReviewPayment, insertTransfer, isLogRecorded, saveScanState, updateGap, type ScanGap, type ScanState } from './chain.repo.js';
 import { toTransactionResponse } from './chain.schemas.js';
 import { afterTransferRecorded } from '../transfers/transfer-events.js';
 import type { VerifiedTransfer } from './verifier.js';
@@ -62,4 +62,14 @@ export async function commitScan(deps: AppDeps, c: ScanCommit): Promise<{ record
   // Events were committed with their deliveries: wake the delivery worker now, not at its next poll.
   if (result.expired.length > 0 || result.recorded.length > 0) deps.deliveriesQueued.notify();
   return result;
+}
+
+/**
+ * The transaction that paid a review invoice, as events show it (`data.transaction` of the owner's
+ * accept decision); undefined when none is recorded. The invoices feature asks here rather than
+ * reading chain_transfers, which the chain feature owns (docs/architecture.md, one owner per table).
+ */
+export async function reviewPaymentTransaction(db: Db | Trx, invoiceId: string): Promise<ReturnType<typeof toTransactionResponse> | undefined> {
+  const transfer = await findReviewPayment(db, invoiceId);
+  return transfer ? toTransactionResponse(transfer) : undefined;
 }

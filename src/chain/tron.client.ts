@@ -3,12 +3,18 @@
  * and by an operator's own node: the solidified head (a light header read), the transaction infos
  * of one solidified block, its transaction count (the second provider's light check), and
  * (rarely) a whole block to prove it empty. tronweb is not used: it costs ~380 ms to load and wraps errors in axios
- * objects; fetch with AbortSignal.timeout gives the same requests with less code.
+ * objects. Requests go through node:http(s), not fetch: fetch loads Node's bundled undici (about
+ * 2.6 MB of heap and its compiled code, for the life of the process) and the watcher is what
+ * would load it in an idle gateway (issue 32, footprint). Redirects are refused, answers are capped
+ * at MAX_BODY_BYTES (after gzip decoding), and one deadline covers the whole exchange.
  *
  * Every answer is untrusted input: it is parsed with zod, and anything unexpected (an HTTP error,
  * a 200 carrying {"Error": ...}, malformed JSON, a wrong shape, a timeout) becomes a TronApiError
  * whose `kind` the watcher uses to back off and to log each condition once.
  */
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { createGunzip } from 'node:zlib';
 import { z } from 'zod';
 
 export type TronFaultKind = 'timeout' | 'network' | 'rate_limited' | 'auth' | 'server' | 'bad_response';
@@ -227,20 +233,18 @@ export class TronClient {
     if (this.options.apiKey) headers['TRON-PRO-API-KEY'] = this.options.apiKey;
     await this.pace();
     this.stats.requests += 1;
-    let res: Response;
-    let text: string;
+    let res: { status: number; retryAfter: string | null; text: string };
     try {
-      res = await fetch(url, { ...init, headers, redirect: 'error', signal: AbortSignal.timeout(this.options.timeoutMs) });
-      text = await readCapped(res, endpoint);
-      this.stats.bytes += Buffer.byteLength(text);
+      res = await exchange(url, init, headers, this.options.timeoutMs, endpoint);
+      this.stats.bytes += Buffer.byteLength(res.text);
     } catch (err) {
       if (err instanceof TronApiError) throw err;
-      const name = err instanceof Error ? err.name : '';
-      if (name === 'TimeoutError' || name === 'AbortError') {
+      if (err instanceof Error && err.name === 'TimeoutError') {
         throw new TronApiError('timeout', endpoint, `no answer within ${this.options.timeoutMs} ms`);
       }
       throw new TronApiError('network', endpoint, `request failed: ${err instanceof Error ? err.message : String(err)}`);
     }
+    const text = res.text;
     let body: unknown;
     let parsedOk = true;
     try {
@@ -249,9 +253,9 @@ export class TronClient {
       parsedOk = false;
     }
     const providerError = errorText(body);
-    if (!res.ok) {
+    if (res.status < 200 || res.status > 299) {
       const status = res.status;
-      const wait = retryAfterMs(res.headers.get('retry-after'), providerError);
+      const wait = retryAfterMs(res.retryAfter, providerError);
       // TronGrid answers a breached rate limit with 429, or with 403 plus "suspended for N s".
       if (status === 429 || (status === 403 && wait !== undefined)) {
         throw new TronApiError('rate_limited', endpoint, `rate limited (HTTP ${status})`, wait, status);
@@ -276,17 +280,68 @@ export class TronClient {
  */
 export const MAX_BODY_BYTES = 16 * 1024 * 1024;
 
-async function readCapped(res: Response, endpoint: string): Promise<string> {
-  if (!res.body) return '';
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of res.body) {
-    size += chunk.byteLength;
-    // Leaving the loop early cancels the stream (and so the download).
-    if (size > MAX_BODY_BYTES) throw new TronApiError('bad_response', endpoint, `answer larger than ${MAX_BODY_BYTES} bytes`);
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+/**
+ * One request and its whole answer as text. A redirect is an error (a provider's answer comes from
+ * where we asked), the body stops at MAX_BODY_BYTES (decoded), and the deadline covers connecting,
+ * the headers and the body, as AbortSignal.timeout did around fetch.
+ */
+function exchange(
+  url: string,
+  init: { method: string; body?: string },
+  headers: Record<string, string>,
+  timeoutMs: number,
+  endpoint: string,
+): Promise<{ status: number; retryAfter: string | null; text: string }> {
+  return new Promise((resolve, reject) => {
+    const target = new URL(url);
+    const body = init.body === undefined ? undefined : Buffer.from(init.body);
+    const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+    let settled = false;
+    const finish = (err: Error | undefined, answer?: { status: number; retryAfter: string | null; text: string }) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      if (err) {
+        req.destroy();
+        reject(err);
+      } else resolve(answer!);
+    };
+    const req = send(
+      target,
+      {
+        method: init.method,
+        headers: { ...headers, 'accept-encoding': 'gzip', ...(body ? { 'content-length': String(body.length) } : {}) },
+      },
+      (res: IncomingMessage) => {
+        const status = res.statusCode ?? 0;
+        if (status >= 300 && status < 400) {
+          res.resume();
+          finish(new Error(`redirect refused (HTTP ${status})`));
+          return;
+        }
+        const retryAfter = typeof res.headers['retry-after'] === 'string' ? res.headers['retry-after'] : null;
+        const stream = res.headers['content-encoding'] === 'gzip' ? res.pipe(createGunzip()) : res;
+        const chunks: Buffer[] = [];
+        let size = 0;
+        stream.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > MAX_BODY_BYTES) finish(new TronApiError('bad_response', endpoint, `answer larger than ${MAX_BODY_BYTES} bytes`));
+          else chunks.push(chunk);
+        });
+        stream.on('end', () => finish(undefined, { status, retryAfter, text: Buffer.concat(chunks).toString('utf8') }));
+        stream.on('error', (err: Error) => finish(err));
+        res.on('aborted', () => finish(new Error('the answer was cut short')));
+      },
+    );
+    const timer = setTimeout(() => {
+      const err = new Error(`no answer within ${timeoutMs} ms`);
+      err.name = 'TimeoutError';
+      finish(err);
+    }, timeoutMs);
+    timer.unref();
+    req.on('error', (err: Error) => finish(err));
+    req.end(body);
+  });
 }
 
 /** The provider's error text, whichever casing it used (`Error` or `error`). */

@@ -8,11 +8,10 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import pg from 'pg';
 import type { Config } from '../config.js';
 import { openDatabase, openSqlite, type Sqlite } from '../db/database.js';
 import { databaseMigrationStatus, isEmpty, migrateDatabase, migrationStatus } from '../db/migrator.js';
-import { isPostgresUrl, redactUrl } from '../db/postgres.js';
+import { isPostgresUrl, loadPg, redactUrl } from '../db/postgres.js';
 import { UsageError } from './usage.js';
 
 export class CopyError extends Error {
@@ -95,7 +94,7 @@ export async function runDbCopy(config: Config, to: string, out: (line: string) 
     const tables = tablesInOrder(sqlite);
     const started = Date.now();
     // A client of its own with pg's default parsers: BIGINT read back as exact text for the checksums.
-    const client = new pg.Client({ connectionString: to });
+    const client = new (await loadPg()).Client({ connectionString: to });
     await client.connect();
     try {
       await client.query('BEGIN');

@@ -2,6 +2,7 @@
  * `gatewayd doctor` on PostgreSQL (database.url): the connection, the server's version (13 or
  * newer), the privileges the gateway needs, the migration state and the recorded network.
  */
+import type pg from 'pg';
 import type { Config } from '../config.js';
 import { openDatabase } from '../db/database.js';
 import { databaseMigrationStatus } from '../db/migrator.js';
@@ -19,9 +20,9 @@ export async function checkPostgres(config: Config): Promise<Finding[]> {
   try {
     let version: { v: number; text: string };
     try {
-      const { rows } = await database.pool!.query<{ v: string; text: string }>(
-        `SELECT current_setting('server_version_num') AS v, current_setting('server_version') AS text`,
-      );
+      const { rows } = await (
+        await database.pool!()
+      ).query<{ v: string; text: string }>(`SELECT current_setting('server_version_num') AS v, current_setting('server_version') AS text`);
       version = { v: Number(rows[0]!.v), text: rows[0]!.text };
     } catch (err) {
       return [{ level: 'fail', check: 'database', detail: `${shown}: cannot connect (${(err as Error).message})` }];
@@ -31,7 +32,7 @@ export async function checkPostgres(config: Config): Promise<Finding[]> {
         ? { level: 'ok', check: 'database', detail: `${shown}: PostgreSQL ${version.text}` }
         : { level: 'fail', check: 'database', detail: `${shown}: PostgreSQL ${version.text} is too old: 13 or newer is needed` },
     );
-    findings.push(await checkPrivileges(database.pool!));
+    findings.push(await checkPrivileges(await database.pool!()));
     try {
       const s = await databaseMigrationStatus(database);
       findings.push(
@@ -56,7 +57,7 @@ export async function checkPostgres(config: Config): Promise<Finding[]> {
 }
 
 /** Connect and create in the database (migrations), and read/write on every table already there. */
-async function checkPrivileges(pool: NonNullable<ReturnType<typeof openDatabase>['pool']>): Promise<Finding> {
+async function checkPrivileges(pool: pg.Pool): Promise<Finding> {
   const { rows } = await pool.query<{ who: string; create_schema: boolean; tables: string[] | null }>(
     `SELECT current_user AS who,
             has_schema_privilege(current_schema(), 'CREATE') AS create_schema,

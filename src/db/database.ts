@@ -51,8 +51,8 @@ export interface OpenedDatabase {
   dialect: Dialect;
   /** The better-sqlite3 handle; reading it on PostgreSQL throws (SQLite-only tools and tests). */
   readonly sqlite: Sqlite & StatementCache;
-  /** The pool, on PostgreSQL only. */
-  pool?: pg.Pool;
+  /** The pool, on PostgreSQL only (made, and `pg` loaded, on first use). */
+  pool?: () => Promise<pg.Pool>;
   /** The file path (SQLite) or the URL with its password hidden (PostgreSQL), for messages. */
   path: string;
   /** The postgres:// URL, on PostgreSQL only. */
@@ -70,7 +70,7 @@ export interface DatabaseTarget {
 export function openDatabase(target: string | DatabaseTarget, options: PgPoolOptions = {}): OpenedDatabase {
   const { path, url } = typeof target === 'string' ? { path: target, url: '' } : target;
   if (url && isPostgresUrl(url)) {
-    const { db, pool } = openPostgres(url, options);
+    const { db, pool, close } = openPostgres(url, options);
     engineOf.set(db, { dialect: 'postgres', url });
     return {
       db,
@@ -81,8 +81,7 @@ export function openDatabase(target: string | DatabaseTarget, options: PgPoolOpt
       pool,
       path: redactUrl(url),
       url,
-      // Kysely's destroy() ends the pool.
-      close: () => db.destroy(),
+      close,
     };
   }
   ensureDatabaseFile(path);

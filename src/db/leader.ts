@@ -39,7 +39,7 @@ export function createLease(db: Db, key: number, name: string, log: Log): Lease 
       try {
         let c = client;
         if (!c) {
-          c = createClient(url);
+          c = await createClient(url);
           c.on('error', (err: Error) => drop(err.message));
           await c.connect();
           client = c;

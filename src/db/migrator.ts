@@ -131,14 +131,14 @@ const PG_TABLE = `CREATE TABLE IF NOT EXISTS schema_migrations (
 /** True when the database has no table of ours at all (a brand-new file or PostgreSQL database). */
 export async function isEmpty(database: OpenedDatabase): Promise<boolean> {
   if (database.dialect === 'sqlite') return isEmptyDatabase(database.sqlite);
-  const { rows } = await database.pool!.query<{ n: number }>(`SELECT count(*) AS n FROM pg_tables WHERE schemaname = current_schema()`);
+  const { rows } = await (await database.pool!()).query<{ n: number }>(`SELECT count(*) AS n FROM pg_tables WHERE schemaname = current_schema()`);
   return rows[0]!.n === 0;
 }
 
 /** migrationStatus for either engine. */
 export async function databaseMigrationStatus(database: OpenedDatabase): Promise<MigrationStatus> {
   if (database.dialect === 'sqlite') return migrationStatus(database.sqlite);
-  const client = await database.pool!.connect();
+  const client = await (await database.pool!()).connect();
   try {
     await client.query(PG_TABLE);
     const { rows } = await client.query<AppliedRow>('SELECT version, name, checksum, applied_at FROM schema_migrations ORDER BY version');
@@ -154,7 +154,7 @@ export async function databaseMigrationStatus(database: OpenedDatabase): Promise
  */
 export async function migrateDatabase(database: OpenedDatabase, now: number): Promise<Migration[]> {
   if (database.dialect === 'sqlite') return migrate(database.sqlite, now);
-  const client = await database.pool!.connect();
+  const client = await (await database.pool!()).connect();
   try {
     await client.query('SELECT pg_advisory_lock($1)', [LOCK_KEYS.MIGRATE]);
     await client.query(PG_TABLE);

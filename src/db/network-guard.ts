@@ -19,8 +19,9 @@ export class NetworkMismatchError extends Error {
 /** The network recorded in this database; undefined before migration 0013 or before a first start. */
 export async function recordedNetwork(database: OpenedDatabase): Promise<NetworkId | undefined> {
   if (database.dialect === 'sqlite') return recordedSqliteNetwork(database.sqlite);
-  const { rows } = await database
-    .pool!.query<{ network: NetworkId }>(`SELECT network FROM instance_network WHERE id = 1 AND to_regclass('instance_network') IS NOT NULL`)
+  const pool = await database.pool!();
+  const { rows } = await pool
+    .query<{ network: NetworkId }>(`SELECT network FROM instance_network WHERE id = 1 AND to_regclass('instance_network') IS NOT NULL`)
     .catch((err: { code?: string }) => {
       // 42P01: no such table (before migration 0013).
       if (err.code === '42P01') return { rows: [] };

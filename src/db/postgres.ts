@@ -5,8 +5,11 @@
  *
  * Rows read the same on both engines: BIGINT (times in ms, micro-USDT) and NUMERIC (sums) come back
  * as JS numbers, as SQLite's INTEGER does; every value we store is below 2^53.
+ *
+ * The `pg` driver itself is loaded on first use (loadPg): a gateway on SQLite never loads it (about
+ * 1.2 MB of heap and 30 modules at start-up, issue 32).
  */
-import pg from 'pg';
+import type pg from 'pg';
 import { CompiledQuery, Kysely, PostgresDialect, type DatabaseConnection } from 'kysely';
 import type { Database } from './schema.js';
 
@@ -23,27 +26,48 @@ export function isPostgresUrl(url: string): boolean {
 const INT8 = 20;
 const NUMERIC = 1700;
 const parsers: Record<number, (value: string) => unknown> = { [INT8]: Number, [NUMERIC]: Number };
-const types = {
-  getTypeParser: ((oid: number, format?: 'text' | 'binary') => parsers[oid] ?? pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
-};
+
+let driver: Promise<typeof pg> | undefined;
+/** The `pg` module, imported the first time a PostgreSQL connection is asked for. */
+export function loadPg(): Promise<typeof pg> {
+  return (driver ??= import('pg').then((m) => m.default));
+}
+
+function typesOf(driverModule: typeof pg) {
+  return {
+    getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+      parsers[oid] ?? driverModule.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+  };
+}
 
 export interface PgPoolOptions {
   /** Connections at most (default 10). */
   max?: number;
 }
 
-export function createPool(url: string, options: PgPoolOptions = {}): pg.Pool {
-  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, types, connectionTimeoutMillis: 10_000 });
+export async function createPool(url: string, options: PgPoolOptions = {}): Promise<pg.Pool> {
+  const driverModule = await loadPg();
+  const pool = new driverModule.Pool({ connectionString: url, max: options.max ?? 10, types: typesOf(driverModule), connectionTimeoutMillis: 10_000 });
   // An idle client whose server went away (a PostgreSQL restart) errors on the pool, not on a query:
   // log-free here, the next query gets a fresh connection.
   pool.on('error', () => undefined);
   return pool;
 }
 
-export function openPostgres(url: string, options: PgPoolOptions = {}): { db: Kysely<Database>; pool: pg.Pool } {
-  const pool = createPool(url, options);
+/**
+ * Kysely over a pool made on the first query (so `pg` loads then). `pool()` hands out the same pool
+ * (doctor's raw checks); `close()` ends it whether or not Kysely ever used it.
+ */
+export function openPostgres(url: string, options: PgPoolOptions = {}): { db: Kysely<Database>; pool: () => Promise<pg.Pool>; close: () => Promise<void> } {
+  let made: Promise<pg.Pool> | undefined;
+  const pool = () => (made ??= createPool(url, options));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return { db, pool };
+  const close = async () => {
+    await db.destroy();
+    // Kysely ended the pool if it made its connection; a pool only doctor used is ended here.
+    if (made) await (await made).end().catch(() => undefined);
+  };
+  return { db, pool, close };
 }
 
 /** The PgConn over a connection Kysely pinned (db.connection().execute). */
@@ -100,13 +124,20 @@ export function databaseName(url: string): string {
 }
 
 /** Runs fn on one short-lived client (for admin commands: create or drop a database). */
-export function createClient(url: string): pg.Client {
+export async function createClient(url: string): Promise<pg.Client> {
+  const driverModule = await loadPg();
   // Keepalives: a lease held by a machine that vanished is released once the server notices.
-  return new pg.Client({ connectionString: url, types, keepAlive: true, keepAliveInitialDelayMillis: 5000, connectionTimeoutMillis: 10_000 });
+  return new driverModule.Client({
+    connectionString: url,
+    types: typesOf(driverModule),
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 5000,
+    connectionTimeoutMillis: 10_000,
+  });
 }
 
 export async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = createClient(url);
+  const client = await createClient(url);
   await client.connect();
   try {
     return await fn(client);

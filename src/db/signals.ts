@@ -27,7 +27,7 @@ export function crossInstanceSignal(db: Db, channel: string, log: Log): Signal {
   let closed = false;
   const notify = CompiledQuery.raw('SELECT pg_notify($1, $2)', [channel, '']);
   const connect = async (onSignal: () => void): Promise<void> => {
-    const c = createClient(url);
+    const c = await createClient(url);
     c.on('notification', () => onSignal());
     c.on('error', (err: Error) => {
       log.warn({ channel, err: err.message }, 'wake-up connection lost: reconnecting');

@@ -24,6 +24,11 @@ import { rowToInvoice, type Invoice } from './invoice.model.js';
 import { toInvoiceResponse } from './invoices.schemas.js';
 import { isOpen } from './invoices.repo.js';
 import { applyPartialPayment, findPartialMatch } from './partial-payments.js';
+import { transition } from './invoice.states.js';
+
+const pay = transition('pay');
+const payInReview = transition('payInReview');
+const expire = transition('expire');
 
 export interface PaymentDeps {
   config: { server: { public_url: string }; network: Readonly<TronNetwork> };
@@ -61,9 +66,9 @@ async function findInvoiceById(trx: Trx, id: string): Promise<Invoice> {
 async function confirmInvoice(trx: Trx, id: string, txHash: string, now: number): Promise<boolean> {
   const r = await trx
     .updateTable('invoices')
-    .set((eb) => ({ status: 'confirmed', tx_hash: txHash, confirmed_at: now, amount_received: eb('amount_received', '+', eb.ref('payable_amount')) }))
+    .set((eb) => ({ status: pay.to, tx_hash: txHash, confirmed_at: now, amount_received: eb('amount_received', '+', eb.ref('payable_amount')) }))
     .where('id', '=', id)
-    .where('status', 'in', ['pending', 'expired'])
+    .where('status', 'in', [...pay.from])
     .where('tx_hash', 'is', null)
     .executeTakeFirst();
   return r.numUpdatedRows === 1n;
@@ -73,9 +78,9 @@ async function confirmInvoice(trx: Trx, id: string, txHash: string, now: number)
 async function markReviewPaid(trx: Trx, id: string, txHash: string): Promise<boolean> {
   const r = await trx
     .updateTable('invoices')
-    .set((eb) => ({ status: 'review', tx_hash: txHash, amount_received: eb('amount_received', '+', eb.ref('payable_amount')) }))
+    .set((eb) => ({ status: payInReview.to, tx_hash: txHash, amount_received: eb('amount_received', '+', eb.ref('payable_amount')) }))
     .where('id', '=', id)
-    .where('status', 'in', ['review', 'expired'])
+    .where('status', 'in', [...payInReview.from])
     .where('tx_hash', 'is', null)
     .executeTakeFirst();
   return r.numUpdatedRows === 1n;
@@ -185,13 +190,14 @@ export async function expireScanned(deps: PaymentDeps, trx: Trx, tx: Tx, unscann
     if (unscanned.gaps.some((g) => g.after < inv.expiresAt && g.before > inv.createdAt)) continue;
     const r = await trx
       .updateTable('invoices')
-      .set({ status: 'expired' })
+      .set({ status: expire.to })
       .where('id', '=', inv.id)
+      // isOpen is expire.from (OPEN_STATUSES) written as literals.
       .where(isOpen('status'))
       .where('tx_hash', 'is', null)
       .executeTakeFirst();
     if (r.numUpdatedRows !== 1n) continue;
-    const updated: Invoice = { ...inv, status: 'expired' };
+    const updated: Invoice = { ...inv, status: expire.to };
     await insertEvent(
       tx,
       { merchantId: inv.merchantId, type: 'invoice.expired', invoiceId: inv.id, data: { invoice: toInvoiceResponse(updated, deps.config.server.public_url) } },

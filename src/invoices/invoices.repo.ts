@@ -8,6 +8,7 @@ import type { CheckoutQr, InvoicesTable, InvoiceStatus } from '../db/schema.js';
 import { toDbAmount } from '../lib/amounts.js';
 import type { TronNetwork } from '../lib/tron.js';
 import { rowToInvoice, type Invoice } from './invoice.model.js';
+import { INVOICE_STATUSES, OPEN_STATUSES, transition } from './invoice.states.js';
 
 export const INVOICE_LIST_LIMIT = 500;
 
@@ -17,7 +18,7 @@ export const INVOICE_LIST_LIMIT = 500;
  * parameter never does: with parameters the watcher's queries read every invoice of the address
  * (0.7-1.3 s per watcher pass at 1 000 000 invoices, with the event loop blocked).
  */
-export const isOpen = (column: 'status' | 'i.status') => sql<SqlBool>`${sql.ref(column)} in ('pending', 'review')`;
+export const isOpen = (column: 'status' | 'i.status') => sql<SqlBool>`${sql.ref(column)} in (${sql.raw(OPEN_STATUSES.map((s) => `'${s}'`).join(', '))})`;
 
 const insertInvoiceQuery = compileQuery((db, p: Param<Required<Insertable<InvoicesTable>>>) =>
   db.insertInto('invoices').values({
@@ -138,7 +139,7 @@ export async function listMerchantInvoices(db: Db, merchantId: string, limit = I
   return rows.map(rowToInvoice);
 }
 
-export const INVOICE_STATUSES: readonly InvoiceStatus[] = ['pending', 'review', 'confirmed', 'expired'];
+export { INVOICE_STATUSES };
 
 export interface InvoiceFilter {
   statuses?: InvoiceStatus[];
@@ -206,24 +207,59 @@ export async function findByCheckoutToken(db: Db, token: string): Promise<{ invo
 export async function cancelOpenInvoice(trx: Trx, id: string, now: number): Promise<boolean> {
   const result = await trx
     .updateTable('invoices')
-    .set({ status: 'expired', cancelled_at: now, expires_at: smaller(sql.ref<number>('expires_at'), now) })
+    .set({ status: transition('cancel').to, cancelled_at: now, expires_at: smaller(sql.ref<number>('expires_at'), now) })
     .where('id', '=', id)
+    // isOpen is cancel.from (OPEN_STATUSES) written as literals.
     .where(isOpen('status'))
     .where('tx_hash', 'is', null)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
 
-/** Guarded status change: only from `from`, and (for review decisions) only once paid. */
-export async function moveReviewedInvoice(trx: Trx, id: string, to: InvoiceStatus, confirmedAt: number | null): Promise<boolean> {
+/** The owner's decision on a paid review invoice (accept or reject), guarded: only from review, and only once paid. */
+export async function moveReviewedInvoice(trx: Trx, id: string, step: 'accept' | 'reject', confirmedAt: number | null): Promise<boolean> {
+  const move = transition(step);
   const result = await trx
     .updateTable('invoices')
-    .set({ status: to, confirmed_at: confirmedAt })
+    .set({ status: move.to, confirmed_at: confirmedAt })
     .where('id', '=', id)
-    .where('status', '=', 'review')
+    .where('status', 'in', [...move.from])
     .where('tx_hash', 'is not', null)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
+}
+
+/** Creation times, ms: from `createdGte` included to `createdLt` excluded. */
+export interface CreationRange {
+  createdGte?: number;
+  createdLt?: number;
+}
+
+export interface CreationCursor {
+  createdAt: number;
+  id: string;
+}
+
+/**
+ * One merchant's invoices page by page (keyset), newest first, for the ledger export: the next page
+ * after `after`, in the order of invoices_merchant_created_idx (merchant_id, created_at DESC, id).
+ * Each page is a short query, so an export never pins the connection while a slow client reads.
+ */
+export async function merchantInvoicesPage(
+  db: Db,
+  merchantId: string,
+  after: CreationCursor | undefined,
+  size: number,
+  range: CreationRange = {},
+): Promise<Invoice[]> {
+  let q = db.selectFrom('invoices').selectAll().where('merchant_id', '=', merchantId);
+  if (range.createdGte !== undefined) q = q.where('created_at', '>=', range.createdGte);
+  if (range.createdLt !== undefined) q = q.where('created_at', '<', range.createdLt);
+  if (after) {
+    q = q.where('created_at', '<=', after.createdAt).where((eb) => eb.or([eb('created_at', '<', after.createdAt), eb('id', '>', after.id)]));
+  }
+  const rows = await q.orderBy('created_at', 'desc').orderBy('id').limit(size).execute();
+  return rows.map(rowToInvoice);
 }
 
 /** Unpaid invoices (pending, expired, review without a payment) on one address of the network's USDT: the base of the wrong-payment rules' queries. */
@@ -235,5 +271,5 @@ export function unpaidOnAddress(db: Db | Trx, network: Pick<TronNetwork, 'id' | 
     .where('token_contract', '=', network.usdtContract)
     .where('wallet_address', '=', address)
     .where('tx_hash', 'is', null)
-    .where('status', 'in', ['pending', 'expired', 'review']);
+    .where('status', 'in', [...transition('resolve').from]);
 }

@@ -16,12 +16,12 @@ import { addressHasOtherOwner, findMerchantWallet } from '../wallets/wallets.rep
 import { findMerchantMarkup } from '../accounts/merchants.repo.js';
 import { priceInFiat, type InvoicePrice } from '../pricing/pricing.service.js';
 import { chooseAmount, holdsPoolShare, insertReservation, takeOverReservation, type AmountTarget } from './allocation.repo.js';
-import { findReviewPayment } from '../chain/chain.repo.js';
-import { toTransactionResponse } from '../chain/chain.schemas.js';
+import { reviewPaymentTransaction } from '../chain/chain.service.js';
 import { GroupCommit } from './group-commit.js';
 import { type Invoice } from './invoice.model.js';
 import { type CreateInvoiceBody, type InvoiceResponse, MAX_INVOICE_AMOUNT, toInvoiceResponse, withInvoiceDefaults } from './invoices.schemas.js';
 import { cancelOpenInvoice, findByIdempotencyKey, findInvoiceIdByOrderId, findMerchantInvoice, insertInvoice, moveReviewedInvoice } from './invoices.repo.js';
+import { reviewDecision, transition } from './invoice.states.js';
 
 export const RESERVATION_MS = 90 * DAY;
 
@@ -284,14 +284,14 @@ export async function decideReview(deps: InvoiceDeps, merchantId: string, invoic
       );
     }
     const accept = decision === 'accept';
-    if (!(await moveReviewedInvoice(trx, invoice.id, accept ? 'confirmed' : 'expired', accept ? now : null))) {
+    if (!(await moveReviewedInvoice(trx, invoice.id, reviewDecision(accept), accept ? now : null))) {
       throw new AppError('invoice_not_reviewable', 'This invoice changed meanwhile; reload it');
     }
-    const after: Invoice = { ...invoice, status: accept ? 'confirmed' : 'expired', confirmedAt: accept ? now : null };
+    const after: Invoice = { ...invoice, status: transition(reviewDecision(accept)).to, confirmedAt: accept ? now : null };
     const data: Record<string, unknown> = { invoice: toInvoiceResponse(after, deps.config.server.public_url) };
     if (accept) {
-      const transfer = await findReviewPayment(trx, after.id);
-      if (transfer) data.transaction = toTransactionResponse(transfer);
+      const transaction = await reviewPaymentTransaction(trx, after.id);
+      if (transaction) data.transaction = transaction;
     }
     await insertEvent(tx, { merchantId, type: accept ? 'invoice.confirmed' : 'invoice.expired', invoiceId: invoice.id, data }, now);
     return after;

@@ -5,6 +5,9 @@
 import type { Db, Trx } from '../db/database.js';
 import type { InvoiceStatus, ResolutionKind } from '../db/schema.js';
 import { toDbAmount } from '../lib/amounts.js';
+import { transition } from './invoice.states.js';
+
+const resolve = transition('resolve');
 
 export interface InvoiceResolution {
   invoiceId: string;
@@ -54,7 +57,7 @@ export async function confirmByResolution(
   const r = await trx
     .updateTable('invoices')
     .set((eb) => ({
-      status: 'confirmed',
+      status: resolve.to,
       tx_hash: txHash,
       confirmed_at: now,
       received_amount: toDbAmount(received),
@@ -62,7 +65,7 @@ export async function confirmByResolution(
       amount_received: how.addToReceived ? eb('amount_received', '+', toDbAmount(received)) : eb.ref('amount_received'),
     }))
     .where('id', '=', id)
-    .where('status', 'in', ['pending', 'expired', 'review'])
+    .where('status', 'in', [...resolve.from])
     .where('tx_hash', 'is', null)
     .executeTakeFirst();
   return r.numUpdatedRows === 1n;

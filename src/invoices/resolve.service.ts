@@ -17,6 +17,7 @@ import { toInvoiceResponse } from './invoices.schemas.js';
 import { findMerchantInvoice } from './invoices.repo.js';
 import { judgeResolve, resolveContext } from './resolve-policy.js';
 import { confirmByResolution, findResolutionByTransfer, insertResolution } from './resolutions.repo.js';
+import { canStart } from './invoice.states.js';
 
 type ResolveDeps = Pick<AppDeps, 'db' | 'sqlite' | 'config' | 'clock' | 'deliveriesQueued'>;
 
@@ -51,7 +52,7 @@ export async function resolveInvoice(deps: ResolveDeps, req: ResolveRequest): Pr
         { path: 'tx_hash', message: `paid ${transfer.to}, the invoice's wallet is ${invoice.walletAddress}` },
       ]);
     }
-    if (invoice.txHash !== null || !['pending', 'expired', 'review'].includes(invoice.status)) {
+    if (invoice.txHash !== null || !canStart('resolve', invoice.status)) {
       throw new AppError(
         'invoice_not_resolvable',
         `This invoice is already ${invoice.status === 'confirmed' ? 'paid' : `${invoice.status} with a recorded payment`}`,

@@ -9,7 +9,7 @@ import { formatAmount } from '../lib/amounts.js';
 import { iso, isoOrNull } from '../lib/clock.js';
 import { latePaymentHashes } from '../chain/chain.repo.js';
 import type { Invoice } from '../invoices/invoice.model.js';
-import { ledgerPage, type LedgerCursor, type LedgerRange } from './ledger.repo.js';
+import { merchantInvoicesPage, type CreationCursor as LedgerCursor, type CreationRange as LedgerRange } from '../invoices/invoices.repo.js';
 
 export const LEDGER_COLUMNS = [
   'invoice_id',
@@ -97,7 +97,7 @@ export function ledgerStream(db: Db, merchantId: string, range: LedgerRange = {}
         controller.enqueue(encoder.encode(csvLines([[...LEDGER_COLUMNS]])));
         return;
       }
-      const page = await ledgerPage(db, merchantId, cursor, pageSize, range);
+      const page = await merchantInvoicesPage(db, merchantId, cursor, pageSize, range);
       if (page.length === 0) {
         controller.close();
         return;

@@ -8,6 +8,7 @@ import { writeTransaction, type Trx } from '../db/database.js';
 import { toEventResponse } from '../events/events.schemas.js';
 import type { AppDeps } from '../app-deps.js';
 import { DAY, HOUR, MINUTE } from '../lib/clock.js';
+import { parseRetryAfter } from '../lib/retry-after.js';
 import { createSender, type AttemptOutcome, type Sender } from './sender.js';
 import { deliveryHeaders } from './signer.js';
 import { createUrlPolicy, UrlRejected, type UrlPolicy } from './url-policy.js';
@@ -15,6 +16,7 @@ import {
   claimDelivery,
   completeAttempt,
   findDeliveryById,
+  insertDeliveryAttempt,
   isWebhookActive,
   loadAttemptContext,
   type AttemptResult,
@@ -27,6 +29,14 @@ export const RETRY_DELAYS_MS: readonly number[] = [MINUTE, 5 * MINUTE, 15 * MINU
 export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
 /** Retry times vary by up to ±20% so receivers coming back from an outage are not hit all at once. */
 export const DEFAULT_JITTER = 0.2;
+/**
+ * The receiver's Retry-After (on a 429 or a 503, RFC 6585 and RFC 9110) moves the next attempt
+ * later, never earlier: the wait is the longer of our schedule's (with its jitter) and the one
+ * asked for, the latter capped at the schedule's longest step (24 h). A receiver cannot stretch
+ * one wait beyond what our own schedule would ever wait, and the number of attempts stays 11.
+ */
+export const MAX_RETRY_AFTER_MS = DAY;
+const RETRY_AFTER_STATUSES = new Set([429, 503]);
 
 const MAX_ERROR_LENGTH = 500;
 
@@ -54,6 +64,11 @@ export interface Performed {
   /** The attempt count including this one. */
   attempts: number;
   outcome: AttemptOutcome;
+  /** When the attempt started (the clock) and how long it took (ms, measured); none when nothing was attempted. */
+  startedAt: number;
+  durationMs: number;
+  /** Whether a request was attempted at all (false when the webhook was deleted before it). */
+  attempted: boolean;
 }
 
 export function createDeliverer(deps: AppDeps): Deliverer {
@@ -74,10 +89,13 @@ export function createDeliverer(deps: AppDeps): Deliverer {
       // Deleted between the claim and now: nothing is sent and the delivery is cancelled when this
       // is recorded (resultOf); the attempt count stays, since no attempt was made.
       const outcome: AttemptOutcome = { ok: false, responseStatus: null, error: 'not sent: the webhook was deleted' };
-      return { id, webhookId: webhook.id, eventId: event.id, eventType: event.type, host: '', attempts: delivery.attempts, outcome };
+      const startedAt = deps.clock.now();
+      return { id, webhookId: webhook.id, eventId: event.id, eventType: event.type, host: '', attempts: delivery.attempts, outcome, startedAt, durationMs: 0, attempted: false };
     }
     let outcome: AttemptOutcome;
     let host = '';
+    const startedAt = deps.clock.now();
+    const started = performance.now();
     try {
       const target = await policy.check(webhook.url);
       host = target.hostname;
@@ -104,7 +122,15 @@ export function createDeliverer(deps: AppDeps): Deliverer {
         outcome = { ok: false, responseStatus: null, error: 'internal error while sending; see the server log' };
       }
     }
-    return { id, webhookId: webhook.id, eventId: event.id, eventType: event.type, host, attempts: delivery.attempts + 1, outcome };
+    const durationMs = Math.round(performance.now() - started);
+    return { id, webhookId: webhook.id, eventId: event.id, eventType: event.type, host, attempts: delivery.attempts + 1, outcome, startedAt, durationMs, attempted: true };
+  };
+
+  /** The wait a 429 or 503 asked for (capped), if any. */
+  const askedWait = (outcome: AttemptOutcome, now: number): number | undefined => {
+    if (outcome.responseStatus === null || !RETRY_AFTER_STATUSES.has(outcome.responseStatus)) return undefined;
+    const asked = parseRetryAfter(outcome.retryAfter, now);
+    return asked === undefined ? undefined : Math.min(asked, MAX_RETRY_AFTER_MS);
   };
 
   const resultOf = async (trx: Trx, done: Performed, now: number): Promise<AttemptResult> => {
@@ -115,8 +141,9 @@ export function createDeliverer(deps: AppDeps): Deliverer {
     const base = { attempts, deliveredAt: null, lastError: (outcome.error ?? 'failed').slice(0, MAX_ERROR_LENGTH), responseStatus: outcome.responseStatus };
     // Deleted while this attempt was in flight: it gets nothing more.
     if (!(await isWebhookActive(trx, done.webhookId))) return { status: 'cancelled', nextAttemptAt: null, ...base };
-    const delay = attempts < MAX_ATTEMPTS ? retryDelay(attempts) : undefined;
-    if (delay === undefined) return { status: 'failed', nextAttemptAt: null, ...base };
+    const scheduled = attempts < MAX_ATTEMPTS ? retryDelay(attempts) : undefined;
+    if (scheduled === undefined) return { status: 'failed', nextAttemptAt: null, ...base };
+    const delay = Math.max(scheduled, askedWait(outcome, now) ?? 0);
     return { status: 'pending', nextAttemptAt: now + delay, ...base };
   };
 
@@ -124,7 +151,20 @@ export function createDeliverer(deps: AppDeps): Deliverer {
     const out: Array<AttemptResult | undefined> = [];
     for (const done of batch) {
       const result = await resultOf(trx, done, now);
-      out.push((await completeAttempt(trx, done.id, result, now)) ? result : undefined);
+      const recorded = await completeAttempt(trx, done.id, result, now);
+      if (recorded && done.attempted) {
+        await insertDeliveryAttempt(trx, {
+          deliveryId: done.id,
+          attempt: done.attempts,
+          startedAt: done.startedAt,
+          durationMs: done.durationMs,
+          responseStatus: done.outcome.responseStatus,
+          error: result.lastError,
+          retryAfterMs: askedWait(done.outcome, now) ?? null,
+          nextAttemptAt: result.nextAttemptAt,
+        });
+      }
+      out.push(recorded ? result : undefined);
     }
     return out;
   };

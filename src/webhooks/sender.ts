@@ -20,6 +20,8 @@ export interface AttemptOutcome {
   responseStatus: number | null;
   /** Why the attempt failed (null on success); never holds the secret or the body. */
   error: string | null;
+  /** The receiver's Retry-After header, as sent (absent when it sent none). */
+  retryAfter?: string;
 }
 
 /**
@@ -109,7 +111,8 @@ export function createSender(config: Config): Sender {
           // receiver can finish cleanly, and the deadline still closes the socket if it drags on.
           // With a judge, the outcome waits for the answer's first 16 KiB (or its end).
           const status = res.statusCode ?? 0;
-          if (!judge) finish(describeStatus(status, res.headers.location));
+          const retryAfter = res.headers['retry-after'];
+          if (!judge) finish({ ...describeStatus(status, res.headers.location), ...(retryAfter ? { retryAfter } : {}) });
           const chunks: Buffer[] = [];
           let received = 0;
           const judged = (): void => {

@@ -1,7 +1,7 @@
 /** All SQL of webhooks and their deliveries (the outbox rows written by insertEvent). */
 import { compileQuery, type Param } from '../db/compiled.js';
 import type { Db, Trx, Tx } from '../db/database.js';
-import type { DeliveriesTable, DeliveryStatus, WebhooksTable } from '../db/schema.js';
+import type { DeliveriesTable, DeliveryAttemptsTable, DeliveryStatus, WebhooksTable } from '../db/schema.js';
 import type { Selectable } from 'kysely';
 import { newId } from '../lib/ids.js';
 import type { Delivery } from './delivery.model.js';
@@ -296,6 +296,55 @@ export async function completeAttempt(trx: Trx, id: string, result: AttemptResul
     .where('status', '=', 'sending')
     .executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
+}
+
+/** One attempt's history row (delivery_attempts, migration 0026), camel-cased. */
+export interface DeliveryAttempt {
+  deliveryId: string;
+  attempt: number;
+  startedAt: number;
+  durationMs: number;
+  responseStatus: number | null;
+  error: string | null;
+  retryAfterMs: number | null;
+  nextAttemptAt: number | null;
+}
+
+/** Writes an attempt's history row; called in the transaction whose completeAttempt recorded it. */
+export async function insertDeliveryAttempt(trx: Trx, a: DeliveryAttempt): Promise<void> {
+  await trx
+    .insertInto('delivery_attempts')
+    .values({
+      delivery_id: a.deliveryId,
+      attempt: a.attempt,
+      started_at: a.startedAt,
+      duration_ms: a.durationMs,
+      response_status: a.responseStatus,
+      error: a.error,
+      retry_after_ms: a.retryAfterMs,
+      next_attempt_at: a.nextAttemptAt,
+    })
+    .execute();
+}
+
+/** A delivery's attempts, first to last. */
+export async function listDeliveryAttempts(db: Db | Trx, deliveryId: string): Promise<DeliveryAttempt[]> {
+  const rows: Array<Selectable<DeliveryAttemptsTable>> = await db
+    .selectFrom('delivery_attempts')
+    .selectAll()
+    .where('delivery_id', '=', deliveryId)
+    .orderBy('attempt')
+    .execute();
+  return rows.map((r) => ({
+    deliveryId: r.delivery_id,
+    attempt: Number(r.attempt),
+    startedAt: Number(r.started_at),
+    durationMs: Number(r.duration_ms),
+    responseStatus: r.response_status,
+    error: r.error,
+    retryAfterMs: r.retry_after_ms,
+    nextAttemptAt: r.next_attempt_at,
+  }));
 }
 
 export async function isWebhookActive(trx: Trx | Db, webhookId: string): Promise<boolean> {

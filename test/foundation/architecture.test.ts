@@ -6,7 +6,9 @@
  *   UPWARD_ARROWS_AT_MOST as arrows are removed);
  * - a new circle between files;
  * - process.env read outside config.ts;
- * - Date.now() outside the places that have no injected clock.
+ * - Date.now() outside the places that have no injected clock;
+ * - a table queried outside the feature that owns it (one owner per table), beyond the read models
+ *   and the exceptions listed below.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -23,7 +25,7 @@ const CIRCLES_AT_MOST = 0;
 
 /** Layers, lowest first: a file may import its own layer and those below, never one above. */
 const LAYERS: Array<{ name: string; matches: (file: string) => boolean }> = [
-  { name: 'base', matches: (f) => f.startsWith('lib/') || f === 'config.ts' || f === 'version.ts' },
+  { name: 'base', matches: (f) => f.startsWith('lib/') || f === 'config.ts' || f === 'config.schema.ts' || f === 'version.ts' },
   { name: 'infrastructure', matches: (f) => f.startsWith('db/') || f.startsWith('http/') },
   // The type of the dependency bag every feature receives (its builder, src/deps.ts, is composition).
   { name: 'contract', matches: (f) => f === 'app-deps.ts' },
@@ -143,4 +145,121 @@ test('Date.now() only where no injected clock exists', () => {
     users.filter((f) => !allowed.has(f)),
     [],
   );
+});
+
+/**
+ * One owner per table: the feature folder whose files may query it. Others ask the owner's
+ * functions. Read models (the Dashboard and the operator's figures) may read any table, never write.
+ */
+const TABLE_OWNERS: Record<string, string> = {
+  merchants: 'accounts',
+  sessions: 'accounts',
+  email_tokens: 'accounts',
+  registrations: 'accounts',
+  password_resets: 'accounts',
+  two_factor: 'accounts',
+  two_factor_recovery_codes: 'accounts',
+  api_keys: 'api-keys',
+  wallets: 'wallets',
+  invoices: 'invoices',
+  amount_reservations: 'invoices',
+  amount_cursors: 'invoices',
+  invoice_stats: 'invoices',
+  invoice_resolutions: 'invoices',
+  merchant_payment_settings: 'invoices',
+  transfer_contests: 'invoices',
+  payment_notices: 'email',
+  events: 'events',
+  webhooks: 'webhooks',
+  deliveries: 'webhooks',
+  delivery_attempts: 'webhooks',
+  idempotency_keys: 'http',
+  captcha_tokens: 'http',
+  shop_connections: 'shops',
+  shop_orders: 'shops',
+  shop_notifies: 'shops',
+  support_tickets: 'support',
+  support_messages: 'support',
+  chain_transfers: 'chain',
+  chain_scan: 'chain',
+  chain_scan_gaps: 'chain',
+  telegram_links: 'telegram',
+  telegram_outbox: 'telegram',
+  telegram_bot_state: 'telegram',
+  schema_migrations: 'db',
+  instance_network: 'db',
+};
+const READ_MODELS = ['dashboard/', 'ops/'];
+
+/** Today's queries on another feature's table, each with its reason. The list may only shrink. */
+const FOREIGN_TABLE_USES = new Map<string, string>([
+  ['merchants <- email/payment-notices.ts', "a join for the merchant's address and name on each notice"],
+  ['merchants <- invoices/invoices.repo.ts', "a join for the business name on the checkout's invoice"],
+  ['merchants <- support/support.repo.ts', "a join for the merchant's name and address on tickets"],
+  ['merchants <- telegram/telegram.repo.ts', "a join for the merchant's name in notices"],
+  ['api_keys <- accounts/credentials.ts', "a password change revokes the owner's credentials in one transaction"],
+  ['webhooks <- accounts/credentials.ts', "a password change revokes the owner's credentials in one transaction"],
+  ['wallets <- chain/chain.repo.ts', 'the watched addresses, read on every scanner pass'],
+  ['wallets <- invoices/allocation.repo.ts', "the allocation locks its wallet's row in the creation transaction"],
+  ['events <- webhooks/webhooks.repo.ts', 'a delivery attempt loads its event with the delivery in one read'],
+  ['webhooks <- events/events.repo.ts', 'an event fans out to the active webhooks in the transaction that stores it'],
+  ['deliveries <- events/events.repo.ts', 'an event fans out to the active webhooks in the transaction that stores it'],
+  ['deliveries <- system/system.routes.ts', "/health's delivery backlog"],
+  ['captcha_tokens <- accounts/email-tokens.repo.ts', 'expired tokens are pruned with the other short-lived rows'],
+  ['chain_transfers <- checkout/tx-claim.ts', "the payer's claim of a transaction looks for it among the recorded ones"],
+  ['chain_transfers <- email/payment-notices.ts', 'a join for the transfer each notice reports'],
+  ['chain_transfers <- invoices/invoice-payments.ts', 'the payment applied to an invoice updates its transfer in the same transaction'],
+]);
+
+/** Each query on a known table: from which file, and whether it writes. */
+function tableUses(): Array<{ table: string; file: string; write: boolean }> {
+  const uses: Array<{ table: string; file: string; write: boolean }> = [];
+  const patterns: Array<[RegExp, boolean]> = [
+    [/\b(?:selectFrom|innerJoin|leftJoin|rightJoin|with)\(\s*'(\w+)/g, false],
+    [/\b(?:insertInto|updateTable|deleteFrom|replaceInto|mergeInto)\(\s*'(\w+)/g, true],
+    [/\b(?:FROM|JOIN)\s+"?(\w+)"?/g, false],
+    [/\b(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+"?(\w+)"?/g, true],
+  ];
+  for (const file of files) {
+    for (const [pattern, write] of patterns) {
+      for (const m of texts.get(file)!.matchAll(pattern)) {
+        if (m[1]! in TABLE_OWNERS) uses.push({ table: m[1]!, file, write });
+      }
+    }
+  }
+  return uses;
+}
+
+test('one owner per table: a table is queried by its own feature, read models only read, and the exceptions are listed', () => {
+  const uses = tableUses();
+  for (const table of Object.keys(TABLE_OWNERS))
+    assert.ok(
+      uses.some((u) => u.table === table),
+      `no query on ${table}: is the owner list stale?`,
+    );
+  const foreign = new Set<string>();
+  const readModelWrites: string[] = [];
+  for (const u of uses) {
+    if (u.file.startsWith(`${TABLE_OWNERS[u.table]}/`)) continue;
+    if (READ_MODELS.some((dir) => u.file.startsWith(dir))) {
+      if (u.write) readModelWrites.push(`${u.table} <- ${u.file}`);
+      continue;
+    }
+    foreign.add(`${u.table} <- ${u.file}`);
+  }
+  assert.deepEqual(readModelWrites, [], 'a read model writes');
+  assert.deepEqual(
+    [...foreign].filter((k) => !FOREIGN_TABLE_USES.has(k)).sort(),
+    [],
+    "another feature's table queried: ask its owner's functions, or list the exception with its reason",
+  );
+  assert.deepEqual(
+    [...FOREIGN_TABLE_USES.keys()].filter((k) => !foreign.has(k)),
+    [],
+    'an exception that no longer happens: take it off the list',
+  );
+  // The two named in issue 32, now gone: the ledger reads invoices through the invoices feature, and
+  // the invoices service asks the chain feature's service, not its repository.
+  assert.ok(!foreign.has('invoices <- ledger/ledger.repo.ts') && !texts.has('ledger/ledger.repo.ts'));
+  assert.ok(!graph.get('invoices/invoices.service.ts')!.includes('chain/chain.repo.ts'));
 });

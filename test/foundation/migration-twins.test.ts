@@ -43,7 +43,9 @@ test('the twins build the same tables, columns and nullability on both engines',
         liteColumns.add(`${name}.${c.name} ${c.notnull || c.pk ? 'not null' : 'null'}`);
       }
     }
-    const { rows } = await pg.pool!.query<{ t: string; c: string; nullable: string }>(
+    const { rows } = await (
+      await pg.pool!()
+    ).query<{ t: string; c: string; nullable: string }>(
       `SELECT table_name AS t, column_name AS c, is_nullable AS nullable FROM information_schema.columns WHERE table_schema = current_schema()`,
     );
     const pgColumns = new Set(rows.map((r) => `${r.t}.${r.c} ${r.nullable === 'NO' ? 'not null' : 'null'}`));

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { cookieName } from '../../src/http/auth.js';
 import { createSession, SESSION_COOKIE } from '../../src/accounts/sessions.repo.js';
+import { commitScan } from '../../src/chain/chain.service.js';
 import type { TestApp } from './app.js';
 import { signedInMerchant, type SignedIn } from './fixtures.js';
 import type { HttpClient, HttpResponse } from './http.js';
@@ -62,4 +63,27 @@ export function micro(text: string): bigint {
 export async function renewSession(t: TestApp, s: SignedIn): Promise<void> {
   const { token } = await createSession(t.deps.db, s.merchant.id, t.clock.now());
   s.client.cookies.set(cookieName(t.config, SESSION_COOKIE), token);
+}
+
+/**
+ * Records one verified USDT transfer of `amount` (a six-decimal string) from ADDRESSES[3] to `to`,
+ * as the block scanner does (the scan covers no window, so nothing expires); returns what was recorded.
+ */
+export async function payOnChain(t: TestApp, to: string, amount: string, tx: { txHash: string; blockTimestamp: number }) {
+  const { recorded } = await commitScan(t.deps, {
+    transfers: [
+      {
+        txHash: tx.txHash,
+        logIndex: 0,
+        from: ADDRESSES[3],
+        to,
+        amount: micro(amount),
+        blockNumber: 100,
+        tokenContract: t.deps.config.network.usdtContract,
+        blockTimestamp: tx.blockTimestamp,
+      },
+    ],
+    unscanned: { scannedUntil: 0, gaps: [] },
+  });
+  return recorded;
 }

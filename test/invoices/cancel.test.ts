@@ -4,7 +4,7 @@ import { commitScan } from '../../src/chain/chain.service.js';
 import type { VerifiedTransfer } from '../../src/chain/verifier.js';
 import type { AppDeps } from '../../src/deps.js';
 import { startTestApp } from '../helpers/app.js';
-import { ADDRESSES, createInvoice, micro, newKey, shop } from '../helpers/shop.js';
+import { ADDRESSES, createInvoice, micro, newKey, payOnChain, shop } from '../helpers/shop.js';
 
 /** Records verified transfers as the block scanner does (nothing is expired: the scan covers no window). */
 const recordTransfers = async (deps: AppDeps, transfers: VerifiedTransfer[]) =>
@@ -70,18 +70,7 @@ test('cancel: confirmed, paid review and self-expired invoices are 409 invoice_n
   try {
     const s = await shop(t, ADDRESSES[0]);
     const paid = (await createInvoice(s.client, { amount: '7', wallet_id: s.walletId })).body.invoice;
-    await recordTransfers(t.deps, [
-      {
-        txHash: 'cd'.repeat(32),
-        logIndex: 0,
-        from: ADDRESSES[3],
-        to: s.address,
-        amount: micro(paid.payable_amount),
-        blockNumber: 100,
-        tokenContract: t.deps.config.network.usdtContract,
-        blockTimestamp: t.clock.now(),
-      },
-    ]);
+    await payOnChain(t, s.address, paid.payable_amount, { txHash: 'cd'.repeat(32), blockTimestamp: t.clock.now() });
     const confirmed = await s.client.post(`/invoices/${paid.id}/cancel`, {});
     assert.equal(confirmed.status, 409);
     assert.equal(confirmed.body.error.code, 'invoice_not_cancellable');
