@@ -47,7 +47,7 @@ export const RECOVERY_CODE_COUNT = 10;
 /** How long a sign-in challenge (the password or Google step done) waits for its code. */
 export const CHALLENGE_LIFETIME_MS = 5 * MINUTE;
 
-function totpFor(deps: AppDeps, merchant: Merchant, secret: Secret): TOTP {
+function totpFor(merchant: Merchant, secret: Secret): TOTP {
   return new TOTP({ issuer: 'gatewayd', label: merchant.email, algorithm: 'SHA1', digits: 6, period: TOTP_PERIOD_SECONDS, secret });
 }
 
@@ -94,7 +94,7 @@ async function acceptCode(trx: Trx, deps: AppDeps, merchant: Merchant, code: str
   if (!row || plain === undefined) throw wrongCode();
   const digits = code.replace(/\s/g, '');
   if (/^\d{6}$/.test(digits)) {
-    const delta = totpFor(deps, merchant, Secret.fromBase32(plain)).validate({ token: digits, timestamp: now, window: TOTP_WINDOW });
+    const delta = totpFor(merchant, Secret.fromBase32(plain)).validate({ token: digits, timestamp: now, window: TOTP_WINDOW });
     if (delta === null) throw wrongCode();
     const step = TOTP.counter({ period: TOTP_PERIOD_SECONDS, timestamp: now }) + delta;
     if (!(await acceptStep(trx, merchant.id, step))) throw wrongCode();
@@ -159,7 +159,7 @@ export async function beginSetup(deps: AppDeps, owner: { merchantId: string; ses
     if (await twoFactorEnabled(trx, merchant.id)) throw alreadyOn();
     await savePendingSecret(trx, merchant.id, encryptSecret(deps.config.server.secret, merchant.id, secret.base32), now);
   });
-  return { secret: secret.base32, uri: totpFor(deps, merchant, secret).toString() };
+  return { secret: secret.base32, uri: totpFor(merchant, secret).toString() };
 }
 
 /** Confirms setup with a first code: 2FA is on, and the ten recovery codes are returned (shown once). */

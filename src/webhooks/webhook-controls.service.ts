@@ -21,7 +21,7 @@ export interface WebhookChanges {
   url?: string;
 }
 
-async function activeWebhook(deps: AppDeps, trx: Parameters<Parameters<typeof writeTransaction>[1]>[0], merchantId: string, id: string): Promise<Webhook> {
+async function activeWebhook(trx: Parameters<Parameters<typeof writeTransaction>[1]>[0], merchantId: string, id: string): Promise<Webhook> {
   const webhook = await findWebhook(trx, merchantId, id);
   if (!webhook) throw notFound('Webhook');
   if (!webhook.active) throw new AppError('webhook_inactive', 'This webhook was deleted; register the URL again to receive events');
@@ -32,7 +32,7 @@ async function activeWebhook(deps: AppDeps, trx: Parameters<Parameters<typeof wr
 export async function changeWebhook(deps: AppDeps, deliverer: Deliverer, merchantId: string, id: string, changes: WebhookChanges): Promise<Webhook> {
   const url = changes.url === undefined ? undefined : await checkedWebhookUrl(deliverer, changes.url);
   const webhook = await writeTransaction(deps.db, async (trx) => {
-    const before = await activeWebhook(deps, trx, merchantId, id);
+    const before = await activeWebhook(trx, merchantId, id);
     const paused = changes.active === undefined ? undefined : !changes.active;
     await updateWebhook(trx, before.id, { url, paused, enabledEvents: changes.enabled_events });
     if (paused && !before.paused) await cancelPendingDeliveries(trx, before.id, deps.clock.now());
@@ -46,7 +46,7 @@ export async function changeWebhook(deps: AppDeps, deliverer: Deliverer, merchan
 export async function rollSecret(deps: AppDeps, merchantId: string, id: string): Promise<{ webhook: Webhook; secret: string }> {
   const secret = newWebhookSecret();
   const webhook = await writeTransaction(deps.db, async (trx) => {
-    const before = await activeWebhook(deps, trx, merchantId, id);
+    const before = await activeWebhook(trx, merchantId, id);
     await rollWebhookSecret(trx, before, secret, deps.clock.now() + SECRET_OVERLAP_MS);
     return (await findWebhook(trx, merchantId, id))!;
   });
