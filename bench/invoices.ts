@@ -29,6 +29,7 @@ import { chooseAmount, insertReservation } from '../src/invoices/allocation.repo
 import { createInvoiceOrThrow, InvoiceCreator, type CreateInvoiceRequest } from '../src/invoices/invoices.service.js';
 import { SCOPES } from '../src/http/context.js';
 import { NETWORK, USDT_CONTRACT } from '../test/helpers/tron-samples.js';
+import { micros } from '../src/lib/amounts.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -119,10 +120,10 @@ async function allocationCost(): Promise<void> {
     await writeTransaction(env.deps.db, async (_trx, tx) => {
       for (let i = 0; i < allocRuns; i++) {
         started = performance.now();
-        const a = await chooseAmount(tx, target, BigInt(BASE), 200_000n, Date.now());
+        const a = await chooseAmount(tx, target, micros(BigInt(BASE)), micros(200_000n), Date.now());
         allocMs += performance.now() - started;
         if (a.kind !== 'fresh') throw new Error(`unexpected ${a.kind}`);
-        await insertReservation(tx, target, BigInt(BASE) + a.adjustment, holder, Date.now(), Date.now() + 1);
+        await insertReservation(tx, target, micros(BigInt(BASE) + a.adjustment), holder, Date.now(), Date.now() + 1);
       }
       throw new RollBack();
     }).catch((err) => {

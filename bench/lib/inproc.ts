@@ -14,6 +14,7 @@ import { createLogger } from '../../src/lib/log.js';
 import { newId } from '../../src/lib/ids.js';
 import { NETWORK, USDT_CONTRACT } from '../../test/helpers/tron-samples.js';
 import { seedDatabase } from './seed.js';
+import { micros } from '../../src/lib/amounts.js';
 
 class RollBack extends Error {}
 
@@ -95,10 +96,10 @@ export async function allocationCost(dir: string, n: number): Promise<Allocation
   await writeTransaction(deps.db, async (_trx, tx) => {
     for (let i = 0; i < allocRuns; i++) {
       const s = performance.now();
-      const a = await chooseAmount(tx, target, base, 999_999n, Date.now());
+      const a = await chooseAmount(tx, target, micros(base), micros(999_999n), Date.now());
       allocMs += performance.now() - s;
       if (a.kind !== 'fresh') throw new Error(`unexpected ${a.kind}`);
-      await insertReservation(tx, target, base + a.adjustment, holder, Date.now(), Date.now() + 1);
+      await insertReservation(tx, target, micros(base + a.adjustment), holder, Date.now(), Date.now() + 1);
     }
     throw new RollBack();
   }).catch((err) => {

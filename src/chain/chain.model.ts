@@ -3,6 +3,7 @@
  * their schemas in chain.schemas.ts.
  */
 import type { ChainTransferKind } from '../db/schema.js';
+import type { Micros } from '../lib/amounts.js';
 
 export interface ChainTransfer {
   id: string;
@@ -10,7 +11,7 @@ export interface ChainTransfer {
   logIndex: number;
   from: string;
   to: string;
-  amount: bigint;
+  amount: Micros;
   /** The USDT contract that emitted the Transfer log. */
   tokenContract: string;
   kind: ChainTransferKind;

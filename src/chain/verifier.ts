@@ -7,6 +7,7 @@
  */
 import { hexToTronAddress, tronAddressToHex } from '../lib/tron.js';
 import type { TxInfo } from './tron.client.js';
+import { micros, type Micros } from '../lib/amounts.js';
 
 /** keccak256("Transfer(address,address,uint256)") */
 export const TRANSFER_TOPIC = 'ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
@@ -22,7 +23,7 @@ export interface VerifiedTransfer {
   from: string;
   to: string;
   /** May be 0 (poisoning): recorded, never matched to an invoice. */
-  amount: bigint;
+  amount: Micros;
   /** The USDT contract that emitted the log (the network's). */
   tokenContract: string;
   blockNumber: number;
@@ -87,7 +88,7 @@ export function transfersInBlock(
         logIndex: index,
         from: hexToTronAddress(`41${fromWord.slice(24)}`)!,
         to,
-        amount: BigInt(`0x${data}`),
+        amount: micros(BigInt(`0x${data}`)),
         tokenContract: usdtContract,
         blockNumber: info.blockNumber,
         blockTimestamp: info.blockTimeStamp,

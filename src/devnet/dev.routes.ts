@@ -24,7 +24,7 @@ import type { AppDeps } from '../app-deps.js';
 import { SCOPES } from '../http/context.js';
 import { zodIssuesToDetails } from '../http/openapi.js';
 import { findInvoiceAnyMerchant } from '../invoices/invoices.repo.js';
-import { formatAmount, parseAmount } from '../lib/amounts.js';
+import { formatAmount, parseAmount, type Micros, micros } from '../lib/amounts.js';
 import { iso } from '../lib/clock.js';
 import { AppError } from '../lib/errors.js';
 import { isValidTronAddress } from '../lib/tron.js';
@@ -84,7 +84,7 @@ export function devRoutes(app: App, deps: AppDeps, chain: DevChain, token: strin
     }
     await next();
   });
-  const inject = (t: SimTransfer & { amount: bigint }) => {
+  const inject = (t: SimTransfer & { amount: Micros }) => {
     const r = chain.node.transfer(t);
     return {
       tx_id: r.txId,
@@ -151,7 +151,7 @@ function lateNote(solidifiedAt: string, now: number): string {
 }
 
 /** Micro-units of a validated decimal string (up to 18 integer digits, beyond parseAmount's invoice range). */
-function parseDecimal(text: string): bigint {
+function parseDecimal(text: string): Micros {
   const [whole, frac = ''] = text.split('.');
-  return BigInt(whole!) * 1_000_000n + (parseAmount(`0.${frac.padEnd(6, '0')}`) ?? 0n);
+  return micros(BigInt(whole!) * 1_000_000n + (parseAmount(`0.${frac.padEnd(6, '0')}`) ?? 0n));
 }

@@ -11,7 +11,7 @@
 import { compileQuery, type Param } from '../db/compiled.js';
 import { isPgConn, type Db, type Tx } from '../db/database.js';
 import type { AmountReservationsTable } from '../db/schema.js';
-import { toDbAmount } from '../lib/amounts.js';
+import { fromDbAmount, micros, toDbAmount, type Micros } from '../lib/amounts.js';
 
 export interface AmountTarget {
   network: string;
@@ -20,9 +20,9 @@ export interface AmountTarget {
 }
 
 export type Allocation =
-  | { kind: 'fresh'; adjustment: bigint }
+  | { kind: 'fresh'; adjustment: Micros }
   /** Every final amount of the range was used; this one's reservation expired longest ago. */
-  | { kind: 'reuse'; adjustment: bigint }
+  | { kind: 'reuse'; adjustment: Micros }
   | { kind: 'exhausted' };
 
 const PROBE_CHUNK = 512;
@@ -91,7 +91,7 @@ const reusableFromQuery = compileQuery((db, p: Param<CursorKey & { reusableFrom:
  * created if missing and locked (FOR UPDATE) first: allocations of one pool are serialized across
  * every instance; SQLite's BEGIN IMMEDIATE serializes them already.
  */
-export async function chooseAmount(tx: Tx, target: AmountTarget, base: bigint, maxAdjustment: bigint, now: number): Promise<Allocation> {
+export async function chooseAmount(tx: Tx, target: AmountTarget, base: Micros, maxAdjustment: Micros, now: number): Promise<Allocation> {
   const key: CursorKey = { network: target.network, token_contract: target.tokenContract, address: target.address, base_amount: toDbAmount(base) };
   if (isPgConn(tx)) await ensureCursorQuery.run(tx, key);
   const cursor = await cursorQuery.first(tx, key);
@@ -113,7 +113,7 @@ export async function chooseAmount(tx: Tx, target: AmountTarget, base: bigint, m
   // The cursor moves past the chosen amount (it is about to be reserved) or to the end of the range.
   const next = toDbAmount(found === undefined ? adjustment : found + 1n);
   if (!cursor || BigInt(cursor.next_adjustment) !== BigInt(next)) await saveCursorQuery.run(tx, { ...key, next });
-  if (found !== undefined) return { kind: 'fresh', adjustment: found };
+  if (found !== undefined) return { kind: 'fresh', adjustment: micros(found) };
 
   // Range used up. Known to be fully reserved until `reusable_from`: answer without a scan.
   if (cursor && now < cursor.reusable_from) return { kind: 'exhausted' };
@@ -121,7 +121,7 @@ export async function chooseAmount(tx: Tx, target: AmountTarget, base: bigint, m
   // is also the least recently reserved). The scan is bounded by the size of the adjustment range
   // (a primary-key range), never by all reservations of the address.
   const oldest = await oldestReservationQuery.first(tx, { ...key, from: toDbAmount(base + 1n), to: toDbAmount(base + maxAdjustment) });
-  if (oldest && oldest.reserved_until <= now) return { kind: 'reuse', adjustment: BigInt(oldest.amount) - base };
+  if (oldest && oldest.reserved_until <= now) return { kind: 'reuse', adjustment: micros(BigInt(oldest.amount) - base) };
   if (oldest) await reusableFromQuery.run(tx, { ...key, reusableFrom: oldest.reserved_until });
   return { kind: 'exhausted' };
 }
@@ -153,7 +153,7 @@ const heldQuery = compileQuery((db, p: Param<RangeKey & { merchant_id: string; n
 export async function holdsPoolShare(
   tx: Tx,
   target: AmountTarget,
-  pool: { base: bigint; maxAdjustment: bigint; cap: bigint },
+  pool: { base: Micros; maxAdjustment: Micros; cap: bigint },
   merchantId: string,
   shared: () => Promise<boolean>,
   now: number,
@@ -191,11 +191,11 @@ const insertReservationQuery = compileQuery((db, p: Param<ReservationRow>) =>
 );
 
 /** Records the reservation of a fresh amount; the primary key refuses a double allocation. */
-export async function insertReservation(tx: Tx, target: AmountTarget, amount: bigint, invoiceId: string, now: number, until: number): Promise<void> {
+export async function insertReservation(tx: Tx, target: AmountTarget, amount: Micros, invoiceId: string, now: number, until: number): Promise<void> {
   await insertReservationQuery.run(tx, reservationRow(target, amount, invoiceId, now, until));
 }
 
-function reservationRow(target: AmountTarget, amount: bigint, invoiceId: string, now: number, until: number): ReservationRow {
+function reservationRow(target: AmountTarget, amount: Micros, invoiceId: string, now: number, until: number): ReservationRow {
   return {
     network: target.network,
     token_contract: target.tokenContract,
@@ -220,7 +220,7 @@ const takeOverQuery = compileQuery((db, p: Param<ReservationRow>) =>
 );
 
 /** Moves an expired reservation to a new invoice; false when it is not expired any more (guard). */
-export async function takeOverReservation(tx: Tx, target: AmountTarget, amount: bigint, invoiceId: string, now: number, until: number): Promise<boolean> {
+export async function takeOverReservation(tx: Tx, target: AmountTarget, amount: Micros, invoiceId: string, now: number, until: number): Promise<boolean> {
   return (await takeOverQuery.run(tx, reservationRow(target, amount, invoiceId, now, until))) === 1;
 }
 
@@ -229,7 +229,7 @@ export interface FillingPool {
   walletId: string;
   walletLabel: string;
   address: string;
-  baseAmount: bigint;
+  baseAmount: Micros;
   /** Adjustments of the range used so far (by any merchant sharing the address, or by other prices). */
   used: bigint;
   size: bigint;
@@ -252,7 +252,7 @@ export async function findFillingPools(
   merchantId: string,
   network: string,
   tokenContract: string,
-  maxAdjustment: bigint,
+  maxAdjustment: Micros,
   limit = 10,
 ): Promise<FillingPool[]> {
   const threshold = (maxAdjustment * POOL_WARNING_SHARE.numerator) / POOL_WARNING_SHARE.denominator;
@@ -283,7 +283,7 @@ export async function findFillingPools(
       walletId: r.id,
       walletLabel: r.label,
       address: r.address,
-      baseAmount: BigInt(r.base_amount),
+      baseAmount: fromDbAmount(r.base_amount),
       used: used > maxAdjustment ? maxAdjustment : used,
       size: maxAdjustment,
       sharedWith: Number(r.shared_with ?? 0),

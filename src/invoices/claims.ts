@@ -11,6 +11,7 @@
  * lies outside the window, then newest first. Pure functions: no database here.
  */
 import type { Invoice } from './invoice.model.js';
+import type { Micros } from '../lib/amounts.js';
 
 export type ClaimStrength = 'digits' | 'window' | 'none';
 
@@ -32,7 +33,7 @@ export interface Claim {
 
 export type ClaimInvoice = Pick<Invoice, 'payableAmount' | 'createdAt' | 'expiresAt'>;
 export interface ClaimTransfer {
-  amount: bigint;
+  amount: Micros;
   blockTimestamp: number;
 }
 

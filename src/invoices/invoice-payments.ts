@@ -18,7 +18,7 @@ import { sql, type SqlBool } from 'kysely';
 import type { Db, Trx, Tx } from '../db/database.js';
 import type { ChainTransferKind } from '../db/schema.js';
 import { insertEvent } from '../events/events.repo.js';
-import { toDbAmount } from '../lib/amounts.js';
+import { toDbAmount, type Micros } from '../lib/amounts.js';
 import type { TronNetwork } from '../lib/tron.js';
 import { rowToInvoice, type Invoice } from './invoice.model.js';
 import { toInvoiceResponse } from './invoices.schemas.js';
@@ -37,7 +37,7 @@ export interface PaymentDeps {
 /** A verified transfer to an invoice address, as the invoices feature needs it. */
 export interface ChainPayment {
   to: string;
-  amount: bigint;
+  amount: Micros;
   txHash: string;
   blockTimestamp: number;
   /** The `transaction` object of the event it causes. */

@@ -5,7 +5,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { InvoiceStatus } from '../db/schema.js';
-import { MICRO } from '../lib/amounts.js';
+import { MICRO, micros, type Micros } from '../lib/amounts.js';
 
 export interface InvoiceStats {
   byStatus: Record<InvoiceStatus, number>;
@@ -13,7 +13,7 @@ export interface InvoiceStats {
    * Sums over the confirmed invoices, in micro-units. `received` is what they really received (a
    * transfer applied by hand may differ from the payable amount); `payable` is what they asked.
    */
-  confirmed: { base: bigint; adjustment: bigint; payable: bigint; received: bigint };
+  confirmed: { base: Micros; adjustment: Micros; payable: Micros; received: Micros };
 }
 
 /** Counts by status and confirmed totals. Amounts are exact: read as text, joined as BigInt. */
@@ -37,15 +37,15 @@ export async function readInvoiceStats(db: Db, merchantId: string): Promise<Invo
     .where('merchant_id', '=', merchantId)
     .execute();
   const byStatus: Record<InvoiceStatus, number> = { pending: 0, confirmed: 0, expired: 0, review: 0 };
-  let confirmed = { base: 0n, adjustment: 0n, payable: 0n, received: 0n };
+  let confirmed = { base: micros(0n), adjustment: micros(0n), payable: micros(0n), received: micros(0n) };
   for (const row of rows) {
     byStatus[row.status] = Number(row.invoices);
     if (row.status === 'confirmed') {
       confirmed = {
-        base: BigInt(row.base_units) * MICRO + BigInt(row.base_micros),
-        adjustment: BigInt(row.adjustment),
-        payable: BigInt(row.payable_units) * MICRO + BigInt(row.payable_micros),
-        received: BigInt(row.received_units) * MICRO + BigInt(row.received_micros),
+        base: micros(BigInt(row.base_units) * MICRO + BigInt(row.base_micros)),
+        adjustment: micros(BigInt(row.adjustment)),
+        payable: micros(BigInt(row.payable_units) * MICRO + BigInt(row.payable_micros)),
+        received: micros(BigInt(row.received_units) * MICRO + BigInt(row.received_micros)),
       };
     }
   }

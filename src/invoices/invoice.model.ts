@@ -4,7 +4,7 @@
  */
 import type { Selectable } from 'kysely';
 import type { InvoicesTable, InvoiceStatus, ResolutionKind } from '../db/schema.js';
-import { fromDbAmount } from '../lib/amounts.js';
+import { fromDbAmount, type Micros } from '../lib/amounts.js';
 import type { InvoicePrice } from '../pricing/pricing.service.js';
 
 export interface Invoice {
@@ -18,9 +18,9 @@ export interface Invoice {
   merchantOrderId: string;
   idempotencyKey: string;
   requestFingerprint: string;
-  baseAmount: bigint;
-  adjustment: bigint;
-  payableAmount: bigint;
+  baseAmount: Micros;
+  adjustment: Micros;
+  payableAmount: Micros;
   status: InvoiceStatus;
   amountReuseReview: boolean;
   description: string | null;
@@ -39,11 +39,11 @@ export interface Invoice {
    * Micro-USDT the invoice actually received: the applied transfer's amount when the owner resolved
    * a payment by hand, the payable amount when a matching transfer paid it, null while unpaid.
    */
-  receivedAmount: bigint | null;
+  receivedAmount: Micros | null;
   /** The fiat price it was created from (fixed at creation); null when priced in USDT. */
   price: InvoicePrice | null;
   /** Micro-USDT of every transfer recorded against it (paid, partial, late) or applied to it by hand. */
-  amountReceived: bigint;
+  amountReceived: Micros;
   /** How it was settled when not by a transfer of its exact amount ('manual', 'tolerance'); null otherwise. */
   resolution: ResolutionKind | null;
 }

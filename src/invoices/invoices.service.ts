@@ -6,7 +6,7 @@ import { writeTransaction, type Tx } from '../db/database.js';
 import { insertEvent } from '../events/events.repo.js';
 import type { RateLimitContext } from '../http/rate-limit.js';
 import type { AppDeps } from '../app-deps.js';
-import { parseAmount } from '../lib/amounts.js';
+import { micros, parseAmount, type Micros } from '../lib/amounts.js';
 import { DAY, MINUTE } from '../lib/clock.js';
 import { randomToken, sha256Hex } from '../lib/crypto.js';
 import { AppError } from '../lib/errors.js';
@@ -149,7 +149,7 @@ export async function createInvoiceInTrx(
     requestFingerprint: fingerprint,
     baseAmount: base,
     adjustment: allocation.adjustment,
-    payableAmount: base + allocation.adjustment,
+    payableAmount: micros(base + allocation.adjustment),
     status: review ? 'review' : 'pending',
     amountReuseReview: review,
     description: body.description ?? null,
@@ -164,7 +164,7 @@ export async function createInvoiceInTrx(
     cancelledAt: null,
     receivedAmount: null,
     price,
-    amountReceived: 0n,
+    amountReceived: micros(0n),
     resolution: null,
   };
   await insertInvoice(tx, invoice);
@@ -187,7 +187,7 @@ export async function createInvoiceInTrx(
  * receiving address): past it, 409 amount_pool_exhausted for that account only. An address with
  * one registrant keeps its whole pool.
  */
-async function checkPoolShare(tx: Tx, deps: InvoiceDeps, target: AmountTarget, base: bigint, maxAdjustment: bigint, merchantId: string): Promise<void> {
+async function checkPoolShare(tx: Tx, deps: InvoiceDeps, target: AmountTarget, base: Micros, maxAdjustment: Micros, merchantId: string): Promise<void> {
   const percent = BigInt(deps.config.invoices.shared_pool_max_percent);
   if (percent >= 100n) return;
   const cap = (maxAdjustment * percent) / 100n;
@@ -209,7 +209,7 @@ async function priceOf(
   merchantId: string,
   body: CreateInvoiceBody,
   now: number,
-): Promise<{ base: bigint; price: InvoicePrice | null }> {
+): Promise<{ base: Micros; price: InvoicePrice | null }> {
   if (body.currency === undefined) return { base: parseAmount(body.amount)!, price: null };
   const markupPercent = body.markup_percent ?? (await findMerchantMarkup(tx, merchantId)) ?? '0';
   const { baseAmount, price } = priceInFiat(deps.rates, { amount: body.amount, currency: body.currency, markupPercent }, now, MAX_INVOICE_AMOUNT);

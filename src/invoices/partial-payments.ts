@@ -16,7 +16,7 @@ import { sql, type SqlBool } from 'kysely';
 import type { Trx, Tx } from '../db/database.js';
 import type { ChainTransferKind } from '../db/schema.js';
 import { insertEvent } from '../events/events.repo.js';
-import { toDbAmount } from '../lib/amounts.js';
+import { micros, toDbAmount, type Micros } from '../lib/amounts.js';
 import type { TronNetwork } from '../lib/tron.js';
 import { DIGITS_MODULUS } from './claims.js';
 import { rowToInvoice, type Invoice } from './invoice.model.js';
@@ -27,7 +27,7 @@ import { allowedShortfall, findPaymentSettings, parseTolerance, type PaymentSett
 
 interface PartialPayment {
   to: string;
-  amount: bigint;
+  amount: Micros;
   txHash: string;
   blockTimestamp: number;
   transaction: Record<string, unknown>;
@@ -90,7 +90,7 @@ export async function applyPartialPayment(
     .set((eb) => ({ amount_received: eb('amount_received', '+', toDbAmount(p.amount)) }))
     .where('id', '=', invoice.id)
     .execute();
-  const partial: Invoice = { ...invoice, amountReceived: invoice.amountReceived + p.amount };
+  const partial: Invoice = { ...invoice, amountReceived: micros(invoice.amountReceived + p.amount) };
   await insertEvent(
     tx,
     {

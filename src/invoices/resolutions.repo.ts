@@ -4,7 +4,7 @@
  */
 import type { Db, Trx } from '../db/database.js';
 import type { InvoiceStatus, ResolutionKind } from '../db/schema.js';
-import { toDbAmount } from '../lib/amounts.js';
+import { toDbAmount, type Micros } from '../lib/amounts.js';
 import { transition } from './invoice.states.js';
 
 const resolve = transition('resolve');
@@ -50,7 +50,7 @@ export async function confirmByResolution(
   trx: Trx,
   id: string,
   txHash: string,
-  received: bigint,
+  received: Micros,
   now: number,
   how: { resolution: ResolutionKind; addToReceived: boolean },
 ): Promise<boolean> {

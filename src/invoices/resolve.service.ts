@@ -18,6 +18,7 @@ import { findMerchantInvoice } from './invoices.repo.js';
 import { judgeResolve, resolveContext } from './resolve-policy.js';
 import { confirmByResolution, findResolutionByTransfer, insertResolution } from './resolutions.repo.js';
 import { canStart } from './invoice.states.js';
+import { micros } from '../lib/amounts.js';
 
 type ResolveDeps = Pick<AppDeps, 'db' | 'sqlite' | 'config' | 'clock' | 'deliveriesQueued'>;
 
@@ -90,7 +91,7 @@ export async function resolveInvoice(deps: ResolveDeps, req: ResolveRequest): Pr
       confirmedAt: now,
       receivedAmount: transfer.amount,
       resolution: 'manual',
-      amountReceived: invoice.amountReceived + (transfer.invoiceId === invoice.id ? 0n : transfer.amount),
+      amountReceived: micros(invoice.amountReceived + (transfer.invoiceId === invoice.id ? 0n : transfer.amount)),
     };
     await insertEvent(
       tx,

@@ -8,7 +8,7 @@
  *   `resolution: "tolerance"`; false (the default) = the owner decides.
  */
 import type { Db, Trx } from '../db/database.js';
-import { formatAmount, parseAmount } from '../lib/amounts.js';
+import { formatAmount, parseAmount, type Micros } from '../lib/amounts.js';
 
 export interface PaymentSettings {
   /** As the merchant wrote it, normalised ("1.000000" or "1.5%"); null = off. */
@@ -28,7 +28,7 @@ export const TOLERANCE_PATTERN = '^([0-9]{1,9}(\\.[0-9]{1,6})?|[0-9]{1,3}(\\.[0-
 export const BOUNDED_TOLERANCE_PATTERN =
   '^([1-9][0-9]{0,8}(\\.[0-9]{1,6})?|0\\.([1-9][0-9]{0,5}|0[1-9][0-9]{0,4}|00[1-9][0-9]{0,3}|000[1-9][0-9]{0,2}|0000[1-9][0-9]?|00000[1-9])|(100(\\.0{1,2})?|[1-9][0-9]?(\\.[0-9]{1,2})?|0\\.([1-9][0-9]?|0[1-9]))%)$';
 
-export type Tolerance = { kind: 'amount'; micro: bigint } | { kind: 'percent'; hundredths: bigint };
+export type Tolerance = { kind: 'amount'; micro: Micros } | { kind: 'percent'; hundredths: bigint };
 
 /** A tolerance as written, or undefined when it is not one (zero and over 100% are not). */
 export function parseTolerance(text: string): Tolerance | undefined {

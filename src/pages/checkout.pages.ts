@@ -10,7 +10,7 @@ import type { AppEnv } from '../http/context.js';
 import { type Invoice } from '../invoices/invoice.model.js';
 import { toCheckoutInvoiceResponse } from '../invoices/invoices.schemas.js';
 import { findByCheckoutToken } from '../invoices/invoices.repo.js';
-import { formatAmount } from '../lib/amounts.js';
+import { formatAmount, micros } from '../lib/amounts.js';
 import { pageContext, type Renderer } from './render.js';
 import { priceLine } from './price-format.js';
 
@@ -94,7 +94,7 @@ export function checkoutPages(app: Hono<AppEnv>, deps: AppDeps, renderer: Render
 export function receivedNotice(inv: Pick<Invoice, 'amountReceived' | 'payableAmount' | 'txHash'>): { amount: string; short: boolean; rest: string } | null {
   if (inv.amountReceived <= 0n || inv.txHash !== null) return null;
   const short = inv.amountReceived < inv.payableAmount;
-  return { amount: formatAmount(inv.amountReceived), short, rest: short ? formatAmount(inv.payableAmount - inv.amountReceived) : '0.000000' };
+  return { amount: formatAmount(inv.amountReceived), short, rest: short ? formatAmount(micros(inv.payableAmount - inv.amountReceived)) : '0.000000' };
 }
 
 const QR_CACHE_MAX = 1000;

@@ -13,7 +13,7 @@ import { rankInvoices, rankTransfers, type Claim } from '../invoices/claims.js';
 import type { Invoice } from '../invoices/invoice.model.js';
 import { appliedTransfers, type AppliedTransfer } from '../dashboard/transfers.repo.js';
 import { judgeResolve, resolveContext } from '../invoices/resolve-policy.js';
-import { formatAmount } from '../lib/amounts.js';
+import { formatAmount, micros, type Micros } from '../lib/amounts.js';
 import type { TronNetwork } from '../lib/tron.js';
 import type { PageContext } from './render.js';
 import { run, translateHtml } from './runs.js';
@@ -44,20 +44,24 @@ export type TransferRow = ChainTransfer & {
   refused: number;
 };
 
-function differenceKey(received: bigint, payable: bigint): string {
+function differenceKey(received: Micros, payable: Micros): string {
   return received === payable ? 'console.resolve.exact' : received < payable ? 'console.resolve.short' : 'console.resolve.over';
 }
 
-function differenceParams(received: bigint, payable: bigint) {
-  return { received: formatAmount(received), payable: formatAmount(payable), diff: formatAmount(received > payable ? received - payable : payable - received) };
+function differenceParams(received: Micros, payable: Micros) {
+  return {
+    received: formatAmount(received),
+    payable: formatAmount(payable),
+    diff: formatAmount(micros(received > payable ? received - payable : payable - received)),
+  };
 }
 
-export function differenceText(ctx: PageContext, received: bigint, payable: bigint): string {
+export function differenceText(ctx: PageContext, received: Micros, payable: Micros): string {
   return ctx.t(differenceKey(received, payable), differenceParams(received, payable));
 }
 
 /** differenceText as markup: every amount an isolated run, so right-to-left pages keep them whole. */
-export function differenceHtml(ctx: PageContext, received: bigint, payable: bigint): string {
+export function differenceHtml(ctx: PageContext, received: Micros, payable: Micros): string {
   const p = differenceParams(received, payable);
   return translateHtml(ctx.t, differenceKey(received, payable), { received: run(p.received), payable: run(p.payable), diff: run(p.diff) });
 }

@@ -4,7 +4,7 @@
  * The result records everything it used (amount, currency, rate, markup, sources, rate time), so
  * the invoice keeps its price for good: a later rate never changes it.
  */
-import { parseAmount } from '../lib/amounts.js';
+import { micros, parseAmount, type Micros } from '../lib/amounts.js';
 import { AppError } from '../lib/errors.js';
 import { convertToMicro, formatDecimal, formatFixed, parseDecimal, type Decimal } from './decimal.js';
 import { minorUnits } from './currencies.js';
@@ -51,7 +51,7 @@ export interface FiatPriceRequest {
 }
 
 export interface FiatPriceResult {
-  baseAmount: bigint;
+  baseAmount: Micros;
   price: InvoicePrice;
 }
 
@@ -82,7 +82,7 @@ export function priceInFiat(book: RateBook, req: FiatPriceRequest, now: number, 
   // Unconfigured currencies (digits undefined included) are refused here with 503 rate_unavailable.
   const quote = book.quote(req.currency, now);
   const roundMicro = parseAmount(book.config.round_to)!;
-  const baseAmount = convertToMicro(amount!, quote.rate, markup, roundMicro);
+  const baseAmount = micros(convertToMicro(amount!, quote.rate, markup, roundMicro));
   if (baseAmount > maxBase) {
     throw new AppError('validation_error', 'Request validation failed', [
       { path: 'amount', message: `${req.amount} ${req.currency} is more than the largest invoice (1000000000 USDT) at the current rate` },

@@ -2,7 +2,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeTransaction } from '../../src/db/database.js';
 import { insertEvent } from '../../src/events/events.repo.js';
-import { formatAmount } from '../../src/lib/amounts.js';
+import { formatAmount, micros } from '../../src/lib/amounts.js';
 import { NETWORK as TRON_NETWORK, USDT_CONTRACT } from '../helpers/tron-samples.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { signedInMerchant } from '../helpers/fixtures.js';
@@ -226,10 +226,10 @@ test('the stats rows the triggers keep equal a recount after inserts, status mov
   assert.equal(res.status, 200);
   assert.equal(res.body.stats.invoice_counts.confirmed, expected.invoices);
   assert.deepEqual(res.body.stats.confirmed_totals, {
-    base_amount: formatAmount(expected.base),
-    adjustment: formatAmount(expected.adjustment),
-    payable_amount: formatAmount(expected.payable),
-    received_amount: formatAmount(expected.received),
+    base_amount: formatAmount(micros(expected.base)),
+    adjustment: formatAmount(micros(expected.adjustment)),
+    payable_amount: formatAmount(micros(expected.payable)),
+    received_amount: formatAmount(micros(expected.received)),
   });
   assert.ok(expected.payable > 2n ** 63n, 'the total is past what one SQLite integer holds');
 });

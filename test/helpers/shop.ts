@@ -6,6 +6,7 @@ import { commitScan } from '../../src/chain/chain.service.js';
 import type { TestApp } from './app.js';
 import { signedInMerchant, type SignedIn } from './fixtures.js';
 import type { HttpClient, HttpResponse } from './http.js';
+import { micros, type Micros } from '../../src/lib/amounts.js';
 
 /** Valid mainnet addresses (real base58check addresses with valid checksums). */
 export const ADDRESSES = ['TL24LCps5FKwp3PoU1MvrYrwhi5LU1tHre', 'TXVj38D1XR3TPgSHTCZGC8wkLDAGqF1oqx', 'TV6MuMXfmLbBqPZvBHdwFsDnQeVfnmiuSi', 'TJmmqjb1DK9TTZbQXzRQ2AuA94z4gKAPFh'] as const;
@@ -54,9 +55,9 @@ export function createInvoice(
 }
 
 /** Exact decimal strings to micro-units, for assertions without floating point. */
-export function micro(text: string): bigint {
+export function micro(text: string): Micros {
   const [whole, frac = ''] = text.split('.');
-  return BigInt(whole!) * 1_000_000n + BigInt(frac.padEnd(6, '0'));
+  return micros(BigInt(whole!) * 1_000_000n + BigInt(frac.padEnd(6, '0')));
 }
 
 /** A fresh owner session for this shop (sessions last 30 days; tests move the clock by months). */

@@ -7,6 +7,7 @@ import { cancelOpenInvoice, isOpen, moveReviewedInvoice } from '../../src/invoic
 import { confirmByResolution } from '../../src/invoices/resolutions.repo.js';
 import { startTestApp } from '../helpers/app.js';
 import { ADDRESSES, createInvoice, payOnChain, shop } from '../helpers/shop.js';
+import { micros } from '../../src/lib/amounts.js';
 
 test('the state machine: confirmed is final, every step writes a known status, open means pending or review', () => {
   for (const to of INVOICE_STATUSES) assert.equal(isAllowedMove('confirmed', to), false, `confirmed -> ${to}`);
@@ -51,7 +52,7 @@ test('an illegal transition is refused by the guarded update and changes nothing
     assert.equal(await writeTransaction(t.deps.db, (trx) => moveReviewedInvoice(trx, inv.id, 'reject', null)), false);
     assert.equal(
       await writeTransaction(t.deps.db, (trx) =>
-        confirmByResolution(trx, inv.id, 'ef'.repeat(32), 1n, t.clock.now(), { resolution: 'manual', addToReceived: true }),
+        confirmByResolution(trx, inv.id, 'ef'.repeat(32), micros(1n), t.clock.now(), { resolution: 'manual', addToReceived: true }),
       ),
       false,
     );

@@ -9,6 +9,7 @@ import { writeTransaction } from '../../src/db/database.js';
 import type { TestApp } from '../helpers/app.js';
 import { signedInMerchant, type SignedIn } from '../helpers/fixtures.js';
 import { insertInvoice, insertWallet, WALLET_ADDRESS } from './rows.js';
+import { micros } from '../../src/lib/amounts.js';
 
 export interface Showcase {
   owner: SignedIn;
@@ -129,7 +130,7 @@ export async function seedShowcase(app: TestApp): Promise<Showcase> {
     await insertTransfer(
       trx,
       app.deps.config.network,
-      { ...base, txHash: 'a1'.repeat(32), logIndex: 0, amount: 42_500_000n, blockTimestamp: now - 120_000 },
+      { ...base, txHash: 'a1'.repeat(32), logIndex: 0, amount: micros(42_500_000n), blockTimestamp: now - 120_000 },
       'unmatched',
       null,
       now,
@@ -137,7 +138,7 @@ export async function seedShowcase(app: TestApp): Promise<Showcase> {
     await insertTransfer(
       trx,
       app.deps.config.network,
-      { ...base, txHash: 'b2'.repeat(32), logIndex: 3, amount: 5_000_007n, blockTimestamp: now - 60_000 },
+      { ...base, txHash: 'b2'.repeat(32), logIndex: 3, amount: micros(5_000_007n), blockTimestamp: now - 60_000 },
       'late',
       expired.id,
       now,

@@ -9,6 +9,7 @@ import { writeTransaction } from '../../src/db/database.js';
 import { openBrowser, startBrowserApp } from '../helpers/browser.js';
 import { layoutProblems, seedShowcase } from './showcase.js';
 import { insertInvoice, WALLET_ADDRESS } from './rows.js';
+import { micros } from '../../src/lib/amounts.js';
 
 const PAYER = 'TWd4WrZ9wn84f5x1hZhL4DHvk738ns5jwb';
 
@@ -46,7 +47,7 @@ test('wrong payments in Chromium (en, fa, zh at 1280 and 390 px): Transfers page
     await insertTransfer(
       trx,
       app.deps.config.network,
-      { ...base, txHash: 'c3'.repeat(32), logIndex: 0, amount: 41_500_137n, blockTimestamp: now - 30_000 },
+      { ...base, txHash: 'c3'.repeat(32), logIndex: 0, amount: micros(41_500_137n), blockTimestamp: now - 30_000 },
       'unmatched',
       showcase.pendingId,
       now,
@@ -55,7 +56,7 @@ test('wrong payments in Chromium (en, fa, zh at 1280 and 390 px): Transfers page
     await insertTransfer(
       trx,
       app.deps.config.network,
-      { ...base, txHash: 'd4'.repeat(32), logIndex: 1, amount: 19_500_000n, blockTimestamp: now - 20_000 },
+      { ...base, txHash: 'd4'.repeat(32), logIndex: 1, amount: micros(19_500_000n), blockTimestamp: now - 20_000 },
       'unmatched',
       null,
       now,
