@@ -59,7 +59,12 @@ async function setup(): Promise<Env> {
   const dir = mkdtempSync(join(tmpdir(), 'gatewayd-bench-'));
   // The per-merchant creation limit stays on (its check is on the measured path) but is never reached.
   const rateLimits = { api_per_key: 0, invoices_per_merchant: 1_000_000 };
-  const config = buildConfig({ database: { path: join(dir, 'gateway.db') }, invoices: { max_adjustment: '0.200000' }, rate_limits: rateLimits, log: { level: 'silent' } });
+  const config = buildConfig({
+    database: { path: join(dir, 'gateway.db') },
+    invoices: { max_adjustment: '0.200000' },
+    rate_limits: rateLimits,
+    log: { level: 'silent' },
+  });
   const database = openDatabase(config.database.path);
   migrate(database.sqlite, Date.now());
   const deps = createDeps({ config, database, log: createLogger('silent') });
@@ -91,15 +96,38 @@ function prefill(env: Env, n: number, withCursor: boolean): void {
   sqlite.transaction(() => {
     for (let i = 1; i <= n; i++) {
       const id = `inv_pre${i}`;
-      inv.run(id, env.merchantId, env.walletId, NETWORK, USDT_CONTRACT, ADDRESS, `pre-${i}`, `pre-${i}`, BASE, i, BASE + i, `tok-${i}`, now, now, now + 90 * 86_400_000);
+      inv.run(
+        id,
+        env.merchantId,
+        env.walletId,
+        NETWORK,
+        USDT_CONTRACT,
+        ADDRESS,
+        `pre-${i}`,
+        `pre-${i}`,
+        BASE,
+        i,
+        BASE + i,
+        `tok-${i}`,
+        now,
+        now,
+        now + 90 * 86_400_000,
+      );
       res.run(NETWORK, USDT_CONTRACT, ADDRESS, BASE + i, id, now, now + 90 * 86_400_000);
     }
-    if (withCursor && n > 0) sqlite.prepare('INSERT INTO amount_cursors (network, token_contract, address, base_amount, next_adjustment) VALUES (?, ?, ?, ?, ?)').run(NETWORK, USDT_CONTRACT, ADDRESS, BASE, n + 1);
+    if (withCursor && n > 0)
+      sqlite
+        .prepare('INSERT INTO amount_cursors (network, token_contract, address, base_amount, next_adjustment) VALUES (?, ?, ?, ?, ?)')
+        .run(NETWORK, USDT_CONTRACT, ADDRESS, BASE, n + 1);
   })();
 }
 
 function request(env: Env, i: number, prefix: string): CreateInvoiceRequest {
-  return { merchantId: env.merchantId, idempotencyKey: `${prefix}-${i}`, body: { merchant_order_id: `${prefix}-${i}`, amount: '25', wallet_id: env.walletId, expires_in_minutes: 20 } };
+  return {
+    merchantId: env.merchantId,
+    idempotencyKey: `${prefix}-${i}`,
+    body: { merchant_order_id: `${prefix}-${i}`, amount: '25', wallet_id: env.walletId, expires_in_minutes: 20 },
+  };
 }
 
 async function allocationCost(): Promise<void> {
@@ -141,7 +169,9 @@ async function allocationCost(): Promise<void> {
   const cold = performance.now() - started;
   started = performance.now();
   await writeTransaction(env.deps.db, async (_trx, tx) => createInvoiceOrThrow(tx, env.deps, request(env, 1, 'cold')));
-  console.log(`   cold cursor over 100 000 used amounts (one-off, e.g. amounts taken by other prices): first ${cold.toFixed(1)} ms, next ${(performance.now() - started).toFixed(2)} ms`);
+  console.log(
+    `   cold cursor over 100 000 used amounts (one-off, e.g. amounts taken by other prices): first ${cold.toFixed(1)} ms, next ${(performance.now() - started).toFixed(2)} ms`,
+  );
   await env.close();
 }
 
@@ -155,13 +185,17 @@ async function groupCommitGain(): Promise<void> {
     const cpu = process.cpuUsage();
     await Promise.all(
       Array.from({ length: count }, (_, i) =>
-        mode === 'group commit' ? creator.create(request(env, i, 'gc')) : writeTransaction(env.deps.db, async (_trx, tx) => createInvoiceOrThrow(tx, env.deps, request(env, i, 'tx'))),
+        mode === 'group commit'
+          ? creator.create(request(env, i, 'gc'))
+          : writeTransaction(env.deps.db, async (_trx, tx) => createInvoiceOrThrow(tx, env.deps, request(env, i, 'tx'))),
       ),
     );
     const secs = (performance.now() - started) / 1000;
     const { user, system } = process.cpuUsage(cpu);
     const batches = mode === 'group commit' ? ` (${creator.committer.stats.batches} commits, largest batch ${creator.committer.stats.largestBatch})` : '';
-    console.log(`   ${mode.padEnd(30)} ${(count / secs).toFixed(0).padStart(6)} creations/s, ${((user + system) / count).toFixed(0).padStart(4)} µs CPU each${batches}`);
+    console.log(
+      `   ${mode.padEnd(30)} ${(count / secs).toFixed(0).padStart(6)} creations/s, ${((user + system) / count).toFixed(0).padStart(4)} µs CPU each${batches}`,
+    );
     await env.close();
   }
 }
@@ -253,7 +287,9 @@ async function ledgerExport(): Promise<void> {
     if (++chunks % 25 === 0) peak = Math.max(peak, liveHeap());
   }
   const secs = (performance.now() - started) / 1000;
-  console.log(`   ${lines - 1} rows, ${(bytes / 1e6).toFixed(1)} MB in ${secs.toFixed(1)} s (${((lines - 1) / secs).toFixed(0)} rows/s); live heap ${(heapBefore / 1e6).toFixed(1)} MB before, at most ${(peak / 1e6).toFixed(1)} MB during (after GC; server and client in this process)`);
+  console.log(
+    `   ${lines - 1} rows, ${(bytes / 1e6).toFixed(1)} MB in ${secs.toFixed(1)} s (${((lines - 1) / secs).toFixed(0)} rows/s); live heap ${(heapBefore / 1e6).toFixed(1)} MB before, at most ${(peak / 1e6).toFixed(1)} MB during (after GC; server and client in this process)`,
+  );
   await http.stop();
   await env.close();
 }

@@ -76,7 +76,9 @@ function createLoad(gw: BenchGateway, seeded: Seeded): Promise<LoadResult> {
 
 async function bareHonoCeiling(responseBytes: number): Promise<LoadResult> {
   const port = 20_000 + Math.floor(Math.random() * 20_000);
-  const child = spawn(process.execPath, [join(import.meta.dirname, 'ceiling-hono.js'), String(port), String(responseBytes)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [join(import.meta.dirname, 'ceiling-hono.js'), String(port), String(responseBytes)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   await new Promise<void>((resolve) => child.stdout!.once('data', () => resolve()));
   try {
     return await autocannon({
@@ -129,10 +131,32 @@ async function figures1and7(): Promise<void> {
     const sqBatched = await sqliteCeiling(batchedDir, SECONDS, perCommit);
     rmSync(batchedDir, { recursive: true, force: true });
     raw.figure1 = { created, hono, sqlitePerSecond: sq.perSecond, sqliteBatchedPerSecond: sqBatched.perSecond, perCommit, responseBytes, batches };
-    row('1', `POST /invoices, API key, ${CONNECTIONS} connections`, `${fmt(created.rps)} req/s, ${lat(created)}${created.non2xx + created.errors ? `, ${created.non2xx} non-2xx, ${created.errors} errors` : ''}`, `bare hono ${fmt(hono.rps)} req/s (${lat(hono)})`, pct(created.rps, hono.rps));
-    row('1', 'same, against bare better-sqlite3 (same rows, one commit each)', `${fmt(created.rps)} req/s`, `${fmt(sq.perSecond)} inserts/s`, pct(created.rps, sq.perSecond));
-    row('1', `same, against bare better-sqlite3 (same rows, ${perCommit} per commit as batched)`, `${fmt(created.rps)} req/s`, `${fmt(sqBatched.perSecond)} inserts/s`, pct(created.rps, sqBatched.perSecond));
-    row('1', 'group commit during that load (gatewayd /metrics)', `${fmt(batches.meanBatch, 1)} creations per transaction, ${fmt(batches.meanMs, 2)} ms each (BEGIN to durable COMMIT)`);
+    row(
+      '1',
+      `POST /invoices, API key, ${CONNECTIONS} connections`,
+      `${fmt(created.rps)} req/s, ${lat(created)}${created.non2xx + created.errors ? `, ${created.non2xx} non-2xx, ${created.errors} errors` : ''}`,
+      `bare hono ${fmt(hono.rps)} req/s (${lat(hono)})`,
+      pct(created.rps, hono.rps),
+    );
+    row(
+      '1',
+      'same, against bare better-sqlite3 (same rows, one commit each)',
+      `${fmt(created.rps)} req/s`,
+      `${fmt(sq.perSecond)} inserts/s`,
+      pct(created.rps, sq.perSecond),
+    );
+    row(
+      '1',
+      `same, against bare better-sqlite3 (same rows, ${perCommit} per commit as batched)`,
+      `${fmt(created.rps)} req/s`,
+      `${fmt(sqBatched.perSecond)} inserts/s`,
+      pct(created.rps, sqBatched.perSecond),
+    );
+    row(
+      '1',
+      'group commit during that load (gatewayd /metrics)',
+      `${fmt(batches.meanBatch, 1)} creations per transaction, ${fmt(batches.meanMs, 2)} ms each (BEGIN to durable COMMIT)`,
+    );
     row('7', 'RSS at saturation (peak during POST load)', `${fmt(peak, 1)} MB`);
   } finally {
     await gw.stop();
@@ -209,7 +233,11 @@ async function groupCommitFigures(port: number): Promise<{ meanBatch: number; me
   const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
   const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
   const batches = value('gatewayd_invoice_commit_batch_size_count');
-  return { batches, meanBatch: value('gatewayd_invoice_commit_batch_size_sum') / batches, meanMs: (value('gatewayd_invoice_commit_seconds_sum') / batches) * 1000 };
+  return {
+    batches,
+    meanBatch: value('gatewayd_invoice_commit_batch_size_sum') / batches,
+    meanMs: (value('gatewayd_invoice_commit_seconds_sum') / batches) * 1000,
+  };
 }
 
 /**
@@ -235,7 +263,11 @@ async function checkoutPageFigure(gw: BenchGateway, token: string): Promise<void
     if (res.status !== 200) throw new Error(`${url} answered ${res.status}`);
   }
   raw.checkoutPage = { requests: 1 + refs.size, bytes, resources: [...refs].map((u) => new URL(u).pathname) };
-  row('7', 'checkout page /pay/{token}: requests and total bytes', `${1 + refs.size} requests, ${fmt(bytes / 1024, 1)} KiB (HTML ${fmt(Buffer.byteLength(html) / 1024, 1)} KiB)`);
+  row(
+    '7',
+    'checkout page /pay/{token}: requests and total bytes',
+    `${1 + refs.size} requests, ${fmt(bytes / 1024, 1)} KiB (HTML ${fmt(Buffer.byteLength(html) / 1024, 1)} KiB)`,
+  );
 }
 
 async function figure2(): Promise<void> {
@@ -245,7 +277,13 @@ async function figure2(): Promise<void> {
     const dir = freshDir('alloc');
     const f = await allocationCost(dir, n);
     out.push(f);
-    row('2', `allocation with ${fmt(n)} reservations on the address${n > 900_000 ? ' (half on this price)' : ', all on this price'}`, `${fmt(f.allocationUs)} µs; whole creation + commit ${fmt(f.creationUs)} µs`, '', out.length > 1 ? `${fmt(f.allocationUs / out[0]!.allocationUs, 2)}x the empty cost` : '');
+    row(
+      '2',
+      `allocation with ${fmt(n)} reservations on the address${n > 900_000 ? ' (half on this price)' : ', all on this price'}`,
+      `${fmt(f.allocationUs)} µs; whole creation + commit ${fmt(f.creationUs)} µs`,
+      '',
+      out.length > 1 ? `${fmt(f.allocationUs / out[0]!.allocationUs, 2)}x the empty cost` : '',
+    );
     rmSync(dir, { recursive: true, force: true });
   }
   raw.figure2 = out;
@@ -262,14 +300,24 @@ async function figures3and4(): Promise<void> {
     const auth = { authorization: `Bearer ${seeded.apiKey}` };
     if (only(3)) {
       const created = await createLoad(gw, seeded);
-      row('3', `POST /invoices with ${fmt(BIG)} invoices`, `${fmt(created.rps)} req/s, ${lat(created)}`, emptyCreateRps ? `empty database ${fmt(emptyCreateRps)} req/s` : '', emptyCreateRps ? pct(created.rps, emptyCreateRps) : '');
+      row(
+        '3',
+        `POST /invoices with ${fmt(BIG)} invoices`,
+        `${fmt(created.rps)} req/s, ${lat(created)}`,
+        emptyCreateRps ? `empty database ${fmt(emptyCreateRps)} req/s` : '',
+        emptyCreateRps ? pct(created.rps, emptyCreateRps) : '',
+      );
       const list = await autocannon({ url: `${gw.api}/invoices`, headers: auth, connections: 16, seconds: SECONDS });
       row('3', 'GET /invoices (newest 500)', `${fmt(list.rps)} req/s, ${lat(list)}`);
       const checkout = await autocannon({ url: `${gw.api}/checkout/${seeded.sampleCheckoutToken}`, connections: 16, seconds: SECONDS });
       row('3', 'GET /checkout/{token}', `${fmt(checkout.rps)} req/s, ${lat(checkout)}`);
       // The owner's Dashboard (stats, recent invoices, events, late and unmatched transfers).
       const dashboard = await autocannon({ url: `${gw.api}/me`, headers: { cookie: `gw_session=${seeded.sessionToken}` }, connections: 16, seconds: SECONDS });
-      row('3', 'GET /me (the Dashboard, owner session)', `${fmt(dashboard.rps)} req/s, ${lat(dashboard)}${dashboard.non2xx ? `, ${dashboard.non2xx} non-2xx` : ''}`);
+      row(
+        '3',
+        'GET /me (the Dashboard, owner session)',
+        `${fmt(dashboard.rps)} req/s, ${lat(dashboard)}${dashboard.non2xx ? `, ${dashboard.non2xx} non-2xx` : ''}`,
+      );
       raw.figure3 = { created, list, checkout, dashboard };
     }
     await gw.stop();
@@ -324,7 +372,9 @@ async function figure5(): Promise<void> {
   const dir = freshDir('chain');
   const seeded = await seedDatabase(join(dir, 'gateway.db'), { invoices: 0 });
   const sqlite = openSqlite(join(dir, 'gateway.db'));
-  sqlite.prepare('INSERT INTO webhooks (id, merchant_id, url, secret, created_at) VALUES (?, ?, ?, ?, ?)').run('whk_bench', seeded.merchantId, rx.url('/chain'), 'whsec_bench', Date.now());
+  sqlite
+    .prepare('INSERT INTO webhooks (id, merchant_id, url, secret, created_at) VALUES (?, ?, ?, ?, ?)')
+    .run('whk_bench', seeded.merchantId, rx.url('/chain'), 'whsec_bench', Date.now());
   sqlite.close();
   const gw = await startBenchGateway(dir, { ...tronConfig(poll), webhooks: rx.webhookConfig(), log: { level: process.env.BENCH_LOG ?? 'warn' } });
   try {
@@ -352,7 +402,13 @@ async function figure5(): Promise<void> {
     }
     const p = percentiles(samples);
     raw.figure5 = { pollSeconds: poll, samples };
-    row('5', `block solidified -> confirmed + webhook received (${samples.length} payments)`, `median ${fmt(p.p50)} ms, max ${fmt(p.max)} ms`, `${poll + 1} s (poll + 1 s)`, p.max <= (poll + 1) * 1000 ? 'within' : 'over');
+    row(
+      '5',
+      `block solidified -> confirmed + webhook received (${samples.length} payments)`,
+      `median ${fmt(p.p50)} ms, max ${fmt(p.max)} ms`,
+      `${poll + 1} s (poll + 1 s)`,
+      p.max <= (poll + 1) * 1000 ? 'within' : 'over',
+    );
   } finally {
     await gw.stop();
     await rx.close();
@@ -361,7 +417,14 @@ async function figure5(): Promise<void> {
   const out = await runChild('chain.bench.js', ['requests']);
   for (const line of out.split('\n')) {
     const m = /^(\d+) \| (\d+) \| \d+ \| \d+ \| ([\d.]+) \| ([\d.]+) \|/.exec(line);
-    if (m) row('5', `TRON requests a day, ${m[1]} watched addresses (blocks of 200-400 transactions)`, `${m[2]} (${m[3]} MiB gzip, ${m[4]} MiB decoded)`, '30,000 (aim)', Number(m[2]) <= 30_000 ? 'within' : 'over');
+    if (m)
+      row(
+        '5',
+        `TRON requests a day, ${m[1]} watched addresses (blocks of 200-400 transactions)`,
+        `${m[2]} (${m[3]} MiB gzip, ${m[4]} MiB decoded)`,
+        '30,000 (aim)',
+        Number(m[2]) <= 30_000 ? 'within' : 'over',
+      );
   }
 }
 
@@ -371,7 +434,11 @@ async function figure6(): Promise<void> {
     const out = await runChild('webhooks.bench.js', ['--events', quick ? '250' : '1000', '--webhooks', '4', ...(hang ? ['--hang'] : [])]);
     const r = JSON.parse(out.trim().split('\n').at(-1)!) as { deliveries_per_second: number; deliveries: number };
     raw[hang ? 'figure6_hang' : 'figure6'] = r;
-    row('6', hang ? 'deliveries/s to 4 fast receivers while a 5th hangs' : 'deliveries/s to 4 loopback HTTPS receivers', `${fmt(r.deliveries_per_second)} /s (${fmt(r.deliveries)} deliveries)`);
+    row(
+      '6',
+      hang ? 'deliveries/s to 4 fast receivers while a 5th hangs' : 'deliveries/s to 4 loopback HTTPS receivers',
+      `${fmt(r.deliveries_per_second)} /s (${fmt(r.deliveries)} deliveries)`,
+    );
   }
 }
 

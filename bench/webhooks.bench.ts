@@ -45,7 +45,11 @@ try {
   }
   await writeTransaction(t.deps.db, async (_trx, tx) => {
     for (let i = 0; i < events; i++) {
-      await insertEvent(tx, { merchantId: owner.merchant.id, type: 'invoice.created', data: { invoice: { id: `inv_${i}`, payable_amount: '12.000042' } } }, t.clock.now());
+      await insertEvent(
+        tx,
+        { merchantId: owner.merchant.id, type: 'invoice.created', data: { invoice: { id: `inv_${i}`, payable_amount: '12.000042' } } },
+        t.clock.now(),
+      );
     }
   });
   const total = events * webhooks;

@@ -20,7 +20,6 @@ export class ConfigError extends Error {
   }
 }
 
-
 export type Config = ParsedConfig & {
   /** Where the configuration came from: a file path, or "built-in defaults". */
   readonly source: string;
@@ -85,7 +84,9 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
       raw = parseToml(text) as Record<string, unknown>;
     } catch (err) {
       // The first line only: smol-toml quotes the offending source lines after it, secrets included.
-      const first = String((err as Error).message).split('\n')[0]!.replace(/^Invalid TOML document: /, '');
+      const first = String((err as Error).message)
+        .split('\n')[0]!
+        .replace(/^Invalid TOML document: /, '');
       const line = (err as { line?: number }).line;
       throw new ConfigError(`${path}: invalid TOML${line ? ` at line ${line}` : ''}: ${first}`);
     }
@@ -124,13 +125,17 @@ function finish(parsed: ParsedConfig, source: string, devMode = false): Config {
   const network = named.name === 'devnet' ? { ...named, blockIntervalMs: parsed.dev.block_interval_ms } : named;
   if (parsed.tron.api_url === '') {
     if (network.defaultApiUrl === '') {
-      throw new ConfigError(`${source}: tron.api_url: tron.network = "${network.name}" has no public provider; give the simulated node's URL, or run \`gatewayd dev\` (which sets it)`);
+      throw new ConfigError(
+        `${source}: tron.api_url: tron.network = "${network.name}" has no public provider; give the simulated node's URL, or run \`gatewayd dev\` (which sets it)`,
+      );
     }
     parsed.tron.api_url = network.defaultApiUrl;
   }
   const { pricing } = parsed;
   if (pricing.sources.length > 0 && pricing.min_sources > pricing.sources.length) {
-    throw new ConfigError(`${source}: pricing.min_sources: ${pricing.min_sources} is more than the ${pricing.sources.length} configured [[pricing.sources]]; every fiat price would be refused`);
+    throw new ConfigError(
+      `${source}: pricing.min_sources: ${pricing.min_sources} is more than the ${pricing.sources.length} configured [[pricing.sources]]; every fiat price would be refused`,
+    );
   }
   const publicUrlFollowsListen = parsed.server.public_url === '';
   if (publicUrlFollowsListen) parsed.server.public_url = localUrl(parsed.server.listen);

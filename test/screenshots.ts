@@ -60,7 +60,17 @@ try {
   try {
     const owner = await signedInMerchant(nile, { name: 'Blue Lantern Books', email: 'owner@bluelantern.example' });
     const wallet = await insertWallet(nile.deps.db, owner.merchant.id, now, 'Main wallet', undefined, nile.config.network);
-    const test = await insertInvoice(nile.deps.db, { merchantId: owner.merchant.id, walletId: wallet, now, base: 42_500_000n, adjustment: 137n, description: 'Order #1042', orderId: 'order-1042', expiresInMinutes: 30, network: nile.config.network });
+    const test = await insertInvoice(nile.deps.db, {
+      merchantId: owner.merchant.id,
+      walletId: wallet,
+      now,
+      base: 42_500_000n,
+      adjustment: 137n,
+      description: 'Order #1042',
+      orderId: 'order-1042',
+      expiresInMinutes: 30,
+      network: nile.config.network,
+    });
     for (const shot of [
       { file: 'checkout-testnet-fa.png', path: `/pay/${test.checkoutToken}`, lang: 'fa', width: 390, signedIn: false },
       { file: 'console-testnet-en.png', path: '/console', lang: 'en', width: 1024, signedIn: true },

@@ -33,7 +33,9 @@ export async function startBenchGateway(dir: string, config: ConfigOverrides = {
   };
   const configPath = writeConfig(dir, full);
   const started = performance.now();
-  const [command, args] = binary ? [binary, ['serve', '--config', configPath]] : [process.execPath, [...nodeArgs, GATEWAYD_BIN, 'serve', '--config', configPath]];
+  const [command, args] = binary
+    ? [binary, ['serve', '--config', configPath]]
+    : [process.execPath, [...nodeArgs, GATEWAYD_BIN, 'serve', '--config', configPath]];
   const child = spawn(command, args, { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));

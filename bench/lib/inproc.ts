@@ -49,7 +49,24 @@ export async function sqliteCeiling(dir: string, seconds: number, perCommit = 1)
     const id = newId('inv');
     const now = Date.now();
     if ((n - 1) % perCommit === 0) begin.run();
-    inv.run(id, seeded.merchantId, seeded.walletId, NETWORK, USDT_CONTRACT, seeded.address, `o-${n}`, newId('req'), 'f'.repeat(64), base, n, base + n, randomBytes(18).toString('base64url'), now, now + 1_200_000, now + 90 * 86_400_000);
+    inv.run(
+      id,
+      seeded.merchantId,
+      seeded.walletId,
+      NETWORK,
+      USDT_CONTRACT,
+      seeded.address,
+      `o-${n}`,
+      newId('req'),
+      'f'.repeat(64),
+      base,
+      n,
+      base + n,
+      randomBytes(18).toString('base64url'),
+      now,
+      now + 1_200_000,
+      now + 90 * 86_400_000,
+    );
     res.run(NETWORK, USDT_CONTRACT, seeded.address, base + n, id, now, now + 90 * 86_400_000);
     cursor.run(NETWORK, USDT_CONTRACT, seeded.address, base, n + 1);
     event.run(newId('evt'), seeded.merchantId, 'invoice.created', id, JSON.stringify({ invoice: { id, payable_amount: '25.000001' } }), now);
@@ -86,7 +103,11 @@ export async function allocationCost(dir: string, n: number): Promise<Allocation
   const runs = 300;
   const t0 = performance.now();
   for (let i = 0; i < runs; i++) {
-    const req = { merchantId: seeded.merchantId, idempotencyKey: `alloc-${i}`, body: { merchant_order_id: `alloc-${i}`, amount: '1', wallet_id: seeded.walletId, expires_in_minutes: 20 } };
+    const req = {
+      merchantId: seeded.merchantId,
+      idempotencyKey: `alloc-${i}`,
+      body: { merchant_order_id: `alloc-${i}`, amount: '1', wallet_id: seeded.walletId, expires_in_minutes: 20 },
+    };
     await writeTransaction(deps.db, async (_trx, tx) => createInvoiceOrThrow(tx, deps, req));
   }
   const creationUs = ((performance.now() - t0) / runs) * 1000;

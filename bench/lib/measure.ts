@@ -29,7 +29,15 @@ export interface LoadOptions {
 /** Runs autocannon in a separate process (so the load generator never shares the server's event loop). */
 export function autocannon(o: LoadOptions): Promise<LoadResult> {
   const ids = (o.body ?? '').includes('[<id>]') || Object.values(o.headers ?? {}).some((v) => v.includes('[<id>]'));
-  const opts = { url: o.url, method: o.method ?? 'GET', headers: o.headers ?? {}, body: o.body, connections: o.connections, duration: o.seconds, idReplacement: ids };
+  const opts = {
+    url: o.url,
+    method: o.method ?? 'GET',
+    headers: o.headers ?? {},
+    body: o.body,
+    connections: o.connections,
+    duration: o.seconds,
+    idReplacement: ids,
+  };
   const args = [DRIVER, JSON.stringify(opts)];
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -48,7 +56,15 @@ export function autocannon(o: LoadOptions): Promise<LoadResult> {
         duration: number;
         '2xx': number;
       };
-      resolve({ rps: r['2xx'] / r.duration, p50: r.latency.p50, p99: r.latency.p99, ok: r['2xx'], non2xx: r.non2xx, errors: r.errors + r.timeouts, seconds: r.duration });
+      resolve({
+        rps: r['2xx'] / r.duration,
+        p50: r.latency.p50,
+        p99: r.latency.p99,
+        ok: r['2xx'],
+        non2xx: r.non2xx,
+        errors: r.errors + r.timeouts,
+        seconds: r.duration,
+      });
     });
   });
 }

@@ -61,7 +61,14 @@ export async function seedDatabase(path: string, options: SeedOptions): Promise<
  * adjustments 0.000001, 0.000002, ... per price as consecutive creations would give them; mostly
  * expired, one in ten confirmed with a tx hash. Returns the checkout token of invoice n/2.
  */
-function bulkInvoices(sqlite: ReturnType<typeof openDatabase>['sqlite'], merchantId: string, walletId: string, n: number, prices: number, now: number): string | undefined {
+function bulkInvoices(
+  sqlite: ReturnType<typeof openDatabase>['sqlite'],
+  merchantId: string,
+  walletId: string,
+  n: number,
+  prices: number,
+  now: number,
+): string | undefined {
   if (n === 0) return undefined;
   sqlite.pragma('synchronous = OFF');
   const inv = sqlite.prepare(
@@ -88,10 +95,25 @@ function bulkInvoices(sqlite: ReturnType<typeof openDatabase>['sqlite'], merchan
       const token = randomBytes(18).toString('base64url');
       if (i === Math.floor(n / 2)) sample = token;
       inv.run(
-        id, merchantId, walletId, NETWORK, USDT_CONTRACT, BENCH_ADDRESS, `order-${i}`, `idem-${i}`, fingerprint,
-        base, adjustment, base + adjustment, confirmed ? 'confirmed' : 'expired', token,
-        confirmed ? randomBytes(32).toString('hex') : null, confirmed ? createdAt + 60_000 : null,
-        createdAt, createdAt + 20 * 60_000, createdAt + 90 * DAY,
+        id,
+        merchantId,
+        walletId,
+        NETWORK,
+        USDT_CONTRACT,
+        BENCH_ADDRESS,
+        `order-${i}`,
+        `idem-${i}`,
+        fingerprint,
+        base,
+        adjustment,
+        base + adjustment,
+        confirmed ? 'confirmed' : 'expired',
+        token,
+        confirmed ? randomBytes(32).toString('hex') : null,
+        confirmed ? createdAt + 60_000 : null,
+        createdAt,
+        createdAt + 20 * 60_000,
+        createdAt + 90 * DAY,
       );
       res.run(NETWORK, USDT_CONTRACT, BENCH_ADDRESS, base + adjustment, id, createdAt, createdAt + 90 * DAY);
     }

@@ -99,7 +99,11 @@ export function renderMail(publicUrl: string, locale: Locale, to: string, parts:
     to,
     locale,
     subject: data.subject,
-    text: textEngine.renderString(text, data).replace(/\n{3,}/g, '\n\n').trim() + '\n',
+    text:
+      textEngine
+        .renderString(text, data)
+        .replace(/\n{3,}/g, '\n\n')
+        .trim() + '\n',
     html: htmlEngine.renderString(html, data),
   };
 }

@@ -26,7 +26,14 @@ export async function issueVerifyToken(trx: Trx, merchantId: string, registratio
   await trx.deleteFrom('email_tokens').where('registration_id', '=', registrationId).where('purpose', '=', 'verify').execute();
   await trx
     .insertInto('email_tokens')
-    .values({ token_hash: sha256Hex(token), merchant_id: merchantId, purpose: 'verify', registration_id: registrationId, created_at: now, expires_at: now + EMAIL_TOKEN_LIFETIME_MS.verify })
+    .values({
+      token_hash: sha256Hex(token),
+      merchant_id: merchantId,
+      purpose: 'verify',
+      registration_id: registrationId,
+      created_at: now,
+      expires_at: now + EMAIL_TOKEN_LIFETIME_MS.verify,
+    })
     .execute();
   return token;
 }
@@ -56,7 +63,10 @@ export async function purgeExpired(db: Db, now: number): Promise<number> {
   const tokens = await db.deleteFrom('email_tokens').where('expires_at', '<=', now).executeTakeFirst();
   const sessions = await db.deleteFrom('sessions').where('expires_at', '<=', now).executeTakeFirst();
   // A provider's captcha token expires within minutes; a day of memory covers its whole life.
-  const captcha = await db.deleteFrom('captcha_tokens').where('used_at', '<=', now - DAY).executeTakeFirst();
+  const captcha = await db
+    .deleteFrom('captcha_tokens')
+    .where('used_at', '<=', now - DAY)
+    .executeTakeFirst();
   const registrations = await db.deleteFrom('registrations').where('expires_at', '<=', now).executeTakeFirst();
   // A reset request's row carries its 5-minute limit, which ends long before the link's hour.
   const resets = await db.deleteFrom('password_resets').where('expires_at', '<=', now).executeTakeFirst();

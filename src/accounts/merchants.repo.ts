@@ -170,10 +170,20 @@ export async function claimMailSlot(trx: Trx, id: string, slot: MailSlot, now: n
 
 /** Gives the slot back after the mail server refused the message, so the next try may mail at once. */
 export async function releaseMailSlot(db: Db, id: string, slot: MailSlot, takenAt: number): Promise<void> {
-  await db.updateTable('merchants').set({ [slot]: null }).where('id', '=', id).where(slot, '=', takenAt).execute();
+  await db
+    .updateTable('merchants')
+    .set({ [slot]: null })
+    .where('id', '=', id)
+    .where(slot, '=', takenAt)
+    .execute();
 }
 
 /** The language of the owner's unrequested mails (payment notices): set at registration and sign-in. */
 export async function setMerchantLocale(trx: Trx, merchantId: string, locale: string): Promise<void> {
-  await trx.updateTable('merchants').set({ locale }).where('id', '=', merchantId).where((eb) => eb.or([eb('locale', 'is', null), eb('locale', '!=', locale)])).execute();
+  await trx
+    .updateTable('merchants')
+    .set({ locale })
+    .where('id', '=', merchantId)
+    .where((eb) => eb.or([eb('locale', 'is', null), eb('locale', '!=', locale)]))
+    .execute();
 }

@@ -35,7 +35,6 @@ export const CreateApiKeySchema = z
   })
   .openapi('CreateApiKey');
 
-
 export const KEY_WARNING =
   'Store this secret now: it is shown only once and cannot be recovered. Anyone holding it can act for your account within its scopes.';
 
@@ -47,7 +46,13 @@ export const ApiKeyRolledSchema = z
   .object({ api_key: ApiKeySchema, secret: z.string(), warning: z.string(), replaced_key_id: z.string() })
   .openapi('ApiKeyRolled');
 
-export const KeyIdParamSchema = z.object({ id: z.string().min(1).max(100).openapi({ param: { name: 'id', in: 'path' } }) });
+export const KeyIdParamSchema = z.object({
+  id: z
+    .string()
+    .min(1)
+    .max(100)
+    .openapi({ param: { name: 'id', in: 'path' } }),
+});
 
 /** The ApiKey resource: never the secret nor its hash. */
 export function toApiKeyResponse(key: ApiKeyRecord, now: number) {

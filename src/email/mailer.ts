@@ -42,7 +42,9 @@ export function markTestNetwork(message: MailMessage, network: Readonly<TronNetw
       `color:#14181f;font-family:-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif;font-size:15px;font-weight:700;text-align:center;">` +
       `${line.replace(/[&<>"']/g, (ch) => HTML_ESCAPES[ch]!)}</div>`;
     const body = /<body[^>]*>/i.exec(message.html);
-    marked.html = body ? `${message.html.slice(0, body.index + body[0].length)}\n${banner}${message.html.slice(body.index + body[0].length)}` : `${banner}${message.html}`;
+    marked.html = body
+      ? `${message.html.slice(0, body.index + body[0].length)}\n${banner}${message.html.slice(body.index + body[0].length)}`
+      : `${banner}${message.html}`;
   }
   return marked;
 }
@@ -139,6 +141,10 @@ export function createMailer(config: Config, log: Log): Mailer {
         return { accepted: false, error: `SMTP error ${code ?? ''}`.trim() };
       }
     },
-    close: () => void transport?.then((t) => t.close(), () => undefined),
+    close: () =>
+      void transport?.then(
+        (t) => t.close(),
+        () => undefined,
+      ),
   };
 }

@@ -50,6 +50,10 @@ export async function requireCaptcha(deps: AppDeps, token: string | undefined, r
     throw new AppError('captcha_unavailable', 'Captcha verification is temporarily unavailable; try again');
   }
   // Remember the token whatever the verdict: a token is single use either way.
-  await deps.db.insertInto('captcha_tokens').values({ token_hash: tokenHash, used_at: deps.clock.now() }).onConflict((oc) => oc.doNothing()).execute();
+  await deps.db
+    .insertInto('captcha_tokens')
+    .values({ token_hash: tokenHash, used_at: deps.clock.now() })
+    .onConflict((oc) => oc.doNothing())
+    .execute();
   if ((body as { success: boolean }).success !== true) throw new AppError('captcha_invalid', 'The captcha was not solved');
 }

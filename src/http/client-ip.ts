@@ -10,7 +10,10 @@ export function clientIp(c: Context, trustProxy: boolean): string {
   if (trustProxy) {
     const forwarded = c.req.header('x-forwarded-for');
     if (forwarded) {
-      const parts = forwarded.split(',').map((s) => s.trim()).filter(Boolean);
+      const parts = forwarded
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
       const last = parts[parts.length - 1];
       if (last) return last;
     }

@@ -2,9 +2,7 @@
 import type { Db } from '../db/database.js';
 
 /** Who is calling: an owner session or an API key. Set by the auth middleware. */
-export type Auth =
-  | { kind: 'session'; merchantId: string; sessionHash: string }
-  | { kind: 'key'; merchantId: string; keyId: string; scopes: readonly Scope[] };
+export type Auth = { kind: 'session'; merchantId: string; sessionHash: string } | { kind: 'key'; merchantId: string; keyId: string; scopes: readonly Scope[] };
 
 export const SCOPES = ['invoices:read', 'invoices:write', 'ledger:read'] as const;
 export type Scope = (typeof SCOPES)[number];

@@ -49,11 +49,15 @@ function nestsAtMost(value: unknown, max: number): boolean {
   }
   return true;
 }
-const MONEY = z.string().regex(/^[0-9]+\.[0-9]{6}$/).openapi({ example: '25.000000' });
+const MONEY = z
+  .string()
+  .regex(/^[0-9]+\.[0-9]{6}$/)
+  .openapi({ example: '25.000000' });
 export const INVOICE_ID_EXAMPLE = 'inv_Nw1Xk8cYq0pJv3sTzR5aLg';
 export const STATUSES = ['pending', 'confirmed', 'expired', 'review'] as const;
 export const InvoiceStatusSchema = z.enum(STATUSES).openapi({
-  description: 'pending: awaiting payment; confirmed: paid; expired: unpaid at expiry, rejected after review, or cancelled; review: the amount was reused, the owner decides',
+  description:
+    'pending: awaiting payment; confirmed: paid; expired: unpaid at expiry, rejected after review, or cancelled; review: the amount was reused, the owner decides',
   example: 'pending',
 });
 export const REDIRECT_URL_MAX = 2048;
@@ -93,10 +97,10 @@ const invoiceCommon = {
   expires_at: DateTime.openapi({ description: 'End of the payment window (the cancel time for a cancelled invoice)', example: '2026-01-01T00:20:00.000Z' }),
   reserved_until: DateTime.openapi({ description: 'End of the 90-day amount reservation', example: '2026-04-01T00:00:00.000Z' }),
   description: z.string().optional().openapi({ example: 'Order 1042: 2 t-shirts' }),
-  tx_hash: z
-    .string()
-    .nullable()
-    .openapi({ description: 'Hash of the matched USDT transfer, 64 hex characters', example: 'c5d1a3f0e8b94c7d2a6f1e0b3c9d8a7f6e5d4c3b2a1908f7e6d5c4b3a2918070' }),
+  tx_hash: z.string().nullable().openapi({
+    description: 'Hash of the matched USDT transfer, 64 hex characters',
+    example: 'c5d1a3f0e8b94c7d2a6f1e0b3c9d8a7f6e5d4c3b2a1908f7e6d5c4b3a2918070',
+  }),
   mode: z.literal('live'),
   network: z.enum(NETWORK_IDS).openapi({ description: "The instance's TRON network" }),
   token: z.literal('USDT'),
@@ -116,7 +120,7 @@ const invoiceCommon = {
     .openapi({
       description:
         'How a confirmed invoice was settled when not by a transfer of its exact amount: `manual` (the owner applied a transfer by hand), ' +
-        '`tolerance` (a partial payment within the merchant\'s underpayment_tolerance, accepted automatically); null otherwise',
+        "`tolerance` (a partial payment within the merchant's underpayment_tolerance, accepted automatically); null otherwise",
       example: null,
     }),
 };
@@ -132,28 +136,28 @@ export const InvoiceSchema = z
     merchant_order_id: z.string().openapi({ example: 'order-1042' }),
     wallet_id: z.string().openapi({ example: 'wal_Qm4Zr8Tn2Vb6Xc0Lk5Jh1g' }),
     metadata: z.record(z.string(), z.unknown()).openapi({ example: { customer_ref: 'c-88' } }),
-    redirect_url: z
-      .string()
-      .nullable()
-      .openapi({ format: 'uri', description: 'Where the checkout offers to send the payer once the invoice is confirmed or expired', example: 'https://shop.example/orders/1042' }),
+    redirect_url: z.string().nullable().openapi({
+      format: 'uri',
+      description: 'Where the checkout offers to send the payer once the invoice is confirmed or expired',
+      example: 'https://shop.example/orders/1042',
+    }),
     cancelled_at: DateTime.nullable().openapi({ description: 'When the merchant cancelled the invoice (status expired)', example: null }),
-    received_amount: z
-      .string()
-      .nullable()
-      .openapi({
-        pattern: '^[0-9]+\\.[0-9]{6}$',
-        description: 'USDT actually received: payable_amount when a matching transfer paid the invoice, the transfer\'s own amount when the owner applied a payment by hand (POST /invoices/{id}/resolve); null while unpaid',
-        example: '25.000137',
-      }),
+    received_amount: z.string().nullable().openapi({
+      pattern: '^[0-9]+\\.[0-9]{6}$',
+      description:
+        "USDT actually received: payable_amount when a matching transfer paid the invoice, the transfer's own amount when the owner applied a payment by hand (POST /invoices/{id}/resolve); null while unpaid",
+      example: '25.000137',
+    }),
   })
   .openapi('Invoice');
 
-export const CheckoutInvoiceSchema = z
-  .object({ ...invoiceCommon, merchant_name: z.string().openapi({ example: 'Example Shop' }) })
-  .openapi('CheckoutInvoice');
+export const CheckoutInvoiceSchema = z.object({ ...invoiceCommon, merchant_name: z.string().openapi({ example: 'Example Shop' }) }).openapi('CheckoutInvoice');
 
 export const InvoiceEnvelopeSchema = z
-  .object({ invoice: InvoiceSchema, idempotent_replay: z.boolean().openapi({ description: 'true when this answer replays an earlier request with the same Idempotency-Key' }) })
+  .object({
+    invoice: InvoiceSchema,
+    idempotent_replay: z.boolean().openapi({ description: 'true when this answer replays an earlier request with the same Idempotency-Key' }),
+  })
   .openapi('InvoiceEnvelope');
 
 export const InvoiceListSchema = z
@@ -187,7 +191,8 @@ export const CreateInvoiceSchema = z
       .regex(/^([A-Z]{3}|USDT)$/, 'expected USDT or an ISO 4217 code in upper case, e.g. "EUR"')
       .optional()
       .openapi({
-        description: 'USDT (the default), or an ISO 4217 code from pricing.currencies: the amount is converted at the current rate (503 `rate_unavailable` when there is no honest one)',
+        description:
+          'USDT (the default), or an ISO 4217 code from pricing.currencies: the amount is converted at the current rate (503 `rate_unavailable` when there is no honest one)',
         example: 'CNY',
       }),
     markup_percent: markupPercentSchema("Fiat prices only: the markup in percent, 0 to 20; the merchant's markup_percent when absent").optional(),
@@ -201,7 +206,10 @@ export const CreateInvoiceSchema = z
           ctx.addIssue({ code: 'custom', message: `metadata must be at most ${METADATA_MAX_BYTES} bytes serialized` });
       })
       .optional()
-      .openapi({ description: `At most 16 KiB serialized (UTF-8 JSON) and ${METADATA_MAX_DEPTH} levels deep; never customer secrets`, example: { customer_ref: 'c-88' } }),
+      .openapi({
+        description: `At most 16 KiB serialized (UTF-8 JSON) and ${METADATA_MAX_DEPTH} levels deep; never customer secrets`,
+        example: { customer_ref: 'c-88' },
+      }),
     // Optional without a zod default: generated clients would otherwise make the field required.
     expires_in_minutes: z
       .number()
@@ -215,7 +223,11 @@ export const CreateInvoiceSchema = z
       .max(REDIRECT_URL_MAX)
       .refine(isReturnUrl, 'expected an absolute https:// URL without user name or password')
       .optional()
-      .openapi({ pattern: RETURN_URL_PATTERN, description: `https URL (at most ${REDIRECT_URL_MAX} characters) the checkout offers as "Return to {merchant}" once the invoice is confirmed or expired`, example: 'https://shop.example/orders/1042' }),
+      .openapi({
+        pattern: RETURN_URL_PATTERN,
+        description: `https URL (at most ${REDIRECT_URL_MAX} characters) the checkout offers as "Return to {merchant}" once the invoice is confirmed or expired`,
+        example: 'https://shop.example/orders/1042',
+      }),
   })
   .superRefine((body, ctx) => {
     if (body.markup_percent !== undefined && (body.currency ?? USDT) === USDT) {
@@ -271,7 +283,10 @@ export const ResolveInvoiceSchema = z
     tx_hash: z
       .string()
       .regex(/^[0-9a-f]{64}$/, 'expected 64 lower-case hex characters')
-      .openapi({ description: 'The verified unmatched or late transfer to apply', example: 'c5d1a3f0e8b94c7d2a6f1e0b3c9d8a7f6e5d4c3b2a1908f7e6d5c4b3a2918070' }),
+      .openapi({
+        description: 'The verified unmatched or late transfer to apply',
+        example: 'c5d1a3f0e8b94c7d2a6f1e0b3c9d8a7f6e5d4c3b2a1908f7e6d5c4b3a2918070',
+      }),
     log_index: z.number().int().min(0).max(100_000).openapi({ description: 'Its Transfer log within the transaction', example: 0 }),
   })
   .openapi('ResolveInvoice');

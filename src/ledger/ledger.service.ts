@@ -102,7 +102,10 @@ export function ledgerStream(db: Db, merchantId: string, range: LedgerRange = {}
         controller.close();
         return;
       }
-      const late = await latePaymentHashes(db, page.map((inv) => inv.id));
+      const late = await latePaymentHashes(
+        db,
+        page.map((inv) => inv.id),
+      );
       controller.enqueue(encoder.encode(csvLines(page.map((inv) => ledgerRow(inv, late.get(inv.id)?.join(';') ?? '')))));
       const last = page[page.length - 1]!;
       cursor = { createdAt: last.createdAt, id: last.id };

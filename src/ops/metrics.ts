@@ -55,10 +55,7 @@ export function createMetrics(opts: { version: string; log: Log }): Metrics {
       return (existing(name) as Gauge<never>) ?? new Gauge({ name, help, labelNames, registers: [registry] });
     },
     histogram(name, help, labelNames = [], buckets) {
-      return (
-        (existing(name) as Histogram<never>) ??
-        new Histogram({ name, help, labelNames, registers: [registry], ...(buckets ? { buckets } : {}) })
-      );
+      return (existing(name) as Histogram<never>) ?? new Histogram({ name, help, labelNames, registers: [registry], ...(buckets ? { buckets } : {}) });
     },
     onScrape(fn) {
       hooks.push(fn);

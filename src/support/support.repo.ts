@@ -183,12 +183,7 @@ export async function changeTicketStatus(trx: Trx, ticketId: string, status: Sup
 
 /** The merchant's own ticket, or undefined (someone else's ticket is as absent as a missing one). */
 export async function findMerchantTicket(db: Db | Trx, merchantId: string, id: string): Promise<Ticket | undefined> {
-  const row = await db
-    .selectFrom('support_tickets')
-    .select(TICKET_COLUMNS)
-    .where('id', '=', id)
-    .where('merchant_id', '=', merchantId)
-    .executeTakeFirst();
+  const row = await db.selectFrom('support_tickets').select(TICKET_COLUMNS).where('id', '=', id).where('merchant_id', '=', merchantId).executeTakeFirst();
   return row ? toTicket(row) : undefined;
 }
 
@@ -221,28 +216,13 @@ function inboxQuery(db: Db | Trx) {
   return db
     .selectFrom('support_tickets')
     .leftJoin('merchants', 'merchants.id', 'support_tickets.merchant_id')
-    .select([
-      ...TICKET_COLUMNS,
-      'support_tickets.name',
-      'support_tickets.email',
-      'merchants.name as merchant_name',
-      'merchants.email as merchant_email',
-    ]);
+    .select([...TICKET_COLUMNS, 'support_tickets.name', 'support_tickets.email', 'merchants.name as merchant_name', 'merchants.email as merchant_email']);
 }
 
 /** Every ticket for the staff: open first, then answered, then closed; newest activity first within each. */
 export async function listInboxTickets(db: Db, limit: number): Promise<InboxTicket[]> {
   const rows = await inboxQuery(db)
-    .orderBy((eb) =>
-      eb
-        .case()
-        .when('support_tickets.status', '=', 'open')
-        .then(0)
-        .when('support_tickets.status', '=', 'answered')
-        .then(1)
-        .else(2)
-        .end(),
-    )
+    .orderBy((eb) => eb.case().when('support_tickets.status', '=', 'open').then(0).when('support_tickets.status', '=', 'answered').then(1).else(2).end())
     .orderBy('support_tickets.updated_at', 'desc')
     .orderBy('support_tickets.created_at', 'desc')
     .orderBy('support_tickets.id')

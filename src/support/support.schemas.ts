@@ -36,7 +36,11 @@ const Category = z.enum(CATEGORIES).default('general').openapi({ description: 'D
 const CaptchaToken = z.string().max(2048).optional().openapi({ description: 'Required when GET /config returns a captcha' });
 
 export const TicketIdParam = z.object({
-  id: z.string().min(1).max(100).openapi({ param: { name: 'id', in: 'path' }, example: 'tkt_3kTq9vXb2mRcWq7yLpZ0aA' }),
+  id: z
+    .string()
+    .min(1)
+    .max(100)
+    .openapi({ param: { name: 'id', in: 'path' }, example: 'tkt_3kTq9vXb2mRcWq7yLpZ0aA' }),
 });
 
 // Requests
@@ -47,9 +51,7 @@ export const StatusBody = z.strictObject({ status: z.enum(STATUSES) }).openapi('
 export const ContactBody = z
   .strictObject({ name: Name, email: Email, subject: Subject, category: Category, message: Message, captcha_token: CaptchaToken })
   .openapi('SupportContactInput');
-export const ChatStartBody = z
-  .strictObject({ message: Message, name: Name, email: Email, captcha_token: CaptchaToken })
-  .openapi('SupportChatStartInput');
+export const ChatStartBody = z.strictObject({ message: Message, name: Name, email: Email, captcha_token: CaptchaToken }).openapi('SupportChatStartInput');
 
 // Resources
 
@@ -79,9 +81,7 @@ export const SupportMessageSchema = z
   })
   .openapi('SupportMessage');
 
-export const SupportThreadSchema = z
-  .object({ ticket: SupportTicketSchema, messages: z.array(SupportMessageSchema) })
-  .openapi('SupportThread');
+export const SupportThreadSchema = z.object({ ticket: SupportTicketSchema, messages: z.array(SupportMessageSchema) }).openapi('SupportThread');
 
 export const SupportTicketListSchema = z.object({ tickets: z.array(SupportTicketSchema) }).openapi('SupportTicketList');
 

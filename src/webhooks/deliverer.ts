@@ -90,7 +90,18 @@ export function createDeliverer(deps: AppDeps): Deliverer {
       // is recorded (resultOf); the attempt count stays, since no attempt was made.
       const outcome: AttemptOutcome = { ok: false, responseStatus: null, error: 'not sent: the webhook was deleted' };
       const startedAt = deps.clock.now();
-      return { id, webhookId: webhook.id, eventId: event.id, eventType: event.type, host: '', attempts: delivery.attempts, outcome, startedAt, durationMs: 0, attempted: false };
+      return {
+        id,
+        webhookId: webhook.id,
+        eventId: event.id,
+        eventType: event.type,
+        host: '',
+        attempts: delivery.attempts,
+        outcome,
+        startedAt,
+        durationMs: 0,
+        attempted: false,
+      };
     }
     let outcome: AttemptOutcome;
     let host = '';
@@ -123,7 +134,18 @@ export function createDeliverer(deps: AppDeps): Deliverer {
       }
     }
     const durationMs = Math.round(performance.now() - started);
-    return { id, webhookId: webhook.id, eventId: event.id, eventType: event.type, host, attempts: delivery.attempts + 1, outcome, startedAt, durationMs, attempted: true };
+    return {
+      id,
+      webhookId: webhook.id,
+      eventId: event.id,
+      eventType: event.type,
+      host,
+      attempts: delivery.attempts + 1,
+      outcome,
+      startedAt,
+      durationMs,
+      attempted: true,
+    };
   };
 
   /** The wait a 429 or 503 asked for (capped), if any. */

@@ -49,8 +49,20 @@ export const UpdateWebhookBody = z
   .refine((b) => b.active !== undefined || b.enabled_events !== undefined || b.url !== undefined, { message: 'give active, enabled_events or url' })
   .openapi('UpdateWebhook');
 
-export const WebhookIdParam = z.object({ id: z.string().min(1).max(100).openapi({ param: { name: 'id', in: 'path' }, example: 'whk_3kTq9x' }) });
-export const DeliveryIdParam = z.object({ id: z.string().min(1).max(100).openapi({ param: { name: 'id', in: 'path' }, example: 'dlv_8fHs2a' }) });
+export const WebhookIdParam = z.object({
+  id: z
+    .string()
+    .min(1)
+    .max(100)
+    .openapi({ param: { name: 'id', in: 'path' }, example: 'whk_3kTq9x' }),
+});
+export const DeliveryIdParam = z.object({
+  id: z
+    .string()
+    .min(1)
+    .max(100)
+    .openapi({ param: { name: 'id', in: 'path' }, example: 'dlv_8fHs2a' }),
+});
 
 export const WebhookSchema = z
   .object({
@@ -120,4 +132,3 @@ export function toDeliveryResponse(delivery: Delivery): z.infer<typeof DeliveryS
     created_at: iso(delivery.createdAt),
   };
 }
-

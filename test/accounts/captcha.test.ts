@@ -78,7 +78,10 @@ test('provider failing: 500 or garbage or no answer is 503 captcha_unavailable, 
     assert.equal(retry.body.error.code, 'invalid_credential', `${mode}: a token the provider never judged may be retried`);
   }
   siteverify.mode = '500';
-  for (const [path, body] of [['/auth/register', { email, password: PASSWORD }], ['/auth/password/forgot', { email }]] as const) {
+  for (const [path, body] of [
+    ['/auth/register', { email, password: PASSWORD }],
+    ['/auth/password/forgot', { email }],
+  ] as const) {
     const res = await app.t.client().post(path, { ...body, captcha_token: fresh() });
     assert.equal(res.status, 503, path);
     assert.equal(res.body.error.code, 'captcha_unavailable', path);

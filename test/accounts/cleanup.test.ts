@@ -14,7 +14,15 @@ test('the cleanup worker deletes expired sessions, links, registrations and rese
   const t = await startTestApp();
   try {
     const { merchant } = await signedInMerchant(t);
-    const count = async (table: 'sessions' | 'email_tokens' | 'registrations' | 'password_resets') => Number((await t.deps.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+    const count = async (table: 'sessions' | 'email_tokens' | 'registrations' | 'password_resets') =>
+      Number(
+        (
+          await t.deps.db
+            .selectFrom(table)
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     await writeTransaction(t.deps.db, async (trx) => {
       assert.ok(await recordResetRequest(trx, merchant.email, merchant.id, t.clock.now()));
       assert.ok(await recordResetRequest(trx, 'nobody@nowhere.example', null, t.clock.now()));

@@ -19,7 +19,8 @@ function claims(email: string, extra: Record<string, unknown> = {}) {
   sub += 1;
   return { sub: String(sub), email, email_verified: true, name: 'Google Person', ...extra };
 }
-const token = (c: Record<string, unknown>, options: Partial<Parameters<GoogleStub['idToken']>[1]> = {}) => google.idToken(c, { nowMs: app.t.clock.now(), ...options });
+const token = (c: Record<string, unknown>, options: Partial<Parameters<GoogleStub['idToken']>[1]> = {}) =>
+  google.idToken(c, { nowMs: app.t.clock.now(), ...options });
 
 test('/config shows the client id', async () => {
   const res = await app.t.client().get('/config');

@@ -120,7 +120,10 @@ test('no response and no log line ever contains a password, a token or a hash', 
   const { sha256Hex } = await import('../../src/lib/crypto.js');
   for (const s of [verifyToken, resetToken, session]) secrets.push(sha256Hex(s));
   const stored = await app.t.deps.db.selectFrom('sessions').select('token_hash').execute();
-  assert.ok(stored.every((s) => /^[0-9a-f]{64}$/.test(s.token_hash)), 'sessions are stored hashed');
+  assert.ok(
+    stored.every((s) => /^[0-9a-f]{64}$/.test(s.token_hash)),
+    'sessions are stored hashed',
+  );
 
   const logs = app.t.logText();
   assert.ok(logs.length > 0);

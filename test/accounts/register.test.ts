@@ -30,7 +30,10 @@ test('register: 201, no session, a confirmation mail with text and HTML parts; t
   assert.equal(mail.subject, 'Confirm your email address');
   assert.match(mail.from, /noreply@localhost/);
   const links = linksIn(mail.text);
-  assert.ok(links.some((l) => /^http:\/\/127\.0\.0\.1:8080\/verify#verify=[A-Za-z0-9_-]{43}$/.test(l)), mail.text);
+  assert.ok(
+    links.some((l) => /^http:\/\/127\.0\.0\.1:8080\/verify#verify=[A-Za-z0-9_-]{43}$/.test(l)),
+    mail.text,
+  );
   const token = fragmentToken(mail, 'verify');
   assert.ok(mail.html.includes(`/verify#verify=${token}`));
   // The address is not confirmed yet: the mail greets without the name typed at registration.

@@ -17,7 +17,9 @@ test('sign-in: 200 {merchant} and an HttpOnly, SameSite=Lax, 30-day cookie; wron
   const client = app.t.client();
   const res = await client.post('/auth/login', { email: email.toUpperCase(), password: PASSWORD });
   assert.equal(res.status, 200);
-  assert.deepEqual(res.body, { merchant: { id: merchantId, name: email.split('@')[0], email, mode: 'live', support_staff: false, checkout_qr: 'address', markup_percent: '0' } });
+  assert.deepEqual(res.body, {
+    merchant: { id: merchantId, name: email.split('@')[0], email, mode: 'live', support_staff: false, checkout_qr: 'address', markup_percent: '0' },
+  });
   const cookie = res.headers.getSetCookie().find((c) => c.startsWith(`${SESSION_COOKIE}=`))!;
   assert.match(cookie, /HttpOnly/);
   assert.match(cookie, /SameSite=Lax/);
@@ -59,7 +61,10 @@ test('sign-in adds a session: other devices stay signed in; logout ends only its
   const out = await second.post('/auth/logout', {});
   assert.equal(out.status, 200);
   assert.deepEqual(out.body, { success: true });
-  assert.ok(out.headers.getSetCookie().some((c) => c.startsWith(`${SESSION_COOKIE}=;`) && /Max-Age=0/.test(c)), 'the cookie is cleared');
+  assert.ok(
+    out.headers.getSetCookie().some((c) => c.startsWith(`${SESSION_COOKIE}=;`) && /Max-Age=0/.test(c)),
+    'the cookie is cleared',
+  );
   const replay = app.t.client();
   replay.cookies.set(SESSION_COOKIE, token);
   assert.equal((await replay.get('/me')).status, 401, 'the logged-out token is dead server-side');
@@ -72,7 +77,10 @@ test('sessions last 30 days, renewed on use', async () => {
   app.t.clock.advance(20 * DAY);
   const used = await client.get('/me');
   assert.equal(used.status, 200);
-  assert.ok(used.headers.getSetCookie().some((c) => c.startsWith(`${SESSION_COOKIE}=`)), 'renewal re-sends the cookie');
+  assert.ok(
+    used.headers.getSetCookie().some((c) => c.startsWith(`${SESSION_COOKIE}=`)),
+    'renewal re-sends the cookie',
+  );
   app.t.clock.advance(20 * DAY);
   assert.equal((await client.get('/me')).status, 200, 'renewed 20 days ago');
   app.t.clock.advance(30 * DAY + SECOND);
@@ -123,7 +131,20 @@ test('an API key is refused on /me (session only)', async () => {
   const secret = `gw_live_${'k'.repeat(43)}`;
   await app.t.deps.db
     .insertInto('api_keys')
-    .values({ id: 'key_test1', merchant_id: merchantId, name: 'k', prefix: secret.slice(0, 12), secret_hash: sha256Hex(secret), scopes: 'invoices:read', expires_in_days: null, created_at: app.t.clock.now(), last_used_at: null, revoked_at: null, expires_at: null, replaced_key_id: null })
+    .values({
+      id: 'key_test1',
+      merchant_id: merchantId,
+      name: 'k',
+      prefix: secret.slice(0, 12),
+      secret_hash: sha256Hex(secret),
+      scopes: 'invoices:read',
+      expires_in_days: null,
+      created_at: app.t.clock.now(),
+      last_used_at: null,
+      revoked_at: null,
+      expires_at: null,
+      replaced_key_id: null,
+    })
     .execute();
   const res = await app.t.client({ origin: null }).get('/me', { bearer: secret });
   assert.equal(res.status, 403);
@@ -135,7 +156,10 @@ test('https public_url: the session cookie and the registration cookie are Secur
   const secure = await startMailApp({ server: { public_url: 'https://pay.example.com' } });
   try {
     const registered = await secure.t.client().post('/auth/register', { email: uniqueEmail('secure'), password: PASSWORD });
-    assert.ok(registered.headers.getSetCookie().some((c) => /^__Host-gw_reg=.*; Secure/i.test(c)), registered.headers.getSetCookie().join(' | '));
+    assert.ok(
+      registered.headers.getSetCookie().some((c) => /^__Host-gw_reg=.*; Secure/i.test(c)),
+      registered.headers.getSetCookie().join(' | '),
+    );
     const { email } = await confirmedAccount(secure);
     const res = await secure.t.client().post('/auth/login', { email, password: PASSWORD });
     assert.equal(res.status, 200);

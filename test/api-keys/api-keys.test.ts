@@ -39,10 +39,28 @@ test('POST /api-keys: 201, the secret once, stored only as its SHA-256, all scop
 
 test('create validation: name 1..80, expires_in_days 1..3650 or null, scopes a non-empty subset', async () => {
   const { client } = await signedInMerchant(t);
-  for (const body of [{ name: 'n'.repeat(80) }, { name: 'a', expires_in_days: 1 }, { name: 'a', expires_in_days: 3650 }, { name: 'a', expires_in_days: null }, { name: 'a', scopes: ['ledger:read'] }]) {
+  for (const body of [
+    { name: 'n'.repeat(80) },
+    { name: 'a', expires_in_days: 1 },
+    { name: 'a', expires_in_days: 3650 },
+    { name: 'a', expires_in_days: null },
+    { name: 'a', scopes: ['ledger:read'] },
+  ]) {
     assert.equal((await client.post('/api-keys', body)).status, 201, JSON.stringify(body));
   }
-  for (const body of [{}, { name: '' }, { name: 'n'.repeat(81) }, { name: null }, { name: 'a', expires_in_days: 0 }, { name: 'a', expires_in_days: 3651 }, { name: 'a', expires_in_days: 1.5 }, { name: 'a', scopes: [] }, { name: 'a', scopes: ['admin'] }, { name: 'a', scopes: ['ledger:read', 'ledger:read'] }, { name: 'a', extra: true }]) {
+  for (const body of [
+    {},
+    { name: '' },
+    { name: 'n'.repeat(81) },
+    { name: null },
+    { name: 'a', expires_in_days: 0 },
+    { name: 'a', expires_in_days: 3651 },
+    { name: 'a', expires_in_days: 1.5 },
+    { name: 'a', scopes: [] },
+    { name: 'a', scopes: ['admin'] },
+    { name: 'a', scopes: ['ledger:read', 'ledger:read'] },
+    { name: 'a', extra: true },
+  ]) {
     const res = await client.post('/api-keys', body);
     assert.equal(res.status, 400, JSON.stringify(body));
     assert.equal(res.body.error.code, 'validation_error');
@@ -53,7 +71,11 @@ test('key management is session only; the Origin rule applies to the session', a
   const { client } = await signedInMerchant(t);
   const key = await newKey(client);
   const api = t.client({ origin: null });
-  for (const res of [await api.post('/api-keys', { name: 'x' }, { bearer: key.secret }), await api.post(`/api-keys/${key.id}/roll`, {}, { bearer: key.secret }), await api.delete(`/api-keys/${key.id}`, { bearer: key.secret })]) {
+  for (const res of [
+    await api.post('/api-keys', { name: 'x' }, { bearer: key.secret }),
+    await api.post(`/api-keys/${key.id}/roll`, {}, { bearer: key.secret }),
+    await api.delete(`/api-keys/${key.id}`, { bearer: key.secret }),
+  ]) {
     assert.equal(res.status, 403);
     assert.equal(res.body.error.code, 'session_required');
   }

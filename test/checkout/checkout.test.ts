@@ -17,7 +17,24 @@ test('GET /checkout/{token}: public, the payer-safe view with merchant_name and 
   assert.equal(res.status, 200);
   const view = res.body.invoice;
   assert.equal(view.merchant_name, 'Corner Café');
-  for (const field of ['id', 'base_amount', 'adjustment', 'payable_amount', 'wallet_address', 'status', 'created_at', 'expires_at', 'reserved_until', 'description', 'tx_hash', 'mode', 'network', 'token', 'token_contract', 'amount_reuse_review']) {
+  for (const field of [
+    'id',
+    'base_amount',
+    'adjustment',
+    'payable_amount',
+    'wallet_address',
+    'status',
+    'created_at',
+    'expires_at',
+    'reserved_until',
+    'description',
+    'tx_hash',
+    'mode',
+    'network',
+    'token',
+    'token_contract',
+    'amount_reuse_review',
+  ]) {
     assert.deepEqual(view[field], inv[field], field);
   }
   for (const hidden of ['checkout_url', 'checkout_token', 'merchant_order_id', 'wallet_id', 'metadata', 'confirmed_at']) {

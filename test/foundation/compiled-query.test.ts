@@ -10,9 +10,18 @@ test('a compiled query binds named parameters in SQL order, keeps constants, and
   const database = openDatabase(join(tempDir(), 'compiled.db'));
   migrate(database.sqlite, Date.now());
   const sqlite = database.sqlite;
-  const insert = compileQuery((db, p: Param<{ hash: string; at: number }>) => db.insertInto('captcha_tokens').values({ used_at: p('at'), token_hash: p('hash') }));
+  const insert = compileQuery((db, p: Param<{ hash: string; at: number }>) =>
+    db.insertInto('captcha_tokens').values({ used_at: p('at'), token_hash: p('hash') }),
+  );
   const find = compileQuery((db, p: Param<{ from: number; to: number }>) =>
-    db.selectFrom('captcha_tokens').select(['token_hash', 'used_at']).where('used_at', '>=', p('from')).where('used_at', '<=', p('to')).where('token_hash', '!=', 'skip').orderBy('used_at').limit(2),
+    db
+      .selectFrom('captcha_tokens')
+      .select(['token_hash', 'used_at'])
+      .where('used_at', '>=', p('from'))
+      .where('used_at', '<=', p('to'))
+      .where('token_hash', '!=', 'skip')
+      .orderBy('used_at')
+      .limit(2),
   );
   assert.equal(insert.run(sqlite, { hash: 'a', at: 10 }), 1);
   insert.run(sqlite, { hash: 'skip', at: 11 });
@@ -34,14 +43,22 @@ test('a compiled query binds named parameters in SQL order, keeps constants, and
   assert.throws(() => find.all(sqlite, { from: 1 } as { from: number; to: number }), /no value for parameter to/);
   // What Kysely read back through its own executor agrees.
   const rows = await database.db.selectFrom('captcha_tokens').select('token_hash').orderBy('token_hash').execute();
-  assert.deepEqual(rows.map((r) => r.token_hash), ['a', 'b', 'c', 'skip']);
+  assert.deepEqual(
+    rows.map((r) => r.token_hash),
+    ['a', 'b', 'c', 'skip'],
+  );
   await database.close();
 });
 
 test('a parameter that Kysely would write into the SQL text is refused at compile time', () => {
   const database = openDatabase(join(tempDir(), 'inlined.db'));
   migrate(database.sqlite, Date.now());
-  const bad = compileQuery((db, p: Param<{ column: string }>) => db.selectFrom('captcha_tokens').select('token_hash').orderBy(db.dynamic.ref(p('column'))));
+  const bad = compileQuery((db, p: Param<{ column: string }>) =>
+    db
+      .selectFrom('captcha_tokens')
+      .select('token_hash')
+      .orderBy(db.dynamic.ref(p('column'))),
+  );
   assert.throws(() => bad.all(database.sqlite, { column: 'used_at' }), /inlined into the SQL text/);
   database.sqlite.close();
 });
@@ -66,6 +83,10 @@ test('onConnection waits for an open Kysely transaction instead of landing insid
   assert.equal(direct, 1, 'the transaction was open when the other work was queued');
   assert.equal(await queued, 1);
   const rows = await database.db.selectFrom('captcha_tokens').select('token_hash').execute();
-  assert.deepEqual(rows.map((r) => r.token_hash), ['waited'], 'the queued insert ran after the rollback, not inside it');
+  assert.deepEqual(
+    rows.map((r) => r.token_hash),
+    ['waited'],
+    'the queued insert ran after the rollback, not inside it',
+  );
   await database.close();
 });

@@ -6,7 +6,15 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 
 // A route of the test's own, built exactly as feature routes are, to exercise the shared body
 // guard, validation and error handler.
-const EchoBody = z.strictObject({ name: z.string().min(1).max(10), count: z.number().int().optional(), code: z.string().regex(/^[a-z]+$/).max(3).optional() });
+const EchoBody = z.strictObject({
+  name: z.string().min(1).max(10),
+  count: z.number().int().optional(),
+  code: z
+    .string()
+    .regex(/^[a-z]+$/)
+    .max(3)
+    .optional(),
+});
 
 let t: TestApp;
 before(async () => {
@@ -14,7 +22,12 @@ before(async () => {
     beforeServe: (app) => {
       const r = createRouter();
       r.openapi(
-        createRoute({ method: 'post', path: '/_test/echo', request: { body: jsonBody(EchoBody) }, responses: { 200: jsonResponse(EchoBody, 'echo'), ...errorResponses(400) } }),
+        createRoute({
+          method: 'post',
+          path: '/_test/echo',
+          request: { body: jsonBody(EchoBody) },
+          responses: { 200: jsonResponse(EchoBody, 'echo'), ...errorResponses(400) },
+        }),
         (c) => c.json(c.req.valid('json'), 200),
       );
       r.get('/_test/boom', () => {

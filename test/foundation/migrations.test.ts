@@ -25,9 +25,15 @@ test('a fresh database gets every migration, recorded with a checksum; pragmas a
   assert.equal(applied.length, all.length);
   const after = migrationStatus(sqlite);
   assert.equal(after.pending.length, 0);
-  assert.deepEqual(after.applied.map((m) => m.version), all.map((m) => m.version));
+  assert.deepEqual(
+    after.applied.map((m) => m.version),
+    all.map((m) => m.version),
+  );
   const rows = sqlite.prepare('SELECT checksum FROM schema_migrations ORDER BY version').all() as Array<{ checksum: string }>;
-  assert.deepEqual(rows.map((r) => r.checksum), all.map((m) => m.checksum));
+  assert.deepEqual(
+    rows.map((r) => r.checksum),
+    all.map((m) => m.checksum),
+  );
   assert.equal(sqlite.pragma('journal_mode', { simple: true }), 'wal');
   assert.equal(sqlite.pragma('synchronous', { simple: true }), 2);
   assert.equal(sqlite.pragma('foreign_keys', { simple: true }), 1);
@@ -39,7 +45,10 @@ test('an edited applied migration is refused, naming the file', () => {
   const { sqlite } = freshDb();
   migrate(sqlite, 1000);
   const edited = loadMigrations().map((m, i) => (i === 0 ? { ...m, checksum: 'f'.repeat(64), sql: `${m.sql}\n-- edit` } : m));
-  assert.throws(() => migrationStatus(sqlite, edited), (err: unknown) => err instanceof MigrationError && /0001_\w+\.sql was edited/.test(err.message));
+  assert.throws(
+    () => migrationStatus(sqlite, edited),
+    (err: unknown) => err instanceof MigrationError && /0001_\w+\.sql was edited/.test(err.message),
+  );
   sqlite.close();
 });
 
@@ -49,7 +58,10 @@ test('a failing migration is rolled back whole and not recorded', () => {
   const bad = { version: 9999, name: 'broken', sql: 'CREATE TABLE t_ok (x INTEGER); CREATE TABLE t_ok (x INTEGER);', checksum: 'x' };
   assert.throws(() => migrate(sqlite, 1000, [...base, bad]), /9999_broken failed/);
   const s = migrationStatus(sqlite, [...base, bad]);
-  assert.deepEqual(s.pending.map((m) => m.version), [9999]);
+  assert.deepEqual(
+    s.pending.map((m) => m.version),
+    [9999],
+  );
   const t = sqlite.prepare(`SELECT count(*) AS n FROM sqlite_master WHERE name = 't_ok'`).get() as { n: number };
   assert.equal(t.n, 0);
   sqlite.close();

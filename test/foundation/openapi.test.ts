@@ -18,18 +18,26 @@ test('GET /api/v1/openapi.json is OpenAPI 3.1, version 0.2.0, and matches the ch
     assert.equal(doc.openapi, '3.1.0');
     assert.equal(doc.info.version, '0.2.0');
     assert.equal(doc.servers[0].url, 'https://pay.example.com');
-    assert.ok(Object.keys(doc.paths).every((p) => p.startsWith('/api/v1/')), 'paths carry the version prefix');
+    assert.ok(
+      Object.keys(doc.paths).every((p) => p.startsWith('/api/v1/')),
+      'paths carry the version prefix',
+    );
     for (const [path, ops] of Object.entries<any>(doc.paths)) {
       for (const [method, op] of Object.entries<any>(ops)) {
         assert.ok(op.responses['500'], `${method.toUpperCase()} ${path} documents 500`);
         // Every JSON body passes the 64 KiB guard, so every operation with a body can answer 413.
         if (op.requestBody) assert.ok(op.responses['413'], `${method.toUpperCase()} ${path} documents 413`);
         for (const [status, r] of Object.entries<any>(op.responses)) {
-          if (Number(status) >= 400 && method !== 'head') assert.equal(r.content['application/json'].schema.$ref, '#/components/schemas/Error', `${method} ${path} ${status}`);
+          if (Number(status) >= 400 && method !== 'head')
+            assert.equal(r.content['application/json'].schema.$ref, '#/components/schemas/Error', `${method} ${path} ${status}`);
         }
         // Every GET is documented with its HEAD, which has the same answers and no bodies.
         if (method === 'get') assert.deepEqual(Object.keys(ops.head.responses), Object.keys(op.responses), `HEAD ${path}`);
-        if (method === 'head') assert.ok(Object.values<any>(op.responses).every((r) => !r.content), `HEAD ${path} has no bodies`);
+        if (method === 'head')
+          assert.ok(
+            Object.values<any>(op.responses).every((r) => !r.content),
+            `HEAD ${path} has no bodies`,
+          );
         // Shared middleware gives these answers, so every operation declares them.
         for (const status of ['400', '405', '500']) assert.ok(op.responses[status], `${method} ${path} documents ${status}`);
         if (op.security.length > 0) assert.ok(op.responses['401'].headers['WWW-Authenticate'], `${method} ${path}: 401 with WWW-Authenticate`);

@@ -128,10 +128,13 @@ test('through Kysely, cached statements bind fresh values and see schema changes
   await sql`ALTER TABLE t ADD COLUMN note TEXT`.execute(db);
   assert.deepEqual(await read(1), { id: 1, name: 'one', note: null });
   // A constraint failure inside a transaction rolls back and leaves the statement usable.
-  await assert.rejects(writeTransaction(db, async (trx) => {
-    await sql`INSERT INTO t (id, name) VALUES (${3}, ${'three'})`.execute(trx);
-    await sql`INSERT INTO t (id, name) VALUES (${1}, ${'dup'})`.execute(trx);
-  }), /UNIQUE/);
+  await assert.rejects(
+    writeTransaction(db, async (trx) => {
+      await sql`INSERT INTO t (id, name) VALUES (${3}, ${'three'})`.execute(trx);
+      await sql`INSERT INTO t (id, name) VALUES (${1}, ${'dup'})`.execute(trx);
+    }),
+    /UNIQUE/,
+  );
   assert.equal(await read(3), undefined);
   await insert(3, 'three');
   assert.deepEqual(await read(3), { id: 3, name: 'three', note: null });

@@ -59,7 +59,11 @@ export async function registerAndReadToken(
 }
 
 /** A confirmed account made through registration and the emailed link; the client holds its session. */
-export async function confirmedAccount(app: MailApp, email = uniqueEmail(), password = PASSWORD): Promise<{ email: string; client: HttpClient; merchantId: string }> {
+export async function confirmedAccount(
+  app: MailApp,
+  email = uniqueEmail(),
+  password = PASSWORD,
+): Promise<{ email: string; client: HttpClient; merchantId: string }> {
   const client = app.t.client();
   const token = await registerAndReadToken(app, email, password, {}, client);
   const res = await client.post('/auth/verify-email', { token });

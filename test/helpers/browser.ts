@@ -40,12 +40,23 @@ export interface BrowserSession {
 }
 
 /** A fresh persistent context (own profile folder) with one page. */
-export async function openBrowser(options: { locale?: string; viewport?: { width: number; height: number }; javaScript?: boolean } = {}): Promise<BrowserSession> {
+export async function openBrowser(
+  options: { locale?: string; viewport?: { width: number; height: number }; javaScript?: boolean } = {},
+): Promise<BrowserSession> {
   const profile = mkdtempSync(join(tmpdir(), 'gatewayd-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
     locale: options.locale ?? 'en-US',
     viewport: options.viewport ?? { width: 390, height: 844 },
     javaScriptEnabled: options.javaScript ?? true,

@@ -9,7 +9,12 @@ import type { HttpClient, HttpResponse } from './http.js';
 import { micros, type Micros } from '../../src/lib/amounts.js';
 
 /** Valid mainnet addresses (real base58check addresses with valid checksums). */
-export const ADDRESSES = ['TL24LCps5FKwp3PoU1MvrYrwhi5LU1tHre', 'TXVj38D1XR3TPgSHTCZGC8wkLDAGqF1oqx', 'TV6MuMXfmLbBqPZvBHdwFsDnQeVfnmiuSi', 'TJmmqjb1DK9TTZbQXzRQ2AuA94z4gKAPFh'] as const;
+export const ADDRESSES = [
+  'TL24LCps5FKwp3PoU1MvrYrwhi5LU1tHre',
+  'TXVj38D1XR3TPgSHTCZGC8wkLDAGqF1oqx',
+  'TV6MuMXfmLbBqPZvBHdwFsDnQeVfnmiuSi',
+  'TJmmqjb1DK9TTZbQXzRQ2AuA94z4gKAPFh',
+] as const;
 
 export interface Shop extends SignedIn {
   walletId: string;
@@ -42,11 +47,7 @@ export function nextOrderId(): string {
 }
 
 /** POST /invoices with a fresh key and order id unless given. */
-export function createInvoice(
-  client: HttpClient,
-  body: Record<string, unknown>,
-  options: { key?: string; bearer?: string } = {},
-): Promise<HttpResponse> {
+export function createInvoice(client: HttpClient, body: Record<string, unknown>, options: { key?: string; bearer?: string } = {}): Promise<HttpResponse> {
   const merged = { merchant_order_id: nextOrderId(), ...body };
   return client.post('/invoices', merged, {
     headers: { 'idempotency-key': options.key ?? `idem-${merged.merchant_order_id as string}` },

@@ -71,7 +71,13 @@ export function transferLog(opts: { from: string; to: string; amount: bigint; co
 }
 
 /** A successful solidified receipt in the shape of the real sample (section 2.1). */
-export function successReceipt(opts: { txId: string; blockTimestamp: number; blockNumber?: number; logs: ReceiptLog[]; contract?: string }): Record<string, unknown> {
+export function successReceipt(opts: {
+  txId: string;
+  blockTimestamp: number;
+  blockNumber?: number;
+  logs: ReceiptLog[];
+  contract?: string;
+}): Record<string, unknown> {
   return {
     id: opts.txId,
     fee: 26420100,
@@ -100,7 +106,17 @@ export function failedReceipt(opts: { txId: string; blockTimestamp: number; bloc
   };
 }
 
-export function trc20Record(opts: { txId: string; from: string; to: string; amount: bigint | string; blockTimestamp: number; contract?: string; type?: string; symbol?: string; name?: string }): Trc20Record {
+export function trc20Record(opts: {
+  txId: string;
+  from: string;
+  to: string;
+  amount: bigint | string;
+  blockTimestamp: number;
+  contract?: string;
+  type?: string;
+  symbol?: string;
+  name?: string;
+}): Trc20Record {
   return {
     transaction_id: opts.txId,
     token_info: { symbol: opts.symbol ?? 'USDT', address: opts.contract ?? USDT_CONTRACT, decimals: 6, name: opts.name ?? 'Tether USD' },

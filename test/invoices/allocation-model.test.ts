@@ -54,7 +54,9 @@ test('allocation matches the reference model for random prices and waits on one 
           }
           const key = `r${run}-${i}`;
           const body = { merchant_order_id: key, amount: (Number(op.base) / 1e6).toFixed(6), wallet_id: wallet.id, expires_in_minutes: 20 };
-          const result = await writeTransaction(t.deps.db, async (_trx, tx) => createInvoiceInTrx(tx, t.deps, { merchantId: merchant.id, idempotencyKey: key, body }));
+          const result = await writeTransaction(t.deps.db, async (_trx, tx) =>
+            createInvoiceInTrx(tx, t.deps, { merchantId: merchant.id, idempotencyKey: key, body }),
+          );
           if (!expected) {
             assert.ok('exhausted' in result, `op ${i}: expected exhaustion`);
             seen.exhausted += 1;

@@ -18,7 +18,14 @@ after(() => t.close());
 test('POST /invoices: 201 with every Invoice field, an invoice.created event and a 90-day reservation', async () => {
   const s = await shop(t, ADDRESSES[0]);
   const now = t.clock.now();
-  const res = await createInvoice(s.client, { merchant_order_id: 'A-1', amount: '25', wallet_id: s.walletId, description: 'Two mugs', metadata: { cart: [1, 2], note: 'x' }, expires_in_minutes: 30 });
+  const res = await createInvoice(s.client, {
+    merchant_order_id: 'A-1',
+    amount: '25',
+    wallet_id: s.walletId,
+    description: 'Two mugs',
+    metadata: { cart: [1, 2], note: 'x' },
+    expires_in_minutes: 30,
+  });
   assert.equal(res.status, 201, res.text);
   assert.equal(res.body.idempotent_replay, false);
   const inv = res.body.invoice;
@@ -46,7 +53,10 @@ test('POST /invoices: 201 with every Invoice field, an invoice.created event and
   for (const hidden of ['idempotency_key', 'request_fingerprint', 'merchant_id', 'idempotencyKey']) assert.ok(!(hidden in inv), hidden);
 
   const events = await t.deps.db.selectFrom('events').selectAll().where('invoice_id', '=', inv.id).execute();
-  assert.deepEqual(events.map((e) => e.type), ['invoice.created']);
+  assert.deepEqual(
+    events.map((e) => e.type),
+    ['invoice.created'],
+  );
   assert.deepEqual(JSON.parse(events[0]!.data).invoice, inv);
   const reservation = await t.deps.db.selectFrom('amount_reservations').selectAll().where('invoice_id', '=', inv.id).executeTakeFirstOrThrow();
   assert.equal(reservation.amount, 25_000_001);
@@ -101,7 +111,9 @@ test('hundreds of simultaneous creations for one price on one shared address: al
   const api = t.client({ origin: null });
   const N = 300;
   const results = await Promise.all(
-    Array.from({ length: N }, (_, i) => createInvoice(api, { amount: '99.99', wallet_id: shops[i % 4]!.walletId, merchant_order_id: `conc-${i}` }, { bearer: keys[i % 4]!.secret })),
+    Array.from({ length: N }, (_, i) =>
+      createInvoice(api, { amount: '99.99', wallet_id: shops[i % 4]!.walletId, merchant_order_id: `conc-${i}` }, { bearer: keys[i % 4]!.secret }),
+    ),
   );
   for (const r of results) assert.equal(r.status, 201, r.text);
   const payables = results.map((r) => micro(r.body.invoice.payable_amount));
@@ -109,7 +121,10 @@ test('hundreds of simultaneous creations for one price on one shared address: al
   for (const r of results) assert.equal(micro(r.body.invoice.base_amount) + micro(r.body.invoice.adjustment), micro(r.body.invoice.payable_amount));
   // The 300 smallest adjustments of that address (it had none at this price before).
   const adjustments = results.map((r) => micro(r.body.invoice.adjustment)).sort((x, y) => (x < y ? -1 : 1));
-  assert.deepEqual(adjustments, Array.from({ length: N }, (_, i) => BigInt(i + 1)));
+  assert.deepEqual(
+    adjustments,
+    Array.from({ length: N }, (_, i) => BigInt(i + 1)),
+  );
   const rows = await t.deps.db.selectFrom('amount_reservations').select('amount').where('address', '=', 'TJmmqjb1DK9TTZbQXzRQ2AuA94z4gKAPFh').execute();
   assert.ok(rows.length >= N);
 });
@@ -168,5 +183,8 @@ test('GET /invoices lists the newest 500, newest first', async () => {
   const times = list.body.invoices.map((i: any) => Date.parse(i.created_at));
   for (let i = 1; i < times.length; i++) assert.ok(times[i - 1] >= times[i]);
   const firstBatch = new Set(ids.slice(0, 100));
-  assert.ok(list.body.invoices.every((i: any) => !firstBatch.has(i.id)), 'the oldest 100 are not listed');
+  assert.ok(
+    list.body.invoices.every((i: any) => !firstBatch.has(i.id)),
+    'the oldest 100 are not listed',
+  );
 });

@@ -17,11 +17,17 @@ test('group commit: units queued together share one transaction; a failing unit 
         return id;
       });
     const results = await Promise.allSettled([insert('a'), insert('b'), insert('c', true), insert('d'), insert('b')]);
-    assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'rejected']);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'rejected'],
+    );
     assert.match(String((results[2] as PromiseRejectedResult).reason), /unit c failed/);
     assert.match(String((results[4] as PromiseRejectedResult).reason), /UNIQUE|duplicate key/);
     const rows = await t.deps.db.selectFrom('captcha_tokens').select('token_hash').orderBy('token_hash').execute();
-    assert.deepEqual(rows.map((r) => r.token_hash), ['a', 'b', 'd']);
+    assert.deepEqual(
+      rows.map((r) => r.token_hash),
+      ['a', 'b', 'd'],
+    );
     // Queued in the same tick: one transaction, one commit.
     assert.deepEqual(gc.stats, { batches: 1, units: 5, largestBatch: 5 });
     // A batch is capped: 5 units with a cap of 2 make 3 commits.

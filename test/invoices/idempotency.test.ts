@@ -12,7 +12,10 @@ before(async () => {
 after(() => t.close());
 
 const post = (body: unknown, key: string, raw?: string) =>
-  s.client.post('/invoices', body, { headers: { 'idempotency-key': key }, ...(raw ? { raw, headers: { 'idempotency-key': key, 'content-type': 'application/json' } } : {}) });
+  s.client.post('/invoices', body, {
+    headers: { 'idempotency-key': key },
+    ...(raw ? { raw, headers: { 'idempotency-key': key, 'content-type': 'application/json' } } : {}),
+  });
 
 test('same key and same body: 200 replay of the same invoice, whatever the key order and white space', async () => {
   const body = { merchant_order_id: 'idem-1', amount: '12.5', wallet_id: s.walletId, metadata: { a: 1, b: { c: 2, d: 3 } } };
@@ -26,7 +29,11 @@ test('same key and same body: 200 replay of the same invoice, whatever the key o
   // The explicit default is the same request.
   const withDefault = await post({ ...body, expires_in_minutes: 20 }, 'key-1');
   assert.equal(withDefault.status, 200);
-  const count = await t.deps.db.selectFrom('invoices').select((eb) => eb.fn.countAll<number>().as('n')).where('merchant_order_id', '=', 'idem-1').executeTakeFirstOrThrow();
+  const count = await t.deps.db
+    .selectFrom('invoices')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('merchant_order_id', '=', 'idem-1')
+    .executeTakeFirstOrThrow();
   assert.equal(Number(count.n), 1);
   const events = await t.deps.db.selectFrom('events').select('type').where('invoice_id', '=', first.body.invoice.id).execute();
   assert.equal(events.length, 1, 'a replay emits no event');
@@ -35,7 +42,12 @@ test('same key and same body: 200 replay of the same invoice, whatever the key o
 test('same key, other body: 409 idempotency_key_reused', async () => {
   const body = { merchant_order_id: 'idem-2', amount: '3', wallet_id: s.walletId };
   assert.equal((await post(body, 'key-2')).status, 201);
-  for (const other of [{ ...body, amount: '3.000001' }, { ...body, description: 'x' }, { ...body, merchant_order_id: 'idem-2b' }, { ...body, metadata: {} }]) {
+  for (const other of [
+    { ...body, amount: '3.000001' },
+    { ...body, description: 'x' },
+    { ...body, merchant_order_id: 'idem-2b' },
+    { ...body, metadata: {} },
+  ]) {
     const res = await post(other, 'key-2');
     assert.equal(res.status, 409, JSON.stringify(other));
     assert.equal(res.body.error.code, 'idempotency_key_reused');
@@ -63,7 +75,9 @@ test('concurrent retries of one key make exactly one invoice; the others are 200
   const key = await newKey(s.client);
   const api = t.client({ origin: null });
   const body = { merchant_order_id: 'race-1', amount: '42', wallet_id: s.walletId };
-  const results = await Promise.all(Array.from({ length: 50 }, () => api.post('/invoices', body, { bearer: key.secret, headers: { 'idempotency-key': 'race-key' } })));
+  const results = await Promise.all(
+    Array.from({ length: 50 }, () => api.post('/invoices', body, { bearer: key.secret, headers: { 'idempotency-key': 'race-key' } })),
+  );
   const statuses = results.map((r) => r.status);
   assert.equal(statuses.filter((x) => x === 201).length, 1, String(statuses));
   assert.equal(statuses.filter((x) => x === 200).length, 49);

@@ -16,7 +16,10 @@ test('exhaustion, then reuse of the least recently used expired amount as a revi
     const second = await createInvoice(b.client, { amount: '5', wallet_id: b.walletId });
     t.clock.advance(1000);
     const third = await createInvoice(a.client, { amount: '5', wallet_id: a.walletId });
-    assert.deepEqual([first, second, third].map((r) => r.body.invoice.payable_amount), ['5.000001', '5.000002', '5.000003']);
+    assert.deepEqual(
+      [first, second, third].map((r) => r.body.invoice.payable_amount),
+      ['5.000001', '5.000002', '5.000003'],
+    );
 
     // Every amount reserved, for either merchant sharing the address: 409.
     for (const s of [a, b]) {
@@ -47,7 +50,10 @@ test('exhaustion, then reuse of the least recently used expired amount as a revi
     assert.equal(inv.payable_amount, '5.000001');
     assert.equal(inv.reserved_until, new Date(t.clock.now() + 90 * DAY).toISOString());
     const events = await t.deps.db.selectFrom('events').select(['type', 'data']).where('invoice_id', '=', inv.id).orderBy('type').execute();
-    assert.deepEqual(events.map((e) => e.type), ['invoice.created', 'invoice.review']);
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['invoice.created', 'invoice.review'],
+    );
     assert.equal(JSON.parse(events[1]!.data).invoice.status, 'review');
     const reservation = await t.deps.db.selectFrom('amount_reservations').selectAll().where('amount', '=', 5_000_001).executeTakeFirstOrThrow();
     assert.equal(reservation.invoice_id, inv.id);
@@ -113,7 +119,11 @@ test('POST /invoices/{id}/review: accept or reject a paid review invoice, sessio
     await renewSession(t, s);
     const r2 = (await createInvoice(s.client, { amount: '8', wallet_id: s.walletId })).body.invoice;
     assert.equal(r2.status, 'review');
-    await t.deps.db.updateTable('invoices').set({ tx_hash: 'cd'.repeat(32) }).where('id', '=', r2.id).execute();
+    await t.deps.db
+      .updateTable('invoices')
+      .set({ tx_hash: 'cd'.repeat(32) })
+      .where('id', '=', r2.id)
+      .execute();
     const rejected = await s.client.post(`/invoices/${r2.id}/review`, { decision: 'reject' });
     assert.equal(rejected.status, 200);
     assert.equal(rejected.body.invoice.status, 'expired');

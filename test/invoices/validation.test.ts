@@ -28,7 +28,22 @@ test('amount: pattern, minimum 0.000001 and maximum 1000000000 at and beyond the
   assert.equal((await expect201({ amount: '1000000000' }, 'max')).base_amount, '1000000000.000000');
   assert.equal((await expect201({ amount: '1000000000.000000' }, 'max with decimals')).payable_amount, '1000000000.000002');
   assert.equal((await expect201({ amount: '0.1' }, 'short fraction')).base_amount, '0.100000');
-  for (const amount of ['0', '0.000000', '0.0000001', '1000000000.000001', '9999999999.999999', '01', '1.', '.5', '-1', '1e3', ' 1', '1,5', '', '10000000000']) {
+  for (const amount of [
+    '0',
+    '0.000000',
+    '0.0000001',
+    '1000000000.000001',
+    '9999999999.999999',
+    '01',
+    '1.',
+    '.5',
+    '-1',
+    '1e3',
+    ' 1',
+    '1,5',
+    '',
+    '10000000000',
+  ]) {
     await expect400({ amount }, `amount ${JSON.stringify(amount)}`);
   }
   await expect400({ amount: 1 }, 'number amount');

@@ -7,7 +7,8 @@ import { createInvoiceOrThrow } from '../../src/invoices/invoices.service.js';
 import { csvLines, neutralizeCell } from '../../src/ledger/ledger.service.js';
 import { ADDRESSES, createInvoice, newKey, shop } from '../helpers/shop.js';
 
-const HEADER = 'invoice_id,merchant_order_id,status,created_at,expires_at,confirmed_at,network,token,token_contract,wallet_address,base_amount,adjustment,payable_amount,tx_hash,late_payments,description,received_amount,price_amount,price_currency,price_rate,price_markup_percent,price_rate_at';
+const HEADER =
+  'invoice_id,merchant_order_id,status,created_at,expires_at,confirmed_at,network,token,token_contract,wallet_address,base_amount,adjustment,payable_amount,tx_hash,late_payments,description,received_amount,price_amount,price_currency,price_rate,price_markup_percent,price_rate_at';
 
 let t: TestApp;
 before(async () => {
@@ -58,8 +59,54 @@ test('GET /ledger.csv: header, one row per invoice with separate base, adjustmen
   const rows = parseCsv(res.text);
   assert.equal(rows[0]!.join(','), HEADER);
   assert.equal(rows.length, 3);
-  assert.deepEqual(rows[1], [b.id, 'L-2', 'pending', b.created_at, b.expires_at, '', 'tron-mainnet', 'USDT', b.token_contract, ADDRESSES[0], '10.000000', '0.000002', '10.000002', '', '', '', '', '', '', '', '', '']);
-  assert.deepEqual(rows[2], [a.id, 'L-1', 'pending', a.created_at, a.expires_at, '', 'tron-mainnet', 'USDT', a.token_contract, ADDRESSES[0], '10.000000', '0.000001', '10.000001', '', '', 'plain', '', '', '', '', '', '']);
+  assert.deepEqual(rows[1], [
+    b.id,
+    'L-2',
+    'pending',
+    b.created_at,
+    b.expires_at,
+    '',
+    'tron-mainnet',
+    'USDT',
+    b.token_contract,
+    ADDRESSES[0],
+    '10.000000',
+    '0.000002',
+    '10.000002',
+    '',
+    '',
+    '',
+    '',
+    '',
+    '',
+    '',
+    '',
+    '',
+  ]);
+  assert.deepEqual(rows[2], [
+    a.id,
+    'L-1',
+    'pending',
+    a.created_at,
+    a.expires_at,
+    '',
+    'tron-mainnet',
+    'USDT',
+    a.token_contract,
+    ADDRESSES[0],
+    '10.000000',
+    '0.000001',
+    '10.000001',
+    '',
+    '',
+    'plain',
+    '',
+    '',
+    '',
+    '',
+    '',
+    '',
+  ]);
 });
 
 test('GET /ledger.csv?created_gte&created_lt: a range of creation times (dates are midnight UTC), bad values are a 400 naming them', async () => {
@@ -74,12 +121,20 @@ test('GET /ledger.csv?created_gte&created_lt: a range of creation times (dates a
   const to = day(after.created_at);
   const res = await s.client.get(`/ledger.csv?created_gte=${from}&created_lt=${to}`);
   assert.equal(res.status, 200, res.text);
-  const ids = parseCsv(res.text).slice(1).map((r) => r[0]);
+  const ids = parseCsv(res.text)
+    .slice(1)
+    .map((r) => r[0]);
   assert.ok(ids.includes(inside.id));
   assert.ok(!ids.includes(before.id) && !ids.includes(after.id), 'the range leaves out the day before and the end day');
   assert.match(res.headers.get('content-disposition') ?? '', new RegExp(`filename="ledger-${from}_${to}\\.csv"`));
   const exact = await s.client.get(`/ledger.csv?created_gte=${encodeURIComponent(after.created_at)}`);
-  assert.deepEqual(parseCsv(exact.text).slice(1).map((r) => r[0]).filter((id) => [before.id, inside.id, after.id].includes(id!)), [after.id]);
+  assert.deepEqual(
+    parseCsv(exact.text)
+      .slice(1)
+      .map((r) => r[0])
+      .filter((id) => [before.id, inside.id, after.id].includes(id!)),
+    [after.id],
+  );
   // The console's form leaves empty fields empty: no bound.
   const all = await s.client.get('/ledger.csv?created_gte=&created_lt=');
   assert.equal(all.status, 200, all.text);
@@ -102,7 +157,7 @@ test('escaping: quotes, commas, line breaks and formula prefixes', async () => {
   const rows = parseCsv(res.text).slice(1).reverse();
   assert.deepEqual(
     rows.map((r) => r[15]),
-    ["'=HYPERLINK(\"http://x\")", "'+1", "'-2", "'@SUM(A1)", "'\tTab", 'a,b', 'say "hi"', 'two\nlines', 'ok'],
+    ['\'=HYPERLINK("http://x")', "'+1", "'-2", "'@SUM(A1)", "'\tTab", 'a,b', 'say "hi"', 'two\nlines', 'ok'],
   );
   assert.equal(rows[0]![1], "'=cmd|x");
   assert.ok(res.text.includes('"say ""hi"""'));

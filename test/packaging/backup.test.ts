@@ -14,10 +14,14 @@ let seq = 0;
 function insertPair(sqlite: Sqlite, padding = ''): void {
   seq += 1;
   const id = `mch_backup${seq}`;
-  sqlite.transaction(() => {
-    sqlite.prepare(`INSERT INTO merchants (id, email, name, created_at, updated_at) VALUES (?, ?, ?, 1, 1)`).run(id, `m${seq}@example.test`, `Merchant ${seq}${padding}`);
-    sqlite.prepare(`INSERT INTO sessions (token_hash, merchant_id, created_at, last_used_at, expires_at) VALUES (?, ?, 1, 1, 2)`).run(`hash${seq}`, id);
-  }).immediate();
+  sqlite
+    .transaction(() => {
+      sqlite
+        .prepare(`INSERT INTO merchants (id, email, name, created_at, updated_at) VALUES (?, ?, ?, 1, 1)`)
+        .run(id, `m${seq}@example.test`, `Merchant ${seq}${padding}`);
+      sqlite.prepare(`INSERT INTO sessions (token_hash, merchant_id, created_at, last_used_at, expires_at) VALUES (?, ?, 1, 1, 2)`).run(`hash${seq}`, id);
+    })
+    .immediate();
 }
 
 function count(path: string, table: string): number {

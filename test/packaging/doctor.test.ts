@@ -43,8 +43,12 @@ async function tronStandIn(): Promise<TronStandIn> {
       const asked = JSON.parse(body) as { num?: number; value?: string };
       const answer =
         req.url === '/wallet/getblockbynum'
-          ? asked.num === 0 ? { blockID: network.genesisBlockId, block_header: { raw_data: { txTrieRoot: '0'.repeat(64), parentHash: '0'.repeat(64) } } } : {}
-          : asked.value === network.usdtContract ? { origin_address: 'THPvaUhoh2Qn2y9THCZML3H815hhFhn5YC', contract_address: network.usdtContract, name: 'TetherToken', bytecode: '6080' } : {};
+          ? asked.num === 0
+            ? { blockID: network.genesisBlockId, block_header: { raw_data: { txTrieRoot: '0'.repeat(64), parentHash: '0'.repeat(64) } } }
+            : {}
+          : asked.value === network.usdtContract
+            ? { origin_address: 'THPvaUhoh2Qn2y9THCZML3H815hhFhn5YC', contract_address: network.usdtContract, name: 'TetherToken', bytecode: '6080' }
+            : {};
       res.writeHead(200, { date, 'content-type': 'application/json' }).end(JSON.stringify(answer));
       return;
     }
@@ -119,7 +123,11 @@ function installation(settings: string): { dir: string; config: string; db: stri
 
 async function doctor(config: string): Promise<{ code: number; lines: string[]; text: string }> {
   const lines: string[] = [];
-  const code = await runDoctor(() => loadConfig({ path: config, env: {} }), (l) => lines.push(l), { timeoutMs: 2000 });
+  const code = await runDoctor(
+    () => loadConfig({ path: config, env: {} }),
+    (l) => lines.push(l),
+    { timeoutMs: 2000 },
+  );
   return { code, lines, text: lines.join('\n') };
 }
 
@@ -146,7 +154,22 @@ staff_emails = ["ops@pay.example.com"]`);
   const r = await doctor(config);
   assert.equal(r.code, 0, r.text);
   assert.doesNotMatch(r.text, /^(WARN|FAIL)/m, r.text);
-  for (const check of ['config', 'secret', 'public_url', 'permissions', 'database', 'migrations', 'network', 'runtime', 'tron', 'tron key', 'chain', 'usdt', 'clock', 'smtp']) {
+  for (const check of [
+    'config',
+    'secret',
+    'public_url',
+    'permissions',
+    'database',
+    'migrations',
+    'network',
+    'runtime',
+    'tron',
+    'tron key',
+    'chain',
+    'usdt',
+    'clock',
+    'smtp',
+  ]) {
     assert.ok(line(r.lines, 'ok', check), `ok ${check}\n${r.text}`);
   }
   assert.match(r.text, /solidified block 69316581/);
@@ -224,7 +247,9 @@ test('doctor warns when nobody answers support and when an https public_url does
 test('doctor warns when an http server.public_url names another port than server.listen, not when it follows listen', () => {
   const cwd = mkdtempSync(join(tmpdir(), 'gatewayd-doctor-'));
   const secret = 'x'.repeat(40);
-  const apart = checkConfig(loadConfig({ cwd, env: { GATEWAYD_SERVER_LISTEN: '127.0.0.1:9090', GATEWAYD_SERVER_PUBLIC_URL: 'http://127.0.0.1:8080', GATEWAYD_SERVER_SECRET: secret } }));
+  const apart = checkConfig(
+    loadConfig({ cwd, env: { GATEWAYD_SERVER_LISTEN: '127.0.0.1:9090', GATEWAYD_SERVER_PUBLIC_URL: 'http://127.0.0.1:8080', GATEWAYD_SERVER_SECRET: secret } }),
+  );
   const warning = apart.find((f) => f.check === 'public_url' && f.level === 'warn');
   assert.match(warning?.detail ?? '', /server\.public_url http:\/\/127\.0\.0\.1:8080 names port 8080 but server\.listen is 127\.0\.0\.1:9090/);
   const following = checkConfig(loadConfig({ cwd, env: { GATEWAYD_SERVER_LISTEN: '127.0.0.1:9090', GATEWAYD_SERVER_SECRET: secret } }));
@@ -236,14 +261,17 @@ test('doctor warns when an http server.public_url names another port than server
 
 const NETWORK_HOST = nonLoopbackAddress();
 
-test('doctor: an SMTP server on the network that does not offer STARTTLS is a problem by default, a warning when opted out, and never gets the password', { skip: NETWORK_HOST === undefined && 'no non-loopback address' }, async (t) => {
-  const tron = await tronStandIn();
-  const smtp = await smtpStandIn({ host: NETWORK_HOST });
-  t.after(async () => {
-    await tron.close();
-    await smtp.close();
-  });
-  const settings = (extra: string) => `[server]
+test(
+  'doctor: an SMTP server on the network that does not offer STARTTLS is a problem by default, a warning when opted out, and never gets the password',
+  { skip: NETWORK_HOST === undefined && 'no non-loopback address' },
+  async (t) => {
+    const tron = await tronStandIn();
+    const smtp = await smtpStandIn({ host: NETWORK_HOST });
+    t.after(async () => {
+      await tron.close();
+      await smtp.close();
+    });
+    const settings = (extra: string) => `[server]
 public_url = "https://pay.example.com"
 secret = "0123456789abcdef0123456789abcdef-long-enough"
 [tron]
@@ -251,17 +279,24 @@ api_url = "${tron.url}"
 [email]
 smtp_url = "smtp://ops:smtp-pass-S3cret@${NETWORK_HOST}:${smtp.port}"
 ${extra}`;
-  const required = await doctor(installation(settings('')).config);
-  assert.equal(required.code, 1, required.text);
-  assert.match(line(required.lines, 'FAIL', 'smtp') ?? '', /STARTTLS is required: use smtps:\/\/, enable STARTTLS on the server, or for a relay on this machine set email\.smtp_tls = "opportunistic"/);
-  assert.deepEqual(smtp.logins, [], 'the password was never presented without TLS');
+    const required = await doctor(installation(settings('')).config);
+    assert.equal(required.code, 1, required.text);
+    assert.match(
+      line(required.lines, 'FAIL', 'smtp') ?? '',
+      /STARTTLS is required: use smtps:\/\/, enable STARTTLS on the server, or for a relay on this machine set email\.smtp_tls = "opportunistic"/,
+    );
+    assert.deepEqual(smtp.logins, [], 'the password was never presented without TLS');
 
-  const optedOut = await doctor(installation(settings('smtp_tls = "opportunistic"')).config);
-  assert.equal(optedOut.code, 0, optedOut.text);
-  assert.match(line(optedOut.lines, 'WARN', 'smtp') ?? '', /STARTTLS only when offered: email\.smtp_tls = "opportunistic" lets anyone on the path strip STARTTLS and read reset links and the SMTP password; keep it for a relay on this machine \(\S+ is not loopback\)$/);
-  assert.deepEqual(smtp.logins, ['ops'], 'opted out: the credentials go in plain text, as the warning says');
-  assert.doesNotMatch(required.text + optedOut.text, /S3cret/);
-});
+    const optedOut = await doctor(installation(settings('smtp_tls = "opportunistic"')).config);
+    assert.equal(optedOut.code, 0, optedOut.text);
+    assert.match(
+      line(optedOut.lines, 'WARN', 'smtp') ?? '',
+      /STARTTLS only when offered: email\.smtp_tls = "opportunistic" lets anyone on the path strip STARTTLS and read reset links and the SMTP password; keep it for a relay on this machine \(\S+ is not loopback\)$/,
+    );
+    assert.deepEqual(smtp.logins, ['ops'], 'opted out: the credentials go in plain text, as the warning says');
+    assert.doesNotMatch(required.text + optedOut.text, /S3cret/);
+  },
+);
 
 test('doctor: a relay on loopback is exempt from smtp_tls = "required", and doctor says so', async (t) => {
   const tron = await tronStandIn();
@@ -349,5 +384,8 @@ api_key = "k"`;
   writeFileSync(config, `${settings('mainnet')}\n[database]\npath = "${db}"\n`, { mode: 0o640 });
   const mixed = await doctor(config);
   assert.equal(mixed.code, 1, mixed.text);
-  assert.match(line(mixed.lines, 'FAIL', 'network') ?? '', /the database belongs to tron-nile, but tron\.network = "mainnet" \(tron-mainnet\): serve refuses to start/);
+  assert.match(
+    line(mixed.lines, 'FAIL', 'network') ?? '',
+    /the database belongs to tron-nile, but tron\.network = "mainnet" \(tron-mainnet\): serve refuses to start/,
+  );
 });

@@ -83,5 +83,8 @@ test('sign-in pages in Chromium: register, confirm through the mailed link, sign
 
   assert.deepEqual(dialogs, []);
   // The wrong password answered 401; nothing else failed.
-  assert.deepEqual(browser.errors.filter((e) => !/\b401\b/.test(e)), []);
+  assert.deepEqual(
+    browser.errors.filter((e) => !/\b401\b/.test(e)),
+    [],
+  );
 });

@@ -18,11 +18,13 @@ import { ADDRESSES, addWallet, createInvoice, micro } from '../helpers/shop.js';
 import { insertInvoice, insertWallet, WALLET_ADDRESS } from './rows.js';
 
 /** Records verified transfers as the block scanner does (nothing is expired: the scan covers no window). */
-const recordTransfers = async (deps: AppDeps, transfers: VerifiedTransfer[]) => (await commitScan(deps, { transfers, unscanned: { scannedUntil: 0, gaps: [] } })).recorded;
+const recordTransfers = async (deps: AppDeps, transfers: VerifiedTransfer[]) =>
+  (await commitScan(deps, { transfers, unscanned: { scannedUntil: 0, gaps: [] } })).recorded;
 
 /** The dark modules of a QR code as the qrcode package draws them (one SVG path), for what the page shows and for a text. */
 const shownModules = (page: import('playwright-core').Page) => page.locator('.qr svg path[stroke]').getAttribute('d');
-const modulesOf = async (text: string) => /<path stroke="#000000" d="([^"]+)"/.exec(await QRCode.toString(text, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 }))![1];
+const modulesOf = async (text: string) =>
+  /<path stroke="#000000" d="([^"]+)"/.exec(await QRCode.toString(text, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 }))![1];
 
 test('checkout in Chromium: amount, copy buttons, server-clock countdown, escaped text, language switch to rtl', async (t) => {
   const app = await startBrowserApp();
@@ -61,7 +63,16 @@ test('checkout in Chromium: amount, copy buttons, server-clock countdown, escape
   assert.equal(await shownModules(page), await modulesOf(WALLET_ADDRESS));
   const first = await page.locator('#countdown').innerText();
   assert.match(first, /^(10:00|09:5\d)$/);
-  await page.waitForFunction(() => /^09:5[0-7]$/.test(String((globalThis as unknown as { document: { getElementById(id: string): { textContent: string } } }).document.getElementById('countdown').textContent)), undefined, { timeout: 5000 });
+  await page.waitForFunction(
+    () =>
+      /^09:5[0-7]$/.test(
+        String(
+          (globalThis as unknown as { document: { getElementById(id: string): { textContent: string } } }).document.getElementById('countdown').textContent,
+        ),
+      ),
+    undefined,
+    { timeout: 5000 },
+  );
 
   await page.getByRole('button', { name: 'Copy amount' }).click();
   assert.equal(await page.evaluate('navigator.clipboard.readText()'), '49.990012');
@@ -133,12 +144,27 @@ test('checkout in Chromium, right-to-left: tron: URI QR, grouped amount, fee war
   await page.screenshot({ path: join(tmpdir(), 'gatewayd-checkout-pay-ar.png'), fullPage: true });
 
   // Paid: the page switches by itself, and offers the stored URL, and only that.
-  await recordTransfers(app.deps, [{ txHash: '9a'.repeat(32), logIndex: 0, from: ADDRESSES[3], to: ADDRESSES[0], amount: micro(inv.payable_amount), blockNumber: 7, blockTimestamp: app.clock.now(), tokenContract: USDT_CONTRACT }]);
+  await recordTransfers(app.deps, [
+    {
+      txHash: '9a'.repeat(32),
+      logIndex: 0,
+      from: ADDRESSES[3],
+      to: ADDRESSES[0],
+      amount: micro(inv.payable_amount),
+      blockNumber: 7,
+      blockTimestamp: app.clock.now(),
+      tokenContract: USDT_CONTRACT,
+    },
+  ]);
   const link = page.locator('#screen-confirmed a.return-link');
   await link.waitFor({ state: 'visible', timeout: 15_000 });
   assert.equal(await link.innerText(), catalogue['page.checkout.return_to']!.replace('{merchant}', 'Corner Shop'));
   assert.equal(await link.getAttribute('href'), back);
-  assert.equal(await page.locator('a.return-link[href]').evaluateAll((as) => as.filter((a) => (a as unknown as { href: string }).href !== '').length), 2, 'the same stored URL on the confirmed and expired screens, nothing else');
+  assert.equal(
+    await page.locator('a.return-link[href]').evaluateAll((as) => as.filter((a) => (a as unknown as { href: string }).href !== '').length),
+    2,
+    'the same stored URL on the confirmed and expired screens, nothing else',
+  );
   const text = await page.locator('body').innerText();
   assert.doesNotMatch(text, /undefined|page\.checkout\./, 'no undefined, no untranslated key');
   const overflow = await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth');
@@ -164,7 +190,16 @@ test('redirect_url: https only, at most 2048 characters, no credentials; sign-in
   t.after(() => app.close());
   const owner = await signedInMerchant(app);
   const walletId = await addWallet(owner.client, ADDRESSES[0]);
-  for (const bad of ['http://shop.example/back', 'javascript:alert(1)', 'https:shop.example', '//shop.example', 'https://user:pw@shop.example/', `https://shop.example/${'a'.repeat(2030)}`, 'https://shop.example/a b', 'data:text/html,x']) {
+  for (const bad of [
+    'http://shop.example/back',
+    'javascript:alert(1)',
+    'https:shop.example',
+    '//shop.example',
+    'https://user:pw@shop.example/',
+    `https://shop.example/${'a'.repeat(2030)}`,
+    'https://shop.example/a b',
+    'data:text/html,x',
+  ]) {
     const res = await createInvoice(owner.client, { amount: '1', wallet_id: walletId, redirect_url: bad });
     assert.equal(res.status, 400, bad);
     assert.equal(res.body.error.details[0].path, 'redirect_url', bad);
@@ -176,6 +211,6 @@ test('redirect_url: https only, at most 2048 characters, no credentials; sign-in
   for (const next of ['https://evil.example/', '//evil.example/', '/\\evil.example/', 'javascript:alert(1)']) {
     const res = await owner.client.get(`${app.baseUrl}/login?next=${encodeURIComponent(next)}`);
     const location = res.headers.get('location');
-    assert.ok(location === null || location.startsWith('/') && !location.startsWith('//') && !location.startsWith('/\\'), `${next} -> ${location}`);
+    assert.ok(location === null || (location.startsWith('/') && !location.startsWith('//') && !location.startsWith('/\\')), `${next} -> ${location}`);
   }
 });

@@ -69,7 +69,15 @@ test('console in Chromium: add a wallet, create an invoice, pay its checkout thr
   assert.equal(await page.evaluate('window.__noReload'), true, 'same document: no reload happened');
 
   // A paid review invoice: the owner accepts it.
-  const review = await insertInvoice(app.deps.db, { merchantId: owner.merchant.id, walletId: (await app.deps.db.selectFrom('wallets').select('id').executeTakeFirstOrThrow()).id, now: app.clock.now(), status: 'review', txHash: 'ab'.repeat(32), adjustment: 99n, orderId: 'R-1' });
+  const review = await insertInvoice(app.deps.db, {
+    merchantId: owner.merchant.id,
+    walletId: (await app.deps.db.selectFrom('wallets').select('id').executeTakeFirstOrThrow()).id,
+    now: app.clock.now(),
+    status: 'review',
+    txHash: 'ab'.repeat(32),
+    adjustment: 99n,
+    orderId: 'R-1',
+  });
   await page.goto(`${app.baseUrl}/console/invoices/${review.id}`);
   await main.getByRole('button', { name: 'Accept payment' }).click();
   await main.locator('h1 .badge.confirmed').waitFor();

@@ -7,7 +7,7 @@ import { insertInvoice, insertWallet } from './rows.js';
 const XSS = '<script>alert(1)</script>"\'><img src=x onerror=alert(2)>';
 const ESCAPED = '&lt;script&gt;alert(1)&lt;/script&gt;&quot;&#39;&gt;&lt;img src=x onerror=alert(2)&gt;';
 
-test('console pages render the owner data escaped, never another merchant\'s, and are never cached', async (t) => {
+test("console pages render the owner data escaped, never another merchant's, and are never cached", async (t) => {
   const app = await startTestApp();
   t.after(() => app.close());
   const owner = await signedInMerchant(app, { name: `Owner ${XSS}` });
@@ -25,25 +25,82 @@ test('console pages render the owner data escaped, never another merchant\'s, an
     txHash: 'cd'.repeat(32),
     adjustment: 9n,
   });
-  await insertInvoice(app.deps.db, { merchantId: owner.merchant.id, walletId, now, status: 'confirmed', txHash: 'ef'.repeat(32), adjustment: 11n, base: 25_000_000n, orderId: 'paid-1' });
+  await insertInvoice(app.deps.db, {
+    merchantId: owner.merchant.id,
+    walletId,
+    now,
+    status: 'confirmed',
+    txHash: 'ef'.repeat(32),
+    adjustment: 11n,
+    base: 25_000_000n,
+    orderId: 'paid-1',
+  });
   const otherWallet = await insertWallet(app.deps.db, other.merchant.id, now, 'Other wallet');
-  const otherInv = await insertInvoice(app.deps.db, { merchantId: other.merchant.id, walletId: otherWallet, now, orderId: 'other-secret-order', adjustment: 10n });
+  const otherInv = await insertInvoice(app.deps.db, {
+    merchantId: other.merchant.id,
+    walletId: otherWallet,
+    now,
+    orderId: 'other-secret-order',
+    adjustment: 10n,
+  });
   await app.deps.db
     .insertInto('api_keys')
-    .values({ id: 'key_test1', merchant_id: owner.merchant.id, name: `Key ${XSS}`, prefix: 'gw_live_abcd', secret_hash: 'h'.repeat(64), scopes: 'invoices:read', expires_in_days: null, created_at: now, last_used_at: null, revoked_at: null, expires_at: null, replaced_key_id: null })
+    .values({
+      id: 'key_test1',
+      merchant_id: owner.merchant.id,
+      name: `Key ${XSS}`,
+      prefix: 'gw_live_abcd',
+      secret_hash: 'h'.repeat(64),
+      scopes: 'invoices:read',
+      expires_in_days: null,
+      created_at: now,
+      last_used_at: null,
+      revoked_at: null,
+      expires_at: null,
+      replaced_key_id: null,
+    })
     .execute();
 
   const transfer = (id: string, kind: 'late' | 'unmatched', invoiceId: string | null, amount: number) => ({
-    id, network: 'tron-mainnet', token_contract: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t', tx_hash: id.padEnd(64, '0'), log_index: 0,
-    from_address: 'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf', to_address: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7', amount, kind,
-    invoice_id: invoiceId, block_number: 70_000_000, block_timestamp: now, recorded_at: now,
+    id,
+    network: 'tron-mainnet',
+    token_contract: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t',
+    tx_hash: id.padEnd(64, '0'),
+    log_index: 0,
+    from_address: 'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf',
+    to_address: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7',
+    amount,
+    kind,
+    invoice_id: invoiceId,
+    block_number: 70_000_000,
+    block_timestamp: now,
+    recorded_at: now,
   });
-  await app.deps.db.insertInto('chain_transfers').values([transfer('aaaa1111', 'unmatched', null, 4_990_000), transfer('bbbb2222', 'late', inv.id, 25_000_009), transfer('cccc3333', 'unmatched', null, 0), transfer('dddd4444', 'unmatched', null, 9_999)]).execute();
+  await app.deps.db
+    .insertInto('chain_transfers')
+    .values([
+      transfer('aaaa1111', 'unmatched', null, 4_990_000),
+      transfer('bbbb2222', 'late', inv.id, 25_000_009),
+      transfer('cccc3333', 'unmatched', null, 0),
+      transfer('dddd4444', 'unmatched', null, 9_999),
+    ])
+    .execute();
   const get = async (path: string, client = owner.client) => {
     const res = await fetch(`${app.baseUrl}${path}`, { headers: { cookie: `gw_session=${client.cookies.get('gw_session')}` }, redirect: 'manual' });
     return { status: res.status, text: await res.text(), headers: res.headers };
   };
-  for (const path of ['/console', '/console/wallets', '/console/invoices', `/console/invoices/${inv.id}`, '/console/invoices/new', '/console/transfers', '/console/api-keys', '/console/webhooks', '/console/shops', '/console/account']) {
+  for (const path of [
+    '/console',
+    '/console/wallets',
+    '/console/invoices',
+    `/console/invoices/${inv.id}`,
+    '/console/invoices/new',
+    '/console/transfers',
+    '/console/api-keys',
+    '/console/webhooks',
+    '/console/shops',
+    '/console/account',
+  ]) {
     const page = await get(path);
     assert.equal(page.status, 200, path);
     assert.equal(page.headers.get('cache-control'), 'no-store', path);
@@ -52,7 +109,11 @@ test('console pages render the owner data escaped, never another merchant\'s, an
     assert.ok(page.text.includes(`Owner ${ESCAPED}`), `${path} escaped merchant name`);
   }
   const overview = (await get('/console')).text;
-  assert.match(overview, /<strong class="stat-amount"><bdi dir="ltr" class="num">25\.000011<\/bdi> <span class="unit">USDT<\/span><\/strong>/, 'received = confirmed payable total');
+  assert.match(
+    overview,
+    /<strong class="stat-amount"><bdi dir="ltr" class="num">25\.000011<\/bdi> <span class="unit">USDT<\/span><\/strong>/,
+    'received = confirmed payable total',
+  );
   const detail = await get(`/console/invoices/${inv.id}`);
   assert.ok(detail.text.includes(`order ${ESCAPED}`));
   assert.ok(detail.text.includes(`desc ${ESCAPED}`));
@@ -104,7 +165,10 @@ test('health you can see: /health keeps status ok but says live_payments_enabled
   assert.equal(h.status, 'ok', 'the API still serves');
   assert.equal(h.live_payments_enabled, false);
   const down = await page('/console/invoices');
-  assert.match(down, /id="health-banner"[^>]*>Payments are not being confirmed right now[^<]*This has lasted 7 min \(since <time[^>]*dir="ltr">2026-11-24 00:00 UTC<\/time>\)/);
+  assert.match(
+    down,
+    /id="health-banner"[^>]*>Payments are not being confirmed right now[^<]*This has lasted 7 min \(since <time[^>]*dir="ltr">2026-11-24 00:00 UTC<\/time>\)/,
+  );
   const checkout = await page(`/pay/${inv.checkoutToken}`);
   assert.doesNotMatch(checkout, /updates by itself/);
   assert.match(checkout, /Automatic confirmation is paused/);

@@ -68,7 +68,12 @@ test('hostile input: generated from the served OpenAPI document, against every o
   const [a, b, staff] = prepared.merchants as [PreparedMerchant, PreparedMerchant, PreparedMerchant];
   // A revoked key of merchant A.
   const setup = openDatabase(prepared.dbPath);
-  const { key: revoked, secret: revokedSecret } = await insertKey(setup.db, a.id, { name: 'old', scopes: ['invoices:read', 'invoices:write', 'ledger:read'], expiresInDays: null }, Date.now());
+  const { key: revoked, secret: revokedSecret } = await insertKey(
+    setup.db,
+    a.id,
+    { name: 'old', scopes: ['invoices:read', 'invoices:write', 'ledger:read'], expiresInDays: null },
+    Date.now(),
+  );
   await revokeKey(setup.db, a.id, revoked.id, Date.now());
   await setup.close();
 
@@ -91,8 +96,15 @@ test('hostile input: generated from the served OpenAPI document, against every o
     // Resources of A (its own ids) and of B (another tenant's ids) for the path parameters.
     const ids: string[] = [a.keyId, a.walletId];
     const foreignIds: string[] = [b.keyId, b.walletId];
-    for (const [client, m, list] of [[sa, a, ids], [sb, b, foreignIds]] as const) {
-      const inv = await client.post('/invoices', { merchant_order_id: 'seed-1', amount: '10', wallet_id: m.walletId }, { headers: { 'idempotency-key': 'seed-1' } });
+    for (const [client, m, list] of [
+      [sa, a, ids],
+      [sb, b, foreignIds],
+    ] as const) {
+      const inv = await client.post(
+        '/invoices',
+        { merchant_order_id: 'seed-1', amount: '10', wallet_id: m.walletId },
+        { headers: { 'idempotency-key': 'seed-1' } },
+      );
       const ticket = await client.post('/support/tickets', { subject: 'Hello', message: 'Seed ticket' });
       const hook = await client.post('/webhooks', { url: rx.url('/fuzz') });
       const tested = await client.post(`/webhooks/${hook.body.webhook.id}/test`, {});
@@ -106,12 +118,19 @@ test('hostile input: generated from the served OpenAPI document, against every o
     const resolve = resolver(doc);
     const perOp = size(60, 260);
     const total = Math.max(perOp * ops.length, size(1500, 10_000));
-    const security = (doc.paths as Record<string, Record<string, { security?: Array<Record<string, unknown>> }>>);
+    const security = doc.paths as Record<string, Record<string, { security?: Array<Record<string, unknown>> }>>;
     const systematic = systematicRequests(ops, resolve, { ids }, SEED, (op) => {
       const sec = (security[op.path]![op.method.toLowerCase()]!.security ?? []).flatMap((x) => Object.keys(x));
       return sec.includes('bearerAuth') ? 'bearer' : sec.includes('sessionCookie') ? (op.path.includes('/inbox') ? 'staff' : 'session') : 'none';
     });
-    const creds = { session: a.sessionToken, otherTenantSession: b.sessionToken, staffSession: staff.sessionToken, key: a.key, revokedKey: revokedSecret, chatToken };
+    const creds = {
+      session: a.sessionToken,
+      otherTenantSession: b.sessionToken,
+      staffSession: staff.sessionToken,
+      key: a.key,
+      revokedKey: revokedSecret,
+      chatToken,
+    };
     const samples = [...systematic, ...fc.sample(hostileRequestArb(ops, resolve, { ids, foreignIds }), { seed: SEED, numRuns: total })];
     const seenOps = new Map<string, number>();
 

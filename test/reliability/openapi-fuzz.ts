@@ -18,7 +18,8 @@ export interface Operation {
   body: Schema | undefined;
 }
 
-export type AuthKind = 'none' | 'session' | 'session_foreign_origin' | 'session_no_origin' | 'bearer' | 'bearer_junk' | 'bearer_revoked' | 'staff' | 'other_tenant';
+export type AuthKind =
+  'none' | 'session' | 'session_foreign_origin' | 'session_no_origin' | 'bearer' | 'bearer_junk' | 'bearer_revoked' | 'staff' | 'other_tenant';
 
 export interface HostileRequest {
   op: Operation;
@@ -185,11 +186,20 @@ export const TWISTS: Twist[] = [
     },
   },
   { name: 'unknown_field', apply: (b) => json(b && typeof b === 'object' && !Array.isArray(b) ? { ...b, unexpected_field: 1 } : b) },
-  { name: 'proto_field', apply: (b) => ({ bytes: enc.encode(JSON.stringify(b).replace(/^\{/, '{"__proto__":{"admin":true},')), contentType: 'application/json' }) },
+  {
+    name: 'proto_field',
+    apply: (b) => ({ bytes: enc.encode(JSON.stringify(b).replace(/^\{/, '{"__proto__":{"admin":true},')), contentType: 'application/json' }),
+  },
   { name: 'wrong_type', apply: (b, r) => json(mutateField(b, r, () => pick(WEIRD_VALUES, r))) },
   { name: 'weird_string', apply: (b, r) => json(mutateField(b, r, () => pick(WEIRD_STRINGS, r))) },
   { name: 'oversized_string', apply: (b, r) => json(mutateField(b, r, () => 'x'.repeat(pick([101, 121, 256, 1001, 2049, 5001, 16_385, 40_000], r)))) },
-  { name: 'deep_nesting', apply: (b, r) => ({ bytes: enc.encode(JSON.stringify(mutateField(b, r, () => '@@DEEP@@')).replace('"@@DEEP@@"', nested(pick([100, 5_000, 30_000], r)))), contentType: 'application/json' }) },
+  {
+    name: 'deep_nesting',
+    apply: (b, r) => ({
+      bytes: enc.encode(JSON.stringify(mutateField(b, r, () => '@@DEEP@@')).replace('"@@DEEP@@"', nested(pick([100, 5_000, 30_000], r)))),
+      contentType: 'application/json',
+    }),
+  },
   {
     // Deep nesting inside every free-form object of the body (e.g. invoice metadata), where it passes the type check.
     name: 'deep_inside_objects',
@@ -202,7 +212,15 @@ export const TWISTS: Twist[] = [
     },
   },
   { name: 'not_an_object', apply: (_b, r) => json(pick([[], 'text', 42, null, true, [{}]], r)) },
-  { name: 'malformed_json', apply: (b, r) => ({ bytes: enc.encode(pick(['{', '{"a":', '{"a":1,}', "{'a':1}", '{"a":1}{"b":2}', 'undefined', '\uFEFF' + JSON.stringify(b), JSON.stringify(b).slice(0, -1)], r)), contentType: 'application/json' }) },
+  {
+    name: 'malformed_json',
+    apply: (b, r) => ({
+      bytes: enc.encode(
+        pick(['{', '{"a":', '{"a":1,}', "{'a':1}", '{"a":1}{"b":2}', 'undefined', '\uFEFF' + JSON.stringify(b), JSON.stringify(b).slice(0, -1)], r),
+      ),
+      contentType: 'application/json',
+    }),
+  },
   {
     name: 'invalid_utf8',
     apply: (b) => {
@@ -213,21 +231,80 @@ export const TWISTS: Twist[] = [
     },
   },
   { name: 'latin1_body', apply: (b) => ({ bytes: Buffer.from(JSON.stringify(b), 'latin1'), contentType: 'application/json; charset=iso-8859-1' }) },
-  { name: 'wrong_content_type', apply: (b, r) => ({ bytes: enc.encode(JSON.stringify(b)), contentType: pick(['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml', 'application/jsonx', 'json', ''], r) }) },
+  {
+    name: 'wrong_content_type',
+    apply: (b, r) => ({
+      bytes: enc.encode(JSON.stringify(b)),
+      contentType: pick(
+        ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml', 'application/jsonx', 'json', ''],
+        r,
+      ),
+    }),
+  },
   { name: 'no_content_type', apply: (b) => ({ bytes: enc.encode(JSON.stringify(b)), contentType: undefined }) },
   { name: 'form_body', apply: () => ({ bytes: enc.encode('a=1&b=2'), contentType: 'application/x-www-form-urlencoded' }) },
   { name: 'oversized_body', apply: (b, r) => json(mutateField(b, r, () => 'y'.repeat(70_000))) },
   { name: 'empty_body', apply: () => ({ bytes: new Uint8Array(0), contentType: 'application/json' }) },
   { name: 'duplicate_keys', apply: (b) => ({ bytes: enc.encode(JSON.stringify(b).replace(/^\{/, '{"name":1,"name":"x",')), contentType: 'application/json' }) },
-  { name: 'huge_numbers', apply: (b, r) => ({ bytes: enc.encode(JSON.stringify(mutateField(b, r, () => '@@N@@')).replace('"@@N@@"', pick(['1e999', '-1e999', '123456789012345678901234567890', '0.0000000000000000001', '-0', '1E+2'], r))), contentType: 'application/json' }) },
+  {
+    name: 'huge_numbers',
+    apply: (b, r) => ({
+      bytes: enc.encode(
+        JSON.stringify(mutateField(b, r, () => '@@N@@')).replace(
+          '"@@N@@"',
+          pick(['1e999', '-1e999', '123456789012345678901234567890', '0.0000000000000000001', '-0', '1E+2'], r),
+        ),
+      ),
+      contentType: 'application/json',
+    }),
+  },
 ];
 
 // No '..' or '%2e%2e': URL parsing removes dot segments before the request leaves the client.
-const PATH_JUNK = ['%', '%FF', '%00', '...', '%2e%2e%2f', '.%2e.', '%C0%AF', 'a%2Fb', '%F0%9F%92%A9', '\u00e9', ' ', '%20', 'null', '0', '-1', "'", '*', '%25', '%u0041', ';x', 'x%3Fy%3D1', 'x%23y'];
+const PATH_JUNK = [
+  '%',
+  '%FF',
+  '%00',
+  '...',
+  '%2e%2e%2f',
+  '.%2e.',
+  '%C0%AF',
+  'a%2Fb',
+  '%F0%9F%92%A9',
+  '\u00e9',
+  ' ',
+  '%20',
+  'null',
+  '0',
+  '-1',
+  "'",
+  '*',
+  '%25',
+  '%u0041',
+  ';x',
+  'x%3Fy%3D1',
+  'x%23y',
+];
 
 /** The credentials, path values, headers and body of one hostile request. */
-export function hostileRequestArb(ops: Operation[], resolve: (s: Schema) => Schema, known: { ids: string[]; foreignIds: string[] }): fc.Arbitrary<HostileRequest> {
-  const authArb = fc.constantFrom<AuthKind>('none', 'session', 'session', 'session_foreign_origin', 'session_no_origin', 'bearer', 'bearer', 'bearer_junk', 'bearer_revoked', 'staff', 'other_tenant');
+export function hostileRequestArb(
+  ops: Operation[],
+  resolve: (s: Schema) => Schema,
+  known: { ids: string[]; foreignIds: string[] },
+): fc.Arbitrary<HostileRequest> {
+  const authArb = fc.constantFrom<AuthKind>(
+    'none',
+    'session',
+    'session',
+    'session_foreign_origin',
+    'session_no_origin',
+    'bearer',
+    'bearer',
+    'bearer_junk',
+    'bearer_revoked',
+    'staff',
+    'other_tenant',
+  );
   const pathValueArb = fc.oneof(
     { weight: 3, arbitrary: fc.constantFrom(...known.ids) },
     { weight: 2, arbitrary: fc.constantFrom(...known.foreignIds) },
@@ -277,7 +354,13 @@ export function hostileRequestArb(ops: Operation[], resolve: (s: Schema) => Sche
  * Every twist once against every operation, with the credentials the operation accepts (a key
  * where keys are allowed, else a session; none for public ones), so no combination is left to chance.
  */
-export function systematicRequests(ops: Operation[], resolve: (s: Schema) => Schema, known: { ids: string[] }, seed: number, securityOf: (op: Operation) => AuthKind): HostileRequest[] {
+export function systematicRequests(
+  ops: Operation[],
+  resolve: (s: Schema) => Schema,
+  known: { ids: string[] },
+  seed: number,
+  securityOf: (op: Operation) => AuthKind,
+): HostileRequest[] {
   const out: HostileRequest[] = [];
   let n = 0;
   for (const op of ops) {
@@ -321,7 +404,12 @@ export interface Credentials {
  * Sends one generated request as it is (no client-side repair). HEAD and GET carry no body. A
  * `query` string is appended as is (e.g. an unknown parameter). No answer at all is reported as 599.
  */
-export async function sendRequest(baseUrl: string, req: HostileRequest, creds: Credentials, query = ''): Promise<{ status: number; headers: Headers; body: unknown; text: string }> {
+export async function sendRequest(
+  baseUrl: string,
+  req: HostileRequest,
+  creds: Credentials,
+  query = '',
+): Promise<{ status: number; headers: Headers; body: unknown; text: string }> {
   let path = req.op.path;
   for (const [k, v] of Object.entries(req.pathParams)) path = path.replace(`{${k}}`, v);
   const headers: Record<string, string> = { ...req.headers };

@@ -28,7 +28,8 @@ function inject(tg: Awaited<ReturnType<typeof startTronGrid>>, at: number, logs:
 const LIES: Record<string, Lie> = {
   fake_token: (tg, to, amount, at) => void tg.pay({ to, amount, blockTimestamp: at, contract: FAKE_USDT_CONTRACTS[0]! }),
   failed_receipt: (tg, to, amount, at) => void tg.pay({ to, amount, blockTimestamp: at, receipt: 'failed' }),
-  reverted_with_log: (tg, to, amount, at) => inject(tg, at, [transferLog({ from: SAMPLE_PAYER, to, amount })], { receipt: { result: 'REVERT' }, result: 'FAILED' }),
+  reverted_with_log: (tg, to, amount, at) =>
+    inject(tg, at, [transferLog({ from: SAMPLE_PAYER, to, amount })], { receipt: { result: 'REVERT' }, result: 'FAILED' }),
   fake_log_in_usdt_call: (tg, to, amount, at) => inject(tg, at, [transferLog({ from: SAMPLE_PAYER, to, amount, contract: FAKE_USDT_CONTRACTS[1]! })]),
   approval_log: (tg, to, amount, at) => inject(tg, at, [transferLog({ from: SAMPLE_PAYER, to, amount, topic: APPROVAL_TOPIC })]),
   lookalike_recipient: (tg, _to, amount, at) => void tg.pay({ to: LOOKALIKE_PAYER, amount, blockTimestamp: at }),
@@ -92,7 +93,11 @@ test('slow and faulty peers: a lying, throttling TronGrid, a hanging receiver, a
         for (const kind of ['real', ...Object.keys(LIES)]) {
           price += 1;
           const key = `${m.id}-${r}-${kind}`;
-          const res = await anon.post('/invoices', { merchant_order_id: key, amount: `${price}`, wallet_id: m.walletId, expires_in_minutes: 60 }, { bearer: m.key, headers: { 'idempotency-key': key } });
+          const res = await anon.post(
+            '/invoices',
+            { merchant_order_id: key, amount: `${price}`, wallet_id: m.walletId, expires_in_minutes: 60 },
+            { bearer: m.key, headers: { 'idempotency-key': key } },
+          );
           tally.requests += 1;
           if (!tally.check(res.status === 201, `create ${key}: ${res.status} ${res.text.slice(0, 120)}`)) continue;
           const inv = res.body.invoice;
@@ -115,7 +120,11 @@ test('slow and faulty peers: a lying, throttling TronGrid, a hanging receiver, a
     let slowest = 0;
     const prober = (async () => {
       while (Date.now() < until) {
-        for (const [path, opts] of [['/health', {}], ['/invoices', { bearer: a.key }], [`/invoices/${[...real.keys()][0]}`, { bearer: a.key }]] as const) {
+        for (const [path, opts] of [
+          ['/health', {}],
+          ['/invoices', { bearer: a.key }],
+          [`/invoices/${[...real.keys()][0]}`, { bearer: a.key }],
+        ] as const) {
           const started = Date.now();
           const res = await anon.get(path, opts).catch((err: unknown) => ({ status: 0, text: String(err) }));
           slowest = Math.max(slowest, Date.now() - started);
@@ -163,8 +172,14 @@ test('slow and faulty peers: a lying, throttling TronGrid, a hanging receiver, a
       const row = status.get(id) as { status: string; tx_hash: string | null };
       tally.check(row.status === 'pending' && row.tx_hash === null, `lie ${kind} moved ${id} to ${row.status} ${row.tx_hash}`);
     }
-    const confirmedEvents = db.prepare("SELECT invoice_id, COUNT(*) AS n FROM events WHERE type = 'invoice.confirmed' GROUP BY invoice_id").all() as Array<{ invoice_id: string; n: number }>;
-    tally.check(confirmedEvents.length === real.size && confirmedEvents.every((e) => e.n === 1 && real.has(e.invoice_id)), `invoice.confirmed events: ${JSON.stringify(confirmedEvents.slice(0, 5))}`);
+    const confirmedEvents = db.prepare("SELECT invoice_id, COUNT(*) AS n FROM events WHERE type = 'invoice.confirmed' GROUP BY invoice_id").all() as Array<{
+      invoice_id: string;
+      n: number;
+    }>;
+    tally.check(
+      confirmedEvents.length === real.size && confirmedEvents.every((e) => e.n === 1 && real.has(e.invoice_id)),
+      `invoice.confirmed events: ${JSON.stringify(confirmedEvents.slice(0, 5))}`,
+    );
     const transfers = db.prepare('SELECT tx_hash, COUNT(*) AS n FROM chain_transfers GROUP BY tx_hash, log_index HAVING n > 1').all();
     tally.check(transfers.length === 0, 'a transfer recorded twice');
 
@@ -180,9 +195,14 @@ test('slow and faulty peers: a lying, throttling TronGrid, a hanging receiver, a
     })();
     tally.check(undelivered.length === 0, `B's events not received: ${undelivered.length}`);
     await sleep(2500);
-    const aStates = db.prepare('SELECT status, COUNT(*) AS n FROM deliveries WHERE webhook_id = ? GROUP BY status').all(hookA.id) as Array<{ status: string; n: number }>;
+    const aStates = db.prepare('SELECT status, COUNT(*) AS n FROM deliveries WHERE webhook_id = ? GROUP BY status').all(hookA.id) as Array<{
+      status: string;
+      n: number;
+    }>;
     tally.check(!aStates.some((s) => s.status === 'delivered'), `A's hanging receiver: ${JSON.stringify(aStates)}`);
-    const sendingTooLong = db.prepare("SELECT COUNT(*) AS n FROM deliveries WHERE webhook_id = ? AND status = 'sending' AND updated_at < ?").get(hookA.id, Date.now() - 5000) as { n: number };
+    const sendingTooLong = db
+      .prepare("SELECT COUNT(*) AS n FROM deliveries WHERE webhook_id = ? AND status = 'sending' AND updated_at < ?")
+      .get(hookA.id, Date.now() - 5000) as { n: number };
     tally.check(sendingTooLong.n === 0, `${sendingTooLong.n} deliveries to the hanging receiver stuck in sending`);
     const health = await anon.get('/health');
     tally.requests += 1;

@@ -35,7 +35,10 @@ test('tenancy and auth: foreign ids, revoked, expired and narrow keys, foreign o
   const readOnly = await insertKey(setup.db, a.id, { name: 'read', scopes: ['invoices:read'], expiresInDays: null }, now);
   await setup.close();
 
-  const gw = await startGateway({ dir: prepared.dir, config: { database: { path: prepared.dbPath }, webhooks: rx.webhookConfig({ timeout_seconds: 2 }), rate_limits: { api_per_key: 0 } } });
+  const gw = await startGateway({
+    dir: prepared.dir,
+    config: { database: { path: prepared.dbPath }, webhooks: rx.webhookConfig({ timeout_seconds: 2 }), rate_limits: { api_per_key: 0 } },
+  });
   const db = reader(prepared.dbPath);
   try {
     const sa = sessionClient(gw.baseUrl, a);
@@ -43,15 +46,25 @@ test('tenancy and auth: foreign ids, revoked, expired and narrow keys, foreign o
     const anon = new HttpClient(gw.baseUrl, null);
     const expect = (res: HttpResponse, status: number, code: string | undefined, what: string) => {
       tally.requests += 1;
-      tally.check(res.status === status && (code === undefined || res.body?.error?.code === code) && (status < 400 || res.body?.mode === 'live'), `${what}: expected ${status} ${code ?? ''}, got ${res.status} ${res.text.slice(0, 160)}`);
+      tally.check(
+        res.status === status && (code === undefined || res.body?.error?.code === code) && (status < 400 || res.body?.mode === 'live'),
+        `${what}: expected ${status} ${code ?? ''}, got ${res.status} ${res.text.slice(0, 160)}`,
+      );
     };
 
     // B's resources, one of each kind.
-    const inv = (await sb.post('/invoices', { merchant_order_id: 'b-1', amount: '5', wallet_id: b.walletId }, { headers: { 'idempotency-key': 'b-1' } })).body.invoice;
+    const inv = (await sb.post('/invoices', { merchant_order_id: 'b-1', amount: '5', wallet_id: b.walletId }, { headers: { 'idempotency-key': 'b-1' } })).body
+      .invoice;
     const ticket = (await sb.post('/support/tickets', { subject: 'B', message: 'B ticket' })).body.ticket;
     const hook = (await sb.post('/webhooks', { url: rx.url('/b') })).body.webhook;
     const delivery = (await sb.post(`/webhooks/${hook.id}/test`, {})).body.deliveries[0];
-    const bRows = () => JSON.stringify(db.prepare('SELECT * FROM invoices WHERE merchant_id = ?').all(b.id)) + JSON.stringify(db.prepare('SELECT id, name, revoked_at, expires_at FROM api_keys WHERE merchant_id = ?').all(b.id)) + JSON.stringify(db.prepare('SELECT id, active FROM webhooks WHERE merchant_id = ?').all(b.id)) + JSON.stringify(db.prepare('SELECT id, status, updated_at FROM support_tickets WHERE merchant_id = ?').all(b.id)) + JSON.stringify(db.prepare('SELECT COUNT(*) AS n FROM support_messages').get()) + JSON.stringify(db.prepare('SELECT id, status, attempts FROM deliveries WHERE merchant_id = ?').all(b.id));
+    const bRows = () =>
+      JSON.stringify(db.prepare('SELECT * FROM invoices WHERE merchant_id = ?').all(b.id)) +
+      JSON.stringify(db.prepare('SELECT id, name, revoked_at, expires_at FROM api_keys WHERE merchant_id = ?').all(b.id)) +
+      JSON.stringify(db.prepare('SELECT id, active FROM webhooks WHERE merchant_id = ?').all(b.id)) +
+      JSON.stringify(db.prepare('SELECT id, status, updated_at FROM support_tickets WHERE merchant_id = ?').all(b.id)) +
+      JSON.stringify(db.prepare('SELECT COUNT(*) AS n FROM support_messages').get()) +
+      JSON.stringify(db.prepare('SELECT id, status, attempts FROM deliveries WHERE merchant_id = ?').all(b.id));
     const bBefore = bRows();
 
     const doc = (await anon.get('/api/v1/openapi.json')).body;
@@ -72,8 +85,20 @@ test('tenancy and auth: foreign ids, revoked, expired and narrow keys, foreign o
       if (path.startsWith('/api/v1/api-keys/{id}')) return b.keyId;
       return undefined;
     };
-    const bodyFor = (op: Op): unknown => (op.method === 'GET' || op.method === 'DELETE' ? undefined : op.path.endsWith('/review') ? { decision: 'accept' } : op.path.endsWith('/resolve') ? { tx_hash: 'ab'.repeat(32), log_index: 0 } : op.path.endsWith('/messages') ? { message: 'hi' } : op.method === 'PATCH' && op.path.startsWith('/api/v1/webhooks/') ? { active: true } : {});
-    const call = (client: HttpClient, op: Op, path: string, options: Parameters<HttpClient['request']>[3] = {}) => client.request(op.method, path, bodyFor(op), options);
+    const bodyFor = (op: Op): unknown =>
+      op.method === 'GET' || op.method === 'DELETE'
+        ? undefined
+        : op.path.endsWith('/review')
+          ? { decision: 'accept' }
+          : op.path.endsWith('/resolve')
+            ? { tx_hash: 'ab'.repeat(32), log_index: 0 }
+            : op.path.endsWith('/messages')
+              ? { message: 'hi' }
+              : op.method === 'PATCH' && op.path.startsWith('/api/v1/webhooks/')
+                ? { active: true }
+                : {};
+    const call = (client: HttpClient, op: Op, path: string, options: Parameters<HttpClient['request']>[3] = {}) =>
+      client.request(op.method, path, bodyFor(op), options);
 
     for (const op of ops) {
       if (op.auth === 'public' || op.path.includes('/support/inbox')) continue;
@@ -82,14 +107,24 @@ test('tenancy and auth: foreign ids, revoked, expired and narrow keys, foreign o
       // Another tenant's resource: 404 with A's session and, where keys are allowed, A's key.
       if (id) {
         expect(await call(sa, op, path), 404, 'not_found', `${op.method} ${op.path} with another merchant's id (session)`);
-        if (op.auth === 'K|S') expect(await call(anon, op, path, { bearer: a.key }), 404, 'not_found', `${op.method} ${op.path} with another merchant's id (key)`);
+        if (op.auth === 'K|S')
+          expect(await call(anon, op, path, { bearer: a.key }), 404, 'not_found', `${op.method} ${op.path} with another merchant's id (key)`);
       }
       // A session from a foreign origin, and an unsafe method without Origin.
       expect(await call(sa, op, path, { origin: 'https://evil.example' }), 403, 'invalid_origin', `${op.method} ${op.path} session with a foreign Origin`);
       if (op.method !== 'GET') expect(await call(sa, op, path, { origin: null }), 403, 'invalid_origin', `${op.method} ${op.path} session without Origin`);
       // Dead keys and wrong keys.
-      for (const [name, secret] of [['revoked', revoked.secret], ['expired', expired.secret], ['unknown', 'gw_live_' + 'A'.repeat(43)]] as const) {
-        expect(await call(anon, op, path, { bearer: secret }), op.auth === 'K|S' ? 401 : 403, op.auth === 'K|S' ? 'unauthorized' : 'session_required', `${op.method} ${op.path} with a ${name} key`);
+      for (const [name, secret] of [
+        ['revoked', revoked.secret],
+        ['expired', expired.secret],
+        ['unknown', 'gw_live_' + 'A'.repeat(43)],
+      ] as const) {
+        expect(
+          await call(anon, op, path, { bearer: secret }),
+          op.auth === 'K|S' ? 401 : 403,
+          op.auth === 'K|S' ? 'unauthorized' : 'session_required',
+          `${op.method} ${op.path} with a ${name} key`,
+        );
       }
       if (op.auth === 'S') expect(await call(anon, op, path, { bearer: a.key }), 403, 'session_required', `${op.method} ${op.path} with a valid key`);
       expect(await call(anon, op, path), 401, 'unauthorized', `${op.method} ${op.path} without credentials`);
@@ -105,19 +140,35 @@ test('tenancy and auth: foreign ids, revoked, expired and narrow keys, foreign o
       ['GET', '/invoices', readOnly.secret, 200],
     ];
     for (const [method, path, secret, status] of scopeCases) {
-      const res = await anon.request(method, path, method === 'POST' ? { merchant_order_id: 'scope-1', amount: '1', wallet_id: a.walletId } : undefined, { bearer: secret, headers: { 'idempotency-key': 'scope-1' } });
+      const res = await anon.request(method, path, method === 'POST' ? { merchant_order_id: 'scope-1', amount: '1', wallet_id: a.walletId } : undefined, {
+        bearer: secret,
+        headers: { 'idempotency-key': 'scope-1' },
+      });
       expect(res, status, status === 403 ? 'insufficient_scope' : undefined, `${method} ${path} with a key lacking or having the scope`);
     }
     // Listings never show another tenant's rows.
-    const lists = [await sa.get('/invoices'), await anon.get('/invoices', { bearer: a.key }), await sa.get('/me'), await anon.get('/ledger.csv', { bearer: a.key }), await sa.get('/support/tickets'), await sa.get('/wallets')];
+    const lists = [
+      await sa.get('/invoices'),
+      await anon.get('/invoices', { bearer: a.key }),
+      await sa.get('/me'),
+      await anon.get('/ledger.csv', { bearer: a.key }),
+      await sa.get('/support/tickets'),
+      await sa.get('/wallets'),
+    ];
     for (const res of lists) {
       tally.requests += 1;
-      for (const foreign of [inv.id, ticket.id, hook.id, delivery.id, b.keyId, b.walletId, inv.checkout_token]) tally.check(!res.text.includes(foreign), `a listing shows another merchant's ${foreign}`);
+      for (const foreign of [inv.id, ticket.id, hook.id, delivery.id, b.keyId, b.walletId, inv.checkout_token])
+        tally.check(!res.text.includes(foreign), `a listing shows another merchant's ${foreign}`);
     }
     // The inbox needs staff status.
     expect(await sa.get('/support/inbox'), 403, 'support_staff_required', 'GET /support/inbox as a non-staff owner');
     expect(await sa.get(`/support/inbox/${ticket.id}`), 403, 'support_staff_required', 'GET /support/inbox/{id} as a non-staff owner');
-    expect(await anon.get('/support/chat', { headers: { 'x-support-chat-token': 'A'.repeat(43) } }), 401, 'unauthorized', 'GET /support/chat with an unknown token');
+    expect(
+      await anon.get('/support/chat', { headers: { 'x-support-chat-token': 'A'.repeat(43) } }),
+      401,
+      'unauthorized',
+      'GET /support/chat with an unknown token',
+    );
 
     tally.check(bRows() === bBefore, "refused requests changed another merchant's rows");
     // B's own access still works after all that.

@@ -145,7 +145,7 @@ test('GET /support/inbox/{id}: any ticket with contact details; unknown 404', as
   assert.equal((await staff.client.post('/support/inbox/tkt_nope/status', { status: 'open' })).status, 404);
 });
 
-test('a staff reply makes a ticket answered and the owner sees it; the owner\'s answer reopens it', async () => {
+test("a staff reply makes a ticket answered and the owner sees it; the owner's answer reopens it", async () => {
   const owner = await signedInMerchant(t);
   const { ticket } = (await owner.client.post('/support/tickets', { subject: 'Help', message: 'q1' })).body;
   t.clock.advance(MINUTE);
@@ -153,11 +153,20 @@ test('a staff reply makes a ticket answered and the owner sees it; the owner\'s 
   assert.equal(reply.status, 201);
   assert.equal(reply.body.ticket.status, 'answered');
   assert.equal(reply.body.ticket.updated_at, new Date(t.clock.now()).toISOString());
-  assert.deepEqual(reply.body.messages.map((m: any) => [m.author, m.body]), [['customer', 'q1'], ['staff', 'a1']]);
+  assert.deepEqual(
+    reply.body.messages.map((m: any) => [m.author, m.body]),
+    [
+      ['customer', 'q1'],
+      ['staff', 'a1'],
+    ],
+  );
 
   const seen = await owner.client.get(`/support/tickets/${ticket.id}`);
   assert.equal(seen.body.ticket.status, 'answered');
-  assert.deepEqual(seen.body.messages.map((m: any) => m.author), ['customer', 'staff']);
+  assert.deepEqual(
+    seen.body.messages.map((m: any) => m.author),
+    ['customer', 'staff'],
+  );
   assert.equal(seen.body.ticket.email, undefined, 'the owner view has no inbox fields');
 
   const back = await owner.client.post(`/support/tickets/${ticket.id}/messages`, { message: 'q2' });
@@ -208,7 +217,7 @@ test('staff set any status in any direction; the body is checked', async () => {
   assert.equal(long.status, 400);
 });
 
-test('a staff reply to a chat shows in the visitor\'s chat as staff; HTML stays verbatim', async () => {
+test("a staff reply to a chat shows in the visitor's chat as staff; HTML stays verbatim", async () => {
   const c = await chat('<i>hello</i>');
   const html = '<a href="javascript:alert(1)">click</a>';
   const reply = await staff.client.post(`/support/inbox/${c.id}/messages`, { message: html });
@@ -216,13 +225,19 @@ test('a staff reply to a chat shows in the visitor\'s chat as staff; HTML stays 
   assert.equal(reply.body.ticket.status, 'answered');
   const seen = await t.client().get('/support/chat', { headers: { 'x-support-chat-token': c.token } });
   assert.equal(seen.body.ticket.status, 'answered');
-  assert.deepEqual(seen.body.messages.map((m: any) => [m.author, m.body]), [['customer', '<i>hello</i>'], ['staff', html]]);
+  assert.deepEqual(
+    seen.body.messages.map((m: any) => [m.author, m.body]),
+    [
+      ['customer', '<i>hello</i>'],
+      ['staff', html],
+    ],
+  );
   // The staff account's identity does not leak to the visitor.
   assert.ok(!seen.text.includes(staff.merchant.id));
   assert.ok(!seen.text.includes('help@example'));
 });
 
-test('the inbox shows a merchant\'s current name and email, not a copy from when the ticket was opened', async () => {
+test("the inbox shows a merchant's current name and email, not a copy from when the ticket was opened", async () => {
   const owner = await signedInMerchant(t, { name: 'Old Name', email: 'old@shop.test' });
   const { ticket } = (await owner.client.post('/support/tickets', { subject: 'S', message: 'm' })).body;
   await t.deps.db.updateTable('merchants').set({ name: 'New Name', email: 'new@shop.test' }).where('id', '=', owner.merchant.id).execute();

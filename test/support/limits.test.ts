@@ -23,7 +23,10 @@ test('contact and chat start share rate_limits.public_per_ip: 429 rate_limited w
     assert.equal(limited.body.error.code, 'rate_limited');
     assert.ok(Number(limited.headers.get('retry-after')) >= 1);
     assert.equal((await c.post('/support/chat', CHAT)).status, 429);
-    const before = await t.deps.db.selectFrom('support_tickets').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const before = await t.deps.db
+      .selectFrom('support_tickets')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     assert.equal(Number(before.n), 2);
     // The bucket refills with time (3 a minute: one every 20 s).
     t.clock.advance(20 * SECOND);
@@ -139,7 +142,14 @@ describe('captcha', () => {
 
   test('captcha: a refused request creates no ticket; chat messages need no captcha', async () => {
     const count = async () =>
-      Number((await t.deps.db.selectFrom('support_tickets').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+      Number(
+        (
+          await t.deps.db
+            .selectFrom('support_tickets')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     const before = await count();
     peer.mode = 'fail';
     assert.equal((await t.client().post('/support/contact', { ...CONTACT, captcha_token: 'refused-1' })).status, 400);

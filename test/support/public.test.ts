@@ -41,7 +41,10 @@ test('POST /support/contact: 201 with only the reference, status and time', asyn
   assert.equal(inbox.body.ticket.name, 'Vera');
   assert.equal(inbox.body.ticket.email, 'vera@example.org');
   assert.equal(inbox.body.ticket.subject, 'Pricing');
-  assert.deepEqual(inbox.body.messages.map((m: any) => [m.author, m.body]), [['customer', 'How much?']]);
+  assert.deepEqual(
+    inbox.body.messages.map((m: any) => [m.author, m.body]),
+    [['customer', 'How much?']],
+  );
 });
 
 test('contact: category defaults to general; a session is not needed and not used', async () => {
@@ -61,7 +64,9 @@ test('contact: every field limit', async () => {
   const domain = `${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(57)}.org`;
   const email254 = `${local}@${domain}`;
   assert.equal(email254.length, 254);
-  const ok = await t.client().post('/support/contact', { ...CONTACT, name: 'n'.repeat(100), email: email254, subject: 's'.repeat(150), message: 'm'.repeat(5000) });
+  const ok = await t
+    .client()
+    .post('/support/contact', { ...CONTACT, name: 'n'.repeat(100), email: email254, subject: 's'.repeat(150), message: 'm'.repeat(5000) });
   assert.equal(ok.status, 201);
   const bad: Array<Record<string, unknown>> = [
     { ...CONTACT, name: 'n'.repeat(101) },
@@ -154,7 +159,12 @@ test('a long first chat message gives a short subject; the message itself stays 
 
 test('GET and POST /support/chat*: a missing, malformed or unknown token is 401 unauthorized', async () => {
   const unknown = 'A'.repeat(43);
-  for (const headers of [{} as Record<string, string>, { 'x-support-chat-token': '' }, { 'x-support-chat-token': 'short' }, { 'x-support-chat-token': unknown }]) {
+  for (const headers of [
+    {} as Record<string, string>,
+    { 'x-support-chat-token': '' },
+    { 'x-support-chat-token': 'short' },
+    { 'x-support-chat-token': unknown },
+  ]) {
     const get = await t.client().get('/support/chat', { headers });
     assert.equal(get.status, 401, JSON.stringify(headers));
     assert.equal(get.body.error.code, 'unauthorized');
@@ -174,7 +184,10 @@ test('POST /support/chat/messages appends; a closed chat reopens', async () => {
   const more = await t.client().post('/support/chat/messages', { message: 'Still here' }, chatHeaders(token));
   assert.equal(more.status, 201);
   assert.deepEqual(Object.keys(more.body).sort(), ['messages', 'name', 'ticket']);
-  assert.deepEqual(more.body.messages.map((m: any) => m.body), ['Is anyone there?', 'Still here']);
+  assert.deepEqual(
+    more.body.messages.map((m: any) => m.body),
+    ['Is anyone there?', 'Still here'],
+  );
   assert.equal(more.body.ticket.updated_at, new Date(t.clock.now()).toISOString());
   assert.ok(!more.text.includes('chad.private'));
 
@@ -210,7 +223,10 @@ test('a chat token opens that chat alone', async () => {
   assert.ok(!readA.text.includes('bob secret'));
   await t.client().post('/support/chat/messages', { message: 'alice again' }, chatHeaders(a.chat_token));
   const readB = await t.client().get('/support/chat', chatHeaders(b.chat_token));
-  assert.deepEqual(readB.body.messages.map((m: any) => m.body), ['bob secret']);
+  assert.deepEqual(
+    readB.body.messages.map((m: any) => m.body),
+    ['bob secret'],
+  );
 
   // The token is no credential anywhere else.
   for (const path of ['/support/tickets', `/support/tickets/${ownerTicket.id}`, '/support/inbox']) {

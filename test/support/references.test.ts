@@ -17,7 +17,10 @@ test('randomReference: prefix, dash, 10 of A-Z0-9, every character reachable', (
 test('randomReference skips bytes that would bias the alphabet', () => {
   // 252..255 are dropped; 0 -> A, 35 -> 9, 36 -> A again.
   const bytes = Buffer.from([252, 253, 254, 255, 0, 35, 36, 71, 1, 2, 3, 4, 5, 6, 7, 8]);
-  assert.equal(randomReference('X', () => bytes), 'X-A9A9BCDEFG');
+  assert.equal(
+    randomReference('X', () => bytes),
+    'X-A9A9BCDEFG',
+  );
 });
 
 test('allocateReference draws again when a reference is taken', async () => {
@@ -27,8 +30,18 @@ test('allocateReference draws again when a reference is taken', async () => {
     await t.deps.db
       .insertInto('support_tickets')
       .values({
-        id: 'tkt_taken', reference: 'SUP-AAAAAAAAAA', source: 'contact', category: 'general', status: 'open', subject: 's',
-        merchant_id: null, name: 'n', email: 'n@example.org', chat_token_hash: null, created_at: now, updated_at: now,
+        id: 'tkt_taken',
+        reference: 'SUP-AAAAAAAAAA',
+        source: 'contact',
+        category: 'general',
+        status: 'open',
+        subject: 's',
+        merchant_id: null,
+        name: 'n',
+        email: 'n@example.org',
+        chat_token_hash: null,
+        created_at: now,
+        updated_at: now,
       })
       .execute();
     const draws = ['SUP-AAAAAAAAAA', 'SUP-AAAAAAAAAA', 'SUP-BBBBBBBBBB'];
@@ -36,14 +49,27 @@ test('allocateReference draws again when a reference is taken', async () => {
     assert.equal(got, 'SUP-BBBBBBBBBB');
     assert.equal(draws.length, 0);
     // Ten collisions in a row is a broken random source, not bad luck: fail loudly.
-    await assert.rejects(writeTransaction(t.deps.db, (trx) => allocateReference(trx, 'SUP', () => 'SUP-AAAAAAAAAA')), /free support reference/);
+    await assert.rejects(
+      writeTransaction(t.deps.db, (trx) => allocateReference(trx, 'SUP', () => 'SUP-AAAAAAAAAA')),
+      /free support reference/,
+    );
     // The unique index is the last line of defence.
     await assert.rejects(
       t.deps.db
         .insertInto('support_tickets')
         .values({
-          id: 'tkt_dup', reference: 'SUP-AAAAAAAAAA', source: 'contact', category: 'general', status: 'open', subject: 's',
-          merchant_id: null, name: 'n', email: 'n@example.org', chat_token_hash: null, created_at: now, updated_at: now,
+          id: 'tkt_dup',
+          reference: 'SUP-AAAAAAAAAA',
+          source: 'contact',
+          category: 'general',
+          status: 'open',
+          subject: 's',
+          merchant_id: null,
+          name: 'n',
+          email: 'n@example.org',
+          chat_token_hash: null,
+          created_at: now,
+          updated_at: now,
         })
         .execute(),
       /UNIQUE|duplicate key/,
@@ -60,11 +86,17 @@ test('the schema refuses a ticket whose source and owner disagree', async () => 
     const base = { category: 'general' as const, status: 'open' as const, subject: 's', created_at: now, updated_at: now };
     // A chat without a token, and a contact ticket with a merchant: both refused.
     await assert.rejects(
-      t.deps.db.insertInto('support_tickets').values({ ...base, id: 'tkt_a', reference: 'SUP-CCCCCCCCCC', source: 'chat', merchant_id: null, name: 'n', email: 'e@x.io', chat_token_hash: null }).execute(),
+      t.deps.db
+        .insertInto('support_tickets')
+        .values({ ...base, id: 'tkt_a', reference: 'SUP-CCCCCCCCCC', source: 'chat', merchant_id: null, name: 'n', email: 'e@x.io', chat_token_hash: null })
+        .execute(),
       /CHECK|check constraint/,
     );
     await assert.rejects(
-      t.deps.db.insertInto('support_tickets').values({ ...base, id: 'tkt_b', reference: 'SUP-DDDDDDDDDD', source: 'dashboard', merchant_id: null, name: null, email: null, chat_token_hash: null }).execute(),
+      t.deps.db
+        .insertInto('support_tickets')
+        .values({ ...base, id: 'tkt_b', reference: 'SUP-DDDDDDDDDD', source: 'dashboard', merchant_id: null, name: null, email: null, chat_token_hash: null })
+        .execute(),
       /CHECK|check constraint/,
     );
   } finally {

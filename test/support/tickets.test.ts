@@ -81,13 +81,19 @@ test('GET /support/tickets lists only my tickets, newest activity first', async 
   t.clock.advance(MINUTE);
   let list = await me.client.get('/support/tickets');
   assert.equal(list.status, 200);
-  assert.deepEqual(list.body.tickets.map((x: { id: string }) => x.id), [second.id, first.id]);
+  assert.deepEqual(
+    list.body.tickets.map((x: { id: string }) => x.id),
+    [second.id, first.id],
+  );
   assert.deepEqual(Object.keys(list.body.tickets[0]).sort(), TICKET_KEYS);
 
   // A new message on the older ticket moves it to the top.
   await me.client.post(`/support/tickets/${first.id}/messages`, { message: 'any news?' });
   list = await me.client.get('/support/tickets');
-  assert.deepEqual(list.body.tickets.map((x: { id: string }) => x.id), [first.id, second.id]);
+  assert.deepEqual(
+    list.body.tickets.map((x: { id: string }) => x.id),
+    [first.id, second.id],
+  );
   assert.equal(list.body.tickets[0].updated_at, new Date(t.clock.now()).toISOString());
   assert.equal(list.body.tickets[0].created_at, first.created_at);
 });
@@ -117,7 +123,7 @@ test('GET /support/tickets returns at most 200', async () => {
   assert.equal(list.body.tickets[199].subject, 'seed 5');
 });
 
-test('GET /support/tickets/{id}: the thread; another owner\'s ticket and an unknown id are the same 404', async () => {
+test("GET /support/tickets/{id}: the thread; another owner's ticket and an unknown id are the same 404", async () => {
   const me = await signedInMerchant(t);
   const other = await signedInMerchant(t);
   const mine = (await me.client.post('/support/tickets', { subject: 'Mine', message: 'one' })).body.ticket;
@@ -146,7 +152,10 @@ test('owner reply appends in order; closing; a reply reopens a closed ticket', a
   const reply = await client.post(`/support/tickets/${ticket.id}/messages`, { message: 'second' });
   assert.equal(reply.status, 201);
   assert.equal(reply.body.ticket.status, 'open');
-  assert.deepEqual(reply.body.messages.map((m: { body: string }) => m.body), ['first', 'second']);
+  assert.deepEqual(
+    reply.body.messages.map((m: { body: string }) => m.body),
+    ['first', 'second'],
+  );
 
   t.clock.advance(MINUTE);
   const closed = await client.post(`/support/tickets/${ticket.id}/close`, {});
@@ -166,7 +175,10 @@ test('owner reply appends in order; closing; a reply reopens a closed ticket', a
   const reopened = await client.post(`/support/tickets/${ticket.id}/messages`, { message: 'third' });
   assert.equal(reopened.status, 201);
   assert.equal(reopened.body.ticket.status, 'open');
-  assert.deepEqual(reopened.body.messages.map((m: { body: string }) => m.body), ['first', 'second', 'third']);
+  assert.deepEqual(
+    reopened.body.messages.map((m: { body: string }) => m.body),
+    ['first', 'second', 'third'],
+  );
   assert.ok(reopened.body.messages.every((m: { author: string }) => m.author === 'customer'));
 });
 

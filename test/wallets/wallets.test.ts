@@ -36,7 +36,10 @@ test('another merchant may register the same address and gets its own wallet (20
   assert.equal(wb.status, 201);
   assert.notEqual(wa.body.wallet.id, wb.body.wallet.id);
   const listA = await a.client.get('/wallets');
-  assert.deepEqual(listA.body.wallets.map((w: any) => w.id), [wa.body.wallet.id]);
+  assert.deepEqual(
+    listA.body.wallets.map((w: any) => w.id),
+    [wa.body.wallet.id],
+  );
 });
 
 test('concurrent registrations of one address by one merchant make one wallet', async () => {

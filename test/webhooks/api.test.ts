@@ -84,7 +84,10 @@ test('POST /webhooks/{id}/test: a signed webhook.test to that webhook only, firs
   assert.equal(deliveries[0].response_status, 200);
   assert.equal(deliveries[0].next_attempt_at, null);
   assert.equal(deliveries[0].delivered_at, new Date(t.clock.now()).toISOString());
-  assert.deepEqual(rx.requests.map((r) => r.path), ['/target']);
+  assert.deepEqual(
+    rx.requests.map((r) => r.path),
+    ['/target'],
+  );
   assert.ok(verifySignature(rx.requests[0]!, target.secret));
   assert.deepEqual(JSON.parse(rx.requests[0]!.rawBody), event);
   // An empty POST body is accepted as {}; a body with fields is not.
@@ -142,7 +145,18 @@ test('POST /webhooks/deliveries/{id}/retry: one attempt now for a pending delive
   const listed = (await listDeliveries(t.deps.db, owner.merchant.id)).map(toDeliveryResponse);
   const mine = listed.find((x) => x.id === pending.id)!;
   assert.equal(mine.status, 'delivered');
-  assert.deepEqual(Object.keys(mine).sort(), ['attempts', 'created_at', 'delivered_at', 'event_id', 'id', 'last_error', 'next_attempt_at', 'response_status', 'status', 'webhook_id']);
+  assert.deepEqual(Object.keys(mine).sort(), [
+    'attempts',
+    'created_at',
+    'delivered_at',
+    'event_id',
+    'id',
+    'last_error',
+    'next_attempt_at',
+    'response_status',
+    'status',
+    'webhook_id',
+  ]);
   await owner.client.delete(`/webhooks/${hook.id}`);
 });
 

@@ -78,10 +78,12 @@ test('gatewayd killed (SIGKILL) mid-delivery: after restart the delivery is sent
 
     // An event stored by another writer of the same database: the worker's poll finds it.
     const writer = openDatabase(dbPath);
-    const event = await writeTransaction(writer.db, async (_trx, tx) => insertEvent(tx, { merchantId: merchant.id, type: 'invoice.expired', data: { invoice: { id: 'inv_k' } } }, Date.now()));
+    const event = await writeTransaction(writer.db, async (_trx, tx) =>
+      insertEvent(tx, { merchantId: merchant.id, type: 'invoice.expired', data: { invoice: { id: 'inv_k' } } }, Date.now()),
+    );
     await rx.waitFor(1, 10_000);
     const status = async () =>
-      (await writer.db.selectFrom('deliveries').select(['status', 'attempts']).where('event_id', '=', event.id).executeTakeFirstOrThrow());
+      await writer.db.selectFrom('deliveries').select(['status', 'attempts']).where('event_id', '=', event.id).executeTakeFirstOrThrow();
     assert.equal((await status()).status, 'sending');
 
     await gw.kill();
@@ -97,7 +99,9 @@ test('gatewayd killed (SIGKILL) mid-delivery: after restart the delivery is sent
     }
     assert.equal((await status()).attempts, 1);
     assert.ok(rx.requests.every((r) => r.headers['x-gateway-event-id'] === event.id));
-    assert.ok(verifySignature(rx.requests[1]!, (await writer.db.selectFrom('webhooks').select('secret').where('id', '=', hook.id).executeTakeFirstOrThrow()).secret));
+    assert.ok(
+      verifySignature(rx.requests[1]!, (await writer.db.selectFrom('webhooks').select('secret').where('id', '=', hook.id).executeTakeFirstOrThrow()).secret),
+    );
     assert.match(gw.output(), /crash recovery/);
     await writer.close();
   } finally {

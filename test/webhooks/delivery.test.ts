@@ -136,7 +136,10 @@ test('503 is retried on the schedule, each attempt signed afresh, and after 11 a
   assert.ok(elapsedDays > 3 && elapsedDays < 5, `the schedule spans ${elapsedDays} days`);
   assert.equal(rx.requests.length, MAX_ATTEMPTS);
   const timestamps = rx.requests.map((r) => Number(r.headers['x-gateway-timestamp']));
-  assert.deepEqual([...timestamps].sort((a, b) => a - b), timestamps);
+  assert.deepEqual(
+    [...timestamps].sort((a, b) => a - b),
+    timestamps,
+  );
   assert.equal(new Set(rx.requests.map((r) => r.headers['x-gateway-signature'])).size, MAX_ATTEMPTS, 'every attempt has its own signature');
   for (const r of rx.requests) assert.ok(verifySignature(r, hook.secret));
   assert.equal(new Set(rx.requests.map((r) => r.headers['x-gateway-event-id'])).size, 1, 'one event id for every attempt');
@@ -169,11 +172,14 @@ test('a later attempt to the same receiver resumes its TLS session, on a connect
     await worker.idle();
     t.clock.set((await deliveryOf(t, event.id, hook.id)).nextAttemptAt!);
   }
-  assert.deepEqual(rx.requests.map((r) => [r.servername, r.sessionReused]), [
-    ['resume.example.test', false],
-    ['resume.example.test', true],
-    ['resume.example.test', true],
-  ]);
+  assert.deepEqual(
+    rx.requests.map((r) => [r.servername, r.sessionReused]),
+    [
+      ['resume.example.test', false],
+      ['resume.example.test', true],
+      ['resume.example.test', true],
+    ],
+  );
   assert.equal(new Set(rx.requests.map((r) => r.remotePort)).size, 3, 'no socket is reused: each attempt connects to the address checked for it');
   await owner.client.delete(`/webhooks/${hook.id}`);
   // The same receiver under another name: its own full handshake (sessions are kept per name and address).
@@ -182,7 +188,10 @@ test('a later attempt to the same receiver resumes its TLS session, on a connect
   assert.equal(await worker.runOnce(), true);
   await worker.idle();
   assert.equal((await deliveryOf(t, second.id, other.id)).attempts, 1);
-  assert.deepEqual(rx.requests.slice(3).map((r) => [r.servername, r.sessionReused]), [['other.example.test', false]]);
+  assert.deepEqual(
+    rx.requests.slice(3).map((r) => [r.servername, r.sessionReused]),
+    [['other.example.test', false]],
+  );
   await owner.client.delete(`/webhooks/${other.id}`);
 });
 
@@ -195,7 +204,10 @@ test('a redirect is never followed: a failed attempt with its status', async () 
   assert.equal(d.status, 'pending');
   assert.equal(d.responseStatus, 302);
   assert.match(d.lastError!, /redirect .* not followed/);
-  assert.deepEqual(rx.requests.map((r) => r.path), ['/moved']);
+  assert.deepEqual(
+    rx.requests.map((r) => r.path),
+    ['/moved'],
+  );
   await owner.client.delete(`/webhooks/${hook.id}`);
 });
 

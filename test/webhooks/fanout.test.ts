@@ -120,7 +120,14 @@ test('a receiver that hangs does not hold up deliveries to others', async () => 
     const fast = await registerWebhook(o.client, rx.url('/fast'));
     for (let i = 0; i < 10; i++) await storeEvent(t2, o.merchant.id);
     const count = async (webhookId: string, status: string) =>
-      (await t2.deps.db.selectFrom('deliveries').select('id').where('webhook_id', '=', webhookId).where('status', '=', status as 'pending').execute()).length;
+      (
+        await t2.deps.db
+          .selectFrom('deliveries')
+          .select('id')
+          .where('webhook_id', '=', webhookId)
+          .where('status', '=', status as 'pending')
+          .execute()
+      ).length;
 
     const started = Date.now();
     const draining = w2.drain();

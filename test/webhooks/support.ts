@@ -24,7 +24,12 @@ export async function registerWebhook(client: HttpClient, url: string): Promise<
   return { id: res.body.webhook.id, secret: res.body.secret };
 }
 
-export async function storeEvent(t: TestApp, merchantId: string, type: EventType = 'invoice.created', data: Record<string, unknown> = { invoice: { id: 'inv_test' } }): Promise<StoredEvent> {
+export async function storeEvent(
+  t: TestApp,
+  merchantId: string,
+  type: EventType = 'invoice.created',
+  data: Record<string, unknown> = { invoice: { id: 'inv_test' } },
+): Promise<StoredEvent> {
   return writeTransaction(t.deps.db, async (_trx, tx) => insertEvent(tx, { merchantId, type, data }, t.clock.now()));
 }
 
@@ -34,7 +39,12 @@ export async function deliveriesOf(t: TestApp, eventId: string): Promise<Deliver
 }
 
 export async function deliveryOf(t: TestApp, eventId: string, webhookId: string): Promise<Delivery> {
-  const row = await t.deps.db.selectFrom('deliveries').select('id').where('event_id', '=', eventId).where('webhook_id', '=', webhookId).executeTakeFirstOrThrow();
+  const row = await t.deps.db
+    .selectFrom('deliveries')
+    .select('id')
+    .where('event_id', '=', eventId)
+    .where('webhook_id', '=', webhookId)
+    .executeTakeFirstOrThrow();
   return (await findDeliveryById(t.deps.db, row.id))!;
 }
 

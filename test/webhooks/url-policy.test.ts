@@ -46,8 +46,16 @@ before(async () => {
     beforeCreate: (deps) => {
       deps.dnsLookup = async (hostname) => {
         lookups.push(hostname);
-        if (hostname === 'mixed.example.test') return [{ address: '93.184.216.34', family: 4 }, { address: '10.1.2.3', family: 4 }];
-        if (hostname === 'mixed6.example.test') return [{ address: '2606:2800:220:1:248:1893:25c8:1946', family: 6 }, { address: 'fd12::1', family: 6 }];
+        if (hostname === 'mixed.example.test')
+          return [
+            { address: '93.184.216.34', family: 4 },
+            { address: '10.1.2.3', family: 4 },
+          ];
+        if (hostname === 'mixed6.example.test')
+          return [
+            { address: '2606:2800:220:1:248:1893:25c8:1946', family: 6 },
+            { address: 'fd12::1', family: 6 },
+          ];
         if (hostname === 'dns-loopback.example.test') return [{ address: '127.0.0.1', family: 4 }];
         if (hostname === 'empty.example.test') return [];
         throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
@@ -138,7 +146,10 @@ test(`${HOSTILE.length} hostile webhook URLs are refused with 400 invalid_webhoo
     assert.equal(res.body.error.details[0].path, 'url', url);
     assert.ok((URL_REJECTED_REASONS as readonly string[]).includes(res.body.error.details[0].reason), `${url}: ${res.body.error.details[0].reason}`);
   }
-  const count = await t.deps.db.selectFrom('webhooks').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const count = await t.deps.db
+    .selectFrom('webhooks')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   assert.equal(Number(count.n), 0, 'nothing was stored');
 });
 
@@ -186,10 +197,39 @@ test('address classification: public addresses pass, every special range is bloc
     assert.equal(blockedReason(ok), undefined, ok);
   }
   const blocked = [
-    '127.0.0.1', '127.255.255.254', '10.255.0.1', '172.31.255.255', '192.168.0.1', '100.127.0.1', '169.254.0.1', '0.1.2.3',
-    '224.0.0.251', '239.255.255.250', '240.0.0.1', '255.255.255.255', '192.0.0.8', '198.51.100.1', '203.0.113.9',
-    '::1', '::', 'fc00::1', 'fdff::1', 'fe80::abcd', 'fec0::1', 'ff05::2', '100::1', '2001:db8::', '::ffff:127.0.0.1',
-    '::ffff:169.254.169.254', '64:ff9b::7f00:1', '64:ff9b:1::1', '2002:7f00:1::', '2002:c0a8:101::', '::127.0.0.1', '4000::1', 'not-an-ip',
+    '127.0.0.1',
+    '127.255.255.254',
+    '10.255.0.1',
+    '172.31.255.255',
+    '192.168.0.1',
+    '100.127.0.1',
+    '169.254.0.1',
+    '0.1.2.3',
+    '224.0.0.251',
+    '239.255.255.250',
+    '240.0.0.1',
+    '255.255.255.255',
+    '192.0.0.8',
+    '198.51.100.1',
+    '203.0.113.9',
+    '::1',
+    '::',
+    'fc00::1',
+    'fdff::1',
+    'fe80::abcd',
+    'fec0::1',
+    'ff05::2',
+    '100::1',
+    '2001:db8::',
+    '::ffff:127.0.0.1',
+    '::ffff:169.254.169.254',
+    '64:ff9b::7f00:1',
+    '64:ff9b:1::1',
+    '2002:7f00:1::',
+    '2002:c0a8:101::',
+    '::127.0.0.1',
+    '4000::1',
+    'not-an-ip',
   ];
   for (const bad of blocked) assert.notEqual(blockedReason(bad), undefined, bad);
   const exempt = [ipaddr.parseCIDR('10.0.0.0/8')];
@@ -202,13 +242,22 @@ test('property: every IPv4 address in any notation (decimal, hex, octal, short f
   const ports = new Set([443]);
   const part = (n: number, style: number): string => (style === 0 ? String(n) : style === 1 ? `0x${n.toString(16)}` : `0${n.toString(8)}`);
   fc.assert(
-    fc.property(fc.integer({ min: 0, max: 0xffffffff }), fc.integer({ min: 1, max: 4 }), fc.array(fc.integer({ min: 0, max: 2 }), { minLength: 4, maxLength: 4 }), (ip, parts, styles) => {
-      const b = [ip >>> 24, (ip >>> 16) & 0xff, (ip >>> 8) & 0xff, ip & 0xff];
-      // a.b.c.d, a.b.(16 bits), a.(24 bits), (32 bits): the forms inet_aton accepts.
-      const fields = parts === 4 ? b : parts === 3 ? [b[0]!, b[1]!, b[2]! * 256 + b[3]!] : parts === 2 ? [b[0]!, ip & 0xffffff] : [ip];
-      const host = fields.map((n, i) => part(n, styles[i]!)).join('.');
-      assert.throws(() => parseWebhookUrl(`https://${host}/hook`, ports), (err: unknown) => err instanceof UrlRejected && /IP address/.test(err.message), host);
-    }),
+    fc.property(
+      fc.integer({ min: 0, max: 0xffffffff }),
+      fc.integer({ min: 1, max: 4 }),
+      fc.array(fc.integer({ min: 0, max: 2 }), { minLength: 4, maxLength: 4 }),
+      (ip, parts, styles) => {
+        const b = [ip >>> 24, (ip >>> 16) & 0xff, (ip >>> 8) & 0xff, ip & 0xff];
+        // a.b.c.d, a.b.(16 bits), a.(24 bits), (32 bits): the forms inet_aton accepts.
+        const fields = parts === 4 ? b : parts === 3 ? [b[0]!, b[1]!, b[2]! * 256 + b[3]!] : parts === 2 ? [b[0]!, ip & 0xffffff] : [ip];
+        const host = fields.map((n, i) => part(n, styles[i]!)).join('.');
+        assert.throws(
+          () => parseWebhookUrl(`https://${host}/hook`, ports),
+          (err: unknown) => err instanceof UrlRejected && /IP address/.test(err.message),
+          host,
+        );
+      },
+    ),
     { numRuns: 2000 },
   );
 });
