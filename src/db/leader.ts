@@ -85,3 +85,15 @@ export function leaderOnly(worker: Worker, lease: Lease, pollMs = 2000): Worker 
     },
   };
 }
+
+/**
+ * The worker, run only while this instance holds a lease another worker takes (leaderOnly): work
+ * that belongs with the leader's in-process state (the Telegram watcher-down notice reads the
+ * scanner's status). It never takes the lease itself.
+ */
+export function whileHeld(worker: Worker, lease: Lease): Worker {
+  return {
+    ...worker,
+    runOnce: async () => (lease.held ? worker.runOnce() : false),
+  };
+}

@@ -61,9 +61,17 @@ export function pgConnOf(connection: { executeQuery: DatabaseConnection['execute
 /**
  * Advisory-lock keys (pg_advisory_*). WRITE serializes the general write transactions across every
  * instance as SQLite's BEGIN IMMEDIATE does in one process; MIGRATE lets one instance migrate a new
- * database; SCANNER is the chain scanner's leader lease.
+ * database; SCANNER is the chain scanner's leader lease; MAIL the payment-notice mailer's;
+ * TELEGRAM_UPDATES and TELEGRAM_OUTBOX the Telegram bot's update reader and notice sender.
  */
-export const LOCK_KEYS = { WRITE: 0x67770001, MIGRATE: 0x67770002, SCANNER: 0x67770003, MAIL: 0x67770004 } as const;
+export const LOCK_KEYS = {
+  WRITE: 0x67770001,
+  MIGRATE: 0x67770002,
+  SCANNER: 0x67770003,
+  MAIL: 0x67770004,
+  TELEGRAM_UPDATES: 0x67770005,
+  TELEGRAM_OUTBOX: 0x67770006,
+} as const;
 
 /** SQLSTATEs a unit of work may be retried after (deadlock detected, serialization failure). */
 export function isRetryable(err: unknown): boolean {
