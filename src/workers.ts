@@ -11,7 +11,7 @@ import { accountsWorker } from './accounts/accounts.worker.js';
 import { paymentNoticesWorker } from './email/payment-notices.js';
 import { chainWorker } from './chain/chain.worker.js';
 import { maintenanceWorker } from './db/maintenance.worker.js';
-import { createLease, leaderOnly, whileHeld } from './db/leader.js';
+import { createLease, leaderOnly, liveInstances, whileHeld } from './db/leader.js';
 import { LOCK_KEYS } from './db/postgres.js';
 import { crossInstanceSignal } from './db/signals.js';
 import { dialectOf } from './db/database.js';
@@ -71,17 +71,19 @@ export function createWorkers(deps: AppDeps): Worker[] {
 }
 
 /**
- * Several instances: a delivery (or a shop's callback) left in `sending` by an instance that died is pending again once it
- * is older than any attempt can take (the receivers' time-out plus a minute), checked every 30 s.
+ * Several instances: a delivery left in `sending` by an instance that died is pending again within
+ * 5 s once that instance has no connection to the database (deliveries.claimed_by, liveInstances),
+ * or in any case once it is older than any attempt can take (the receivers' time-out plus a
+ * minute); a shop's callback by the latter rule.
  */
 function staleSendingWorker(deps: AppDeps): Worker {
   const abandonedAfter = deps.config.webhooks.timeout_seconds * 1000 + 60_000;
   return {
     name: 'webhooks-abandoned',
-    intervalMs: 30_000,
+    intervalMs: 5_000,
     runOnce: async () => {
       const now = deps.clock.now();
-      const reset = await resetSendingDeliveries(deps.db, now, now - abandonedAfter);
+      const reset = await resetSendingDeliveries(deps.db, now, now - abandonedAfter, await liveInstances(deps.db));
       if (reset > 0) deps.log.warn({ deliveries: reset }, 'deliveries left in sending by a stopped instance are pending again');
       await recoverShopNotifies(deps, now - abandonedAfter);
       return false;
@@ -97,7 +99,7 @@ export async function recoverAfterCrash(deps: AppDeps): Promise<void> {
   // sending is reset (the rest is the abandoned-deliveries worker's).
   const now = deps.clock.now();
   const olderThan = dialectOf(deps.db) === 'postgres' ? now - (deps.config.webhooks.timeout_seconds * 1000 + 60_000) : undefined;
-  const reset = await resetSendingDeliveries(deps.db, now, olderThan);
+  const reset = await resetSendingDeliveries(deps.db, now, olderThan, await liveInstances(deps.db));
   if (reset > 0) deps.log.warn({ deliveries: reset }, 'crash recovery: deliveries left in sending are pending again');
   await recoverShopNotifies(deps, olderThan);
 }

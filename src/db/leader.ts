@@ -9,6 +9,7 @@
 import type pg from 'pg';
 import type { Log } from '../lib/log.js';
 import type { Worker } from '../lib/loop.js';
+import { sql } from 'kysely';
 import { dialectOf, postgresUrlOf, type Db } from './database.js';
 import { createClient } from './postgres.js';
 
@@ -96,4 +97,15 @@ export function whileHeld(worker: Worker, lease: Lease): Worker {
     ...worker,
     runOnce: async () => (lease.held ? worker.runOnce() : false),
   };
+}
+
+/**
+ * The instances connected to this PostgreSQL database now (their application_name, src/db/postgres.ts
+ * INSTANCE_NAME); undefined on SQLite (one process). An instance whose process or machine died has
+ * none once the server notices (at once for a killed process, by TCP keepalive for a vanished machine).
+ */
+export async function liveInstances(db: Db): Promise<string[] | undefined> {
+  if (dialectOf(db) === 'sqlite') return undefined;
+  const { rows } = await sql<{ name: string }>`SELECT DISTINCT application_name AS name FROM pg_stat_activity WHERE datname = current_database()`.execute(db);
+  return rows.map((r) => r.name);
 }

@@ -6,6 +6,7 @@
  * Rows read the same on both engines: BIGINT (times in ms, micro-USDT) and NUMERIC (sums) come back
  * as JS numbers, as SQLite's INTEGER does; every value we store is below 2^53.
  */
+import { hostname } from 'node:os';
 import pg from 'pg';
 import { CompiledQuery, Kysely, PostgresDialect, type DatabaseConnection } from 'kysely';
 import type { Database } from './schema.js';
@@ -32,11 +33,43 @@ export interface PgPoolOptions {
   max?: number;
 }
 
+/**
+ * This process's name among the instances, e.g. `gatewayd 4242@web1`. Every connection carries it as
+ * its application_name (an application_name in database.url is replaced), so pg_stat_activity shows
+ * which instance holds a leader lease, and an instance is alive exactly while it has a connection
+ * (each keeps its lease and LISTEN connections open): a webhook delivery an instance claimed
+ * (deliveries.claimed_by) is sent again at once when its claimer is gone (liveInstances).
+ */
+export const INSTANCE_NAME = `gatewayd ${process.pid}@${hostname()}`.slice(0, 63);
+const APPLICATION_NAME = INSTANCE_NAME;
+
+/** The URL without an application_name parameter (the instance's own name is set instead). */
+function ownName(url: string): string {
+  try {
+    const u = new URL(url);
+    u.searchParams.delete('application_name');
+    return u.toString();
+  } catch {
+    return url;
+  }
+}
+
 export function createPool(url: string, options: PgPoolOptions = {}): pg.Pool {
-  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, types, connectionTimeoutMillis: 10_000 });
+  const pool = new pg.Pool({
+    connectionString: ownName(url),
+    max: options.max ?? 10,
+    types,
+    connectionTimeoutMillis: 10_000,
+    application_name: APPLICATION_NAME,
+  });
   // An idle client whose server went away (a PostgreSQL restart) errors on the pool, not on a query:
   // log-free here, the next query gets a fresh connection.
   pool.on('error', () => undefined);
+  // A client checked out of the pool has no error listener of the pool's: a connection cut while a
+  // transaction or Kysely holds it between two queries emitted an unhandled 'error' and ended the
+  // process (found by the two-instance reliability run's database restart). The error still reaches
+  // the query in flight or the next one, and the pool drops the dead client when it is released.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
 }
 
@@ -110,7 +143,14 @@ export function databaseName(url: string): string {
 /** Runs fn on one short-lived client (for admin commands: create or drop a database). */
 export function createClient(url: string): pg.Client {
   // Keepalives: a lease held by a machine that vanished is released once the server notices.
-  return new pg.Client({ connectionString: url, types, keepAlive: true, keepAliveInitialDelayMillis: 5000, connectionTimeoutMillis: 10_000 });
+  return new pg.Client({
+    connectionString: ownName(url),
+    types,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 5000,
+    connectionTimeoutMillis: 10_000,
+    application_name: APPLICATION_NAME,
+  });
 }
 
 export async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {

@@ -234,6 +234,8 @@ export interface DeliveriesTable extends OutboxColumns {
   webhook_id: string;
   event_id: string;
   merchant_id: string;
+  /** 0025: the instance that set `sending` (src/db/postgres.ts INSTANCE_NAME). */
+  claimed_by: string | null;
 }
 
 export type ShopProtocol = 'epay' | 'epusdt';
@@ -439,7 +441,7 @@ export interface TelegramBotStateTable {
   updated_at: number;
 }
 
-/** 0025_rate_limit_buckets: the rate-limit buckets several instances share (PostgreSQL only; src/db/rate-buckets.ts). */
+/** 0025_several_instances: the rate-limit buckets several instances share (PostgreSQL only; src/db/rate-buckets.ts). */
 export interface RateLimitBucketsTable {
   scope: string;
   subject: string;

@@ -1,4 +1,4 @@
--- Rate-limit buckets shared by every instance (docs/operations.md, "Running several instances").
+-- Several instances on one database (issue 31): shared rate-limit buckets, and who claimed a delivery.
 -- Frozen once released: change the schema in a new numbered file.
 --
 -- Only PostgreSQL uses this table: with several gateways on one database each limit is one token
@@ -20,3 +20,9 @@ CREATE TABLE rate_limit_buckets (
 ) WITHOUT ROWID;
 -- The hourly clean-up forgets buckets untouched for a minute (full again: they carry nothing).
 CREATE INDEX rate_limit_buckets_updated ON rate_limit_buckets (updated_at);
+
+-- The instance that claimed a delivery (set with status = 'sending'): its name among the instances
+-- (application_name, src/db/postgres.ts). With several instances a delivery left in `sending` by an
+-- instance that is no longer connected is pending again at once, not after the attempt time-out.
+-- NULL on rows claimed before this migration; on SQLite (one process) it is set and never read.
+ALTER TABLE deliveries ADD COLUMN claimed_by TEXT;

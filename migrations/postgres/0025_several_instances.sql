@@ -1,4 +1,4 @@
--- PostgreSQL twin of migrations/0025_rate_limit_buckets.sql (docs/architecture.md, Storage layer): the same tables, columns
+-- PostgreSQL twin of migrations/0025_several_instances.sql (docs/architecture.md, Storage layer): the same tables, columns
 -- and indexes; BIGINT for SQLite's INTEGER, DOUBLE PRECISION for REAL, TEXT compared byte-wise (COLLATE "C") as SQLite does.
 -- Rate-limit buckets shared by every instance (docs/operations.md, "Running several instances").
 -- Frozen once released: change the schema in a new numbered file.
@@ -22,3 +22,9 @@ CREATE UNLOGGED TABLE rate_limit_buckets (
 );
 -- The hourly clean-up forgets buckets untouched for a minute (full again: they carry nothing).
 CREATE INDEX rate_limit_buckets_updated ON rate_limit_buckets (updated_at);
+
+-- The instance that claimed a delivery (set with status = 'sending'): its name among the instances
+-- (application_name, src/db/postgres.ts). With several instances a delivery left in `sending` by an
+-- instance that is no longer connected is pending again at once, not after the attempt time-out.
+-- NULL on rows claimed before this migration; on SQLite (one process) it is set and never read.
+ALTER TABLE deliveries ADD COLUMN claimed_by TEXT COLLATE "C";
