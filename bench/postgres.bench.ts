@@ -5,8 +5,16 @@
  *      database (the database side of two gateways; HTTP is measured by bench:invoices);
  *   3. the ceiling: the same number of invoice rows (with their reservation and event) written by
  *      a bare `pg` loop, 64 per transaction, on as many connections as the group commit uses;
- *   4. pgbench's simple-update (-N) figure on the same server, when pgbench is on PATH.
- * `npm run bench:postgres -- [--url postgres://postgres@127.0.0.1:5432/postgres] [--creations 2000]`
+ *   4. pgbench's simple-update (-N) figure on the same server, when pgbench is on PATH;
+ *   5. the leader fail-over: a process holding the scanner's lease (src/db/leader.ts) is SIGKILLed;
+ *      how long until the server releases the lock, and until a follower polling as leaderOnly does
+ *      (every 2 s) holds it;
+ *   6. the paged list (GET /invoices' query, listInvoicePage) at --big invoices of one merchant
+ *      (1 000 000 by default): p50 and p99 of the first page, a page deep in the list (a cursor half
+ *      way) and the pending filter, 100 rows each.
+ * Two "instances" in 2. are two pools and group commits in this one process (the database side of
+ * two gateways); HTTP is measured by bench:invoices.
+ * `npm run bench:postgres -- [--url postgres://postgres@127.0.0.1:5432/postgres] [--creations 2000] [--big 1000000]`
  * Creates and drops its own databases on that server.
  */
 import { spawnSync } from 'node:child_process';
@@ -23,12 +31,21 @@ import { InvoiceCreator } from '../src/invoices/invoices.service.js';
 import { createLogger } from '../src/lib/log.js';
 import { insertMerchant } from '../src/accounts/merchants.repo.js';
 import { registerWallet } from '../src/wallets/wallets.repo.js';
+import { createLease } from '../src/db/leader.js';
+import { LOCK_KEYS } from '../src/db/postgres.js';
+import { findInvoiceCursor, listInvoicePage } from '../src/invoices/invoices.repo.js';
+import { spawn } from 'node:child_process';
 
 const { values } = parseArgs({
-  options: { url: { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/postgres' }, creations: { type: 'string', default: '2000' } },
+  options: {
+    url: { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/postgres' },
+    creations: { type: 'string', default: '2000' },
+    big: { type: 'string', default: '1000000' },
+  },
 });
 const admin = values.url!;
 const N = Number(values.creations);
+const BIG = Number(values.big);
 const ADDRESS = 'TL24LCps5FKwp3PoU1MvrYrwhi5LU1tHre';
 
 async function scratch(): Promise<{ url: string; drop: () => Promise<void> }> {
@@ -110,22 +127,33 @@ async function bareCeiling(connections: number): Promise<string> {
       while (next < N) {
         const from = next;
         next = Math.min(N, next + 64);
-        await c.query('BEGIN');
-        for (let i = from; i < next; i++) {
-          const now = Date.now();
-          await c.query(
-            `INSERT INTO invoices (id, merchant_id, wallet_id, network, token, token_contract, wallet_address, merchant_order_id, idempotency_key, request_fingerprint, base_amount, adjustment, payable_amount, status, checkout_token, created_at, expires_at, reserved_until)
-             VALUES ($1, 'm', 'w', 'tron-mainnet', 'USDT', 'c', $2, $3, $3, 'f', 25000000, $4, $5, 'pending', $1, $6, $6, $6)`,
-            [`inv_${i}`, ADDRESS, `o-${i}`, i + 1, 25_000_000 + i + 1, now],
-          );
-          await c.query(`INSERT INTO amount_reservations VALUES ('tron-mainnet', 'c', $1, $2, $3, $4, $4)`, [ADDRESS, 25_000_000 + i + 1, `inv_${i}`, now]);
-          await c.query(`INSERT INTO events (id, merchant_id, type, invoice_id, data, created_at) VALUES ($1, 'm', 'invoice.created', $2, '{}', $3)`, [
-            `evt_${i}`,
-            `inv_${i}`,
-            now,
-          ]);
+        // This chunk alone: `next` moves on while this connection awaits.
+        const to = next;
+        // Two transactions creating the merchant's first invoice_stats row at once may deadlock: run again.
+        for (;;) {
+          try {
+            await c.query('BEGIN');
+            for (let i = from; i < to; i++) {
+              const now = Date.now();
+              await c.query(
+                `INSERT INTO invoices (id, merchant_id, wallet_id, network, token, token_contract, wallet_address, merchant_order_id, idempotency_key, request_fingerprint, base_amount, adjustment, payable_amount, status, checkout_token, created_at, expires_at, reserved_until)
+                 VALUES ($1, 'm', 'w', 'tron-mainnet', 'USDT', 'c', $2, $3, $3, 'f', 25000000, $4, $5, 'pending', $1, $6, $6, $6)`,
+                [`inv_${i}`, ADDRESS, `o-${i}`, i + 1, 25_000_000 + i + 1, now],
+              );
+              await c.query(`INSERT INTO amount_reservations VALUES ('tron-mainnet', 'c', $1, $2, $3, $4, $4)`, [ADDRESS, 25_000_000 + i + 1, `inv_${i}`, now]);
+              await c.query(`INSERT INTO events (id, merchant_id, type, invoice_id, data, created_at) VALUES ($1, 'm', 'invoice.created', $2, '{}', $3)`, [
+                `evt_${i}`,
+                `inv_${i}`,
+                now,
+              ]);
+            }
+            await c.query('COMMIT');
+            break;
+          } catch (err) {
+            await c.query('ROLLBACK');
+            if ((err as { code?: string }).code !== '40P01') throw err;
+          }
         }
-        await c.query('COMMIT');
       }
     }),
   );
@@ -157,3 +185,139 @@ console.log(`  one instance  (group commit): ${await creationRate(1)}`);
 console.log(`  two instances (two pools and group commits):       ${await creationRate(2)}`);
 console.log(`  ceiling: bare pg loop, the same rows:               ${await bareCeiling(4)}`);
 console.log(`  pgbench on the same server:                         ${pgbench()}`);
+console.log(`  leader fail-over (SIGKILL of the lease holder):     ${await failover(5)}`);
+console.log(`  paged list at ${BIG.toLocaleString('en-US')} invoices (100 rows a page):`);
+for (const line of await pagedList()) console.log(`    ${line}`);
+
+/**
+ * A child process takes the scanner's lease (a session advisory lock, as leaderOnly does) and is
+ * SIGKILLed; a follower's lease (createLease) polls acquire() every 2 s, as leaderOnly does, from a
+ * random phase. Measured: until the server has released the lock (polled every 5 ms on another
+ * connection), and until the follower holds it.
+ */
+async function failover(rounds: number): Promise<string> {
+  const db = await scratch();
+  const database = openDatabase({ path: '', url: db.url });
+  const log = createLogger('error');
+  const released: number[] = [];
+  const taken: number[] = [];
+  try {
+    for (let r = 0; r < rounds; r++) {
+      const child = spawn(
+        process.execPath,
+        [
+          '--input-type=module',
+          '-e',
+          `import pg from 'pg'; const c = new pg.Client(${JSON.stringify(db.url)}); await c.connect(); await c.query('SELECT pg_advisory_lock(${LOCK_KEYS.SCANNER})'); console.log('held'); setInterval(() => {}, 1000);`,
+        ],
+        { stdio: ['ignore', 'pipe', 'inherit'], cwd: process.cwd() },
+      );
+      await new Promise<void>((resolve) => child.stdout!.once('data', () => resolve()));
+      const follower = createLease(database.db, LOCK_KEYS.SCANNER, 'bench-follower', log);
+      if (await follower.acquire()) throw new Error('the follower took a lease that is held');
+      // The follower's next poll comes at a random point of its 2 s period.
+      const phase = Math.random() * 2000;
+      await new Promise((r) => setTimeout(r, phase));
+      const killedAt = performance.now();
+      child.kill('SIGKILL');
+      const probe = new pg.Client({ connectionString: db.url });
+      await probe.connect();
+      const watchRelease = (async () => {
+        for (;;) {
+          const { rows } = await probe.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND objid::bigint = $1 AND granted`,
+            [LOCK_KEYS.SCANNER],
+          );
+          if (rows[0]!.n === 0) return performance.now() - killedAt;
+          await new Promise((r) => setTimeout(r, 5));
+        }
+      })();
+      let wait = 2000 - phase;
+      for (;;) {
+        await new Promise((r) => setTimeout(r, wait));
+        if (await follower.acquire()) break;
+        wait = 2000;
+      }
+      taken.push(performance.now() - killedAt);
+      released.push(await watchRelease);
+      await probe.end();
+      await follower.release();
+    }
+  } finally {
+    await database.close();
+    await db.drop();
+  }
+  const fmt = (xs: number[]) => `median ${median(xs).toFixed(0)} ms, max ${Math.max(...xs).toFixed(0)} ms`;
+  return `lock released by the server: ${fmt(released)}; follower holds it (2 s polls): ${fmt(taken)} (${rounds} kills)`;
+}
+
+/** BIG invoices of one merchant (one created by the creator, the rest copied by SQL), then pages of 100. */
+async function pagedList(): Promise<string[]> {
+  const db = await scratch();
+  const config = buildConfig({ database: { path: '/nonexistent', url: db.url }, log: { level: 'error' }, rate_limits: { invoices_per_merchant: 0 } });
+  const database = openDatabase(config.database);
+  try {
+    await migrateDatabase(database, Date.now());
+    await claimNetwork(database, db.url, configuredClaim(config), Date.now());
+    const merchant = await insertMerchant(database.db, { email: 'list@example.test', name: 'List', passwordHash: null, emailVerifiedAt: 1 }, Date.now());
+    const { wallet } = await registerWallet(database.db, config.network.id, merchant.id, 'Main', ADDRESS, Date.now());
+    const creator = new InvoiceCreator(createDeps({ config, database, log: createLogger('error') }));
+    await creator.create({
+      merchantId: merchant.id,
+      idempotencyKey: 'seed',
+      body: { merchant_order_id: 'seed', amount: '25', wallet_id: wallet.id, expires_in_minutes: 20 },
+    });
+    const pool = await database.pool!();
+    const { rows: cols } = await pool.query<{ c: string }>(
+      `SELECT column_name AS c FROM information_schema.columns WHERE table_name = 'invoices' AND table_schema = current_schema() ORDER BY ordinal_position`,
+    );
+    // Every 200th stays pending, the rest expired; times one second apart going back from now.
+    const now = Date.now();
+    const set: Record<string, string> = {
+      id: `'inv_b' || g`,
+      merchant_order_id: `'b-' || g`,
+      idempotency_key: `'b-' || g`,
+      checkout_token: `'tok_b' || g`,
+      payable_amount: `25000000 + g`,
+      adjustment: `g`,
+      status: `CASE WHEN g % 200 = 0 THEN 'pending' ELSE 'expired' END`,
+      created_at: `${now} - g * 1000`,
+    };
+    const list = cols.map((r) => r.c);
+    const seedStarted = performance.now();
+    for (let from = 1; from < BIG; from += 100_000) {
+      const to = Math.min(BIG - 1, from + 99_999);
+      await pool.query(
+        `INSERT INTO invoices (${list.join(', ')}) SELECT ${list.map((c) => set[c] ?? `i.${c}`).join(', ')} FROM invoices i, generate_series(${from}, ${to}) g WHERE i.merchant_order_id = 'seed'`,
+      );
+    }
+    await pool.query('ANALYZE');
+    const seeded = (performance.now() - seedStarted) / 1000;
+    const middle = (await findInvoiceCursor(database.db, merchant.id, `inv_b${Math.floor(BIG / 2)}`))!;
+    const cases: Array<[string, () => Promise<unknown>]> = [
+      ['first page', () => listInvoicePage(database.db, merchant.id, {}, { limit: 100 })],
+      ['half way (cursor)', () => listInvoicePage(database.db, merchant.id, {}, { limit: 100, startingAfter: middle })],
+      ['pending only', () => listInvoicePage(database.db, merchant.id, { statuses: ['pending'] }, { limit: 100 })],
+    ];
+    const out = [`seeded in ${seeded.toFixed(0)} s (SQL copies of one created invoice)`];
+    for (const [name, run] of cases) {
+      const ms: number[] = [];
+      for (let i = 0; i < 200; i++) {
+        const t0 = performance.now();
+        await run();
+        ms.push(performance.now() - t0);
+      }
+      ms.sort((a, b) => a - b);
+      out.push(`${name}: p50 ${ms[100]!.toFixed(2)} ms, p99 ${ms[197]!.toFixed(2)} ms`);
+    }
+    return out;
+  } finally {
+    await database.close();
+    await db.drop();
+  }
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}

@@ -27,7 +27,8 @@ export function createDeps(opts: { config: Config; database: OpenedDatabase; log
     config: opts.config,
     clock,
     log: opts.log,
-    rateLimiter: new RateLimiter(clock),
+    // Shared buckets in the database on PostgreSQL (several instances), in memory on SQLite.
+    rateLimiter: new RateLimiter(clock, opts.database.dialect === 'postgres' ? opts.database.db : undefined),
     deliveriesQueued: new Notifier(),
     watcherStatus: createWatcherStatus(clock),
     chain: createChainRuntime(opts.config),

@@ -1,7 +1,8 @@
 /**
  * The background jobs `serve` runs. Each feature adds its worker here; tests call runOnce directly.
- * With several instances on one PostgreSQL database, the chain scanner (with the expiry it does) and
- * the payment-notice mailer run in one instance at a time, under a leader lease (src/db/leader.ts);
+ * With several instances on one PostgreSQL database, the chain scanner (with the expiry it does), the
+ * payment-notice mailer and the Telegram bot's two workers run in one instance at a time, each under a
+ * leader lease (src/db/leader.ts);
  * the rest runs everywhere (docs/architecture.md, "Once or everywhere").
  */
 import type { AppDeps } from './app-deps.js';
@@ -10,7 +11,7 @@ import { accountsWorker } from './accounts/accounts.worker.js';
 import { paymentNoticesWorker } from './email/payment-notices.js';
 import { chainWorker } from './chain/chain.worker.js';
 import { maintenanceWorker } from './db/maintenance.worker.js';
-import { createLease, leaderOnly } from './db/leader.js';
+import { createLease, leaderOnly, liveInstances, whileHeld } from './db/leader.js';
 import { LOCK_KEYS } from './db/postgres.js';
 import { crossInstanceSignal } from './db/signals.js';
 import { dialectOf } from './db/database.js';
@@ -20,17 +21,21 @@ import { recoverShopNotifies, shopNotifyWorker } from './shops/shop-notify.worke
 import { ratesWorker } from './pricing/rates.worker.js';
 import { purgeExpiredIdempotencyKeys } from './http/idempotency.js';
 import { MINUTE } from './lib/clock.js';
-import { telegramWorkers } from './telegram/telegram.worker.js';
+import { telegramWatcherWorker, telegramWorkers } from './telegram/telegram.worker.js';
+
+/** The lease of each Telegram worker: getUpdates admits one reader per bot, and each notice is sent once. */
+const TELEGRAM_LEASES: Record<string, number> = { 'telegram-updates': LOCK_KEYS.TELEGRAM_UPDATES, 'telegram-outbox': LOCK_KEYS.TELEGRAM_OUTBOX };
 
 export function createWorkers(deps: AppDeps): Worker[] {
   const deliveries = createDeliveryWorker(deps);
   const wakeups = crossInstanceSignal(deps.db, 'gatewayd_deliveries', deps.log);
   const several = dialectOf(deps.db) === 'postgres';
+  const scanner = createLease(deps.db, LOCK_KEYS.SCANNER, 'chain-scanner', deps.log);
   return [
     accountsWorker(deps),
     leaderOnly(paymentNoticesWorker(deps), createLease(deps.db, LOCK_KEYS.MAIL, 'payment-notices', deps.log)),
     maintenanceWorker(deps),
-    leaderOnly(chainWorker(deps), createLease(deps.db, LOCK_KEYS.SCANNER, 'chain-scanner', deps.log)),
+    leaderOnly(chainWorker(deps), scanner),
     // Fiat rates, only when [[pricing.sources]] are configured.
     ...(deps.rates.enabled ? [ratesWorker(deps)] : []),
     {
@@ -58,23 +63,27 @@ export function createWorkers(deps: AppDeps): Worker[] {
     },
     ...(several ? [staleSendingWorker(deps)] : []),
     shopNotifyWorker(deps),
-    // Telegram notices, only when notify.telegram_bot_token is set.
-    ...telegramWorkers(deps),
+    // Telegram notices, only when notify.telegram_bot_token is set: the bot's update reader and the
+    // outbox each in one instance (a lease each), the watcher-down check with the scanner.
+    ...telegramWorkers(deps).map((w) => leaderOnly(w, createLease(deps.db, TELEGRAM_LEASES[w.name]!, w.name, deps.log))),
+    ...(deps.telegram ? [whileHeld(telegramWatcherWorker(deps), scanner)] : []),
   ];
 }
 
 /**
- * Several instances: a delivery (or a shop's callback) left in `sending` by an instance that died is pending again once it
- * is older than any attempt can take (the receivers' time-out plus a minute), checked every 30 s.
+ * Several instances: a delivery left in `sending` by an instance that died is pending again within
+ * 5 s once that instance has no connection to the database (deliveries.claimed_by, liveInstances),
+ * or in any case once it is older than any attempt can take (the receivers' time-out plus a
+ * minute); a shop's callback by the latter rule.
  */
 function staleSendingWorker(deps: AppDeps): Worker {
   const abandonedAfter = deps.config.webhooks.timeout_seconds * 1000 + 60_000;
   return {
     name: 'webhooks-abandoned',
-    intervalMs: 30_000,
+    intervalMs: 5_000,
     runOnce: async () => {
       const now = deps.clock.now();
-      const reset = await resetSendingDeliveries(deps.db, now, now - abandonedAfter);
+      const reset = await resetSendingDeliveries(deps.db, now, now - abandonedAfter, await liveInstances(deps.db));
       if (reset > 0) deps.log.warn({ deliveries: reset }, 'deliveries left in sending by a stopped instance are pending again');
       await recoverShopNotifies(deps, now - abandonedAfter);
       return false;
@@ -90,7 +99,7 @@ export async function recoverAfterCrash(deps: AppDeps): Promise<void> {
   // sending is reset (the rest is the abandoned-deliveries worker's).
   const now = deps.clock.now();
   const olderThan = dialectOf(deps.db) === 'postgres' ? now - (deps.config.webhooks.timeout_seconds * 1000 + 60_000) : undefined;
-  const reset = await resetSendingDeliveries(deps.db, now, olderThan);
+  const reset = await resetSendingDeliveries(deps.db, now, olderThan, await liveInstances(deps.db));
   if (reset > 0) deps.log.warn({ deliveries: reset }, 'crash recovery: deliveries left in sending are pending again');
   await recoverShopNotifies(deps, olderThan);
 }

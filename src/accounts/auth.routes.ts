@@ -68,10 +68,10 @@ const registrationCookieOptions = (deps: AppDeps) =>
   httpOnlyCookieOptions(deps, deps.config.secureCookies ? '/' : REGISTRATION_COOKIE_PATH, REGISTRATION_LIFETIME_MS);
 
 /** Per-address (and per-email) limits of one operation; unknown emails count exactly like known ones. */
-function limit(c: Context<AppEnv>, deps: AppDeps, operation: string, email?: string): string {
+async function limit(c: Context<AppEnv>, deps: AppDeps, operation: string, email?: string): Promise<string> {
   const ip = clientIp(c, deps.config.server.trust_proxy);
-  deps.rateLimiter.consume(`${operation}:ip`, rateLimitSubject(ip), deps.config.rate_limits.auth_per_ip, { context: c });
-  if (email !== undefined) deps.rateLimiter.consume(`${operation}:email`, normalizeEmail(email), deps.config.rate_limits.auth_per_email, { context: c });
+  await deps.rateLimiter.consume(`${operation}:ip`, rateLimitSubject(ip), deps.config.rate_limits.auth_per_ip, { context: c });
+  if (email !== undefined) await deps.rateLimiter.consume(`${operation}:email`, normalizeEmail(email), deps.config.rate_limits.auth_per_email, { context: c });
   return ip;
 }
 
@@ -116,7 +116,7 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
     }),
     async (c) => {
       const body = c.req.valid('json');
-      const ip = limit(c, deps, 'register', body.email);
+      const ip = await limit(c, deps, 'register', body.email);
       requireMail(deps);
       await requireCaptcha(deps, body.captcha_token, ip);
       const result = await register(deps, { email: body.email, password: body.password, name: body.name, locale: resolveLocale(body.locale) });
@@ -140,7 +140,7 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
     }),
     async (c) => {
       const body = c.req.valid('json');
-      const ip = limit(c, deps, 'login', body.email);
+      const ip = await limit(c, deps, 'login', body.email);
       await requireCaptcha(deps, body.captcha_token, ip);
       const signedIn = await login(deps, {
         email: body.email,
@@ -167,7 +167,7 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
     }),
     async (c) => {
       const { token } = c.req.valid('json');
-      limit(c, deps, 'verify');
+      await limit(c, deps, 'verify');
       const confirmed = await verifyEmail(deps, token, sessionToken(c, deps), getCookie(c, cookieName(deps.config, REGISTRATION_COOKIE)));
       setSessionCookie(c, deps, confirmed.sessionToken);
       deleteCookie(c, cookieName(deps.config, REGISTRATION_COOKIE), registrationCookieOptions(deps));
@@ -189,7 +189,7 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
     }),
     async (c) => {
       const body = c.req.valid('json');
-      const ip = limit(c, deps, 'forgot', body.email);
+      const ip = await limit(c, deps, 'forgot', body.email);
       requireMail(deps);
       await requireCaptcha(deps, body.captcha_token, ip);
       await forgotPassword(deps, { email: body.email, locale: resolveLocale(body.locale) }, afterAnswer(c));
@@ -211,7 +211,7 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
     }),
     async (c) => {
       const body = c.req.valid('json');
-      limit(c, deps, 'reset');
+      await limit(c, deps, 'reset');
       const reset = await resetPassword(deps, {
         token: body.token,
         password: body.password,
@@ -245,7 +245,7 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
     }),
     async (c) => {
       const { password } = c.req.valid('json');
-      limit(c, deps, 'set_password');
+      await limit(c, deps, 'set_password');
       const auth = c.get('auth');
       const merchant = await setFirstPassword(deps, { merchantId: auth.merchantId, sessionHash: sessionHashOf(auth) }, password);
       return c.json({ merchant: toMerchantResponse(merchant, deps.config) }, 200);
@@ -266,7 +266,7 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
     }),
     async (c) => {
       const { token } = c.req.valid('json');
-      limit(c, deps, 'reset');
+      await limit(c, deps, 'reset');
       const counts = await resetPreview(deps, token);
       return c.json({ api_keys: counts.apiKeys, webhooks: counts.webhooks }, 200);
     },
@@ -292,7 +292,7 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
     }),
     async (c) => {
       const { credential } = c.req.valid('json');
-      limit(c, deps, 'google');
+      await limit(c, deps, 'google');
       const identity = await verifyGoogle(credential);
       const signedIn = await googleSignIn(deps, identity, sessionToken(c, deps));
       setSessionCookie(c, deps, signedIn.sessionToken);

@@ -100,10 +100,10 @@ export function meRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
     async (c) => {
       const auth = c.get('auth');
       if (auth.kind !== 'session') throw new AppError('session_required', 'This operation needs a signed-in owner session, not an API key');
-      deps.rateLimiter.consume('password_change:ip', rateLimitSubject(clientIp(c, deps.config.server.trust_proxy)), deps.config.rate_limits.auth_per_ip, {
+      await deps.rateLimiter.consume('password_change:ip', rateLimitSubject(clientIp(c, deps.config.server.trust_proxy)), deps.config.rate_limits.auth_per_ip, {
         context: c,
       });
-      deps.rateLimiter.consume('password_change:account', auth.merchantId, deps.config.rate_limits.auth_per_email, { context: c });
+      await deps.rateLimiter.consume('password_change:account', auth.merchantId, deps.config.rate_limits.auth_per_email, { context: c });
       const { current_password, new_password } = c.req.valid('json');
       await changePassword(deps, auth, { currentPassword: current_password, newPassword: new_password });
       return c.json({ success: true as const }, 200);

@@ -67,9 +67,11 @@ const tags = ['Two-factor sign-in'];
 const security = [{ sessionCookie: [] }];
 
 /** Both limits of a code check: per client address and per account. */
-function limitCodes(c: Context<AppEnv>, deps: AppDeps, merchantId: string): void {
-  deps.rateLimiter.consume('two_factor:ip', rateLimitSubject(clientIp(c, deps.config.server.trust_proxy)), deps.config.rate_limits.auth_per_ip, { context: c });
-  deps.rateLimiter.consume('two_factor:account', merchantId, deps.config.rate_limits.two_factor_per_account, { context: c });
+async function limitCodes(c: Context<AppEnv>, deps: AppDeps, merchantId: string): Promise<void> {
+  await deps.rateLimiter.consume('two_factor:ip', rateLimitSubject(clientIp(c, deps.config.server.trust_proxy)), deps.config.rate_limits.auth_per_ip, {
+    context: c,
+  });
+  await deps.rateLimiter.consume('two_factor:account', merchantId, deps.config.rate_limits.two_factor_per_account, { context: c });
 }
 
 async function qrSvg(text: string): Promise<string> {
@@ -99,7 +101,7 @@ export function twoFactorRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
     }),
     async (c) => {
       const body = c.req.valid('json');
-      limitCodes(c, deps, readChallenge(deps, body.challenge, deps.clock.now()).merchantId);
+      await limitCodes(c, deps, readChallenge(deps, body.challenge, deps.clock.now()).merchantId);
       const signedIn = await completeTwoFactorSignIn(deps, {
         challenge: body.challenge,
         code: body.code,
@@ -165,7 +167,7 @@ export function twoFactorRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
       responses: { 200: jsonResponse(RecoveryCodesSchema, 'On'), ...errorResponses(400, 401, 403, 409, 413, 429) },
     }),
     async (c) => {
-      limitCodes(c, deps, c.get('auth').merchantId);
+      await limitCodes(c, deps, c.get('auth').merchantId);
       return c.json({ recovery_codes: await confirmSetup(deps, owner(c), c.req.valid('json').code) }, 200);
     },
   );
@@ -186,7 +188,7 @@ export function twoFactorRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
       responses: { 200: jsonResponse(SuccessSchema, 'Off'), ...errorResponses(400, 401, 403, 409, 413, 429) },
     }),
     async (c) => {
-      limitCodes(c, deps, c.get('auth').merchantId);
+      await limitCodes(c, deps, c.get('auth').merchantId);
       await disableTwoFactor(deps, owner(c), c.req.valid('json').code);
       return c.json({ success: true as const }, 200);
     },

@@ -78,8 +78,8 @@ export function checkoutRoutes(deps: AppDeps) {
     async (c) => {
       const found = await findByCheckoutToken(deps.db, c.req.valid('param').token);
       if (!found) throw new AppError('not_found', 'No invoice for this checkout link');
-      deps.rateLimiter.consume('checkout_claim_ip', clientSubject(c, deps.config.server.trust_proxy), CLAIMS_PER_IP_PER_MINUTE, { context: c });
-      deps.rateLimiter.consume('checkout_claim_invoice', found.invoice.id, CLAIMS_PER_INVOICE_PER_MINUTE, {
+      await deps.rateLimiter.consume('checkout_claim_ip', clientSubject(c, deps.config.server.trust_proxy), CLAIMS_PER_IP_PER_MINUTE, { context: c });
+      await deps.rateLimiter.consume('checkout_claim_invoice', found.invoice.id, CLAIMS_PER_INVOICE_PER_MINUTE, {
         context: c,
         message: 'Too many lookups for this invoice; retry in a minute',
       });

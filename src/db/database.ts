@@ -13,6 +13,7 @@ import { ensureDatabaseFile, openSqlite, type Sqlite, type StatementCache } from
 
 export { ensureDatabaseFile, openSqlite, STATEMENT_CACHE_SIZE, type Sqlite, type StatementCache } from './sqlite.js';
 export type { PgConn } from './postgres.js';
+export { INSTANCE_NAME } from './postgres.js';
 
 export type Db = Kysely<Database>;
 export type Trx = Transaction<Database>;

@@ -9,6 +9,7 @@
 import type pg from 'pg';
 import type { Log } from '../lib/log.js';
 import type { Worker } from '../lib/loop.js';
+import { sql } from 'kysely';
 import { dialectOf, postgresUrlOf, type Db } from './database.js';
 import { createClient } from './postgres.js';
 
@@ -84,4 +85,27 @@ export function leaderOnly(worker: Worker, lease: Lease, pollMs = 2000): Worker 
       await lease.release();
     },
   };
+}
+
+/**
+ * The worker, run only while this instance holds a lease another worker takes (leaderOnly): work
+ * that belongs with the leader's in-process state (the Telegram watcher-down notice reads the
+ * scanner's status). It never takes the lease itself.
+ */
+export function whileHeld(worker: Worker, lease: Lease): Worker {
+  return {
+    ...worker,
+    runOnce: async () => (lease.held ? worker.runOnce() : false),
+  };
+}
+
+/**
+ * The instances connected to this PostgreSQL database now (their application_name, src/db/postgres.ts
+ * INSTANCE_NAME); undefined on SQLite (one process). An instance whose process or machine died has
+ * none once the server notices (at once for a killed process, by TCP keepalive for a vanished machine).
+ */
+export async function liveInstances(db: Db): Promise<string[] | undefined> {
+  if (dialectOf(db) === 'sqlite') return undefined;
+  const { rows } = await sql<{ name: string }>`SELECT DISTINCT application_name AS name FROM pg_stat_activity WHERE datname = current_database()`.execute(db);
+  return rows.map((r) => r.name);
 }

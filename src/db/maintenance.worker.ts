@@ -5,15 +5,22 @@
  * small database, ~0.3 s once on 1 000 000 invoices. Without statistics SQLite may walk a full
  * index where a small partial one answers: listing the watched addresses took 0.65 s instead of
  * 0.1 ms at 1 000 000 invoices, blocking the event loop on every watcher pass.
+ *
+ * On PostgreSQL, autovacuum keeps the statistics; this worker (in every instance) forgets the shared
+ * rate-limit buckets untouched for a minute instead (src/db/rate-buckets.ts).
  */
 import type { AppDeps } from '../app-deps.js';
 import { HOUR } from '../lib/clock.js';
 import type { Worker } from '../lib/loop.js';
 import { dialectOf, onConnection } from './database.js';
+import { forgetFullBuckets } from './rate-buckets.js';
 
-export async function runOnce(deps: Pick<AppDeps, 'db' | 'sqlite'>): Promise<boolean> {
+export async function runOnce(deps: Pick<AppDeps, 'db' | 'sqlite' | 'clock'>): Promise<boolean> {
   // PostgreSQL's autovacuum keeps its statistics itself.
-  if (dialectOf(deps.db) === 'postgres') return false;
+  if (dialectOf(deps.db) === 'postgres') {
+    await forgetFullBuckets(deps.db, deps.clock.now());
+    return false;
+  }
   await onConnection(deps.db, () => {
     deps.sqlite.exec('PRAGMA analysis_limit = 400');
     // 0x10000: every table, not only those this connection has used; 0x02: analyze where useful.

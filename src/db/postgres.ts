@@ -9,6 +9,7 @@
  * The `pg` driver itself is loaded on first use (loadPg): a gateway on SQLite never loads it (about
  * 1.2 MB of heap and 30 modules at start-up, issue 32).
  */
+import { hostname } from 'node:os';
 import type pg from 'pg';
 import { CompiledQuery, Kysely, PostgresDialect, type DatabaseConnection } from 'kysely';
 import type { Database } from './schema.js';
@@ -45,12 +46,44 @@ export interface PgPoolOptions {
   max?: number;
 }
 
+/**
+ * This process's name among the instances, e.g. `gatewayd 4242@web1`. Every connection carries it as
+ * its application_name (an application_name in database.url is replaced), so pg_stat_activity shows
+ * which instance holds a leader lease, and an instance is alive exactly while it has a connection
+ * (each keeps its lease and LISTEN connections open): a webhook delivery an instance claimed
+ * (deliveries.claimed_by) is sent again at once when its claimer is gone (liveInstances).
+ */
+export const INSTANCE_NAME = `gatewayd ${process.pid}@${hostname()}`.slice(0, 63);
+const APPLICATION_NAME = INSTANCE_NAME;
+
+/** The URL without an application_name parameter (the instance's own name is set instead). */
+function ownName(url: string): string {
+  try {
+    const u = new URL(url);
+    u.searchParams.delete('application_name');
+    return u.toString();
+  } catch {
+    return url;
+  }
+}
+
 export async function createPool(url: string, options: PgPoolOptions = {}): Promise<pg.Pool> {
   const driverModule = await loadPg();
-  const pool = new driverModule.Pool({ connectionString: url, max: options.max ?? 10, types: typesOf(driverModule), connectionTimeoutMillis: 10_000 });
+  const pool = new driverModule.Pool({
+    connectionString: ownName(url),
+    max: options.max ?? 10,
+    types: typesOf(driverModule),
+    connectionTimeoutMillis: 10_000,
+    application_name: APPLICATION_NAME,
+  });
   // An idle client whose server went away (a PostgreSQL restart) errors on the pool, not on a query:
   // log-free here, the next query gets a fresh connection.
   pool.on('error', () => undefined);
+  // A client checked out of the pool has no error listener of the pool's: a connection cut while a
+  // transaction or Kysely holds it between two queries emitted an unhandled 'error' and ended the
+  // process (found by the two-instance reliability run's database restart). The error still reaches
+  // the query in flight or the next one, and the pool drops the dead client when it is released.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
 }
 
@@ -85,9 +118,17 @@ export function pgConnOf(connection: { executeQuery: DatabaseConnection['execute
 /**
  * Advisory-lock keys (pg_advisory_*). WRITE serializes the general write transactions across every
  * instance as SQLite's BEGIN IMMEDIATE does in one process; MIGRATE lets one instance migrate a new
- * database; SCANNER is the chain scanner's leader lease.
+ * database; SCANNER is the chain scanner's leader lease; MAIL the payment-notice mailer's;
+ * TELEGRAM_UPDATES and TELEGRAM_OUTBOX the Telegram bot's update reader and notice sender.
  */
-export const LOCK_KEYS = { WRITE: 0x67770001, MIGRATE: 0x67770002, SCANNER: 0x67770003, MAIL: 0x67770004 } as const;
+export const LOCK_KEYS = {
+  WRITE: 0x67770001,
+  MIGRATE: 0x67770002,
+  SCANNER: 0x67770003,
+  MAIL: 0x67770004,
+  TELEGRAM_UPDATES: 0x67770005,
+  TELEGRAM_OUTBOX: 0x67770006,
+} as const;
 
 /** SQLSTATEs a unit of work may be retried after (deadlock detected, serialization failure). */
 export function isRetryable(err: unknown): boolean {
@@ -128,11 +169,12 @@ export async function createClient(url: string): Promise<pg.Client> {
   const driverModule = await loadPg();
   // Keepalives: a lease held by a machine that vanished is released once the server notices.
   return new driverModule.Client({
-    connectionString: url,
+    connectionString: ownName(url),
     types: typesOf(driverModule),
     keepAlive: true,
     keepAliveInitialDelayMillis: 5000,
     connectionTimeoutMillis: 10_000,
+    application_name: APPLICATION_NAME,
   });
 }
 

@@ -62,6 +62,8 @@ export interface DeliveriesTable extends OutboxColumns {
   webhook_id: string;
   event_id: string;
   merchant_id: string;
+  /** 0025: the instance that set `sending` (src/db/postgres.ts INSTANCE_NAME). */
+  claimed_by: string | null;
 }
 
 /** One webhook delivery attempt (migration 0026): its history row, written with the attempt's outcome. */

@@ -310,7 +310,18 @@ export interface TelegramBotStateTable {
   updated_at: number;
 }
 
+/** 0025_several_instances: the rate-limit buckets several instances share (PostgreSQL only; src/db/rate-buckets.ts). */
+export interface RateLimitBucketsTable {
+  scope: string;
+  subject: string;
+  tokens: number;
+  per_minute: number;
+  allowed: number;
+  updated_at: number;
+}
+
 export interface Database {
+  rate_limit_buckets: RateLimitBucketsTable;
   telegram_links: TelegramLinksTable;
   telegram_outbox: TelegramOutboxTable;
   telegram_bot_state: TelegramBotStateTable;

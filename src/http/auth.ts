@@ -121,7 +121,7 @@ async function keyAuth(c: Context<AppEnv>, deps: AppDeps, secret: string): Promi
   if (!key || !isKeyActive(key, now)) {
     throw new AppError('unauthorized', 'Unknown, revoked or expired API key');
   }
-  deps.rateLimiter.consume('api_key', key.id, deps.config.rate_limits.api_per_key, { context: c });
+  await deps.rateLimiter.consume('api_key', key.id, deps.config.rate_limits.api_per_key, { context: c });
   if (keyNeedsTouch(key, now)) await onConnection(deps.db, (conn) => touchKey(conn, key, now));
   return { kind: 'key', merchantId: key.merchantId, keyId: key.id, scopes: key.scopes };
 }

@@ -11,8 +11,8 @@
  * IMMEDIATE to COMMIT within one turn of the event loop (awaits of settled values only) while
  * holding Kysely's connection, and no other query can land inside it; maxBatch bounds how long that
  * blocks the event loop. PostgreSQL: the same batch on one pooled connection (BEGIN, a savepoint per
- * unit), up to `parallel` batches at once on separate connections; a unit that hit a deadlock is run
- * again in a fresh savepoint, and once after a unique-key violation (the key was taken by another
+ * unit), up to `parallel` batches at once on separate connections; a unit that lost a deadlock is run
+ * again in the next batch, and once in a fresh savepoint after a unique-key violation (the key was taken by another
  * instance's transaction meanwhile: run again, the unit sees it, e.g. an idempotent replay). Which path runs is the storage layer's business (dialectOf).
  */
 import { dialectOf, onConnection, isPgConn, type Conn, type Db, type Tx } from '../db/database.js';
@@ -22,9 +22,15 @@ interface Pending<T> {
   work: (tx: Tx) => T | Promise<T>;
   resolve: (value: T) => void;
   reject: (err: unknown) => void;
+  /** Deadlocks this unit lost so far (PostgreSQL): each time it is run again in the next batch. */
+  deadlocks?: number;
 }
 
-type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+/** again: the unit lost a deadlock; it is queued again for the next batch (a fresh transaction). */
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown; again?: true };
+
+/** Deadlocks one unit may lose before its request gets the error. */
+const DEADLOCKS_AT_MOST = 5;
 
 export interface GroupCommitOptions {
   /** Caps how long one transaction holds the single connection and blocks the event loop. */
@@ -91,11 +97,15 @@ export class GroupCommit {
         this.stats.batches += 1;
         this.stats.units += batch.length;
         this.stats.largestBatch = Math.max(this.stats.largestBatch, batch.length);
+        const again: Array<Pending<unknown>> = [];
         batch.forEach((unit, i) => {
           const outcome = outcomes[i]!;
           if (outcome.ok) unit.resolve(outcome.value);
+          else if (outcome.again) again.push(unit);
           else unit.reject(outcome.error);
         });
+        // First in the next batch: the locks that beat them were waiting on this one's, now released.
+        this.queue.unshift(...again);
       }
     } finally {
       this.draining -= 1;
@@ -127,7 +137,13 @@ export class GroupCommit {
     return outcomes;
   }
 
-  /** The same on PostgreSQL; a unit that lost a deadlock is rolled back to its savepoint and run again. */
+  /**
+   * The same on PostgreSQL. A unit that lost a deadlock is rolled back to its savepoint and queued
+   * for the next batch: run again in this transaction it would wait again on the same locks, held
+   * by the other transaction that waits on this one's earlier units (two instances' batches taking
+   * invoice_stats rows of two merchants in opposite orders, or the scanner's confirmation). A unit
+   * that met a unique key taken meanwhile runs again at once (it then sees the row: a replay).
+   */
   private async runPgBatch(conn: Extract<Conn, { dialect: 'postgres' }>, batch: Array<Pending<unknown>>): Promise<Outcome[]> {
     const outcomes: Outcome[] = [];
     await conn.query('BEGIN', []);
@@ -143,7 +159,12 @@ export class GroupCommit {
           } catch (error) {
             await conn.query('ROLLBACK TO SAVEPOINT unit', []);
             await conn.query('RELEASE SAVEPOINT unit', []);
-            if (attempt < 5 && (isRetryable(error) || (attempt === 1 && isUniqueViolation(error)))) continue;
+            if (attempt === 1 && isUniqueViolation(error)) continue;
+            if (isRetryable(error) && (unit.deadlocks ?? 0) < DEADLOCKS_AT_MOST) {
+              unit.deadlocks = (unit.deadlocks ?? 0) + 1;
+              outcomes.push({ ok: false, error, again: true });
+              break;
+            }
             outcomes.push({ ok: false, error });
             break;
           }

@@ -99,7 +99,7 @@ export async function createInvoiceInTrx(
   tx: Tx,
   deps: InvoiceDeps,
   req: CreateInvoiceRequest,
-  charge?: () => void,
+  charge?: (tx: Tx) => void | Promise<void>,
 ): Promise<CreateInvoiceResult | PoolExhausted> {
   const now = deps.clock.now();
   const body = withInvoiceDefaults(req.body);
@@ -127,7 +127,7 @@ export async function createInvoiceInTrx(
 
   // Charged here, after the replay lookup in the same serialized transaction: a replay, even one
   // racing its original, finds the invoice above and never costs a creation.
-  charge?.();
+  await charge?.(tx);
   const { base, price } = await priceOf(tx, deps, req.merchantId, body, now);
   const maxAdjustment = parseAmount(deps.config.invoices.max_adjustment)!;
   const { network } = deps.config;
@@ -251,14 +251,16 @@ export class InvoiceCreator {
   /**
    * Creations are limited per merchant (rate_limits.invoices_per_merchant), summed over all its API
    * keys and sessions: every new invoice reserves an amount on an address that other merchants may
-   * share, so many keys must not multiply the rate. Counted in memory inside the creation's
-   * transaction, once it is known to be no idempotent replay: a replay is never charged.
+   * share, so many keys must not multiply the rate. Counted inside the creation's transaction (in
+   * memory on SQLite, on the transaction's connection on PostgreSQL: src/http/rate-limit.ts), once it
+   * is known to be no idempotent replay: a replay is never charged.
    */
   async create(req: CreateInvoiceRequest, limitContext?: RateLimitContext): Promise<CreateInvoiceResult> {
-    const charge = () =>
+    const charge = (tx: Tx) =>
       this.deps.rateLimiter.consume(CREATION_SCOPE, req.merchantId, this.deps.config.rate_limits.invoices_per_merchant, {
         message: 'Too many invoices created by this merchant in the last minute (all its API keys and sessions count); retry later',
         context: limitContext,
+        tx,
       });
     const result = await this.committer.run((tx) => createInvoiceInTrx(tx, this.deps, req, charge));
     if ('exhausted' in result) throw poolExhaustedError();

@@ -43,7 +43,7 @@ async function authenticate(deps: AppDeps, params: Params): Promise<ShopConnecti
   const pid = params.pid ?? '';
   const connection = /^[0-9]{1,9}$/.test(pid) ? await findActiveByPid(deps.db, 'epay', Number(pid)) : undefined;
   if (!connection) throw new ShopRefusal(AUTH_REFUSAL);
-  chargeConnection(deps, connection);
+  await chargeConnection(deps, connection);
   if (!verify(params, connection.secret, params.sign)) throw new ShopRefusal(AUTH_REFUSAL);
   return connection;
 }
@@ -110,7 +110,7 @@ export function epayRoutes(deps: AppDeps) {
       if (params.act !== 'order') throw new ShopRefusal('only act=order is served here (act=query would return the merchant key)');
       const pid = params.pid ?? '';
       const connection = /^[0-9]{1,9}$/.test(pid) ? await findActiveByPid(deps.db, 'epay', Number(pid)) : undefined;
-      if (connection) chargeConnection(deps, connection);
+      if (connection) await chargeConnection(deps, connection);
       if (!connection || !safeEqual(params.key ?? '', connection.secret)) throw new ShopRefusal(AUTH_REFUSAL);
       let invoice: Invoice | undefined;
       let order = params.out_trade_no ? await findShopOrderByNumber(deps.db, connection.id, params.out_trade_no) : undefined;

@@ -64,14 +64,14 @@ export function epusdtRoutes(deps: AppDeps) {
       const connection = typeof fields.signature === 'string' ? await matchConnection(deps, fields) : undefined;
       if (!connection) {
         try {
-          deps.rateLimiter.consume('epusdt_unsigned', clientIp(c, deps.config.server.trust_proxy), UNSIGNED_PER_MINUTE);
+          await deps.rateLimiter.consume('epusdt_unsigned', clientIp(c, deps.config.server.trust_proxy), UNSIGNED_PER_MINUTE);
         } catch (err) {
           if (err instanceof AppError) return refusal(c, 'too many requests with a wrong signature; retry in a minute', 429);
           throw err;
         }
         return refusal(c, AUTH_REFUSAL, 401);
       }
-      chargeConnection(deps, connection);
+      await chargeConnection(deps, connection);
       const tradeType = text(fields, 'trade_type');
       if (tradeType !== null && !TRADE_TYPES.has(tradeType.toLowerCase()))
         throw new ShopRefusal(`trade_type ${tradeType} is not available; this gateway takes usdt.trc20`);

@@ -46,9 +46,9 @@ export type ShopOrderInput = Pick<ShopOrder, 'outTradeNo' | 'money' | 'notifyUrl
 };
 
 /** Charges one request to the connection's budget; a ShopRefusal when it is spent. */
-export function chargeConnection(deps: AppDeps, connection: ShopConnection): void {
+export async function chargeConnection(deps: AppDeps, connection: ShopConnection): Promise<void> {
   try {
-    deps.rateLimiter.consume('shop_requests', connection.id, SHOP_REQUESTS_PER_MINUTE);
+    await deps.rateLimiter.consume('shop_requests', connection.id, SHOP_REQUESTS_PER_MINUTE);
   } catch (err) {
     if (err instanceof AppError)
       throw new ShopRefusal('too many requests for this shop connection; retry in a minute', Number(err.headers['Retry-After'] ?? 60));
@@ -171,7 +171,7 @@ export async function createShopOrder(deps: AppDeps, connection: ShopConnection,
     if (holder !== undefined) throw new ShopRefusal(`order number ${input.outTradeNo} is already used by another invoice of this merchant`);
     // Charged only here, once the order is known to be no replay (as POST /invoices does).
     try {
-      deps.rateLimiter.consume('invoice_create', connection.merchantId, perMinute);
+      await deps.rateLimiter.consume('invoice_create', connection.merchantId, perMinute, { tx });
     } catch (err) {
       if (err instanceof AppError)
         throw new ShopRefusal('too many invoices created by this merchant in the last minute; retry later', Number(err.headers['Retry-After'] ?? 60));

@@ -29,7 +29,7 @@ export function shopConnectionRoutes(deps: AppDeps, notifier: ShopNotifier) {
   const publicUrl = deps.config.server.public_url;
   // Manual retries send a request on demand: the same per-account budget as the webhooks' ones.
   const manualSends: MiddlewareHandler<AppEnv> = async (c, next) => {
-    deps.rateLimiter.consume('webhook_send', c.get('auth').merchantId, MANUAL_SENDS_PER_MINUTE, { context: c });
+    await deps.rateLimiter.consume('webhook_send', c.get('auth').merchantId, MANUAL_SENDS_PER_MINUTE, { context: c });
     await next();
   };
 

@@ -36,7 +36,7 @@ function requireSupportStaff(deps: AppDeps): MiddlewareHandler<AppEnv> {
 /** Contact and chat start share one budget per client address (rate_limits.public_per_ip). */
 function perIpLimit(deps: AppDeps): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    deps.rateLimiter.consume('support_public', clientSubject(c, deps.config.server.trust_proxy), deps.config.rate_limits.public_per_ip, { context: c });
+    await deps.rateLimiter.consume('support_public', clientSubject(c, deps.config.server.trust_proxy), deps.config.rate_limits.public_per_ip, { context: c });
     await next();
   };
 }
@@ -46,7 +46,7 @@ function perTokenLimit(deps: AppDeps): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const token = c.req.header(CHAT_TOKEN_HEADER);
     if (!token) throw new AppError('unauthorized', `${CHAT_TOKEN_HEADER} is required`).withHeader('WWW-Authenticate', CHAT_CHALLENGE);
-    deps.rateLimiter.consume('support_chat', sha256Hex(token), deps.config.rate_limits.chat_per_token, { context: c });
+    await deps.rateLimiter.consume('support_chat', sha256Hex(token), deps.config.rate_limits.chat_per_token, { context: c });
     await next();
   };
 }

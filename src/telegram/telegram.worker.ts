@@ -10,7 +10,13 @@
  *   is the bot's). A chat that is gone (400 chat not found, 403 blocked) or 12 failed attempts
  *   fail the message for good; it stays in the table.
  * It also queues a watcher_down notice when the chain watcher has been degraded for 5 minutes
- * (once per outage, kept in memory: a restart during an outage may tell it again).
+ * (once per outage, kept in memory: a restart during an outage, or a new scanner leader, may tell it
+ * again).
+ *
+ * Several instances (PostgreSQL): src/workers.ts runs each of the two under its own leader lease, so
+ * one instance reads the updates (Telegram answers 409 to a second concurrent getUpdates) and one
+ * sends the outbox (each notice sent once; an instance killed between sending and marking sent
+ * leaves it pending, and the next leader sends it again: at least once).
  */
 import type { AppDeps } from '../app-deps.js';
 import { HOUR, MINUTE, SECOND } from '../lib/clock.js';
@@ -106,6 +112,15 @@ export async function sendDue(deps: AppDeps): Promise<boolean> {
     }
   }
   return due.length === PER_PASS;
+}
+
+/**
+ * With several instances the outbox's instance may not be the scanner's, whose status is the one
+ * that degrades: src/workers.ts also runs this check beside the scanner (under its lease). Both
+ * share the once-per-outage memory of the process, so one instance that does both tells it once.
+ */
+export function telegramWatcherWorker(deps: AppDeps): Worker {
+  return { name: 'telegram-watcher', intervalMs: 2 * SECOND, runOnce: () => maybeQueueWatcherDown(deps).then(() => false) };
 }
 
 async function maybeQueueWatcherDown(deps: AppDeps): Promise<void> {

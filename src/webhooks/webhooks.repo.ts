@@ -1,6 +1,6 @@
 /** All SQL of webhooks and their deliveries (the outbox rows written by insertEvent). */
 import { compileQuery, type Param } from '../db/compiled.js';
-import type { Db, Trx, Tx } from '../db/database.js';
+import { INSTANCE_NAME, type Db, type Trx, type Tx } from '../db/database.js';
 import type { DeliveriesTable, DeliveryAttemptsTable, DeliveryStatus, WebhooksTable } from '../db/schema.js';
 import type { Selectable } from 'kysely';
 import { newId } from '../lib/ids.js';
@@ -249,7 +249,11 @@ export async function findDueOfWebhook(tx: Tx, webhookId: string, now: number, l
  * due), so two claimers never send the same attempt.
  */
 export async function claimDelivery(trx: Trx | Db, id: string, from: readonly DeliveryStatus[], now: number, dueOnly: boolean): Promise<boolean> {
-  let q = trx.updateTable('deliveries').set({ status: 'sending', updated_at: now }).where('id', '=', id).where('status', 'in', [...from]);
+  let q = trx
+    .updateTable('deliveries')
+    .set({ status: 'sending', updated_at: now, claimed_by: INSTANCE_NAME })
+    .where('id', '=', id)
+    .where('status', 'in', [...from]);
   if (dueOnly) q = q.where('next_attempt_at', '<=', now);
   const r = await q.executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
@@ -352,10 +356,20 @@ export async function isWebhookActive(trx: Trx | Db, webhookId: string): Promise
   return row?.active === 1;
 }
 
-/** Crash recovery: nothing is in flight at start, so every `sending` row goes back to `pending`, due now. */
-export async function resetSendingDeliveries(db: Db, now: number, claimedBefore?: number): Promise<number> {
+/**
+ * Crash recovery: `sending` rows go back to `pending`, due now. One process (SQLite): all of them,
+ * nothing is in flight at start. Several instances: those claimed before `claimedBefore` (longer
+ * ago than any attempt can take), and those whose claimer is not among `live` (its process died).
+ */
+export async function resetSendingDeliveries(db: Db, now: number, claimedBefore?: number, live?: readonly string[]): Promise<number> {
   let q = db.updateTable('deliveries').set({ status: 'pending', next_attempt_at: now, updated_at: now }).where('status', '=', 'sending');
-  if (claimedBefore !== undefined) q = q.where('updated_at', '<', claimedBefore);
+  if (claimedBefore !== undefined) {
+    q = q.where((eb) =>
+      live && live.length > 0
+        ? eb.or([eb('updated_at', '<', claimedBefore), eb.and([eb('claimed_by', 'is not', null), eb('claimed_by', 'not in', [...live])])])
+        : eb('updated_at', '<', claimedBefore),
+    );
+  }
   const r = await q.executeTakeFirst();
   return Number(r.numUpdatedRows);
 }

@@ -31,7 +31,7 @@ export function webhookRoutes(deps: AppDeps) {
   const session = requireSession(deps);
   // Test events and manual retries share one budget per account, counted once the session is known.
   const manualSends: MiddlewareHandler<AppEnv> = async (c, next) => {
-    deps.rateLimiter.consume('webhook_send', c.get('auth').merchantId, MANUAL_SENDS_PER_MINUTE, { context: c });
+    await deps.rateLimiter.consume('webhook_send', c.get('auth').merchantId, MANUAL_SENDS_PER_MINUTE, { context: c });
     await next();
   };
 

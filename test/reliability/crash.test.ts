@@ -10,7 +10,7 @@ import { startGateway, type GatewayProcess } from '../helpers/process.js';
 import { startHttpsReceiver } from '../helpers/https-receiver.js';
 import { startTronGrid } from '../helpers/trongrid.js';
 import { HttpClient } from '../helpers/http.js';
-import { duplicatePayables, integrityOk, prepareDatabase, type PreparedMerchant, problemLines, reader, rng, sessionClient, size, sleep, statsDrift, Tally, teardown } from './harness.js';
+import { createInvoices, noteCreation, payAnswered, duplicatePayables, integrityOk, prepareDatabase, type PreparedMerchant, problemLines, reader, rng, sessionClient, size, sleep, statsDrift, Tally, teardown } from './harness.js';
 
 interface Answered {
   id: string;
@@ -68,35 +68,21 @@ test('crash safety: SIGKILL under load of creations, confirmations and deliverie
         return;
       }
       unanswered.delete(key);
-      tally.check(res.status === 201 || res.status === 200, `create ${key}: ${res.status} ${res.text.slice(0, 200)}`);
-      if (res.status === 201 || res.status === 200) {
-        const inv = res.body.invoice;
-        const prev = answered.get(key);
-        tally.check(!prev || prev.id === inv.id, `key ${key} answered two invoices ${prev?.id} ${inv.id}`);
-        answered.set(key, { id: inv.id, payable: inv.payable_amount, address: inv.wallet_address, merchant: m });
-      }
+      noteCreation(tally, answered, key, res, { merchant: m });
     };
 
-    const creator = async (): Promise<void> => {
-      while (running) {
-        const m = prepared.merchants[Math.floor(random() * prepared.merchants.length)]!;
-        seq += 1;
-        const key = `crash-${seq}`;
-        await create(m, key, { merchant_order_id: key, amount: '10', wallet_id: m.walletId, expires_in_minutes: 60 });
-        await sleep(pace);
-      }
-    };
-    const payer = async (): Promise<void> => {
-      while (running) {
-        // At most about four a second (RELIABILITY_PAY_MS overrides).
-        await sleep(payEveryMs);
-        const open = [...answered.values()].filter((a) => !paid.has(a.id));
-        if (open.length === 0) continue;
-        const a = open[Math.floor(random() * open.length)]!;
-        const { txId } = tg.pay({ to: a.address, amount: micro(a.payable), blockTimestamp: Date.now() + 1000 });
-        paid.set(a.id, txId);
-      }
-    };
+    const creator = () =>
+      createInvoices({ running: () => running, paceMs: pace, random, merchants: prepared.merchants, next: () => `crash-${(seq += 1)}`, create });
+    // At most about four a second (RELIABILITY_PAY_MS overrides).
+    const payer = () =>
+      payAnswered({
+        running: () => running,
+        everyMs: payEveryMs,
+        random,
+        answered,
+        paid,
+        pay: (to, amount) => tg.pay({ to, amount, blockTimestamp: Date.now() + 1000 }).txId,
+      });
 
     const load = [creator(), creator(), payer()];
     for (let k = 0; k < kills; k++) {

@@ -12,7 +12,7 @@ import { insertMerchant } from '../../src/accounts/merchants.repo.js';
 import { createSession, SESSION_COOKIE } from '../../src/accounts/sessions.repo.js';
 import { insertKey } from '../../src/api-keys/api-keys.repo.js';
 import { openDatabase, openSqlite, type Sqlite } from '../../src/db/database.js';
-import { migrate } from '../../src/db/migrator.js';
+import { migrate, migrateDatabase } from '../../src/db/migrator.js';
 import { registerWallet } from '../../src/wallets/wallets.repo.js';
 import { NETWORK } from '../helpers/tron-samples.js';
 import { tempDir } from '../helpers/app.js';
@@ -95,11 +95,16 @@ export interface PreparedMerchant {
 }
 
 /** A migrated database in a fresh folder with `count` confirmed merchants, each with a session, a key and a wallet. */
-export async function prepareDatabase(count: number, options: { addresses?: readonly string[]; dir?: string } = {}): Promise<{ dir: string; dbPath: string; merchants: PreparedMerchant[] }> {
+export async function prepareDatabase(
+  count: number,
+  options: { addresses?: readonly string[]; dir?: string; url?: string } = {},
+): Promise<{ dir: string; dbPath: string; merchants: PreparedMerchant[] }> {
   const dir = options.dir ?? tempDir('gatewayd-rel-');
   const dbPath = join(dir, 'gateway.db');
-  const db = openDatabase(dbPath);
-  migrate(db.sqlite, Date.now());
+  // A postgres:// url prepares that (empty) PostgreSQL database instead of the file.
+  const db = openDatabase({ path: dbPath, url: options.url ?? '' });
+  if (options.url) await migrateDatabase(db, Date.now());
+  else migrate(db.sqlite, Date.now());
   const addresses = options.addresses ?? ADDRESSES;
   const merchants: PreparedMerchant[] = [];
   for (let i = 0; i < count; i++) {
@@ -177,4 +182,72 @@ export async function teardown(left: Leftovers): Promise<void> {
 /** The gateway logged no unhandled error (each one is a 500 some client saw). */
 export function checkNoUnhandledErrors(tally: Tally, output: string): void {
   tally.check(!/unhandled error/.test(output), `unhandled errors logged: ${output.match(/.*unhandled error.*/)?.[0]?.slice(0, 300)}`);
+}
+
+/** An invoice a creation was answered with (what the invariants compare the database to). */
+export interface AnsweredInvoice {
+  id: string;
+  payable: string;
+  address: string;
+}
+
+/**
+ * The payer of the crash scenarios: every `everyMs` while `running()`, pays one answered invoice not
+ * paid yet (a seeded choice) with its exact amount, through `pay` (the stand-in chain's transfer),
+ * and notes its transaction in `paid`.
+ */
+export async function payAnswered(o: {
+  running: () => boolean;
+  everyMs: number;
+  random: () => number;
+  answered: ReadonlyMap<string, AnsweredInvoice>;
+  paid: Map<string, string>;
+  pay: (to: string, amount: bigint) => string;
+}): Promise<void> {
+  while (o.running()) {
+    await sleep(o.everyMs);
+    const open = [...o.answered.values()].filter((a) => !o.paid.has(a.id));
+    if (open.length === 0) continue;
+    const a = open[Math.floor(o.random() * open.length)]!;
+    o.paid.set(a.id, o.pay(a.address, microUnits(a.payable)));
+  }
+}
+
+/** Exact decimal text to micro-units. */
+export function microUnits(text: string): bigint {
+  const [whole, frac = ''] = text.split('.');
+  return BigInt(whole!) * 1_000_000n + BigInt(frac.padEnd(6, '0'));
+}
+
+/** A creator of the crash scenarios: while `running()`, one invoice of 10 for a seeded merchant every `paceMs`, keys `<prefix>-<n>`. */
+export async function createInvoices(o: {
+  running: () => boolean;
+  paceMs: number;
+  random: () => number;
+  merchants: readonly PreparedMerchant[];
+  next: () => string;
+  create: (m: PreparedMerchant, key: string, body: Record<string, unknown>) => Promise<void>;
+}): Promise<void> {
+  while (o.running()) {
+    const m = o.merchants[Math.floor(o.random() * o.merchants.length)]!;
+    const key = o.next();
+    await o.create(m, key, { merchant_order_id: key, amount: '10', wallet_id: m.walletId, expires_in_minutes: 60 });
+    await sleep(o.paceMs);
+  }
+}
+
+/** Checks a creation's answer (201, or 200 for a replay, never a second invoice for one key) and notes it in `answered`. */
+export function noteCreation<A extends AnsweredInvoice>(
+  tally: Tally,
+  answered: Map<string, A>,
+  key: string,
+  res: { status: number; text: string; body: any },
+  extra: Omit<A, keyof AnsweredInvoice>,
+): void {
+  tally.check(res.status === 201 || res.status === 200, `create ${key}: ${res.status} ${res.text.slice(0, 200)}`);
+  if (res.status !== 201 && res.status !== 200) return;
+  const inv = res.body.invoice;
+  const prev = answered.get(key);
+  tally.check(!prev || prev.id === inv.id, `key ${key} answered two invoices ${prev?.id} ${inv.id}`);
+  answered.set(key, { id: inv.id, payable: inv.payable_amount, address: inv.wallet_address, ...extra } as A);
 }
