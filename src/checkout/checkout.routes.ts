@@ -13,7 +13,11 @@ import { CLAIMS_PER_INVOICE_PER_MINUTE, CLAIMS_PER_IP_PER_MINUTE, claimTransacti
 
 const CheckoutEnvelopeSchema = z.object({ invoice: CheckoutInvoiceSchema }).openapi('CheckoutEnvelope');
 const TokenParamSchema = z.object({
-  token: z.string().min(1).max(200).openapi({ param: { name: 'token', in: 'path' }, description: 'The capability token from checkout_url' }),
+  token: z
+    .string()
+    .min(1)
+    .max(200)
+    .openapi({ param: { name: 'token', in: 'path' }, description: 'The capability token from checkout_url' }),
 });
 const ClaimBodySchema = z
   .strictObject({
@@ -45,7 +49,8 @@ export function checkoutRoutes(deps: AppDeps) {
       method: 'get',
       path: '/checkout/{token}',
       operationId: 'getCheckout',
-      description: 'Unauthenticated: the checkout token in the path is the capability. The payer-safe view of the invoice (no order id, wallet id or metadata); the checkout page polls it.',
+      description:
+        'Unauthenticated: the checkout token in the path is the capability. The payer-safe view of the invoice (no order id, wallet id or metadata); the checkout page polls it.',
       tags: ['Checkout'],
       summary: 'What a payer needs to pay an invoice (no merchant-only fields)',
       request: { params: TokenParamSchema },

@@ -96,7 +96,10 @@ function settle(tokens: number, limited: boolean, perMinute: number, options: Co
   if (options.context) noteRateLimit(options.context, state);
   if (limited) {
     const waitMs = (1 - tokens) / (perMinute / 60_000);
-    throw new AppError('rate_limited', options.message ?? 'Too many requests; retry later').withHeader('Retry-After', String(Math.max(1, Math.ceil(waitMs / 1000))));
+    throw new AppError('rate_limited', options.message ?? 'Too many requests; retry later').withHeader(
+      'Retry-After',
+      String(Math.max(1, Math.ceil(waitMs / 1000))),
+    );
   }
 }
 

@@ -98,7 +98,13 @@ export async function insertWebhook(
 
 /** The merchant's active (not deleted) webhook with exactly this URL, if any. */
 export async function findActiveWebhookByUrl(db: Db | Trx, merchantId: string, url: string): Promise<Webhook | undefined> {
-  const row = await db.selectFrom('webhooks').selectAll().where('merchant_id', '=', merchantId).where('url', '=', url).where('active', '=', 1).executeTakeFirst();
+  const row = await db
+    .selectFrom('webhooks')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('url', '=', url)
+    .where('active', '=', 1)
+    .executeTakeFirst();
   return row ? toWebhook(row) : undefined;
 }
 
@@ -220,7 +226,8 @@ export async function findDueWebhooks(tx: Tx, now: number): Promise<PendingWebho
   for (;;) {
     const row = await nextPendingWebhookQuery.first(tx, { after });
     if (!row) return out;
-    if (row.next_attempt_at !== null && row.next_attempt_at <= now) out.push({ webhookId: row.webhook_id, merchantId: row.merchant_id, due: row.next_attempt_at });
+    if (row.next_attempt_at !== null && row.next_attempt_at <= now)
+      out.push({ webhookId: row.webhook_id, merchantId: row.merchant_id, due: row.next_attempt_at });
     after = row.webhook_id;
   }
 }

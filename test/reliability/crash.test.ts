@@ -10,7 +10,24 @@ import { startGateway, type GatewayProcess } from '../helpers/process.js';
 import { startHttpsReceiver } from '../helpers/https-receiver.js';
 import { startTronGrid } from '../helpers/trongrid.js';
 import { HttpClient } from '../helpers/http.js';
-import { createInvoices, noteCreation, payAnswered, duplicatePayables, integrityOk, prepareDatabase, type PreparedMerchant, problemLines, reader, rng, sessionClient, size, sleep, statsDrift, Tally, teardown } from './harness.js';
+import {
+  createInvoices,
+  noteCreation,
+  payAnswered,
+  duplicatePayables,
+  integrityOk,
+  prepareDatabase,
+  type PreparedMerchant,
+  problemLines,
+  reader,
+  rng,
+  sessionClient,
+  size,
+  sleep,
+  statsDrift,
+  Tally,
+  teardown,
+} from './harness.js';
 
 interface Answered {
   id: string;
@@ -112,7 +129,10 @@ test('crash safety: SIGKILL under load of creations, confirmations and deliverie
     // Settle: every payment confirms, every event reaches the receiver.
     const db = reader(prepared.dbPath);
     const statusOf = db.prepare('SELECT status FROM invoices WHERE id = ?');
-    const unconfirmed = await waitUntil(() => [...paid.keys()].filter((id) => (statusOf.get(id) as { status: string } | undefined)?.status !== 'confirmed'), 60_000);
+    const unconfirmed = await waitUntil(
+      () => [...paid.keys()].filter((id) => (statusOf.get(id) as { status: string } | undefined)?.status !== 'confirmed'),
+      60_000,
+    );
     tally.check(unconfirmed.length === 0, `paid but not confirmed: ${unconfirmed.slice(0, 10).join(',')}`);
     const txOf = db.prepare('SELECT tx_hash FROM invoices WHERE id = ?');
     for (const [id, tx] of paid) {
@@ -156,7 +176,10 @@ function checkAtRest(db: ReturnType<typeof reader>, tally: Tally, answered: Map<
   const byId = db.prepare('SELECT payable_amount, wallet_address, status, tx_hash FROM invoices WHERE id = ?');
   for (const [key, a] of answered) {
     const row = byId.get(a.id) as { payable_amount: number; wallet_address: string; status: string; tx_hash: string | null } | undefined;
-    tally.check(row !== undefined && BigInt(row.payable_amount) === micro(a.payable) && row.wallet_address === a.address, `${when}: answered invoice ${a.id} (${key}) lost or changed`);
+    tally.check(
+      row !== undefined && BigInt(row.payable_amount) === micro(a.payable) && row.wallet_address === a.address,
+      `${when}: answered invoice ${a.id} (${key}) lost or changed`,
+    );
     if (row?.status === 'confirmed') {
       const before = confirmedSeen.get(a.id);
       tally.check(before === undefined || before === row.tx_hash, `${when}: ${a.id} changed its confirmation`);
@@ -168,7 +191,11 @@ function checkAtRest(db: ReturnType<typeof reader>, tally: Tally, answered: Map<
     tally.check(row?.status === 'confirmed' && row.tx_hash === tx, `${when}: ${id} lost its confirmation`);
   }
   // Reservation rows point at live invoices with the same amount.
-  const orphan = db.prepare('SELECT COUNT(*) AS n FROM amount_reservations r LEFT JOIN invoices i ON i.id = r.invoice_id WHERE i.id IS NULL OR i.payable_amount <> r.amount OR i.wallet_address <> r.address').get() as { n: number };
+  const orphan = db
+    .prepare(
+      'SELECT COUNT(*) AS n FROM amount_reservations r LEFT JOIN invoices i ON i.id = r.invoice_id WHERE i.id IS NULL OR i.payable_amount <> r.amount OR i.wallet_address <> r.address',
+    )
+    .get() as { n: number };
   tally.check(orphan.n === 0, `${when}: ${orphan.n} reservations do not match their invoice`);
 }
 

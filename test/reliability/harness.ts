@@ -81,7 +81,12 @@ export function problemLines(output: string, max = 30): string[] {
     .map((l) => l.slice(0, 600));
 }
 
-export const ADDRESSES = ['TL24LCps5FKwp3PoU1MvrYrwhi5LU1tHre', 'TXVj38D1XR3TPgSHTCZGC8wkLDAGqF1oqx', 'TV6MuMXfmLbBqPZvBHdwFsDnQeVfnmiuSi', 'TJmmqjb1DK9TTZbQXzRQ2AuA94z4gKAPFh'] as const;
+export const ADDRESSES = [
+  'TL24LCps5FKwp3PoU1MvrYrwhi5LU1tHre',
+  'TXVj38D1XR3TPgSHTCZGC8wkLDAGqF1oqx',
+  'TV6MuMXfmLbBqPZvBHdwFsDnQeVfnmiuSi',
+  'TJmmqjb1DK9TTZbQXzRQ2AuA94z4gKAPFh',
+] as const;
 
 export interface PreparedMerchant {
   id: string;
@@ -112,7 +117,12 @@ export async function prepareDatabase(
     const email = `rel${i}.${now}@example.test`;
     const m = await insertMerchant(db.db, { email, name: `Shop ${i}`, passwordHash: null, emailVerifiedAt: now }, now);
     const { token } = await createSession(db.db, m.id, now);
-    const { key, secret } = await insertKey(db.db, m.id, { name: 'server', scopes: ['invoices:read', 'invoices:write', 'ledger:read'], expiresInDays: null }, now);
+    const { key, secret } = await insertKey(
+      db.db,
+      m.id,
+      { name: 'server', scopes: ['invoices:read', 'invoices:write', 'ledger:read'], expiresInDays: null },
+      now,
+    );
     const address = addresses[i % addresses.length]!;
     const { wallet } = await registerWallet(db.db, NETWORK, m.id, 'Main', address, now);
     merchants.push({ id: m.id, email, sessionToken: token, key: secret, keyId: key.id, walletId: wallet.id, address });
