@@ -292,12 +292,16 @@ test('a two-hour gap is backfilled while a new payment confirms promptly; expiry
     const { t, tg } = h;
     const address = randomAddress();
     const start = t.clock.now();
-    const old = await insertInvoice(t, { address, amount: 9_000_001n, expiresAt: start + 30 * MINUTE });
-    const oldUnpaid = await insertInvoice(t, { address, amount: 9_000_002n, expiresAt: start + 30 * MINUTE });
+    // Their windows end late in the outage (115 of 120 minutes, about 2 300 blocks in): the first
+    // pass reads the gap oldest first for 0.8 of the 0.5 s poll interval, far from reaching it on
+    // loopback (about 730 blocks here), so "no expiry while its window is unread" does not
+    // hang on how fast this machine reads.
+    const old = await insertInvoice(t, { address, amount: 9_000_001n, expiresAt: start + 115 * MINUTE });
+    const oldUnpaid = await insertInvoice(t, { address, amount: 9_000_002n, expiresAt: start + 115 * MINUTE });
     t.clock.advance(5 * SECOND);
     await runOnce(t.deps);
     // Down for two hours; the old invoice is paid meanwhile.
-    tg.transfer({ to: address, amount: 9_000_001n, at: start + 20 * MINUTE });
+    tg.transfer({ to: address, amount: 9_000_001n, at: start + 100 * MINUTE });
     t.clock.advance(2 * HOUR);
     // Back: a new invoice, paid in the next block.
     const fresh = await insertInvoice(t, { address, amount: 9_000_003n, expiresAt: t.clock.now() + HOUR });
