@@ -27,6 +27,8 @@ import {
   statsDrift,
   Tally,
   teardown,
+  checkAnsweredInvoices,
+  type InvoiceAtRest,
 } from './harness.js';
 
 interface Answered {
@@ -34,11 +36,6 @@ interface Answered {
   payable: string;
   address: string;
   merchant: PreparedMerchant;
-}
-
-function micro(text: string): bigint {
-  const [whole, frac = ''] = text.split('.');
-  return BigInt(whole!) * 1_000_000n + BigInt(frac.padEnd(6, '0'));
 }
 
 test('crash safety: SIGKILL under load of creations, confirmations and deliveries', { timeout: 900_000 }, async () => {
@@ -174,22 +171,7 @@ function checkAtRest(db: ReturnType<typeof reader>, tally: Tally, answered: Map<
   tally.check(duplicatePayables(db) === 0, `${when}: a payable amount is used twice on one reservation key`);
   tally.check(statsDrift(db) === 0, `${when}: the kept invoice stats differ from a recount`);
   const byId = db.prepare('SELECT payable_amount, wallet_address, status, tx_hash FROM invoices WHERE id = ?');
-  for (const [key, a] of answered) {
-    const row = byId.get(a.id) as { payable_amount: number; wallet_address: string; status: string; tx_hash: string | null } | undefined;
-    tally.check(
-      row !== undefined && BigInt(row.payable_amount) === micro(a.payable) && row.wallet_address === a.address,
-      `${when}: answered invoice ${a.id} (${key}) lost or changed`,
-    );
-    if (row?.status === 'confirmed') {
-      const before = confirmedSeen.get(a.id);
-      tally.check(before === undefined || before === row.tx_hash, `${when}: ${a.id} changed its confirmation`);
-      confirmedSeen.set(a.id, row.tx_hash!);
-    }
-  }
-  for (const [id, tx] of confirmedSeen) {
-    const row = byId.get(id) as { status: string; tx_hash: string } | undefined;
-    tally.check(row?.status === 'confirmed' && row.tx_hash === tx, `${when}: ${id} lost its confirmation`);
-  }
+  checkAnsweredInvoices(tally, when, answered, confirmedSeen, (id) => byId.get(id) as InvoiceAtRest | undefined);
   // Reservation rows point at live invoices with the same amount.
   const orphan = db
     .prepare(

@@ -223,6 +223,44 @@ export async function payAnswered(o: {
   }
 }
 
+/** An invoice's row as the at-rest checks read it. */
+export interface InvoiceAtRest {
+  payable_amount: number;
+  wallet_address: string;
+  status: string;
+  tx_hash: string | null;
+}
+
+/**
+ * The answered-invoice invariants of the crash scenarios, whatever engine holds the rows: every
+ * answered invoice is still there with its payable amount and address, and a confirmation, once
+ * seen, never changes nor goes away. `rowOf` reads one invoice by id.
+ */
+export function checkAnsweredInvoices(
+  tally: Tally,
+  when: string,
+  answered: Iterable<[string, AnsweredInvoice]>,
+  confirmedSeen: Map<string, string>,
+  rowOf: (id: string) => InvoiceAtRest | undefined,
+): void {
+  for (const [key, a] of answered) {
+    const row = rowOf(a.id);
+    tally.check(
+      row !== undefined && BigInt(row.payable_amount) === microUnits(a.payable) && row.wallet_address === a.address,
+      `${when}: answered invoice ${a.id} (${key}) lost or changed`,
+    );
+    if (row?.status === 'confirmed') {
+      const before = confirmedSeen.get(a.id);
+      tally.check(before === undefined || before === row.tx_hash, `${when}: ${a.id} changed its confirmation`);
+      confirmedSeen.set(a.id, row.tx_hash!);
+    }
+  }
+  for (const [id, tx] of confirmedSeen) {
+    const row = rowOf(id);
+    tally.check(row?.status === 'confirmed' && row.tx_hash === tx, `${when}: ${id} lost its confirmation`);
+  }
+}
+
 /** Exact decimal text to micro-units. */
 export function microUnits(text: string): bigint {
   const [whole, frac = ''] = text.split('.');

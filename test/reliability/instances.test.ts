@@ -39,6 +39,7 @@ import {
   size,
   sleep,
   Tally,
+  checkAnsweredInvoices,
 } from './harness.js';
 
 interface Answered {
@@ -48,11 +49,6 @@ interface Answered {
 }
 
 const RESUME_WITHIN_MS = 10_000;
-
-function micro(text: string): bigint {
-  const [whole, frac = ''] = text.split('.');
-  return BigInt(whole!) * 1_000_000n + BigInt(frac.padEnd(6, '0'));
-}
 
 const skip =
   postgresBinaries() === undefined
@@ -294,23 +290,7 @@ async function checkAtRest(q: Query, tally: Tally, answered: Map<string, Answere
     [known.map(([, a]) => a.id)],
   );
   const byId = new Map(rows.map((r) => [r.id, r]));
-  for (const [key, a] of known) {
-    const row = byId.get(a.id);
-    tally.check(
-      row !== undefined && BigInt(row.payable_amount) === micro(a.payable) && row.wallet_address === a.address,
-      `${when}: answered invoice ${a.id} (${key}) lost or changed`,
-    );
-    if (row?.status === 'confirmed') {
-      const before = confirmedSeen.get(a.id);
-      tally.check(before === undefined || before === row.tx_hash, `${when}: ${a.id} changed its confirmation`);
-      confirmedSeen.set(a.id, row.tx_hash!);
-    }
-  }
-  for (const [id, tx] of confirmedSeen) {
-    const row = byId.get(id);
-    if (!row) continue;
-    tally.check(row?.status === 'confirmed' && row.tx_hash === tx, `${when}: ${id} lost its confirmation`);
-  }
+  checkAnsweredInvoices(tally, when, known, confirmedSeen, (id) => byId.get(id));
   const orphan = await q<{ n: number }>(
     `SELECT count(*)::int AS n FROM amount_reservations r LEFT JOIN invoices i ON i.id = r.invoice_id
       WHERE i.id IS NULL OR i.payable_amount <> r.amount OR i.wallet_address <> r.address`,
