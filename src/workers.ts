@@ -71,21 +71,22 @@ export function createWorkers(deps: AppDeps): Worker[] {
 }
 
 /**
- * Several instances: a delivery left in `sending` by an instance that died is pending again within
- * 5 s once that instance has no connection to the database (deliveries.claimed_by, liveInstances),
- * or in any case once it is older than any attempt can take (the receivers' time-out plus a
- * minute); a shop's callback by the latter rule.
+ * Several instances: a webhook delivery or a shop's callback left in `sending` by an instance that
+ * died is pending again within 5 s once that instance has no connection to the database
+ * (claimed_by, liveInstances), or in any case once it is older than any attempt can take (the
+ * receivers' time-out plus a minute).
  */
-function staleSendingWorker(deps: AppDeps): Worker {
+export function staleSendingWorker(deps: AppDeps): Worker {
   const abandonedAfter = deps.config.webhooks.timeout_seconds * 1000 + 60_000;
   return {
     name: 'webhooks-abandoned',
     intervalMs: 5_000,
     runOnce: async () => {
       const now = deps.clock.now();
-      const reset = await resetSendingDeliveries(deps.db, now, now - abandonedAfter, await liveInstances(deps.db));
+      const live = await liveInstances(deps.db);
+      const reset = await resetSendingDeliveries(deps.db, now, now - abandonedAfter, live);
       if (reset > 0) deps.log.warn({ deliveries: reset }, 'deliveries left in sending by a stopped instance are pending again');
-      await recoverShopNotifies(deps, now - abandonedAfter);
+      await recoverShopNotifies(deps, now - abandonedAfter, live);
       return false;
     },
   };
@@ -99,7 +100,8 @@ export async function recoverAfterCrash(deps: AppDeps): Promise<void> {
   // sending is reset (the rest is the abandoned-deliveries worker's).
   const now = deps.clock.now();
   const olderThan = dialectOf(deps.db) === 'postgres' ? now - (deps.config.webhooks.timeout_seconds * 1000 + 60_000) : undefined;
-  const reset = await resetSendingDeliveries(deps.db, now, olderThan, await liveInstances(deps.db));
+  const live = await liveInstances(deps.db);
+  const reset = await resetSendingDeliveries(deps.db, now, olderThan, live);
   if (reset > 0) deps.log.warn({ deliveries: reset }, 'crash recovery: deliveries left in sending are pending again');
-  await recoverShopNotifies(deps, olderThan);
+  await recoverShopNotifies(deps, olderThan, live);
 }

@@ -9,7 +9,7 @@
 import type pg from 'pg';
 import type { Log } from '../lib/log.js';
 import type { Worker } from '../lib/loop.js';
-import { sql } from 'kysely';
+import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import { dialectOf, postgresUrlOf, type Db } from './database.js';
 import { createClient } from './postgres.js';
 
@@ -108,4 +108,15 @@ export async function liveInstances(db: Db): Promise<string[] | undefined> {
   if (dialectOf(db) === 'sqlite') return undefined;
   const { rows } = await sql<{ name: string }>`SELECT DISTINCT application_name AS name FROM pg_stat_activity WHERE datname = current_database()`.execute(db);
   return rows.map((r) => r.name);
+}
+
+/**
+ * Which rows left in `sending` (deliveries, shop_notifies: both carry updated_at and claimed_by)
+ * no instance can still be sending: claimed before `claimedBefore` (longer ago than any attempt can
+ * take), or claimed by an instance that is not among `live` (its process or machine is gone). For
+ * an UPDATE of one of those tables (unqualified column names).
+ */
+export function abandonedClaim(claimedBefore: number, live?: readonly string[]): RawBuilder<SqlBool> {
+  if (!live || live.length === 0) return sql<SqlBool>`updated_at < ${claimedBefore}`;
+  return sql<SqlBool>`(updated_at < ${claimedBefore} OR (claimed_by IS NOT NULL AND claimed_by NOT IN (${sql.join([...live])})))`;
 }

@@ -116,6 +116,8 @@ export interface ShopNotifiesTable extends OutboxColumns {
   invoice_id: string;
   connection_id: string;
   merchant_id: string;
+  /** 0027: the instance that set `sending` (src/db/postgres.ts INSTANCE_NAME). */
+  claimed_by: string | null;
 }
 
 export interface CaptchaTokensTable {

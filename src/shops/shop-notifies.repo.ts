@@ -3,7 +3,8 @@
  * confirmation, the claims and outcomes of the worker, and the console's view of them.
  */
 import { compileQuery, type Param } from '../db/compiled.js';
-import type { Db, Trx, Tx } from '../db/database.js';
+import { INSTANCE_NAME, type Db, type Trx, type Tx } from '../db/database.js';
+import { abandonedClaim } from '../db/leader.js';
 import type { Selectable } from 'kysely';
 import type { DeliveryStatus, ShopNotifiesTable } from '../db/schema.js';
 import type { Delivery } from '../webhooks/delivery.model.js';
@@ -106,7 +107,7 @@ export async function findDueNotifies(db: Db | Trx, now: number, limit: number):
 export async function claimNotify(db: Db | Trx, id: string, from: readonly DeliveryStatus[], now: number, dueOnly: boolean): Promise<boolean> {
   let q = db
     .updateTable('shop_notifies')
-    .set({ status: 'sending', updated_at: now })
+    .set({ status: 'sending', updated_at: now, claimed_by: INSTANCE_NAME })
     .where('id', '=', id)
     .where('status', 'in', [...from]);
   if (dueOnly) q = q.where('next_attempt_at', '<=', now);
@@ -154,12 +155,12 @@ export async function cancelPendingNotifies(trx: Trx, connectionId: string, now:
 
 /**
  * Crash recovery: nothing is in flight at start, so every `sending` callback is pending again, due
- * now. With several instances (PostgreSQL), only those claimed before `claimedBefore`, which no
- * live instance can still be sending.
+ * now. With several instances (PostgreSQL), only those no live instance can still be sending:
+ * claimed before `claimedBefore`, or by an instance not among `live` (src/db/leader.ts abandonedClaim).
  */
-export async function resetSendingNotifies(db: Db, now: number, claimedBefore?: number): Promise<number> {
+export async function resetSendingNotifies(db: Db, now: number, claimedBefore?: number, live?: readonly string[]): Promise<number> {
   let reset = db.updateTable('shop_notifies').set({ status: 'pending', next_attempt_at: now, updated_at: now }).where('status', '=', 'sending');
-  if (claimedBefore !== undefined) reset = reset.where('updated_at', '<', claimedBefore);
+  if (claimedBefore !== undefined) reset = reset.where(abandonedClaim(claimedBefore, live));
   const r = await reset.executeTakeFirst();
   return Number(r.numUpdatedRows);
 }

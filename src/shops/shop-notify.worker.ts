@@ -37,7 +37,7 @@ export function shopNotifyWorker(deps: AppDeps): Worker {
 }
 
 /** Crash recovery: an attempt cut off by a crash may or may not have reached the shop, so it is made again. */
-export async function recoverShopNotifies(deps: AppDeps, claimedBefore?: number): Promise<void> {
-  const reset = await resetSendingNotifies(deps.db, deps.clock.now(), claimedBefore);
+export async function recoverShopNotifies(deps: AppDeps, claimedBefore?: number, live?: readonly string[]): Promise<void> {
+  const reset = await resetSendingNotifies(deps.db, deps.clock.now(), claimedBefore, live);
   if (reset > 0) deps.log.warn({ shop_notifies: reset }, 'crash recovery: shop callbacks left in sending are pending again');
 }

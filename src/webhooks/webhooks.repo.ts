@@ -1,6 +1,7 @@
 /** All SQL of webhooks and their deliveries (the outbox rows written by insertEvent). */
 import { compileQuery, type Param } from '../db/compiled.js';
 import { INSTANCE_NAME, type Db, type Trx, type Tx } from '../db/database.js';
+import { abandonedClaim } from '../db/leader.js';
 import type { DeliveriesTable, DeliveryAttemptsTable, DeliveryStatus, WebhooksTable } from '../db/schema.js';
 import type { Selectable } from 'kysely';
 import { newId } from '../lib/ids.js';
@@ -370,13 +371,7 @@ export async function isWebhookActive(trx: Trx | Db, webhookId: string): Promise
  */
 export async function resetSendingDeliveries(db: Db, now: number, claimedBefore?: number, live?: readonly string[]): Promise<number> {
   let q = db.updateTable('deliveries').set({ status: 'pending', next_attempt_at: now, updated_at: now }).where('status', '=', 'sending');
-  if (claimedBefore !== undefined) {
-    q = q.where((eb) =>
-      live && live.length > 0
-        ? eb.or([eb('updated_at', '<', claimedBefore), eb.and([eb('claimed_by', 'is not', null), eb('claimed_by', 'not in', [...live])])])
-        : eb('updated_at', '<', claimedBefore),
-    );
-  }
+  if (claimedBefore !== undefined) q = q.where(abandonedClaim(claimedBefore, live));
   const r = await q.executeTakeFirst();
   return Number(r.numUpdatedRows);
 }
