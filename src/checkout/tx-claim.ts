@@ -7,7 +7,9 @@
  *   is verified by the scanner's own verifier (SUCCESS only, the USDT contract's own Transfer logs,
  *   removed logs refused, the exact amount), for transfers to this invoice's address only;
  * - its block time must be credible (not before TRON's genesis, not in the future, not after the
- *   solidified head the scanner accepted);
+ *   solidified head the scanner accepted; in an instance that does not run the scanner, several
+ *   sharing one PostgreSQL database, not after the scanner's durable cursor: a block the scanner
+ *   has read cannot be later than the last block time it recorded);
  * - with two or more providers, another provider must serve the same transaction with the same
  *   transfers, as the scanner's block reads must agree; when none can be asked now, or they
  *   disagree, nothing is recorded and the answer says the scanner will see it;
@@ -15,7 +17,7 @@
  *   webhooks are the same, and each (transaction, log) is recorded once, whoever sees it first.
  */
 import type { AppDeps } from '../app-deps.js';
-import { findTransferBlocks } from '../chain/chain.repo.js';
+import { findTransferBlocks, loadScanState } from '../chain/chain.repo.js';
 import { commitScan } from '../chain/chain.service.js';
 import { FUTURE_SKEW_MS, GENESIS_TIME } from '../chain/head.js';
 import { TronApiError, type TronClient, type TxInfo } from '../chain/tron.client.js';
@@ -33,6 +35,12 @@ export interface ClaimResult {
   outcome: ClaimOutcome;
   /** Why the transaction was not recorded now (deferred). */
   reason: string | null;
+}
+
+/** The last block the scanner read and its time, from its durable cursor (any instance can read it). */
+async function scannedUntil(deps: AppDeps): Promise<{ number: number; timestamp: number } | undefined> {
+  const stored = await loadScanState(deps.db, deps.config.network);
+  return stored ? { number: stored.cursorBlock, timestamp: stored.cursorTime } : undefined;
 }
 
 function notAccepted(message: string, reason: string): AppError {
@@ -74,7 +82,7 @@ export async function claimTransaction(deps: AppDeps, invoice: Invoice, txHash: 
     );
   }
   const time = info.blockTimeStamp;
-  const head = rt.head;
+  const head = rt.head ?? (await scannedUntil(deps));
   if (time < GENESIS_TIME || time > now() + FUTURE_SKEW_MS || (head && info.blockNumber <= head.number && time > head.timestamp)) {
     deps.log.warn(
       { tx_hash: txHash, block: info.blockNumber, provider: first.provider.health.name },

@@ -134,3 +134,40 @@ test('"I already paid" with two providers records only what the second one confi
     await second.close();
   }
 });
+
+test('"I already paid" in an instance that does not run the scanner: a transaction placed in a block the scanner has read, with a later time, is not recorded', async () => {
+  const h = await startChainHarness();
+  try {
+    const { t, tg } = h;
+    const a = await shop(t, ADDRESSES[0], 'Shop A');
+    const inv = (await createInvoice(a.client, { amount: '9', wallet_id: a.walletId, expires_in_minutes: 60 })).body.invoice;
+    const payable = BigInt(Math.round(Number(inv.payable_amount) * 1e6));
+    // The scanner (the leader) has read up to its cursor; its durable state is in the database.
+    await pass(h, 0);
+    await pass(h, 30 * SECOND);
+    const cursor = await t.deps.db.selectFrom('chain_scan').select(['cursor_block', 'cursor_time']).executeTakeFirstOrThrow();
+    // A real payment's TransactionInfo, copied by a lying provider into a block the scanner has
+    // already read (it held no such transaction), keeping the payment's own later time.
+    const real = tg.pay({ to: ADDRESSES[0], amount: payable, blockTimestamp: t.clock.now() + 20 * SECOND });
+    t.clock.advance(2 * MINUTE);
+    const { id: _id, blockNumber: _n, ...info } = tg.blockInfos(real.blockNumber).find((i) => i.id === real.txId)!;
+    assert.ok(Number(info.blockTimeStamp) > cursor.cursor_time);
+    const forged = tg.injectInfo({ info, block: cursor.cursor_block - 1 });
+    assert.equal(forged.blockNumber, cursor.cursor_block - 1);
+
+    // Another instance: the same database, a chain runtime that never scanned (no accepted head in memory).
+    t.deps.chain = createChainRuntime(t.config, { maxRequestsPerSecond: 0, timeoutMs: 2000 });
+    const res = await t.client({ origin: null }).post(`/checkout/${inv.checkout_token}/transaction`, { tx_hash: forged.txId });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.body.claim.outcome, 'deferred');
+    assert.equal(res.body.invoice.status, 'pending');
+    assert.equal((await transfersOf(t)).length, 0, 'nothing recorded from a block time the scanner contradicts');
+
+    // The real transaction, named in the same instance, is recorded.
+    const ok = await t.client({ origin: null }).post(`/checkout/${inv.checkout_token}/transaction`, { tx_hash: real.txId });
+    assert.equal(ok.status, 200, ok.text);
+    assert.equal(ok.body.claim.outcome, 'recorded');
+  } finally {
+    await h.close();
+  }
+});
