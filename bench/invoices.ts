@@ -25,7 +25,7 @@ import { createLogger } from '../src/lib/log.js';
 import { insertMerchant } from '../src/accounts/merchants.repo.js';
 import { insertKey } from '../src/api-keys/api-keys.repo.js';
 import { registerWallet } from '../src/wallets/wallets.repo.js';
-import { chooseAmount, insertReservation } from '../src/invoices/allocation.repo.js';
+import { chooseAmount, claimCursor, reservationInsert } from '../src/invoices/allocation.repo.js';
 import { createInvoiceOrThrow, InvoiceCreator, type CreateInvoiceRequest } from '../src/invoices/invoices.service.js';
 import { SCOPES } from '../src/http/context.js';
 import { NETWORK, USDT_CONTRACT } from '../test/helpers/tron-samples.js';
@@ -148,10 +148,10 @@ async function allocationCost(): Promise<void> {
     await writeTransaction(env.deps.db, async (_trx, tx) => {
       for (let i = 0; i < allocRuns; i++) {
         started = performance.now();
-        const a = await chooseAmount(tx, target, micros(BigInt(BASE)), micros(200_000n), Date.now());
+        const a = await chooseAmount(tx, await claimCursor(tx, target, micros(BigInt(BASE))), micros(200_000n), Date.now());
         allocMs += performance.now() - started;
         if (a.kind !== 'fresh') throw new Error(`unexpected ${a.kind}`);
-        await insertReservation(tx, target, micros(BigInt(BASE) + a.adjustment), holder, Date.now(), Date.now() + 1);
+        await reservationInsert(target, micros(BigInt(BASE) + a.adjustment), holder, Date.now(), Date.now() + 1).run(tx);
       }
       throw new RollBack();
     }).catch((err) => {

@@ -2,9 +2,12 @@
  * Invoice creations on PostgreSQL, beside the server's own ceilings measured in the same run:
  *   1. one instance: N concurrent creations through one InvoiceCreator (group commit, its pool);
  *   2. two instances: the same N split over two InvoiceCreators with their own pools on the same
- *      database (the database side of two gateways; HTTP is measured by bench:invoices);
+ *      database (the database side of two gateways; HTTP is measured by bench:invoices), for one
+ *      merchant's wallet and price (their batches take the same row locks: they run in turn), and
+ *      with each instance creating for a merchant and wallet of its own (no row shared);
  *   3. the ceiling: the same number of invoice rows (with their reservation and event) written by
- *      a bare `pg` loop, 64 per transaction, on as many connections as the group commit uses;
+ *      a bare `pg` loop, 64 per transaction, on one connection (what one instance's group commit
+ *      uses: one batch at a time) and on four at once;
  *   4. pgbench's simple-update (-N) figure on the same server, when pgbench is on PATH;
  *   5. the leader fail-over: a process holding the scanner's lease (src/db/leader.ts) is SIGKILLed;
  *      how long until the server releases the lock, and until a follower polling as leaderOnly does
@@ -13,7 +16,10 @@
  *      (1 000 000 by default): p50 and p99 of the first page, a page deep in the list (a cursor half
  *      way) and the pending filter, 100 rows each.
  * Two "instances" in 2. are two pools and group commits in this one process (the database side of
- * two gateways); HTTP is measured by bench:invoices.
+ * two gateways); HTTP is measured by bench:invoices. Beside each rate: the queries sent to the
+ * server per creation (or per invoice of the ceiling), each one round trip (a query string of
+ * several statements is one), counted on the `pg` client, BEGIN and COMMIT included and shared by a
+ * batch: the figure that does not depend on the machine's load.
  * `npm run bench:postgres -- [--url postgres://postgres@127.0.0.1:5432/postgres] [--creations 2000] [--big 1000000]`
  * Creates and drops its own databases on that server.
  */
@@ -47,6 +53,8 @@ const admin = values.url!;
 const N = Number(values.creations);
 const BIG = Number(values.big);
 const ADDRESS = 'TL24LCps5FKwp3PoU1MvrYrwhi5LU1tHre';
+/** Receiving addresses of the merchants of creationRate (valid TRON addresses). */
+const ADDRESSES = [ADDRESS, 'TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE'];
 
 async function scratch(): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `gwbench_${randomBytes(4).toString('hex')}`;
@@ -54,7 +62,14 @@ async function scratch(): Promise<{ url: string; drop: () => Promise<void> }> {
   return { url: serverUrl(admin, name), drop: () => withClient(admin, (c) => c.query(`DROP DATABASE ${name} WITH (FORCE)`)).then(() => undefined) };
 }
 
-async function creationRate(instances: number): Promise<string> {
+/**
+ * N creations split over `instances` creators. `merchants` 1: one merchant, one wallet, one price,
+ * so every batch of every instance takes the same two row locks (the pool's allocation cursor and
+ * the merchant's invoice_stats row) until its COMMIT, and the instances' batches run one after
+ * another. `merchants` = instances: instance i creates for merchant i on a wallet of its own, so
+ * their transactions share no row.
+ */
+async function creationRate(instances: number, merchants = 1): Promise<string> {
   const db = await scratch();
   const config = buildConfig({ database: { path: '/nonexistent', url: db.url }, log: { level: 'error' }, rate_limits: { invoices_per_merchant: 0 } });
   const log = createLogger('error');
@@ -62,26 +77,37 @@ async function creationRate(instances: number): Promise<string> {
   try {
     await migrateDatabase(opened[0]!, Date.now());
     await claimNetwork(opened[0]!, db.url, configuredClaim(config), Date.now());
-    const merchant = await insertMerchant(opened[0]!.db, { email: 'bench@example.test', name: 'Bench', passwordHash: null, emailVerifiedAt: 1 }, Date.now());
-    const { wallet } = await registerWallet(opened[0]!.db, config.network.id, merchant.id, 'Main', ADDRESS, Date.now());
+    const owners: Array<{ merchantId: string; walletId: string }> = [];
+    for (let m = 0; m < merchants; m++) {
+      const merchant = await insertMerchant(
+        opened[0]!.db,
+        { email: `bench${m}@example.test`, name: 'Bench', passwordHash: null, emailVerifiedAt: 1 },
+        Date.now(),
+      );
+      const { wallet } = await registerWallet(opened[0]!.db, config.network.id, merchant.id, 'Main', ADDRESSES[m]!, Date.now());
+      owners.push({ merchantId: merchant.id, walletId: wallet.id });
+    }
     const creators = opened.map((database) => new InvoiceCreator(createDeps({ config, database, log })));
     const started = performance.now();
-    await Promise.all(
-      Array.from({ length: N }, (_, i) =>
-        creators[i % instances]!.create({
-          merchantId: merchant.id,
-          idempotencyKey: `k-${i}`,
-          body: { merchant_order_id: `o-${i}`, amount: '25', wallet_id: wallet.id, expires_in_minutes: 20 },
-        }),
+    const roundTrips = await countRoundTrips(() =>
+      Promise.all(
+        Array.from({ length: N }, (_, i) =>
+          creators[i % instances]!.create({
+            merchantId: owners[i % merchants]!.merchantId,
+            idempotencyKey: `k-${i}`,
+            body: { merchant_order_id: `o-${i}`, amount: '25', wallet_id: owners[i % merchants]!.walletId, expires_in_minutes: 20 },
+          }),
+        ),
       ),
     );
     const seconds = (performance.now() - started) / 1000;
     const { rows } = await (
       await opened[0]!.pool!()
-    ).query<{ n: number; amounts: number }>(`SELECT count(*) AS n, count(DISTINCT payable_amount) AS amounts FROM invoices`);
+    ).query<{ n: number; amounts: number }>(`SELECT count(*) AS n, count(DISTINCT (wallet_address, payable_amount)) AS amounts FROM invoices`);
     if (rows[0]!.n !== N || rows[0]!.amounts !== N) throw new Error(`expected ${N} invoices with distinct amounts, got ${JSON.stringify(rows[0])}`);
     const batches = creators.map((c) => c.committer.stats.batches).reduce((a, b) => a + b, 0);
-    return `${(N / seconds).toFixed(0)} creations/s (${batches} commits, ${N} distinct amounts)`;
+    const reruns = creators.map((c) => c.committer.stats.reruns).reduce((a, b) => a + b, 0);
+    return `${(N / seconds).toFixed(0)} creations/s (${batches} commits, ${N} distinct amounts, ${reruns} units run again; ${(roundTrips / N).toFixed(2)} round trips a creation)`;
   } finally {
     for (const d of opened) await d.close();
     await db.drop();
@@ -122,45 +148,69 @@ async function bareCeiling(connections: number): Promise<string> {
   );
   let next = 0;
   const started = performance.now();
-  await Promise.all(
-    clients.map(async (c) => {
-      while (next < N) {
-        const from = next;
-        next = Math.min(N, next + 64);
-        // This chunk alone: `next` moves on while this connection awaits.
-        const to = next;
-        // Two transactions creating the merchant's first invoice_stats row at once may deadlock: run again.
-        for (;;) {
-          try {
-            await c.query('BEGIN');
-            for (let i = from; i < to; i++) {
-              const now = Date.now();
-              await c.query(
-                `INSERT INTO invoices (id, merchant_id, wallet_id, network, token, token_contract, wallet_address, merchant_order_id, idempotency_key, request_fingerprint, base_amount, adjustment, payable_amount, status, checkout_token, created_at, expires_at, reserved_until)
+  const roundTrips = await countRoundTrips(() =>
+    Promise.all(
+      clients.map(async (c) => {
+        while (next < N) {
+          const from = next;
+          next = Math.min(N, next + 64);
+          // This chunk alone: `next` moves on while this connection awaits.
+          const to = next;
+          // Two transactions creating the merchant's first invoice_stats row at once may deadlock: run again.
+          for (;;) {
+            try {
+              await c.query('BEGIN');
+              for (let i = from; i < to; i++) {
+                const now = Date.now();
+                await c.query(
+                  `INSERT INTO invoices (id, merchant_id, wallet_id, network, token, token_contract, wallet_address, merchant_order_id, idempotency_key, request_fingerprint, base_amount, adjustment, payable_amount, status, checkout_token, created_at, expires_at, reserved_until)
                  VALUES ($1, 'm', 'w', 'tron-mainnet', 'USDT', 'c', $2, $3, $3, 'f', 25000000, $4, $5, 'pending', $1, $6, $6, $6)`,
-                [`inv_${i}`, ADDRESS, `o-${i}`, i + 1, 25_000_000 + i + 1, now],
-              );
-              await c.query(`INSERT INTO amount_reservations VALUES ('tron-mainnet', 'c', $1, $2, $3, $4, $4)`, [ADDRESS, 25_000_000 + i + 1, `inv_${i}`, now]);
-              await c.query(`INSERT INTO events (id, merchant_id, type, invoice_id, data, created_at) VALUES ($1, 'm', 'invoice.created', $2, '{}', $3)`, [
-                `evt_${i}`,
-                `inv_${i}`,
-                now,
-              ]);
+                  [`inv_${i}`, ADDRESS, `o-${i}`, i + 1, 25_000_000 + i + 1, now],
+                );
+                await c.query(`INSERT INTO amount_reservations VALUES ('tron-mainnet', 'c', $1, $2, $3, $4, $4)`, [
+                  ADDRESS,
+                  25_000_000 + i + 1,
+                  `inv_${i}`,
+                  now,
+                ]);
+                await c.query(`INSERT INTO events (id, merchant_id, type, invoice_id, data, created_at) VALUES ($1, 'm', 'invoice.created', $2, '{}', $3)`, [
+                  `evt_${i}`,
+                  `inv_${i}`,
+                  now,
+                ]);
+              }
+              await c.query('COMMIT');
+              break;
+            } catch (err) {
+              await c.query('ROLLBACK');
+              if ((err as { code?: string }).code !== '40P01') throw err;
             }
-            await c.query('COMMIT');
-            break;
-          } catch (err) {
-            await c.query('ROLLBACK');
-            if ((err as { code?: string }).code !== '40P01') throw err;
           }
         }
-      }
-    }),
+      }),
+    ),
   );
   const seconds = (performance.now() - started) / 1000;
   for (const c of clients) await c.end();
   await db.drop();
-  return `${(N / seconds).toFixed(0)} invoices/s (3 inserts each, 64 per transaction, ${connections} connections)`;
+  return `${(N / seconds).toFixed(0)} invoices/s (3 inserts each, 64 per transaction; ${(roundTrips / N).toFixed(2)} round trips an invoice)`;
+}
+
+/** The queries (round trips) every `pg` client of this process sent while fn ran: the product's pools and the bare loop alike. */
+async function countRoundTrips(fn: () => Promise<unknown>): Promise<number> {
+  const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
+  const query = proto.query;
+  let queries = 0;
+  proto.query = function (this: unknown, ...args: unknown[]) {
+    queries += 1;
+    return query.apply(this, args);
+  };
+  try {
+    await fn();
+  } finally {
+    proto.query = query;
+  }
+  return queries;
 }
 
 function pgbench(): string {
@@ -183,7 +233,9 @@ function pgbench(): string {
 console.log(`gatewayd PostgreSQL benchmark, Node ${process.version}, ${N} creations, server ${serverUrl(admin)}`);
 console.log(`  one instance  (group commit): ${await creationRate(1)}`);
 console.log(`  two instances (two pools and group commits):       ${await creationRate(2)}`);
-console.log(`  ceiling: bare pg loop, the same rows:               ${await bareCeiling(4)}`);
+console.log(`  two instances, each its own merchant and wallet:    ${await creationRate(2, 2)}`);
+console.log(`  ceiling: bare pg loop, the same rows, 1 connection: ${await bareCeiling(1)}`);
+console.log(`  ceiling: bare pg loop, the same rows, 4 connections: ${await bareCeiling(4)}`);
 console.log(`  pgbench on the same server:                         ${pgbench()}`);
 console.log(`  leader fail-over (SIGKILL of the lease holder):     ${await failover(5)}`);
 console.log(`  paged list at ${BIG.toLocaleString('en-US')} invoices (100 rows a page):`);

@@ -8,7 +8,7 @@ import { performance } from 'node:perf_hooks';
 import { buildConfig } from '../../src/config.js';
 import { openDatabase, openSqlite, writeTransaction } from '../../src/db/database.js';
 import { createDeps } from '../../src/deps.js';
-import { chooseAmount, insertReservation } from '../../src/invoices/allocation.repo.js';
+import { chooseAmount, claimCursor, reservationInsert } from '../../src/invoices/allocation.repo.js';
 import { createInvoiceOrThrow } from '../../src/invoices/invoices.service.js';
 import { createLogger } from '../../src/lib/log.js';
 import { newId } from '../../src/lib/ids.js';
@@ -117,10 +117,10 @@ export async function allocationCost(dir: string, n: number): Promise<Allocation
   await writeTransaction(deps.db, async (_trx, tx) => {
     for (let i = 0; i < allocRuns; i++) {
       const s = performance.now();
-      const a = await chooseAmount(tx, target, micros(base), micros(999_999n), Date.now());
+      const a = await chooseAmount(tx, await claimCursor(tx, target, micros(base)), micros(999_999n), Date.now());
       allocMs += performance.now() - s;
       if (a.kind !== 'fresh') throw new Error(`unexpected ${a.kind}`);
-      await insertReservation(tx, target, micros(base + a.adjustment), holder, Date.now(), Date.now() + 1);
+      await reservationInsert(target, micros(base + a.adjustment), holder, Date.now(), Date.now() + 1).run(tx);
     }
     throw new RollBack();
   }).catch((err) => {

@@ -16,6 +16,11 @@
  * on the single connection. On PostgreSQL the same query runs on the pinned connection of the
  * transaction (`Tx`), asynchronously; feature code awaits the result either way (awaiting a SQLite
  * result costs one microtask). Outside a transaction hold a connection with `onConnection`.
+ *
+ * On PostgreSQL each statement is a round trip, which costs more than its work on the server; on
+ * SQLite a statement is a function call. So statements that do not depend on each other can be sent
+ * together (`readTogether`, `runTogether`, below): one statement on PostgreSQL, the same statements
+ * one by one on SQLite. Feature code writes them once for both.
  */
 import {
   DummyDriver,
@@ -28,7 +33,7 @@ import {
   SqliteQueryCompiler,
   type Compilable,
 } from 'kysely';
-import { isPgConn, type Conn, type Dialect, type Sqlite } from './database.js';
+import { isPgConn, type Conn, type Dialect, type Sqlite, type Tx } from './database.js';
 import type { Database } from './schema.js';
 
 /** Builds and compiles only; never connects. One per engine: the SQL text differs ($1 or ?). */
@@ -53,6 +58,9 @@ const compileOnly: Record<Dialect, Kysely<Database>> = {
 
 const MARKER = '\u0000gatewayd-param:';
 
+/** Numbers each compiled query (the key of the combined texts of readTogether and runTogether). */
+let compiledQueries = 0;
+
 export type Param<P> = <K extends keyof P & string>(name: K) => P[K];
 
 type Slot = { name: string } | { value: unknown };
@@ -72,6 +80,24 @@ export interface CompiledQuery<P, R> {
   /** Runs a write; the number of rows it changed. */
   run(sqlite: Sqlite, params: P): number;
   run(conn: Conn, params: P): Awaitable<number>;
+  /** This query with its values, to send with others: runTogether's writes and read. */
+  with(params: P): BoundQuery<R>;
+  /** A read with its values and what its rows mean (`rows => rows[0]`, …): one part of readTogether. */
+  lookup<T>(params: P, map: (rows: R[]) => T): Lookup<T>;
+}
+
+/** A compiled query and its values (CompiledQuery.with). */
+export interface BoundQuery<R> {
+  all(conn: Conn): Awaitable<R[]>;
+  run(conn: Conn): Awaitable<number>;
+  /** Which compiled query (the key of the combined texts' cache) and its PostgreSQL text and values. */
+  readonly pg: { id: number; sql: () => string; values: () => unknown[] };
+}
+
+/** A read and the meaning of its rows (CompiledQuery.lookup). `on(conn)` runs it alone. */
+export interface Lookup<T> extends BoundQuery<unknown> {
+  map(rows: unknown[]): T;
+  on(conn: Conn): Awaitable<T>;
 }
 
 /** Lets a query differ by engine where the engines differ (a row lock: `.forUpdate()` on PostgreSQL only). */
@@ -82,6 +108,7 @@ export type BuildContext = { dialect: Dialect };
  * Parameters must be plain values (string, number, bigint, null, Buffer); lists (`in`) are not supported.
  */
 export function compileQuery<P, R>(build: (db: Kysely<Database>, p: Param<P>, context: BuildContext) => Compilable<R>): CompiledQuery<P, R> {
+  const id = ++compiledQueries;
   const compiledFor: Partial<Record<Dialect, { sql: string; slots: Slot[] }>> = {};
   const compile = (dialect: Dialect = 'sqlite') => {
     const done = compiledFor[dialect];
@@ -112,7 +139,7 @@ export function compileQuery<P, R>(build: (db: Kysely<Database>, p: Param<P>, co
     return values;
   };
   const pg = (conn: Conn, params: P) => (conn as Exclude<Conn, Sqlite>).query<R>(compile('postgres').sql, bind(params, 'postgres'));
-  return {
+  const query: CompiledQuery<P, R> = {
     get sql() {
       return compile().sql;
     },
@@ -125,5 +152,108 @@ export function compileQuery<P, R>(build: (db: Kysely<Database>, p: Param<P>, co
       isPgConn(conn) ? pg(conn, params).then((r) => r.rows[0]) : conn.prepare(compile().sql).get(bind(params))) as CompiledQuery<P, R>['first'],
     run: ((conn: Conn, params: P) =>
       isPgConn(conn) ? pg(conn, params).then((r) => r.rowCount) : conn.prepare(compile().sql).run(bind(params)).changes) as CompiledQuery<P, R>['run'],
+    with: (params: P): BoundQuery<R> => ({
+      all: (conn) => query.all(conn, params),
+      run: (conn) => query.run(conn, params),
+      pg: { id, sql: () => compile('postgres').sql, values: () => bind(params, 'postgres') },
+    }),
+    lookup: <T>(params: P, map: (rows: R[]) => T): Lookup<T> => {
+      const bound = query.with(params);
+      const mapAny = map as (rows: unknown[]) => T;
+      return { ...bound, map: mapAny, on: (conn) => settle(bound.all(conn), mapAny) };
+    },
   };
+  return query;
+}
+
+/** f of a value now (SQLite) or later (PostgreSQL). */
+function settle<A, B>(value: Awaitable<A>, f: (a: A) => B): Awaitable<B> {
+  return value instanceof Promise ? value.then(f) : f(value);
+}
+
+/** The PostgreSQL texts of `parts` with their placeholders renumbered in one sequence, and all their values. */
+const combinedTexts = new Map<string, string>();
+function combine(kind: string, parts: ReadonlyArray<BoundQuery<unknown>>, join: (texts: string[]) => string): { sql: string; values: unknown[] } {
+  const key = `${kind}:${parts.map((part) => part.pg.id).join(',')}`;
+  let sql = combinedTexts.get(key);
+  const values = parts.flatMap((part) => part.pg.values());
+  if (sql === undefined) {
+    let offset = 0;
+    const texts = parts.map((part) => {
+      const count = part.pg.values().length;
+      let seen = 0;
+      // Kysely numbers a statement's placeholders $1..$n in order, and every value is bound (no literal
+      // text carries a "$"): checked, so a text this cannot renumber fails here, at its first use.
+      const text = part.pg.sql().replace(/\$(\d+)/g, (_, n: string) => {
+        if (Number(n) !== ++seen) throw new Error(`combine: unexpected placeholder $${n} in ${part.pg.sql()}`);
+        return `$${Number(n) + offset}`;
+      });
+      if (seen !== count) throw new Error(`combine: ${seen} placeholders for ${count} values in ${part.pg.sql()}`);
+      offset += count;
+      return text;
+    });
+    sql = join(texts);
+    combinedTexts.set(key, sql);
+  }
+  return { sql, values };
+}
+
+/**
+ * Reads that do not depend on each other, each result asked for when needed: `const r =
+ * readTogether(tx, { a: lookupA, b: lookupB }); const a = await r.a(); … const b = await r.b();`.
+ * SQLite: each read runs on its own when first asked for (exactly the statements of calling them one
+ * by one, and none for a result never asked for). PostgreSQL: the first result asked for fetches all
+ * of them in one statement, one round trip, all from one snapshot. Each read's rows come back as a
+ * JSON array, which reads the same as the pool's own type parsers for every column type the schema
+ * uses (TEXT: strings; BIGINT, NUMERIC, DOUBLE PRECISION: numbers; NULL: null); a BYTEA or
+ * timestamp column would not (a hex string, a date string).
+ */
+export function readTogether<L extends Record<string, Lookup<unknown>>>(
+  conn: Conn,
+  lookups: L,
+): { [K in keyof L]: () => Awaitable<L[K] extends Lookup<infer T> ? T : never> } {
+  const names = Object.keys(lookups);
+  const results = {} as Record<string, () => Awaitable<unknown>>;
+  if (!isPgConn(conn)) {
+    for (const name of names) results[name] = () => lookups[name]!.on(conn);
+    return results as never;
+  }
+  let fetched: Promise<Record<string, unknown[]>> | undefined;
+  const fetchAll = () => {
+    const { sql, values } = combine(
+      'read',
+      names.map((name) => lookups[name]!),
+      (texts) => `select ${texts.map((text, i) => `(select coalesce(json_agg(r), '[]'::json) from (${text}) as r) as r${i}`).join(', ')}`,
+    );
+    return conn.query<Record<string, unknown[]>>(sql, values).then((r) => r.rows[0]!);
+  };
+  names.forEach((name, i) => {
+    results[name] = () => (fetched ??= fetchAll()).then((row) => lookups[name]!.map(row[`r${i}`]!));
+  });
+  return results as never;
+}
+
+/**
+ * Writes, then a read that does not depend on them, in one round trip on PostgreSQL: one statement,
+ * each write a data-modifying WITH part (each run to completion, in an order PostgreSQL chooses, and
+ * all undone when one fails; foreign keys and AFTER triggers are checked at the statement's end, so
+ * a row may refer to a row another part inserts), the read its main query. The read sees the
+ * database as it was before the writes (one snapshot), so it must not read what they write. SQLite:
+ * each write, then the read, as separate statements. Inside a write transaction only (a Tx): a
+ * failure part-way is the caller's to roll back, as for any of its statements. Returns the read's
+ * rows.
+ */
+export async function runTogether<R>(tx: Tx, writes: ReadonlyArray<BoundQuery<unknown>>, read: BoundQuery<R>): Promise<R[]> {
+  if (!isPgConn(tx) || writes.length === 0) {
+    for (const write of writes) write.run(tx);
+    return read.all(tx);
+  }
+  const { sql, values } = combine('run', [...writes, read as BoundQuery<unknown>], (texts) => {
+    const last = texts.length - 1;
+    return `with ${texts
+      .slice(0, last)
+      .map((text, i) => `w${i} as (${text})`)
+      .join(', ')} ${texts[last]}`;
+  });
+  return (await tx.query<R>(sql, values)).rows;
 }

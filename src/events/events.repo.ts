@@ -3,7 +3,7 @@
  * caused it, and fans out there to one pending Delivery per active webhook of its merchant, so an
  * acknowledged change can never lose its notifications.
  */
-import { compileQuery, type Param } from '../db/compiled.js';
+import { compileQuery, runTogether, type BoundQuery, type Param } from '../db/compiled.js';
 import type { Db, Tx } from '../db/database.js';
 import { pageQueries, readPage, type Cursor, type Page, type PageRequest } from '../db/paging.js';
 import { newId } from '../lib/ids.js';
@@ -74,9 +74,11 @@ const insertDeliveryQuery = compileQuery((db, p: Param<{ id: string; webhookId: 
 /**
  * Stores an event and its deliveries. Compiled queries in the transaction that made
  * the change (the Tx of a writeTransaction or a group commit), so the inserts land with that
- * change or not at all.
+ * change or not at all. `alongside`: writes of the change itself that do not depend on this
+ * function's reads (the webhooks), sent with the event's insert and the webhooks' read: one round
+ * trip on PostgreSQL (runTogether), the same statements in the same order on SQLite.
  */
-export async function insertEvent(tx: Tx, event: NewEvent, now: number): Promise<StoredEvent> {
+export async function insertEvent(tx: Tx, event: NewEvent, now: number, alongside: ReadonlyArray<BoundQuery<unknown>> = []): Promise<StoredEvent> {
   const stored: StoredEvent = {
     id: newId('evt'),
     merchantId: event.merchantId,
@@ -85,7 +87,7 @@ export async function insertEvent(tx: Tx, event: NewEvent, now: number): Promise
     data: event.data,
     createdAt: now,
   };
-  await insertEventQuery.run(tx, {
+  const insert = insertEventQuery.with({
     id: stored.id,
     merchantId: stored.merchantId,
     type: stored.type,
@@ -93,9 +95,13 @@ export async function insertEvent(tx: Tx, event: NewEvent, now: number): Promise
     data: JSON.stringify(stored.data),
     now,
   });
-  const webhooks = await (event.webhookId
-    ? activeWebhookQuery.all(tx, { merchantId: event.merchantId, webhookId: event.webhookId })
-    : activeWebhooksQuery.all(tx, { merchantId: event.merchantId }));
+  const webhooks = await runTogether(
+    tx,
+    [...alongside, insert],
+    event.webhookId
+      ? activeWebhookQuery.with({ merchantId: event.merchantId, webhookId: event.webhookId })
+      : activeWebhooksQuery.with({ merchantId: event.merchantId }),
+  );
   for (const w of webhooks) {
     // A webhook limited to some types gets only those (a test goes to its one webhook regardless).
     if (!event.webhookId && w.enabled_events !== null && !(JSON.parse(w.enabled_events) as string[]).includes(stored.type)) continue;

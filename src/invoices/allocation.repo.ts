@@ -1,15 +1,16 @@
 /**
- * Exact-amount allocation (docs/payments.md, Amounts). Runs inside the creation transaction
- * (BEGIN IMMEDIATE), so allocations are serialized; the primary key of amount_reservations is the
- * last line of defence against two invoices sharing a final amount on one address.
+ * Exact-amount allocation (docs/payments.md, Amounts). Runs inside the creation transaction, where
+ * allocations of one pool are serialized (SQLite: BEGIN IMMEDIATE; PostgreSQL: the claim of the
+ * pool's cursor row, claimCursor); the primary key of amount_reservations is the last line of
+ * defence against two invoices sharing a final amount on one address.
  *
  * Cost: a cursor per (network, contract, address, base price) remembers the smallest adjustment
  * never tried. Amounts below it are all used, and a used amount stays used (reservation rows are
  * never deleted), so each allocation does a few primary-key probes from the cursor on, whatever
  * the number of reservations. Amounts taken by other base prices are skipped once and for all.
  */
-import { compileQuery, type Param } from '../db/compiled.js';
-import { isPgConn, type Db, type Tx } from '../db/database.js';
+import { compileQuery, type BoundQuery, type Param } from '../db/compiled.js';
+import type { Db, Tx } from '../db/database.js';
 import type { AmountReservationsTable } from '../db/schema.js';
 import { fromDbAmount, micros, toDbAmount, type Micros } from '../lib/amounts.js';
 
@@ -30,20 +31,25 @@ const PROBE_CHUNK = 512;
 type CursorKey = { network: string; token_contract: string; address: string; base_amount: number };
 type RangeKey = { network: string; token_contract: string; address: string; from: number; to: number };
 
-const cursorQuery = compileQuery((db, p: Param<CursorKey>, { dialect }) => {
-  const q = db
-    .selectFrom('amount_cursors')
-    .select(['next_adjustment', 'reusable_from'])
-    .where((eb) => eb.and({ network: p('network'), token_contract: p('token_contract'), address: p('address'), base_amount: p('base_amount') }));
-  return dialect === 'postgres' ? q.forUpdate() : q;
-});
-
-/** PostgreSQL only: the cursor row exists before it is locked (a new pool's first two creations wait on each other here). */
-const ensureCursorQuery = compileQuery((db, p: Param<CursorKey>) =>
+/**
+ * Claims the pool's cursor: creates it when missing (the next adjustment to try then 1) and moves it
+ * one past the adjustment it held, returning the moved row. The write takes the row's lock for the
+ * rest of the transaction on PostgreSQL (a concurrent claim waits, then sees the moved row), so
+ * allocations of one pool are serialized across every instance; SQLite's BEGIN IMMEDIATE serializes
+ * them already. One statement for what was a read, a read (the pool share) and, nearly always, a
+ * write: the common allocation takes the cursor's own adjustment, and then the cursor is already
+ * where it must end.
+ */
+const claimCursorQuery = compileQuery((db, p: Param<CursorKey>) =>
   db
     .insertInto('amount_cursors')
-    .values({ network: p('network'), token_contract: p('token_contract'), address: p('address'), base_amount: p('base_amount'), next_adjustment: 1 })
-    .onConflict((oc) => oc.doNothing()),
+    .values({ network: p('network'), token_contract: p('token_contract'), address: p('address'), base_amount: p('base_amount'), next_adjustment: 2 })
+    .onConflict((oc) =>
+      oc
+        .columns(['network', 'token_contract', 'address', 'base_amount'])
+        .doUpdateSet((eb) => ({ next_adjustment: eb('amount_cursors.next_adjustment', '+', 1) })),
+    )
+    .returning(['next_adjustment', 'reusable_from']),
 );
 
 /** The used amounts in [from, to], ascending, at most PROBE_CHUNK. */
@@ -85,17 +91,33 @@ const reusableFromQuery = compileQuery((db, p: Param<CursorKey & { reusableFrom:
     .where((eb) => eb.and({ network: p('network'), token_contract: p('token_contract'), address: p('address'), base_amount: p('base_amount') })),
 );
 
-/**
- * Picks the adjustment for `base` in [1, maxAdjustment] micro-units and advances the cursor.
- * Compiled queries: call inside the caller's write transaction. On PostgreSQL the cursor's row is
- * created if missing and locked (FOR UPDATE) first: allocations of one pool are serialized across
- * every instance; SQLite's BEGIN IMMEDIATE serializes them already.
- */
-export async function chooseAmount(tx: Tx, target: AmountTarget, base: Micros, maxAdjustment: Micros, now: number): Promise<Allocation> {
+/** The pool of one base price on one address, claimed for this transaction (claimCursor). */
+export interface ClaimedCursor {
+  key: CursorKey;
+  base: Micros;
+  /** The smallest adjustment not known to be used: where the allocation starts. */
+  from: bigint;
+  /** What the row holds now (from + 1); chooseAmount writes it again only when it must end elsewhere. */
+  stored: bigint;
+  /** Until when the whole range is known to be reserved (0: not known). */
+  reusableFrom: number;
+}
+
+/** Claims the cursor of `base` on the target (claimCursorQuery): call it once, before holdsPoolShare and chooseAmount. */
+export async function claimCursor(tx: Tx, target: AmountTarget, base: Micros): Promise<ClaimedCursor> {
   const key: CursorKey = { network: target.network, token_contract: target.tokenContract, address: target.address, base_amount: toDbAmount(base) };
-  if (isPgConn(tx)) await ensureCursorQuery.run(tx, key);
-  const cursor = await cursorQuery.first(tx, key);
-  let adjustment = cursor ? BigInt(cursor.next_adjustment) : 1n;
+  const row = (await claimCursorQuery.first(tx, key))!;
+  const stored = BigInt(row.next_adjustment);
+  return { key, base, from: stored - 1n, stored, reusableFrom: row.reusable_from };
+}
+
+/**
+ * Picks the adjustment for the claimed pool's base in [1, maxAdjustment] micro-units and leaves the
+ * cursor past it. Compiled queries: call inside the caller's write transaction, after claimCursor.
+ */
+export async function chooseAmount(tx: Tx, cursor: ClaimedCursor, maxAdjustment: Micros, now: number): Promise<Allocation> {
+  const { key, base } = cursor;
+  let adjustment = cursor.from;
   let found: bigint | undefined;
   // The used amounts from the cursor on, in ascending chunks: the first gap is the answer. Usually
   // the first chunk is empty at the cursor (one indexed probe); a long run of amounts taken by
@@ -112,11 +134,11 @@ export async function chooseAmount(tx: Tx, target: AmountTarget, base: Micros, m
   }
   // The cursor moves past the chosen amount (it is about to be reserved) or to the end of the range.
   const next = toDbAmount(found === undefined ? adjustment : found + 1n);
-  if (!cursor || BigInt(cursor.next_adjustment) !== BigInt(next)) await saveCursorQuery.run(tx, { ...key, next });
+  if (cursor.stored !== BigInt(next)) await saveCursorQuery.run(tx, { ...key, next });
   if (found !== undefined) return { kind: 'fresh', adjustment: micros(found) };
 
   // Range used up. Known to be fully reserved until `reusable_from`: answer without a scan.
-  if (cursor && now < cursor.reusable_from) return { kind: 'exhausted' };
+  if (now < cursor.reusableFrom) return { kind: 'exhausted' };
   // The reservation of the range that ends first (every reservation lasts the same 90 days, so it
   // is also the least recently reserved). The scan is bounded by the size of the adjustment range
   // (a primary-key range), never by all reservations of the address.
@@ -145,27 +167,26 @@ const heldQuery = compileQuery((db, p: Param<RangeKey & { merchant_id: string; n
 );
 
 /**
- * Whether `merchantId` already holds `cap` or more live reservations of the pool of `base` on the
- * target address, when `shared()` says the address has other registrants. Cheap unless the pool is
- * at least `cap` used by everyone together (its cursor says so in one probe); then one range scan
- * of the pool's reservations, stopping at `cap`.
+ * Whether `merchantId` already holds `cap` or more live reservations of the claimed pool, when
+ * `shared()` says the address has other registrants. Cheap unless the pool is at least `cap` used by
+ * everyone together (its cursor says so); then one range scan of the pool's reservations, stopping
+ * at `cap`.
  */
 export async function holdsPoolShare(
   tx: Tx,
-  target: AmountTarget,
-  pool: { base: Micros; maxAdjustment: Micros; cap: bigint },
+  cursor: ClaimedCursor,
+  pool: { maxAdjustment: Micros; cap: bigint },
   merchantId: string,
   shared: () => Promise<boolean>,
   now: number,
 ): Promise<boolean> {
-  const { base, maxAdjustment, cap } = pool;
-  const key: CursorKey = { network: target.network, token_contract: target.tokenContract, address: target.address, base_amount: toDbAmount(base) };
-  const cursor = await cursorQuery.first(tx, key);
-  if (!cursor || BigInt(cursor.next_adjustment) - 1n < cap || !(await shared())) return false;
+  const { maxAdjustment, cap } = pool;
+  const { key, base } = cursor;
+  if (cursor.from - 1n < cap || !(await shared())) return false;
   const held = await heldQuery.first(tx, {
-    network: target.network,
-    token_contract: target.tokenContract,
-    address: target.address,
+    network: key.network,
+    token_contract: key.token_contract,
+    address: key.address,
     from: toDbAmount(base + 1n),
     to: toDbAmount(base + maxAdjustment),
     merchant_id: merchantId,
@@ -190,9 +211,9 @@ const insertReservationQuery = compileQuery((db, p: Param<ReservationRow>) =>
   }),
 );
 
-/** Records the reservation of a fresh amount; the primary key refuses a double allocation. */
-export async function insertReservation(tx: Tx, target: AmountTarget, amount: Micros, invoiceId: string, now: number, until: number): Promise<void> {
-  await insertReservationQuery.run(tx, reservationRow(target, amount, invoiceId, now, until));
+/** The reservation of a fresh amount, to send with the invoice's other writes; the primary key refuses a double allocation. */
+export function reservationInsert(target: AmountTarget, amount: Micros, invoiceId: string, now: number, until: number): BoundQuery<unknown> {
+  return insertReservationQuery.with(reservationRow(target, amount, invoiceId, now, until));
 }
 
 function reservationRow(target: AmountTarget, amount: Micros, invoiceId: string, now: number, until: number): ReservationRow {

@@ -1,7 +1,7 @@
 /** Invoice rows: all Kysely code of the invoices feature except allocation (allocation.repo.ts). */
 import { smaller } from '../db/portable-sql.js';
 import { sql, type Insertable, type SqlBool } from 'kysely';
-import { compileQuery, type Param } from '../db/compiled.js';
+import { compileQuery, type BoundQuery, type Lookup, type Param } from '../db/compiled.js';
 import { pageQueries, readPage, type Cursor, type Page, type PageRequest } from '../db/paging.js';
 import type { Conn, Db, Trx, Tx } from '../db/database.js';
 import type { CheckoutQr, InvoicesTable, InvoiceStatus } from '../db/schema.js';
@@ -59,7 +59,12 @@ const insertInvoiceQuery = compileQuery((db, p: Param<Required<Insertable<Invoic
 
 /** A compiled query in the caller's transaction. */
 export async function insertInvoice(tx: Tx, inv: Invoice): Promise<void> {
-  await insertInvoiceQuery.run(tx, {
+  await invoiceInsert(inv).run(tx);
+}
+
+/** The insert of a new invoice's row, to send with other writes (runTogether, insertEvent's `alongside`). */
+export function invoiceInsert(inv: Invoice): BoundQuery<unknown> {
+  return insertInvoiceQuery.with({
     id: inv.id,
     merchant_id: inv.merchantId,
     wallet_id: inv.walletId,
@@ -102,18 +107,22 @@ const byIdempotencyKey = compileQuery((db, p: Param<{ merchantId: string; key: s
   db.selectFrom('invoices').selectAll().where('merchant_id', '=', p('merchantId')).where('idempotency_key', '=', p('key')),
 );
 
-export async function findByIdempotencyKey(sqlite: Conn, merchantId: string, key: string): Promise<Invoice | undefined> {
-  const row = await byIdempotencyKey.first(sqlite, { merchantId, key });
-  return row ? rowToInvoice(row) : undefined;
+/** This merchant's invoice created with this Idempotency-Key, if any: a lookup (readTogether, or `.on(conn)`). */
+export function idempotencyKeyLookup(merchantId: string, key: string): Lookup<Invoice | undefined> {
+  return byIdempotencyKey.lookup({ merchantId, key }, (rows) => (rows[0] ? rowToInvoice(rows[0]) : undefined));
 }
 
 const orderIdQuery = compileQuery((db, p: Param<{ merchantId: string; orderId: string }>) =>
   db.selectFrom('invoices').select('id').where('merchant_id', '=', p('merchantId')).where('merchant_order_id', '=', p('orderId')),
 );
 
-/** The id of this merchant's invoice holding merchantOrderId, if any. */
-export async function findInvoiceIdByOrderId(sqlite: Conn, merchantId: string, merchantOrderId: string): Promise<string | undefined> {
-  return (await orderIdQuery.first(sqlite, { merchantId, orderId: merchantOrderId }))?.id;
+/** The id of this merchant's invoice holding merchantOrderId, if any: a lookup (readTogether, or `.on(conn)`). */
+export function orderIdLookup(merchantId: string, merchantOrderId: string): Lookup<string | undefined> {
+  return orderIdQuery.lookup({ merchantId, orderId: merchantOrderId }, (rows) => rows[0]?.id);
+}
+
+export async function findInvoiceIdByOrderId(conn: Conn, merchantId: string, merchantOrderId: string): Promise<string | undefined> {
+  return orderIdLookup(merchantId, merchantOrderId).on(conn);
 }
 
 /**

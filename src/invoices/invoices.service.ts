@@ -2,6 +2,7 @@
  * Invoice rules: creation with idempotency and exact-amount allocation (docs/payments.md,
  * Amounts), and the owner's decision on a paid review invoice. No HTTP here, no SQL strings.
  */
+import { readTogether, type BoundQuery } from '../db/compiled.js';
 import { writeTransaction, type Tx } from '../db/database.js';
 import { insertEvent } from '../events/events.repo.js';
 import type { RateLimitContext } from '../http/rate-limit.js';
@@ -12,15 +13,23 @@ import { randomToken, sha256Hex } from '../lib/crypto.js';
 import { AppError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { TOKEN } from '../lib/tron.js';
-import { addressHasOtherOwner, findMerchantWallet } from '../wallets/wallets.repo.js';
+import { addressHasOtherOwner, merchantWalletLookup } from '../wallets/wallets.repo.js';
 import { findMerchantMarkup } from '../accounts/merchants.repo.js';
 import { priceInFiat, type InvoicePrice } from '../pricing/pricing.service.js';
-import { chooseAmount, holdsPoolShare, insertReservation, takeOverReservation, type AmountTarget } from './allocation.repo.js';
+import { chooseAmount, claimCursor, holdsPoolShare, reservationInsert, takeOverReservation, type AmountTarget, type ClaimedCursor } from './allocation.repo.js';
 import { reviewPaymentTransaction } from '../chain/chain.service.js';
 import { GroupCommit } from './group-commit.js';
 import { type Invoice } from './invoice.model.js';
 import { type CreateInvoiceBody, type InvoiceResponse, MAX_INVOICE_AMOUNT, toInvoiceResponse, withInvoiceDefaults } from './invoices.schemas.js';
-import { cancelOpenInvoice, findByIdempotencyKey, findInvoiceIdByOrderId, findMerchantInvoice, insertInvoice, moveReviewedInvoice } from './invoices.repo.js';
+import {
+  cancelOpenInvoice,
+  findMerchantInvoice,
+  idempotencyKeyLookup,
+  insertInvoice,
+  invoiceInsert,
+  moveReviewedInvoice,
+  orderIdLookup,
+} from './invoices.repo.js';
 import { reviewDecision, transition } from './invoice.states.js';
 
 export const RESERVATION_MS = 90 * DAY;
@@ -104,20 +113,26 @@ export async function createInvoiceInTrx(
   const now = deps.clock.now();
   const body = withInvoiceDefaults(req.body);
   const fingerprint = requestFingerprint(body);
-  const existing = await findByIdempotencyKey(tx, req.merchantId, req.idempotencyKey);
+  // Fetched together on PostgreSQL (one round trip); on SQLite each read runs when asked for.
+  const lookups = readTogether(tx, {
+    existing: idempotencyKeyLookup(req.merchantId, req.idempotencyKey),
+    holder: orderIdLookup(req.merchantId, body.merchant_order_id),
+    wallet: merchantWalletLookup(req.merchantId, body.wallet_id),
+  });
+  const existing = await lookups.existing();
   if (existing) {
     if (existing.requestFingerprint !== fingerprint) {
       throw new AppError('idempotency_key_reused', 'This Idempotency-Key was used with a different request body; use a new key for a new invoice');
     }
     return { invoice: existing, replay: true };
   }
-  const holder = await findInvoiceIdByOrderId(tx, req.merchantId, body.merchant_order_id);
+  const holder = await lookups.holder();
   if (holder !== undefined) {
     throw new AppError('duplicate_order_id', 'An invoice with this merchant_order_id exists; retry with its original Idempotency-Key', [
       { path: 'merchant_order_id', message: `Already used by invoice ${holder}`, invoice_id: holder },
     ]);
   }
-  const wallet = await findMerchantWallet(tx, req.merchantId, body.wallet_id);
+  const wallet = await lookups.wallet();
   if (!wallet) throw new AppError('not_found', 'Wallet not found');
   if (wallet.archivedAt !== null) {
     throw new AppError('wallet_archived', 'This wallet is archived and takes no new invoices; restore it or use another wallet', [
@@ -132,8 +147,9 @@ export async function createInvoiceInTrx(
   const maxAdjustment = parseAmount(deps.config.invoices.max_adjustment)!;
   const { network } = deps.config;
   const target: AmountTarget = { network: network.id, tokenContract: network.usdtContract, address: wallet.address };
-  await checkPoolShare(tx, deps, target, base, maxAdjustment, req.merchantId);
-  const allocation = await chooseAmount(tx, target, base, maxAdjustment, now);
+  const cursor = await claimCursor(tx, target, base);
+  await checkPoolShare(tx, deps, cursor, maxAdjustment, req.merchantId);
+  const allocation = await chooseAmount(tx, cursor, maxAdjustment, now);
   if (allocation.kind === 'exhausted') return { exhausted: true };
   const review = allocation.kind === 'reuse';
   const invoice: Invoice = {
@@ -167,16 +183,19 @@ export async function createInvoiceInTrx(
     amountReceived: micros(0n),
     resolution: null,
   };
-  await insertInvoice(tx, invoice);
+  // A fresh amount: the invoice and its reservation are written with the event (one round trip on
+  // PostgreSQL). A reused one is taken over first, and only if its reservation has still run out.
+  let alongside: Array<BoundQuery<unknown>> = [];
   if (review) {
+    await insertInvoice(tx, invoice);
     if (!(await takeOverReservation(tx, target, invoice.payableAmount, invoice.id, now, invoice.reservedUntil))) {
       throw new Error('reservation to reuse is no longer expired');
     }
   } else {
-    await insertReservation(tx, target, invoice.payableAmount, invoice.id, now, invoice.reservedUntil);
+    alongside = [invoiceInsert(invoice), reservationInsert(target, invoice.payableAmount, invoice.id, now, invoice.reservedUntil)];
   }
   const data = { invoice: toInvoiceResponse(invoice, deps.config.server.public_url) };
-  await insertEvent(tx, { merchantId: invoice.merchantId, type: 'invoice.created', invoiceId: invoice.id, data }, now);
+  await insertEvent(tx, { merchantId: invoice.merchantId, type: 'invoice.created', invoiceId: invoice.id, data }, now, alongside);
   if (review) await insertEvent(tx, { merchantId: invoice.merchantId, type: 'invoice.review', invoiceId: invoice.id, data }, now);
   return { invoice, replay: false, view: data.invoice };
 }
@@ -187,12 +206,12 @@ export async function createInvoiceInTrx(
  * receiving address): past it, 409 amount_pool_exhausted for that account only. An address with
  * one registrant keeps its whole pool.
  */
-async function checkPoolShare(tx: Tx, deps: InvoiceDeps, target: AmountTarget, base: Micros, maxAdjustment: Micros, merchantId: string): Promise<void> {
+async function checkPoolShare(tx: Tx, deps: InvoiceDeps, cursor: ClaimedCursor, maxAdjustment: Micros, merchantId: string): Promise<void> {
   const percent = BigInt(deps.config.invoices.shared_pool_max_percent);
   if (percent >= 100n) return;
   const cap = (maxAdjustment * percent) / 100n;
-  const shared = () => addressHasOtherOwner(tx, target.network, target.address, merchantId);
-  if (!(await holdsPoolShare(tx, target, { base, maxAdjustment, cap: cap > 0n ? cap : 1n }, merchantId, shared, deps.clock.now()))) return;
+  const shared = () => addressHasOtherOwner(tx, cursor.key.network, cursor.key.address, merchantId);
+  if (!(await holdsPoolShare(tx, cursor, { maxAdjustment, cap: cap > 0n ? cap : 1n }, merchantId, shared, deps.clock.now()))) return;
   throw new AppError(
     'amount_pool_exhausted',
     `Another account also registered this address, and this account already holds ${percent}% of this price's payable amounts there (reserved 90 days); use another price or an address of your own`,

@@ -1,6 +1,6 @@
 /** Receiving wallets. Several merchants may register one address; each gets its own wallet row. */
 import { sql, type RawBuilder, type Selectable } from 'kysely';
-import { compileQuery, type Param } from '../db/compiled.js';
+import { compileQuery, type Lookup, type Param } from '../db/compiled.js';
 import type { Conn, Db, Trx } from '../db/database.js';
 import type { WalletsTable } from '../db/schema.js';
 import { newId } from '../lib/ids.js';
@@ -56,10 +56,14 @@ const merchantWalletQuery = compileQuery((db, p: Param<{ merchantId: string; wal
   db.selectFrom('wallets').selectAll().where('id', '=', p('walletId')).where('merchant_id', '=', p('merchantId')),
 );
 
+/** A wallet of this merchant (another merchant's wallet is absent): a lookup (readTogether, or `.on(conn)`). */
+export function merchantWalletLookup(merchantId: string, walletId: string): Lookup<Wallet | undefined> {
+  return merchantWalletQuery.lookup({ merchantId, walletId }, (rows) => (rows[0] ? rowToWallet(rows[0]) : undefined));
+}
+
 /** A wallet of this merchant; another merchant's wallet is absent. A compiled query. */
-export async function findMerchantWallet(sqlite: Conn, merchantId: string, walletId: string): Promise<Wallet | undefined> {
-  const row = await merchantWalletQuery.first(sqlite, { merchantId, walletId });
-  return row ? rowToWallet(row) : undefined;
+export async function findMerchantWallet(conn: Conn, merchantId: string, walletId: string): Promise<Wallet | undefined> {
+  return merchantWalletLookup(merchantId, walletId).on(conn);
 }
 
 const otherOwnerQuery = compileQuery((db, p: Param<{ network: string; address: string; merchantId: string }>) =>

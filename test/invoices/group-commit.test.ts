@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestApp } from '../helpers/app.js';
+import { onPostgres } from '../helpers/database.js';
 import { GroupCommit } from '../../src/invoices/group-commit.js';
 import { compileQuery, type Param } from '../../src/db/compiled.js';
 
@@ -28,12 +29,53 @@ test('group commit: units queued together share one transaction; a failing unit 
       rows.map((r) => r.token_hash),
       ['a', 'b', 'd'],
     );
-    // Queued in the same tick: one transaction, one commit.
-    assert.deepEqual(gc.stats, { batches: 1, units: 5, largestBatch: 5 });
+    // Queued in the same tick: one transaction, one commit. On PostgreSQL the duplicate ran twice (a
+    // unique key taken meanwhile may be another instance's, and then the unit answers as a replay).
+    assert.deepEqual(gc.stats, { batches: 1, units: 5, largestBatch: 5, reruns: onPostgres ? 1 : 0 });
     // A batch is capped: 5 units with a cap of 2 make 3 commits.
     const small = new GroupCommit(t.deps.db, { maxBatch: 2 });
     await Promise.all(['e', 'f', 'g', 'h', 'i'].map((id) => small.run((tx) => insertTokenQuery.run(tx, { hash: id }))));
-    assert.deepEqual(small.stats, { batches: 3, units: 5, largestBatch: 2 });
+    assert.deepEqual(small.stats, { batches: 3, units: 5, largestBatch: 2, reruns: 0 });
+  } finally {
+    await t.close();
+  }
+});
+
+test('group commit: failures first, twice in a row and last in a batch, by a thrown error or by the database, are each rolled back alone', async () => {
+  // On PostgreSQL one query string ends a unit and starts the next ("RELEASE SAVEPOINT unit;
+  // SAVEPOINT unit", or "ROLLBACK TO SAVEPOINT unit" after a failure, kept for the next unit), and a
+  // last failed unit is rolled back in the COMMIT's string: a COMMIT sent on a transaction a failed
+  // statement aborted would roll the whole batch back instead.
+  const t = await startTestApp();
+  try {
+    const gc = new GroupCommit(t.deps.db);
+    const unit = (ids: string[], fail?: 'throw') =>
+      gc.run(async (tx) => {
+        for (const id of ids) await insertTokenQuery.run(tx, { hash: id });
+        if (fail) throw new Error(`unit ${ids.join(',')} failed`);
+        return ids;
+      });
+    const results = await Promise.allSettled([
+      unit(['a0'], 'throw'), // first unit: a write, then an error
+      unit(['a1']),
+      unit(['a2', 'a1']), // a unique key the batch took: the database's error (the transaction is aborted until rolled back)
+      unit(['a3'], 'throw'), // a second failure in a row
+      unit(['a4']),
+      unit(['a5', 'a4']), // last unit: the database's error
+    ]);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['rejected', 'fulfilled', 'rejected', 'rejected', 'fulfilled', 'rejected'],
+    );
+    assert.match(String((results[5] as PromiseRejectedResult).reason), /UNIQUE|duplicate key/);
+    assert.deepEqual(gc.stats, { batches: 1, units: 6, largestBatch: 6, reruns: onPostgres ? 2 : 0 });
+    // The last unit failing after a thrown error, in a batch of its own.
+    await assert.rejects(unit(['b0', 'b1'], 'throw'), /unit b0,b1 failed/);
+    const rows = await t.deps.db.selectFrom('captcha_tokens').select('token_hash').orderBy('token_hash').execute();
+    assert.deepEqual(
+      rows.map((r) => r.token_hash),
+      ['a1', 'a4'],
+    );
   } finally {
     await t.close();
   }
