@@ -1,6 +1,6 @@
 /** API keys: the secret is `gw_live_` + 32 random bytes base64url; only its SHA-256 is stored. */
 import type { Selectable } from 'kysely';
-import { compileQuery, type Param } from '../db/compiled.js';
+import { compileQuery, type Awaitable, type Param } from '../db/compiled.js';
 import type { Conn, Db, Trx } from '../db/database.js';
 import type { ApiKeysTable } from '../db/schema.js';
 import { DAY } from '../lib/clock.js';
@@ -40,10 +40,15 @@ const touchKeyQuery = compileQuery((db, p: Param<{ id: string; now: number }>) =
 
 /**
  * Looks a presented secret up by its hash (an indexed equality on a hash: no timing oracle on the
- * secret). A compiled query: it runs on every API request.
+ * secret). A compiled query: it runs on every API request, so it is no async function: the key
+ * itself on SQLite (no promise, no await), a promise of it on PostgreSQL.
  */
-export async function findKeyBySecret(sqlite: Conn, secret: string): Promise<ApiKeyRecord | undefined> {
-  const row = await keyBySecretHash.first(sqlite, { hash: sha256Hex(secret) });
+export function findKeyBySecret(conn: Conn, secret: string): Awaitable<ApiKeyRecord | undefined> {
+  const row = keyBySecretHash.first(conn, { hash: sha256Hex(secret) });
+  return row instanceof Promise ? row.then(keyOrNone) : keyOrNone(row);
+}
+
+function keyOrNone(row: Selectable<ApiKeysTable> | undefined): ApiKeyRecord | undefined {
   return row ? rowToKey(row) : undefined;
 }
 
@@ -123,7 +128,7 @@ function rowToKey(row: Selectable<ApiKeysTable>): ApiKeyRecord {
 
 export async function findMerchantKey(db: Db | Trx, merchantId: string, keyId: string): Promise<ApiKeyRecord | undefined> {
   const row = await db.selectFrom('api_keys').selectAll().where('id', '=', keyId).where('merchant_id', '=', merchantId).executeTakeFirst();
-  return row ? rowToKey(row) : undefined;
+  return keyOrNone(row);
 }
 
 /** Keys that still authenticate: not revoked, not expired; `except` is left out of the count. */

@@ -121,7 +121,10 @@ async function keyAuth(c: Context<AppEnv>, deps: AppDeps, secret: string): Promi
   if (!key || !isKeyActive(key, now)) {
     throw new AppError('unauthorized', 'Unknown, revoked or expired API key');
   }
-  await deps.rateLimiter.consume('api_key', key.id, deps.config.rate_limits.api_per_key, { context: c });
+  // Awaited only when the take is pending (shared buckets, PostgreSQL): on SQLite it is done already,
+  // and an await of nothing would still cost a turn of the microtask queue on every API request.
+  const taking = deps.rateLimiter.consume('api_key', key.id, deps.config.rate_limits.api_per_key, { context: c });
+  if (taking) await taking;
   if (keyNeedsTouch(key, now)) await onConnection(deps.db, (conn) => touchKey(conn, key, now));
   return { kind: 'key', merchantId: key.merchantId, keyId: key.id, scopes: key.scopes };
 }

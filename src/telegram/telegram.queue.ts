@@ -62,11 +62,14 @@ export function noticePayload(kind: NoticeKind, data: Data): Record<string, stri
   };
 }
 
-/** Queues the notice an event calls for, when its merchant linked a chat and wants that kind. */
-export async function queueTelegramNotice(tx: Tx, event: { id: string; merchantId: string; type: string; data: Data }, now: number): Promise<void> {
+/**
+ * Queues the notice an event calls for, when its merchant linked a chat and wants that kind. Most
+ * events (an invoice created) call for none: answered then without a promise, as this runs inside
+ * every event's insert.
+ */
+export function queueTelegramNotice(tx: Tx, event: { id: string; merchantId: string; type: string; data: Data }, now: number): Promise<void> | undefined {
   const kind = KIND_OF_EVENT[event.type];
-  if (!kind) return;
-  await queueNotice(tx, event.merchantId, kind, event.id, noticePayload(kind, event.data), now);
+  return kind ? queueNotice(tx, event.merchantId, kind, event.id, noticePayload(kind, event.data), now) : undefined;
 }
 
 export async function queueNotice(
