@@ -3,7 +3,8 @@
 // the project ships (BINARY_LINE in bin/node-runtime.mjs, fetched once from the npm registry into
 // .node-<major>/ whatever node runs this script), with Node's single-executable support:
 //   1. esbuild bundles src/ops/sea-main.ts into one CommonJS file; native addons are redirected to
-//      the embedded loader, tronweb stays lazy (dynamic import);
+//      the embedded loader; the libraries only some paths import (LIBRARIES) are bundled each on
+//      its own, embedded as assets and compiled on their first import;
 //   2. every file under migrations/, templates/, locales/, static/ and public/ is listed now (new files are
 //      picked up without touching this script) and embedded as an asset with a manifest;
 //   3. a stripped copy of that node is the base, and `node --build-sea` writes the executable.
@@ -13,13 +14,22 @@
 // is not deterministic). No startup snapshot (useSnapshot): it would need the whole program to
 // start from v8.startupSnapshot, without native addons loaded while it is taken.
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import vm from 'node:vm';
 import { copyFileSync, chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { BINARY_LINE, ensureNode } from './node-runtime.mjs';
+import { ESBUILD_COMMON, zodEnglishOnly } from './bundle.mjs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const require = createRequire(import.meta.url);
+/** require() for Node's built-in modules only, as an embedded library gets it (src/ops/embedded.ts). */
+const builtinRequire = (id) => {
+  const found = process.getBuiltinModule(id);
+  if (found === undefined) throw Object.assign(new Error(`Cannot find module '${id}'`), { code: 'MODULE_NOT_FOUND' });
+  return found;
+};
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const out = join(root, 'dist', 'gatewayd');
 const work = join(root, 'dist', 'sea');
@@ -77,24 +87,63 @@ const packagingPlugin = {
     });
   },
 };
+// The libraries that only some paths import (mail, the checkout's QR code, PostgreSQL, Google
+// sign-in, metrics), each with the export the build checks. Each is bundled on its own and embedded
+// as an asset (`lib:<name>`), compiled when first imported (loadEmbeddedLibrary). Why (issue 32):
+// the whole main script is paged in from the executable at start and copied, so each byte of it
+// costs two of idle RSS (3 MB of never-run code measured +5.7 MB); moving these 0.7 MB of code no
+// idle server runs out of it took 2 MB off (BENCHMARKS.md, "Footprint, third pass"). Each must
+// load only Node's built-in modules once bundled.
+const LIBRARIES = { nodemailer: 'createTransport', qrcode: 'toString', pg: 'Pool', jose: 'jwtVerify', 'prom-client': 'Registry' };
+const libraryPlugin = {
+  name: 'gatewayd-libraries',
+  setup(build) {
+    const names = new RegExp(`^(${Object.keys(LIBRARIES).join('|')})$`);
+    build.onResolve({ filter: names }, (args) => ({ path: args.path, namespace: 'gw-library' }));
+    build.onLoad({ filter: /.*/, namespace: 'gw-library' }, (args) => ({
+      contents: `const { loadEmbeddedLibrary } = require(${loader});\nmodule.exports = loadEmbeddedLibrary(${JSON.stringify(args.path)});`,
+      loader: 'js',
+      resolveDir: root,
+    }));
+  },
+};
+const libraryFiles = {};
+for (const [name, probe] of Object.entries(LIBRARIES)) {
+  const file = join(work, `lib-${name}.cjs`);
+  await esbuild.build({
+    ...ESBUILD_COMMON,
+    stdin: { contents: `module.exports = require(${JSON.stringify(name)});`, resolveDir: root, loader: 'js' },
+    format: 'cjs',
+    target: `node${BINARY_LINE}`,
+    outfile: file,
+    plugins: [packagingPlugin],
+  });
+  // The same loading as at run time (embedded.ts): built-in modules only, the export there.
+  const mod = { exports: {} };
+  vm.compileFunction(readFileSync(file, 'utf8'), ['exports', 'require', 'module'])(mod.exports, builtinRequire, mod);
+  if (typeof mod.exports[probe] !== 'function') {
+    console.error(`build-binary: the embedded ${name} has no ${probe}() once bundled`);
+    process.exit(1);
+  }
+  libraryFiles[name] = file;
+}
+
 const bundlePath = join(work, 'gatewayd.cjs');
 const result = await esbuild.build({
+  ...ESBUILD_COMMON,
   entryPoints: [join(root, 'src', 'ops', 'sea-main.ts')],
-  bundle: true,
-  platform: 'node',
   format: 'cjs',
   target: `node${BINARY_LINE}`,
   outfile: bundlePath,
-  plugins: [packagingPlugin],
-  minifyWhitespace: true,
-  minifySyntax: true,
-  legalComments: 'none',
-  logLevel: 'warning',
-  metafile: true,
+  plugins: [packagingPlugin, libraryPlugin, zodEnglishOnly],
   // import.meta.url has no meaning in a SEA; the asset lookup that uses it is replaced at start.
   define: { 'import.meta.url': '"file:///gatewayd"' },
 });
-step(`bundle ${(statSync(bundlePath).size / 1e6).toFixed(1)} MB from ${Object.keys(result.metafile.inputs).length} modules`);
+const libraryBytes = Object.values(libraryFiles).reduce((sum, f) => sum + statSync(f).size, 0);
+step(
+  `bundle ${(statSync(bundlePath).size / 1e6).toFixed(1)} MB from ${Object.keys(result.metafile.inputs).length} modules, ` +
+    `${Object.keys(LIBRARIES).join(', ')} beside it (${(libraryBytes / 1e6).toFixed(1)} MB)`,
+);
 
 // 2. Assets.
 const files = [];
@@ -111,10 +160,14 @@ for (const dir of ASSET_DIRS) {
 }
 const version = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version;
 const manifestPath = join(work, MANIFEST_KEY);
-writeFileSync(manifestPath, JSON.stringify({ version, files, addons: Object.keys(addonFiles) }));
+const addonDigests = Object.fromEntries(
+  Object.entries(addonFiles).map(([name, path]) => [name, createHash('sha256').update(readFileSync(path)).digest('hex')]),
+);
+writeFileSync(manifestPath, JSON.stringify({ version, files, addons: addonDigests }));
 const assets = { [MANIFEST_KEY]: manifestPath };
 for (const f of files) assets[`file:${f}`] = join(root, f);
 for (const [name, path] of Object.entries(addonFiles)) assets[`addon:${name}`] = path;
+for (const [name, path] of Object.entries(libraryFiles)) assets[`lib:${name}`] = path;
 step(`${files.length} files (${ASSET_DIRS.filter((d) => existsSync(join(root, d))).join(', ')}) and ${Object.keys(addonFiles).length} native addons embedded`);
 
 // 3. The base executable (a stripped copy of that node) and `node --build-sea`, run by that same node.

@@ -96,7 +96,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     const current = raw[section];
     raw[section] = { ...(typeof current === 'object' && current !== null && !Array.isArray(current) ? current : {}), ...keys };
   }
-  const result = configSchema.safeParse(raw);
+  const result = configSchema().safeParse(raw);
   const where = path ?? 'built-in defaults';
   if (!result.success) {
     const issue = result.error.issues[0]!;
@@ -177,7 +177,7 @@ function shown(path: ReadonlyArray<PropertyKey>, value: unknown): string {
 
 /** GATEWAYD_<SECTION>_<KEY> overrides; the value is coerced to the type of the key's default. */
 function applyEnvOverrides(raw: Record<string, unknown>, env: NodeJS.ProcessEnv): void {
-  const defaults = configSchema.parse({}) as Record<string, Record<string, unknown>>;
+  const defaults = configSchema().parse({}) as Record<string, Record<string, unknown>>;
   const known = new Map<string, [string, string]>();
   for (const [section, keys] of Object.entries(defaults)) {
     for (const key of Object.keys(keys)) known.set(`GATEWAYD_${section}_${key}`.toUpperCase(), [section, key]);
@@ -234,7 +234,7 @@ function deepFreeze<T>(value: T): T {
 
 /** A configuration for tests and tools: defaults with the given sections merged in. */
 export function buildConfig(overrides: Record<string, Record<string, unknown>> = {}, options: { devMode?: boolean } = {}): Config {
-  const result = configSchema.safeParse(overrides);
+  const result = configSchema().safeParse(overrides);
   if (!result.success) throw new ConfigError(`overrides: ${describeIssue(result.error.issues[0]!, overrides)}`);
   return finish(result.data, 'overrides', options.devMode === true);
 }

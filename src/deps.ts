@@ -10,15 +10,19 @@ import { Notifier } from './lib/notifier.js';
 import { createMailer, type Mailer } from './email/mailer.js';
 import { createChainRuntime } from './chain/chain.worker.js';
 import { registerChainMetrics } from './chain/chain.health.js';
-import { createMetrics, registerCoreGauges } from './ops/metrics.js';
-import { VERSION } from './version.js';
+import { disabledMetrics, registerCoreGauges, type Metrics } from './ops/metrics.js';
 import { systemLookup } from './webhooks/url-policy.js';
 import { RateBook } from './pricing/rate-book.js';
 import { registerPricingMetrics } from './pricing/pricing.metrics.js';
 import { createTelegramRuntime } from './telegram/telegram.runtime.js';
 
-export function createDeps(opts: { config: Config; database: OpenedDatabase; log: Log; clock?: Clock; mailer?: Mailer }): AppDeps {
+/**
+ * `metrics`: prom-client's (src/ops/prometheus.ts), which the caller loads when it will serve or read
+ * them (`serve` with metrics.enabled; the tests); without it, the stand-ins that keep nothing.
+ */
+export function createDeps(opts: { config: Config; database: OpenedDatabase; log: Log; clock?: Clock; mailer?: Mailer; metrics?: Metrics }): AppDeps {
   const clock = opts.clock ?? systemClock;
+  if (opts.config.metrics.enabled && !opts.metrics) throw new Error('createDeps: metrics.enabled needs the Prometheus metrics (createPrometheusMetrics)');
   const deps: AppDeps = {
     db: opts.database.db,
     get sqlite() {
@@ -33,7 +37,7 @@ export function createDeps(opts: { config: Config; database: OpenedDatabase; log
     watcherStatus: createWatcherStatus(clock),
     chain: createChainRuntime(opts.config),
     mailer: opts.mailer ?? createMailer(opts.config, opts.log),
-    metrics: createMetrics({ version: VERSION, log: opts.log }),
+    metrics: opts.metrics ?? disabledMetrics(),
     dnsLookup: systemLookup,
     rates: new RateBook(opts.config.pricing),
     telegram: opts.config.notify.telegram_bot_token

@@ -15,7 +15,7 @@ import type { AppDeps } from './app-deps.js';
 import { createLogger, type Log } from './lib/log.js';
 import { startLoop, type LoopHandle } from './lib/loop.js';
 import { releaseStartupMemory } from './lib/memory.js';
-import { startMetricsServer, type MetricsServer } from './ops/metrics.js';
+import type { MetricsServer } from './ops/prometheus.js';
 import { createWorkers, recoverAfterCrash } from './workers.js';
 import { VERSION } from './version.js';
 
@@ -52,7 +52,10 @@ export async function startServer(config: Config, log: Log = createLogger(config
     throw err;
   }
 
-  const deps = createDeps({ config, database, log });
+  // prom-client is loaded only when the metrics are served (src/ops/metrics.ts).
+  const prometheus = config.metrics.enabled ? await import('./ops/prometheus.js') : undefined;
+  const metrics = prometheus?.createPrometheusMetrics({ version: VERSION, log });
+  const deps = createDeps({ config, database, log, metrics });
   await recoverAfterCrash(deps);
   const app = createApp(deps);
   options.extend?.(app, deps);
@@ -69,9 +72,9 @@ export async function startServer(config: Config, log: Log = createLogger(config
     throw err;
   });
   let metricsServer: MetricsServer | undefined;
-  if (config.metrics.enabled) {
+  if (prometheus && metrics) {
     try {
-      metricsServer = await startMetricsServer(deps.metrics, config.metrics.listen, log);
+      metricsServer = await prometheus.startMetricsServer(metrics, config.metrics.listen, log);
     } catch (err) {
       server.close();
       await database.close();

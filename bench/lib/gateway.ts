@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { ConfigOverrides } from '../../test/helpers/app.js';
 import { cleanEnv, freePort, GATEWAYD_BIN, writeConfig } from '../../test/helpers/process.js';
+import { cpuMs } from './measure.js';
 
 export interface BenchGateway {
   baseUrl: string;
@@ -11,6 +12,8 @@ export interface BenchGateway {
   pid: number;
   /** Milliseconds from spawn to the first 200 from /api/v1/health (polled every 5 ms). */
   startupMs: number;
+  /** CPU time the process used until then (ms): what the start-up costs whatever else runs on the machine. */
+  startupCpuMs: number;
   child: ChildProcess;
   output(): string;
   stop(): Promise<void>;
@@ -57,11 +60,13 @@ export async function startBenchGateway(dir: string, config: ConfigOverrides = {
     await new Promise((r) => setTimeout(r, 5));
   }
   const startupMs = performance.now() - started;
+  const startupCpuMs = cpuMs(child.pid!);
   return {
     baseUrl,
     api: `${baseUrl}/api/v1`,
     pid: child.pid!,
     startupMs,
+    startupCpuMs,
     child,
     output: () => out,
     async stop() {

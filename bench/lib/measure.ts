@@ -76,6 +76,19 @@ export function rssMb(pid: number): number {
 }
 
 /**
+ * CPU time a process has used so far (user and system), in ms (Linux /proc; NaN elsewhere). The
+ * clock ticks of /proc/PID/stat are 1/100 s on Linux (USER_HZ, the same on x86-64 and arm64).
+ */
+export function cpuMs(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return NaN;
+  }
+}
+
+/**
  * The two parts of a process's RSS, in MB: anonymous memory (the heap, compiled code, stacks: the
  * program's own) and file pages (the executable and libraries mapped from disk, shared and
  * reclaimable; how many are counted depends on how the page cache holds the file, see

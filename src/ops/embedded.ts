@@ -1,8 +1,9 @@
 /**
  * Run-time side of the packaged executable (bin/build-binary.mjs): the files that ship with the
- * program (migrations, templates, locales, static files) and the native addons are SEA assets.
- * Files are served through setAssetSource; addons are written once to a content-addressed cache
- * folder and loaded with process.dlopen, because a SEA cannot require() a file path.
+ * program (migrations, templates, locales, static files), the native addons and the libraries only
+ * some paths import are SEA assets. Files are served through setAssetSource; addons are written
+ * once to a content-addressed cache folder and loaded with process.dlopen, because a SEA cannot
+ * require() a file path; libraries are compiled from their asset on first import.
  * Outside the binary nothing here runs.
  */
 import { createHash } from 'node:crypto';
@@ -10,17 +11,20 @@ import { existsSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, wri
 import { constants as osConstants, homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as sea from 'node:sea';
+import { compileFunction } from 'node:vm';
 import { setAssetSource } from '../lib/assets.js';
 
 /** The build writes this asset: every embedded file's relative path, and the addon asset keys. */
 export const MANIFEST_KEY = 'gatewayd-manifest.json';
 export const FILE_PREFIX = 'file:';
 export const ADDON_PREFIX = 'addon:';
+export const LIBRARY_PREFIX = 'lib:';
 
 export interface Manifest {
   version: string;
   files: string[];
-  addons: string[];
+  /** Addon name -> SHA-256 of its bytes (hex), computed by the build. */
+  addons: Record<string, string>;
 }
 
 let manifest: Manifest | undefined;
@@ -93,8 +97,10 @@ function isPrivateFolder(dir: string): boolean {
 export function loadNativeAddon(name: string): unknown {
   const cached = loaded.get(name);
   if (cached) return cached;
-  const bytes = Buffer.from(sea.getAsset(ADDON_PREFIX + name));
-  const digest = createHash('sha256').update(bytes).digest('hex');
+  // The digest comes from the manifest: the embedded bytes are read only to write the cache file,
+  // so an ordinary start does not page the addon's copy inside the executable into memory.
+  const digest = readManifest().addons[name];
+  if (digest === undefined) throw new Error(`cannot load the embedded native addon ${name}: not in the manifest`);
   const errors: string[] = [];
   for (const dir of cacheCandidates()) {
     // Node's recursive mkdir never returns on procfs (mkdir answers ENOENT there forever).
@@ -108,7 +114,7 @@ export function loadNativeAddon(name: string): unknown {
         const tmp = `${file}.${process.pid}.tmp`;
         // A read-only leftover of a crashed run with the same pid would refuse the write.
         rmSync(tmp, { force: true });
-        writeFileSync(tmp, bytes, { mode: 0o500 });
+        writeFileSync(tmp, new Uint8Array(sea.getAsset(ADDON_PREFIX + name)), { mode: 0o500 });
         renameSync(tmp, file);
       }
       const mod = { exports: {} as unknown };
@@ -120,4 +126,28 @@ export function loadNativeAddon(name: string): unknown {
     }
   }
   throw new Error(`cannot load the embedded native addon ${name}: ${errors.join('; ')}`);
+}
+
+const libraries = new Map<string, { exports: unknown }>();
+
+/** require() for Node's built-in modules, the only ones an embedded library may load. */
+function requireBuiltin(id: string): unknown {
+  const found = process.getBuiltinModule(id);
+  if (found === undefined) throw Object.assign(new Error(`Cannot find module '${id}'`), { code: 'MODULE_NOT_FOUND' });
+  return found;
+}
+
+/**
+ * A library embedded as its own CommonJS bundle (nodemailer, qrcode, pg, jose, prom-client: see
+ * LIBRARIES in bin/build-binary.mjs), compiled and run on its first import. Until then its code is
+ * neither in memory nor paged in from the executable.
+ */
+export function loadEmbeddedLibrary(name: string): unknown {
+  const done = libraries.get(name);
+  if (done) return done.exports;
+  const run = compileFunction(sea.getAsset(LIBRARY_PREFIX + name, 'utf8'), ['exports', 'require', 'module'], { filename: `gatewayd:${name}` });
+  const module = { exports: {} as unknown };
+  run(module.exports, requireBuiltin, module);
+  libraries.set(name, module);
+  return module.exports;
 }

@@ -1,20 +1,13 @@
 /**
- * Prometheus metrics (prom-client). One registry per process (per app in tests), served by
- * `serve` on its own listener (metrics.listen, loopback by default) only when metrics.enabled:
- * never on the public listener, so a reverse proxy cannot expose it by accident.
- *
- * Built in: HTTP requests by route pattern (never the raw path: paths carry capability tokens),
- * invoices and deliveries by status read from the database at scrape time, the watcher's state and
- * lag, and Node's process figures. Features add their own through counter()/gauge()/histogram()
- * and onScrape().
+ * Prometheus metrics as features see them. Features declare their metrics through
+ * counter()/gauge()/histogram() and onScrape(), whether or not metrics are enabled: with
+ * metrics.enabled they are prom-client's (src/ops/prometheus.ts, loaded only then, served by `serve`
+ * on its own listener), otherwise the stand-ins of disabledMetrics(), which keep nothing. Nobody can
+ * read metrics that are off, so an idle server then neither loads prom-client (with
+ * `@opentelemetry/api`, about 1 MB of memory, issue 32) nor counts every request.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { parseListen } from '../config.js';
 import type { Db } from '../db/database.js';
 import type { Clock } from '../lib/clock.js';
-import type { Log } from '../lib/log.js';
 import { readOperationalFigures } from './ops.repo.js';
 
 const INVOICE_STATUSES = ['pending', 'confirmed', 'expired', 'review'] as const;
@@ -27,12 +20,27 @@ export interface WatcherFigures {
   lagSeconds: number | null;
 }
 
+type LabelValues<L extends string> = Partial<Record<L, string | number>>;
+
+/** What features call on a metric (prom-client's Counter, Gauge and Histogram have these). */
+export interface CounterMetric<L extends string> {
+  inc(labels: LabelValues<L>, value?: number): void;
+  inc(value?: number): void;
+}
+export interface GaugeMetric<L extends string> {
+  set(labels: LabelValues<L>, value: number): void;
+  set(value: number): void;
+}
+export interface HistogramMetric<L extends string> {
+  observe(labels: LabelValues<L>, value: number): void;
+  observe(value: number): void;
+}
+
 export interface Metrics {
-  readonly registry: Registry;
   /** Get-or-create, so a feature can declare its metric where it is used. Names get no prefix. */
-  counter<L extends string>(name: string, help: string, labelNames?: readonly L[]): Counter<L>;
-  gauge<L extends string>(name: string, help: string, labelNames?: readonly L[]): Gauge<L>;
-  histogram<L extends string>(name: string, help: string, labelNames?: readonly L[], buckets?: number[]): Histogram<L>;
+  counter<L extends string>(name: string, help: string, labelNames?: readonly L[]): CounterMetric<L>;
+  gauge<L extends string>(name: string, help: string, labelNames?: readonly L[]): GaugeMetric<L>;
+  histogram<L extends string>(name: string, help: string, labelNames?: readonly L[], buckets?: number[]): HistogramMetric<L>;
   /** Runs before every scrape (e.g. to set gauges from the database). Errors are logged, not fatal. */
   onScrape(fn: () => void | Promise<void>): void;
   /** Called by the request middleware. route is the matched pattern, e.g. /api/v1/invoices/:id. */
@@ -41,50 +49,20 @@ export interface Metrics {
   render(): Promise<{ contentType: string; body: string }>;
 }
 
-export function createMetrics(opts: { version: string; log: Log }): Metrics {
-  const registry = new Registry();
-  const hooks: Array<() => void | Promise<void>> = [];
-  const existing = (name: string) => registry.getSingleMetric(name);
+const IGNORED = { inc() {}, set() {}, observe() {} };
 
-  const metrics: Metrics = {
-    registry,
-    counter(name, help, labelNames = []) {
-      return (existing(name) as Counter<never>) ?? new Counter({ name, help, labelNames, registers: [registry] });
-    },
-    gauge(name, help, labelNames = []) {
-      return (existing(name) as Gauge<never>) ?? new Gauge({ name, help, labelNames, registers: [registry] });
-    },
-    histogram(name, help, labelNames = [], buckets) {
-      return (existing(name) as Histogram<never>) ?? new Histogram({ name, help, labelNames, registers: [registry], ...(buckets ? { buckets } : {}) });
-    },
-    onScrape(fn) {
-      hooks.push(fn);
-    },
-    observeRequest(method, route, status, seconds) {
-      requests.inc({ method, route, status: String(status) });
-      duration.observe({ method, route }, seconds);
-    },
-    async render() {
-      for (const hook of hooks) {
-        try {
-          await hook();
-        } catch (err) {
-          opts.log.error({ err }, 'metrics: a scrape hook failed');
-        }
-      }
-      return { contentType: registry.contentType, body: await registry.metrics() };
+/** Metrics with metrics.enabled false: every metric ignores what it is given and no hook ever runs. */
+export function disabledMetrics(): Metrics {
+  return {
+    counter: () => IGNORED,
+    gauge: () => IGNORED,
+    histogram: () => IGNORED,
+    onScrape() {},
+    observeRequest() {},
+    render() {
+      return Promise.reject(new Error('metrics are disabled (metrics.enabled = false)'));
     },
   };
-
-  const requests = metrics.counter('gatewayd_http_requests_total', 'HTTP requests answered, by route pattern and status', ['method', 'route', 'status']);
-  const duration = metrics.histogram(
-    'gatewayd_http_request_duration_seconds',
-    'Time to answer an HTTP request, by route pattern',
-    ['method', 'route'],
-    [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-  );
-  metrics.gauge('gatewayd_info', 'Always 1; the version label names the running release', ['version']).set({ version: opts.version }, 1);
-  return metrics;
 }
 
 /** The built-in scrape-time gauges: database figures and the watcher. */
@@ -108,57 +86,4 @@ export function registerCoreGauges(metrics: Metrics, deps: { db: Db; clock: Cloc
     for (const s of WATCHER_STATES) watcherState.set({ state: s }, deps.watcherStatus.state === s ? 1 : 0);
     watcherLag.set(deps.watcherStatus.lagSeconds ?? Number.NaN);
   });
-}
-
-export interface MetricsServer {
-  url: string;
-  close(): Promise<void>;
-}
-
-const withProcessMetrics = new WeakSet<Registry>();
-
-/**
- * GET /metrics on its own listener; anything else is 404. Node's process figures (memory, CPU,
- * event-loop delay, GC) are collected only from here on: their observers cost something, and
- * nobody reads them while metrics are off.
- */
-export async function startMetricsServer(metrics: Metrics, listen: string, log: Log): Promise<MetricsServer> {
-  const address = parseListen(listen);
-  if (!address) throw new Error(`metrics.listen: expected host:port (got ${JSON.stringify(listen)})`);
-  if (!withProcessMetrics.has(metrics.registry)) {
-    collectDefaultMetrics({ register: metrics.registry });
-    withProcessMetrics.add(metrics.registry);
-  }
-  const server: Server = createServer((req, res) => {
-    const path = (req.url ?? '/').split('?')[0];
-    if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
-      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not found: the metrics listener serves GET /metrics only\n');
-      return;
-    }
-    metrics.render().then(
-      ({ contentType, body }) => {
-        res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-store' }).end(req.method === 'HEAD' ? undefined : body);
-      },
-      (err: unknown) => {
-        log.error({ err }, 'metrics: rendering failed');
-        res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end('metrics unavailable\n');
-      },
-    );
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (err: NodeJS.ErrnoException) =>
-      reject(new Error(`metrics.listen ${listen}: ${err.code === 'EADDRINUSE' ? 'address already in use' : err.message}`)),
-    );
-    server.listen(address.port, address.host, () => resolve());
-  });
-  const bound = server.address() as AddressInfo;
-  const host = bound.family === 'IPv6' ? `[${bound.address}]` : bound.address;
-  return {
-    url: `http://${host}:${bound.port}/metrics`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
 }

@@ -147,19 +147,30 @@ function languageLinks(c: Context, current: Locale) {
   });
 }
 
-export function createRenderer(deps: AppDeps): Renderer {
+let templates: Eta | undefined;
+
+/**
+ * The page templates, one set per process (shared by every renderer: the console's, the EPay
+ * pages', the shop return pages'). Each file is read and compiled when first rendered: an idle
+ * server (or one that never shows the console) holds neither their text nor their compiled
+ * functions, and pays for neither at start-up.
+ */
+function pageTemplates(): Eta {
+  if (templates) return templates;
   const eta = new Eta({ autoEscape: true, autoTrim: false, cache: true, varName: 'it' });
   for (const file of listAssets('templates/pages')) {
     if (!file.endsWith('.eta')) continue;
-    // Compiled when first rendered: an idle server (or one that never shows the console) keeps
-    // neither the compiled functions nor the time compiling all of them at start-up.
-    const source = readAssetText(`templates/pages/${file}`);
     let compiled: ReturnType<Eta['compile']> | undefined;
     eta.loadTemplate(`@${file.slice(0, -4)}`, function (this: Eta, data?: object, options?: Parameters<ReturnType<Eta['compile']>>[1]) {
-      compiled ??= eta.compile(source);
+      compiled ??= eta.compile(readAssetText(`templates/pages/${file}`));
       return compiled.call(this, data, options);
     });
   }
+  return (templates = eta);
+}
+
+export function createRenderer(deps: AppDeps): Renderer {
+  const eta = pageTemplates();
   const provider = deps.config.captcha.provider;
 
   return {

@@ -19,47 +19,52 @@ const decimalText = (check: (text: string) => boolean, message: string) =>
     .transform((v) => (typeof v === 'number' ? String(v) : v.trim()))
     .refine((v) => parseDecimal(v) !== undefined && check(v), { message });
 
-const roundToText = decimalText((v) => {
-  const micro = parseAmount(v);
-  return micro !== undefined && micro >= 1n && micro <= 1_000_000n;
-}, 'expected a USDT step between 0.000001 and 1, e.g. 0.01');
+const roundToText = () =>
+  decimalText((v) => {
+    const micro = parseAmount(v);
+    return micro !== undefined && micro >= 1n && micro <= 1_000_000n;
+  }, 'expected a USDT step between 0.000001 and 1, e.g. 0.01');
 
-const spreadText = decimalText((v) => {
-  const d = parseDecimal(v)!;
-  return d.scale <= 4 && d.units <= 100n * 10n ** BigInt(d.scale);
-}, 'expected a percentage from 0 to 100 with at most 4 decimals, e.g. 2');
+const spreadText = () =>
+  decimalText((v) => {
+    const d = parseDecimal(v)!;
+    return d.scale <= 4 && d.units <= 100n * 10n ** BigInt(d.scale);
+  }, 'expected a percentage from 0 to 100 with at most 4 decimals, e.g. 2');
 
 /** A source's base URL: http(s), or '' for the source's public API. */
-const sourceUrl = z.string().refine(
-  (v) => {
-    if (v === '') return true;
-    try {
-      return ['http:', 'https:'].includes(new URL(v).protocol);
-    } catch {
-      return false;
-    }
-  },
-  { message: 'expected an absolute http(s) URL, or "" for the public API' },
-);
+const sourceUrl = () =>
+  z.string().refine(
+    (v) => {
+      if (v === '') return true;
+      try {
+        return ['http:', 'https:'].includes(new URL(v).protocol);
+      } catch {
+        return false;
+      }
+    },
+    { message: 'expected an absolute http(s) URL, or "" for the public API' },
+  );
 
-export const pricingConfigSchema = z.strictObject({
-  currencies: z
-    .array(z.string().refine((c) => FIAT_CODES.includes(c), { message: 'expected an ISO 4217 code gatewayd knows (upper case), e.g. "EUR"' }))
-    .max(FIAT_CODES.length)
-    .default([...DEFAULT_CURRENCIES]),
-  sources: z
-    .array(
-      z.strictObject({
-        kind: z.enum(SOURCE_KINDS, { message: `expected one of ${SOURCE_KINDS.map((k) => `"${k}"`).join(', ')}` }),
-        // '' = the source's public API (docs/configuration.md lists them).
-        url: sourceUrl.default(''),
-      }),
-    )
-    .max(16)
-    .default([]),
-  min_sources: z.number().int().min(1).max(16).default(1),
-  max_age_seconds: z.number().int().min(10).max(86_400).default(300),
-  max_spread_percent: spreadText.default('2'),
-  round_to: roundToText.default('0.01'),
-  refresh_seconds: z.number().int().min(10).max(3600).default(60),
-});
+/** Built with the rest of the configuration's schema (configSchema() in src/config.schema.ts). */
+export const pricingConfigSchema = () =>
+  z.strictObject({
+    currencies: z
+      .array(z.string().refine((c) => FIAT_CODES.includes(c), { message: 'expected an ISO 4217 code gatewayd knows (upper case), e.g. "EUR"' }))
+      .max(FIAT_CODES.length)
+      .default([...DEFAULT_CURRENCIES]),
+    sources: z
+      .array(
+        z.strictObject({
+          kind: z.enum(SOURCE_KINDS, { message: `expected one of ${SOURCE_KINDS.map((k) => `"${k}"`).join(', ')}` }),
+          // '' = the source's public API (docs/configuration.md lists them).
+          url: sourceUrl().default(''),
+        }),
+      )
+      .max(16)
+      .default([]),
+    min_sources: z.number().int().min(1).max(16).default(1),
+    max_age_seconds: z.number().int().min(10).max(86_400).default(300),
+    max_spread_percent: spreadText().default('2'),
+    round_to: roundToText().default('0.01'),
+    refresh_seconds: z.number().int().min(10).max(3600).default(60),
+  });

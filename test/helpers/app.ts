@@ -20,6 +20,8 @@ import { createDeps } from '../../src/deps.js';
 import type { AppDeps } from '../../src/deps.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { createLogger } from '../../src/lib/log.js';
+import { createPrometheusMetrics, type PrometheusMetrics } from '../../src/ops/prometheus.js';
+import { VERSION } from '../../src/version.js';
 import { HttpClient } from './http.js';
 
 export type ConfigOverrides = Record<string, Record<string, unknown>>;
@@ -28,6 +30,8 @@ export interface TestApp {
   baseUrl: string;
   app: App;
   deps: AppDeps;
+  /** deps.metrics: prom-client's, whatever metrics.enabled says (tests read them in process). */
+  metrics: PrometheusMetrics;
   config: Config;
   clock: ManualClock;
   database: OpenedDatabase;
@@ -79,7 +83,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const database = openDatabase(config.database);
   await migrateDatabase(database, clock.now());
   await claimNetwork(database, database.path, configuredClaim(config), clock.now());
-  const deps = createDeps({ config, database, log, clock });
+  const metrics = createPrometheusMetrics({ version: VERSION, log });
+  const deps = createDeps({ config, database, log, clock, metrics });
   if (options.beforeCreate) await options.beforeCreate(deps);
   const app = createApp(deps);
   options.beforeServe?.(app);
@@ -92,6 +97,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     baseUrl,
     app,
     deps,
+    metrics,
     config,
     clock,
     database,

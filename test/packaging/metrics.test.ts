@@ -3,7 +3,9 @@ import assert from 'node:assert/strict';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { signedInMerchant } from '../helpers/fixtures.js';
 import { freePort, startGateway } from '../helpers/process.js';
-import { startMetricsServer } from '../../src/ops/metrics.js';
+import { startMetricsServer } from '../../src/ops/prometheus.js';
+import { disabledMetrics } from '../../src/ops/metrics.js';
+import { createDeps } from '../../src/deps.js';
 import { sqliteOnly } from '../helpers/database.js';
 
 /** The value of one sample line, e.g. sample(text, 'gatewayd_invoices{status="pending"}'). */
@@ -31,7 +33,7 @@ async function seedInvoices(t: TestApp, statuses: string[]): Promise<void> {
 
 test('metrics count requests by route pattern, never by raw path, and read invoice and delivery figures at scrape time', { skip: sqliteOnly }, async (t) => {
   const app = await startTestApp();
-  const metrics = await startMetricsServer(app.deps.metrics, '127.0.0.1:0', app.deps.log);
+  const metrics = await startMetricsServer(app.metrics, '127.0.0.1:0', app.deps.log);
   t.after(async () => {
     await metrics.close();
     await app.close();
@@ -110,4 +112,25 @@ test('serve: /metrics is off by default and, when enabled, served on its own loo
   assert.ok((sample(text, 'gatewayd_http_requests_total{method="GET",route="/api/v1/health",status="200"}') ?? 0) >= 1);
   assert.equal((await fetch(`${on.baseUrl}/metrics`)).status, 404, 'never on the public listener');
   assert.equal(await on.stop(), 0);
+});
+
+test('metrics off: features declare and update their metrics on stand-ins that keep nothing; none can be read', async () => {
+  const metrics = disabledMetrics();
+  metrics.counter('gatewayd_test_things_total', 'Things', ['kind']).inc({ kind: 'x' }, 2);
+  metrics.gauge('gatewayd_test_level', 'Level').set(3);
+  metrics.histogram('gatewayd_test_seconds', 'Time', [], [1, 2]).observe(0.5);
+  metrics.observeRequest('GET', '/api/v1/health', 200, 0.001);
+  let scrapes = 0;
+  metrics.onScrape(() => {
+    scrapes += 1;
+  });
+  await assert.rejects(metrics.render(), /metrics are disabled/);
+  assert.equal(scrapes, 0, 'no scrape hook runs (they would query the database for nobody)');
+});
+
+test('createDeps refuses metrics.enabled without the Prometheus registry (it would serve stand-ins)', async (t) => {
+  const app = await startTestApp({ config: { metrics: { enabled: true } } });
+  t.after(() => app.close());
+  assert.throws(() => createDeps({ config: app.config, database: app.database, log: app.deps.log }), /metrics.enabled needs the Prometheus metrics/);
+  assert.doesNotThrow(() => createDeps({ config: app.config, database: app.database, log: app.deps.log, metrics: app.metrics }));
 });
