@@ -77,19 +77,33 @@ export function createWorkers(deps: AppDeps): Worker[] {
  * receivers' time-out plus a minute).
  */
 export function staleSendingWorker(deps: AppDeps): Worker {
-  const abandonedAfter = deps.config.webhooks.timeout_seconds * 1000 + 60_000;
   return {
     name: 'webhooks-abandoned',
     intervalMs: 5_000,
     runOnce: async () => {
       const now = deps.clock.now();
-      const live = await liveInstances(deps.db);
-      const reset = await resetSendingDeliveries(deps.db, now, now - abandonedAfter, live);
+      const reset = await resetAbandonedSends(deps, now, now - longestAttemptMs(deps));
       if (reset > 0) deps.log.warn({ deliveries: reset }, 'deliveries left in sending by a stopped instance are pending again');
-      await recoverShopNotifies(deps, now - abandonedAfter, live);
       return false;
     },
   };
+}
+
+/** Longer than any attempt can take (the receivers' time-out plus a minute): a claim older than this is abandoned. */
+function longestAttemptMs(deps: AppDeps): number {
+  return deps.config.webhooks.timeout_seconds * 1000 + 60_000;
+}
+
+/**
+ * Webhook deliveries and shops' callbacks in `sending` that no instance can still be sending (all of
+ * them without `claimedBefore`; src/db/leader.ts abandonedClaim) are pending again, due `now`. The
+ * number of deliveries reset (the callbacks' reset logs itself).
+ */
+async function resetAbandonedSends(deps: AppDeps, now: number, claimedBefore: number | undefined): Promise<number> {
+  const live = await liveInstances(deps.db);
+  const reset = await resetSendingDeliveries(deps.db, now, claimedBefore, live);
+  await recoverShopNotifies(deps, claimedBefore, live);
+  return reset;
 }
 
 /** Repairs left by a crash, run once before the workers start (e.g. deliveries stuck in `sending`). */
@@ -99,9 +113,7 @@ export async function recoverAfterCrash(deps: AppDeps): Promise<void> {
   // On PostgreSQL other instances may be sending right now: only what none of them can still be
   // sending is reset (the rest is the abandoned-deliveries worker's).
   const now = deps.clock.now();
-  const olderThan = dialectOf(deps.db) === 'postgres' ? now - (deps.config.webhooks.timeout_seconds * 1000 + 60_000) : undefined;
-  const live = await liveInstances(deps.db);
-  const reset = await resetSendingDeliveries(deps.db, now, olderThan, live);
+  const olderThan = dialectOf(deps.db) === 'postgres' ? now - longestAttemptMs(deps) : undefined;
+  const reset = await resetAbandonedSends(deps, now, olderThan);
   if (reset > 0) deps.log.warn({ deliveries: reset }, 'crash recovery: deliveries left in sending are pending again');
-  await recoverShopNotifies(deps, olderThan, live);
 }

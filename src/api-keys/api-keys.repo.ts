@@ -1,6 +1,6 @@
 /** API keys: the secret is `gw_live_` + 32 random bytes base64url; only its SHA-256 is stored. */
 import type { Selectable } from 'kysely';
-import { compileQuery, type Awaitable, type Param } from '../db/compiled.js';
+import { compileQuery, settle, type Awaitable, type Param } from '../db/compiled.js';
 import type { Conn, Db, Trx } from '../db/database.js';
 import type { ApiKeysTable } from '../db/schema.js';
 import { DAY } from '../lib/clock.js';
@@ -44,8 +44,7 @@ const touchKeyQuery = compileQuery((db, p: Param<{ id: string; now: number }>) =
  * itself on SQLite (no promise, no await), a promise of it on PostgreSQL.
  */
 export function findKeyBySecret(conn: Conn, secret: string): Awaitable<ApiKeyRecord | undefined> {
-  const row = keyBySecretHash.first(conn, { hash: sha256Hex(secret) });
-  return row instanceof Promise ? row.then(keyOrNone) : keyOrNone(row);
+  return settle(keyBySecretHash.first(conn, { hash: sha256Hex(secret) }), keyOrNone);
 }
 
 function keyOrNone(row: Selectable<ApiKeysTable> | undefined): ApiKeyRecord | undefined {

@@ -35,6 +35,15 @@ export function headDoubt(head: BlockRef, now: number, intervalMs: number, last:
 }
 
 /**
+ * The last block the scanner read and its time, from its durable cursor (any instance can read it):
+ * a block at or before it cannot be later than that time. The reference for a head, or a payer's
+ * named transaction, where no head was accepted in this process yet.
+ */
+export function scannedUntil(stored: ScanState | undefined): BlockRef | undefined {
+  return stored ? { number: stored.cursorBlock, timestamp: stored.cursorTime } : undefined;
+}
+
+/**
  * Reads the head from the first provider that answers credibly and, with several providers, from
  * a second one; accepts the lower of the two. Without a second answer the accepted head does not
  * move past the last one.
@@ -42,7 +51,7 @@ export function headDoubt(head: BlockRef, now: number, intervalMs: number, last:
 export async function refreshHead(deps: AppDeps, stored?: ScanState): Promise<BlockRef | undefined> {
   const rt = deps.chain;
   const now = () => deps.clock.now();
-  const reference = rt.head ?? (stored ? { number: stored.cursorBlock, timestamp: stored.cursorTime } : undefined);
+  const reference = rt.head ?? scannedUntil(stored);
   const read = (c: TronClient) => c.solidHead().then((h) => credible(deps, h, reference));
   const first = await rt.pool.call(now, read);
   let value = first.value;

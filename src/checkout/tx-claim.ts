@@ -19,7 +19,7 @@
 import type { AppDeps } from '../app-deps.js';
 import { findTransferBlocks, loadScanState } from '../chain/chain.repo.js';
 import { commitScan } from '../chain/chain.service.js';
-import { FUTURE_SKEW_MS, GENESIS_TIME } from '../chain/head.js';
+import { FUTURE_SKEW_MS, GENESIS_TIME, scannedUntil } from '../chain/head.js';
 import { TronApiError, type TronClient, type TxInfo } from '../chain/tron.client.js';
 import { blockDigest, transfersInBlock, watchedSet } from '../chain/verifier.js';
 import type { Invoice } from '../invoices/invoice.model.js';
@@ -35,12 +35,6 @@ export interface ClaimResult {
   outcome: ClaimOutcome;
   /** Why the transaction was not recorded now (deferred). */
   reason: string | null;
-}
-
-/** The last block the scanner read and its time, from its durable cursor (any instance can read it). */
-async function scannedUntil(deps: AppDeps): Promise<{ number: number; timestamp: number } | undefined> {
-  const stored = await loadScanState(deps.db, deps.config.network);
-  return stored ? { number: stored.cursorBlock, timestamp: stored.cursorTime } : undefined;
 }
 
 function notAccepted(message: string, reason: string): AppError {
@@ -82,7 +76,7 @@ export async function claimTransaction(deps: AppDeps, invoice: Invoice, txHash: 
     );
   }
   const time = info.blockTimeStamp;
-  const head = rt.head ?? (await scannedUntil(deps));
+  const head = rt.head ?? scannedUntil(await loadScanState(deps.db, deps.config.network));
   if (time < GENESIS_TIME || time > now() + FUTURE_SKEW_MS || (head && info.blockNumber <= head.number && time > head.timestamp)) {
     deps.log.warn(
       { tx_hash: txHash, block: info.blockNumber, provider: first.provider.health.name },

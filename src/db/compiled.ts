@@ -167,7 +167,7 @@ export function compileQuery<P, R>(build: (db: Kysely<Database>, p: Param<P>, co
 }
 
 /** f of a value now (SQLite) or later (PostgreSQL). */
-function settle<A, B>(value: Awaitable<A>, f: (a: A) => B): Awaitable<B> {
+export function settle<A, B>(value: Awaitable<A>, f: (a: A) => B): Awaitable<B> {
   return value instanceof Promise ? value.then(f) : f(value);
 }
 
@@ -176,11 +176,12 @@ const combinedTexts = new Map<string, string>();
 function combine(kind: string, parts: ReadonlyArray<BoundQuery<unknown>>, join: (texts: string[]) => string): { sql: string; values: unknown[] } {
   const key = `${kind}:${parts.map((part) => part.pg.id).join(',')}`;
   let sql = combinedTexts.get(key);
-  const values = parts.flatMap((part) => part.pg.values());
+  const partValues = parts.map((part) => part.pg.values());
+  const values = partValues.flat();
   if (sql === undefined) {
     let offset = 0;
-    const texts = parts.map((part) => {
-      const count = part.pg.values().length;
+    const texts = parts.map((part, i) => {
+      const count = partValues[i]!.length;
       let seen = 0;
       // Kysely numbers a statement's placeholders $1..$n in order, and every value is bound (no literal
       // text carries a "$"): checked, so a text this cannot renumber fails here, at its first use.
