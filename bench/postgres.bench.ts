@@ -69,9 +69,13 @@ async function scratch(): Promise<{ url: string; drop: () => Promise<void> }> {
  * another. `merchants` = instances: instance i creates for merchant i on a wallet of its own, so
  * their transactions share no row.
  */
-async function creationRate(instances: number, merchants = 1): Promise<string> {
+async function creationRate(instances: number, merchants = 1, prepared = true): Promise<string> {
   const db = await scratch();
-  const config = buildConfig({ database: { path: '/nonexistent', url: db.url }, log: { level: 'error' }, rate_limits: { invoices_per_merchant: 0 } });
+  const config = buildConfig({
+    database: { path: '/nonexistent', url: db.url, prepared_statements: prepared },
+    log: { level: 'error' },
+    rate_limits: { invoices_per_merchant: 0 },
+  });
   const log = createLogger('error');
   const opened = Array.from({ length: instances }, () => openDatabase(config.database));
   try {
@@ -114,8 +118,11 @@ async function creationRate(instances: number, merchants = 1): Promise<string> {
   }
 }
 
-/** The same three rows per invoice written by a bare pg loop, 64 invoices per transaction, `connections` at once. */
-async function bareCeiling(connections: number): Promise<string> {
+/**
+ * The same three rows per invoice written by a bare pg loop, 64 invoices per transaction, `connections`
+ * at once; `prepared`: each insert a named prepared statement (parsed and planned once per connection).
+ */
+async function bareCeiling(connections: number, prepared = false): Promise<string> {
   const db = await scratch();
   const database = openDatabase({ path: '', url: db.url });
   await migrateDatabase(database, Date.now());
@@ -147,6 +154,8 @@ async function bareCeiling(connections: number): Promise<string> {
     }),
   );
   let next = 0;
+  // pg sends a text with a name as a named statement: Parse once per connection, then Bind and Execute.
+  const statement = (name: string, text: string): pg.QueryConfig | string => (prepared ? { name, text } : text);
   const started = performance.now();
   const roundTrips = await countRoundTrips(() =>
     Promise.all(
@@ -163,21 +172,26 @@ async function bareCeiling(connections: number): Promise<string> {
               for (let i = from; i < to; i++) {
                 const now = Date.now();
                 await c.query(
-                  `INSERT INTO invoices (id, merchant_id, wallet_id, network, token, token_contract, wallet_address, merchant_order_id, idempotency_key, request_fingerprint, base_amount, adjustment, payable_amount, status, checkout_token, created_at, expires_at, reserved_until)
+                  statement(
+                    'ceiling_invoice',
+                    `INSERT INTO invoices (id, merchant_id, wallet_id, network, token, token_contract, wallet_address, merchant_order_id, idempotency_key, request_fingerprint, base_amount, adjustment, payable_amount, status, checkout_token, created_at, expires_at, reserved_until)
                  VALUES ($1, 'm', 'w', 'tron-mainnet', 'USDT', 'c', $2, $3, $3, 'f', 25000000, $4, $5, 'pending', $1, $6, $6, $6)`,
+                  ),
                   [`inv_${i}`, ADDRESS, `o-${i}`, i + 1, 25_000_000 + i + 1, now],
                 );
-                await c.query(`INSERT INTO amount_reservations VALUES ('tron-mainnet', 'c', $1, $2, $3, $4, $4)`, [
+                await c.query(statement('ceiling_reservation', `INSERT INTO amount_reservations VALUES ('tron-mainnet', 'c', $1, $2, $3, $4, $4)`), [
                   ADDRESS,
                   25_000_000 + i + 1,
                   `inv_${i}`,
                   now,
                 ]);
-                await c.query(`INSERT INTO events (id, merchant_id, type, invoice_id, data, created_at) VALUES ($1, 'm', 'invoice.created', $2, '{}', $3)`, [
-                  `evt_${i}`,
-                  `inv_${i}`,
-                  now,
-                ]);
+                await c.query(
+                  statement(
+                    'ceiling_event',
+                    `INSERT INTO events (id, merchant_id, type, invoice_id, data, created_at) VALUES ($1, 'm', 'invoice.created', $2, '{}', $3)`,
+                  ),
+                  [`evt_${i}`, `inv_${i}`, now],
+                );
               }
               await c.query('COMMIT');
               break;
@@ -193,7 +207,7 @@ async function bareCeiling(connections: number): Promise<string> {
   const seconds = (performance.now() - started) / 1000;
   for (const c of clients) await c.end();
   await db.drop();
-  return `${(N / seconds).toFixed(0)} invoices/s (3 inserts each, 64 per transaction; ${(roundTrips / N).toFixed(2)} round trips an invoice)`;
+  return `${(N / seconds).toFixed(0)} invoices/s (3 inserts each${prepared ? ', named prepared statements' : ''}, 64 per transaction; ${(roundTrips / N).toFixed(2)} round trips an invoice)`;
 }
 
 /** The queries (round trips) every `pg` client of this process sent while fn ran: the product's pools and the bare loop alike. */
@@ -232,9 +246,11 @@ function pgbench(): string {
 
 console.log(`gatewayd PostgreSQL benchmark, Node ${process.version}, ${N} creations, server ${serverUrl(admin)}`);
 console.log(`  one instance  (group commit): ${await creationRate(1)}`);
+console.log(`  one instance, prepared_statements = false:         ${await creationRate(1, 1, false)}`);
 console.log(`  two instances (two pools and group commits):       ${await creationRate(2)}`);
 console.log(`  two instances, each its own merchant and wallet:    ${await creationRate(2, 2)}`);
 console.log(`  ceiling: bare pg loop, the same rows, 1 connection: ${await bareCeiling(1)}`);
+console.log(`  ceiling: the same, named prepared statements:       ${await bareCeiling(1, true)}`);
 console.log(`  ceiling: bare pg loop, the same rows, 4 connections: ${await bareCeiling(4)}`);
 console.log(`  pgbench on the same server:                         ${pgbench()}`);
 console.log(`  leader fail-over (SIGKILL of the lease holder):     ${await failover(5)}`);

@@ -84,6 +84,12 @@ function buildConfigSchema() {
             z.string().regex(/^postgres(ql)?:\/\/\S+$/i, { message: 'expected a postgres:// URL (or empty for the SQLite file at database.path)' }),
           ])
           .default(''),
+        /**
+         * PostgreSQL: the hot path's queries as named prepared statements, parsed and planned once per
+         * connection (docs/operations.md, "Prepared statements"). false behind a pooler that cannot keep
+         * them (PgBouncer in transaction mode before 1.21, or without max_prepared_statements).
+         */
+        prepared_statements: z.boolean().default(true),
       })
       .prefault({}),
     tron: z

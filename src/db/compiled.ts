@@ -33,7 +33,7 @@ import {
   SqliteQueryCompiler,
   type Compilable,
 } from 'kysely';
-import { isPgConn, type Conn, type Dialect, type Sqlite, type Tx } from './database.js';
+import { isPgConn, type Conn, type Dialect, type PgConn, type Sqlite, type Tx } from './database.js';
 import type { Database } from './schema.js';
 
 /** Builds and compiles only; never connects. One per engine: the SQL text differs ($1 or ?). */
@@ -90,8 +90,11 @@ export interface CompiledQuery<P, R> {
 export interface BoundQuery<R> {
   all(conn: Conn): Awaitable<R[]>;
   run(conn: Conn): Awaitable<number>;
-  /** Which compiled query (the key of the combined texts' cache) and its PostgreSQL text and values. */
-  readonly pg: { id: number; sql: () => string; values: () => unknown[] };
+  /** Which compiled query (the key of the combined texts' cache). */
+  readonly queryId: number;
+  /** Its PostgreSQL text, and its values in the order of that text's placeholders. */
+  pgSql(): string;
+  pgValues(): unknown[];
 }
 
 /** A read and the meaning of its rows (CompiledQuery.lookup). `on(conn)` runs it alone. */
@@ -103,28 +106,59 @@ export interface Lookup<T> extends BoundQuery<unknown> {
 /** Lets a query differ by engine where the engines differ (a row lock: `.forUpdate()` on PostgreSQL only). */
 export type BuildContext = { dialect: Dialect };
 
+/** A query's SQL text for one engine, and where each bound value comes from. */
+interface CompiledText {
+  sql: string;
+  slots: Slot[];
+}
+
 /**
  * `compileQuery((db, p: Param<{ id: string }>) => db.selectFrom('invoices').selectAll().where('id', '=', p('id')))`
  * Parameters must be plain values (string, number, bigint, null, Buffer); lists (`in`) are not supported.
  */
 export function compileQuery<P, R>(build: (db: Kysely<Database>, p: Param<P>, context: BuildContext) => Compilable<R>): CompiledQuery<P, R> {
-  const id = ++compiledQueries;
-  const compiledFor: Partial<Record<Dialect, { sql: string; slots: Slot[] }>> = {};
-  const compile = (dialect: Dialect = 'sqlite') => {
-    const done = compiledFor[dialect];
+  return new Compiled<P, R>(build);
+}
+
+/**
+ * One compiled query. A class, its methods on the prototype: a creation runs a dozen of these
+ * calls on SQLite, and closures made per query or per bound value cost measurably more there
+ * (BENCHMARKS.md, "SQLite after PostgreSQL").
+ */
+class Compiled<P, R> implements CompiledQuery<P, R> {
+  /** The key of the combined texts of readTogether and runTogether. */
+  readonly id = ++compiledQueries;
+  private sqlite: CompiledText | undefined;
+  private postgres: CompiledText | undefined;
+
+  constructor(private readonly build: (db: Kysely<Database>, p: Param<P>, context: BuildContext) => Compilable<R>) {}
+
+  get sql(): string {
+    return this.text('sqlite').sql;
+  }
+
+  sqlFor(dialect: Dialect): string {
+    return this.text(dialect).sql;
+  }
+
+  text(dialect: Dialect): CompiledText {
+    const done = dialect === 'sqlite' ? this.sqlite : this.postgres;
     if (done) return done;
     const marker = ((name: string) => `${MARKER}${name}`) as Param<P>;
-    const query = build(compileOnly[dialect], marker, { dialect }).compile();
+    const query = this.build(compileOnly[dialect], marker, { dialect }).compile();
     if (query.sql.includes(MARKER)) throw new Error(`compileQuery: a parameter was inlined into the SQL text: ${query.sql}`);
     const slots = query.parameters.map((value): Slot =>
       typeof value === 'string' && value.startsWith(MARKER) ? { name: value.slice(MARKER.length) } : { value },
     );
     const compiled = { sql: query.sql, slots };
-    compiledFor[dialect] = compiled;
+    if (dialect === 'sqlite') this.sqlite = compiled;
+    else this.postgres = compiled;
     return compiled;
-  };
-  const bind = (params: P, dialect: Dialect = 'sqlite'): unknown[] => {
-    const { slots } = compile(dialect);
+  }
+
+  /** The values in the order of the dialect's placeholders. */
+  values(params: P, dialect: Dialect): unknown[] {
+    const { slots } = this.text(dialect);
     const values = new Array<unknown>(slots.length);
     for (let i = 0; i < slots.length; i++) {
       const slot = slots[i]!;
@@ -137,33 +171,97 @@ export function compileQuery<P, R>(build: (db: Kysely<Database>, p: Param<P>, co
       }
     }
     return values;
-  };
-  const pg = (conn: Conn, params: P) => (conn as Exclude<Conn, Sqlite>).query<R>(compile('postgres').sql, bind(params, 'postgres'));
-  const query: CompiledQuery<P, R> = {
-    get sql() {
-      return compile().sql;
-    },
-    sqlFor: (dialect: Dialect) => compile(dialect).sql,
-    all: ((conn: Conn, params: P) => (isPgConn(conn) ? pg(conn, params).then((r) => r.rows) : conn.prepare(compile().sql).all(bind(params)))) as CompiledQuery<
-      P,
-      R
-    >['all'],
-    first: ((conn: Conn, params: P) =>
-      isPgConn(conn) ? pg(conn, params).then((r) => r.rows[0]) : conn.prepare(compile().sql).get(bind(params))) as CompiledQuery<P, R>['first'],
-    run: ((conn: Conn, params: P) =>
-      isPgConn(conn) ? pg(conn, params).then((r) => r.rowCount) : conn.prepare(compile().sql).run(bind(params)).changes) as CompiledQuery<P, R>['run'],
-    with: (params: P): BoundQuery<R> => ({
-      all: (conn) => query.all(conn, params),
-      run: (conn) => query.run(conn, params),
-      pg: { id, sql: () => compile('postgres').sql, values: () => bind(params, 'postgres') },
-    }),
-    lookup: <T>(params: P, map: (rows: R[]) => T): Lookup<T> => {
-      const bound = query.with(params);
-      const mapAny = map as (rows: unknown[]) => T;
-      return { ...bound, map: mapAny, on: (conn) => settle(bound.all(conn), mapAny) };
-    },
-  };
-  return query;
+  }
+
+  /** The prepared statement on SQLite (the handle caches it by text). */
+  private statement(sqlite: Sqlite) {
+    return sqlite.prepare((this.sqlite ?? this.text('sqlite')).sql);
+  }
+
+  private pg(conn: PgConn, params: P) {
+    const { sql } = this.text('postgres');
+    return conn.query<R>(sql, this.values(params, 'postgres'), preparable(sql) ? `gw_q${this.id}` : undefined);
+  }
+
+  all(sqlite: Sqlite, params: P): R[];
+  all(conn: Conn, params: P): Awaitable<R[]>;
+  all(conn: Conn, params: P): Awaitable<R[]> {
+    if (isPgConn(conn)) return this.pg(conn, params).then(rowsOf);
+    return this.statement(conn).all(this.values(params, 'sqlite')) as R[];
+  }
+
+  first(sqlite: Sqlite, params: P): R | undefined;
+  first(conn: Conn, params: P): Awaitable<R | undefined>;
+  first(conn: Conn, params: P): Awaitable<R | undefined> {
+    if (isPgConn(conn)) return this.pg(conn, params).then(firstRowOf);
+    return this.statement(conn).get(this.values(params, 'sqlite')) as R | undefined;
+  }
+
+  run(sqlite: Sqlite, params: P): number;
+  run(conn: Conn, params: P): Awaitable<number>;
+  run(conn: Conn, params: P): Awaitable<number> {
+    if (isPgConn(conn)) return this.pg(conn, params).then(rowCountOf);
+    return this.statement(conn).run(this.values(params, 'sqlite')).changes;
+  }
+
+  with(params: P): BoundQuery<R> {
+    return new Bound(this, params);
+  }
+
+  lookup<T>(params: P, map: (rows: R[]) => T): Lookup<T> {
+    return new BoundLookup(this, params, map);
+  }
+}
+
+const rowsOf = <R>(result: { rows: R[] }): R[] => result.rows;
+const firstRowOf = <R>(result: { rows: R[] }): R | undefined => result.rows[0];
+const rowCountOf = (result: { rowCount: number }): number => result.rowCount;
+
+/** A compiled query and its values (CompiledQuery.with). */
+class Bound<P, R> implements BoundQuery<R> {
+  constructor(
+    protected readonly query: Compiled<P, R>,
+    protected readonly params: P,
+  ) {}
+
+  all(conn: Conn): Awaitable<R[]> {
+    return this.query.all(conn, this.params);
+  }
+
+  run(conn: Conn): Awaitable<number> {
+    return this.query.run(conn, this.params);
+  }
+
+  get queryId(): number {
+    return this.query.id;
+  }
+
+  pgSql(): string {
+    return this.query.text('postgres').sql;
+  }
+
+  pgValues(): unknown[] {
+    return this.query.values(this.params, 'postgres');
+  }
+}
+
+/** A read with its values and what its rows mean (CompiledQuery.lookup). */
+class BoundLookup<P, R, T> extends Bound<P, R> implements Lookup<T> {
+  constructor(
+    query: Compiled<P, R>,
+    params: P,
+    private readonly meaning: (rows: R[]) => T,
+  ) {
+    super(query, params);
+  }
+
+  map(rows: unknown[]): T {
+    return this.meaning(rows as R[]);
+  }
+
+  on(conn: Conn): Awaitable<T> {
+    return settle(this.all(conn), this.meaning);
+  }
 }
 
 /** f of a value now (SQLite) or later (PostgreSQL). */
@@ -171,32 +269,48 @@ export function settle<A, B>(value: Awaitable<A>, f: (a: A) => B): Awaitable<B> 
   return value instanceof Promise ? value.then(f) : f(value);
 }
 
+/**
+ * Whether a PostgreSQL text may run as a named prepared statement: not when it returns `*` (select
+ * or returning). A prepared statement keeps the row shape it was planned with; once another instance
+ * migrates a table (a column added in an upgrade), PostgreSQL refuses to run it again on that
+ * connection ("cached plan must not change result type"). Columns named one by one keep their shape.
+ */
+export function preparable(sql: string): boolean {
+  return !sql.replace(/count\(\*\)/gi, '').includes('*');
+}
+
 /** The PostgreSQL texts of `parts` with their placeholders renumbered in one sequence, and all their values. */
-const combinedTexts = new Map<string, string>();
-function combine(kind: string, parts: ReadonlyArray<BoundQuery<unknown>>, join: (texts: string[]) => string): { sql: string; values: unknown[] } {
-  const key = `${kind}:${parts.map((part) => part.pg.id).join(',')}`;
-  let sql = combinedTexts.get(key);
-  const partValues = parts.map((part) => part.pg.values());
+const combinedTexts = new Map<string, { sql: string; name: string | undefined }>();
+function combine(
+  kind: string,
+  parts: ReadonlyArray<BoundQuery<unknown>>,
+  join: (texts: string[]) => string,
+): { sql: string; name: string | undefined; values: unknown[] } {
+  const key = `${kind}:${parts.map((part) => part.queryId).join(',')}`;
+  const known = combinedTexts.get(key);
+  const partValues = parts.map((part) => part.pgValues());
   const values = partValues.flat();
-  if (sql === undefined) {
-    let offset = 0;
-    const texts = parts.map((part, i) => {
-      const count = partValues[i]!.length;
-      let seen = 0;
-      // Kysely numbers a statement's placeholders $1..$n in order, and every value is bound (no literal
-      // text carries a "$"): checked, so a text this cannot renumber fails here, at its first use.
-      const text = part.pg.sql().replace(/\$(\d+)/g, (_, n: string) => {
-        if (Number(n) !== ++seen) throw new Error(`combine: unexpected placeholder $${n} in ${part.pg.sql()}`);
-        return `$${Number(n) + offset}`;
-      });
-      if (seen !== count) throw new Error(`combine: ${seen} placeholders for ${count} values in ${part.pg.sql()}`);
-      offset += count;
-      return text;
+  if (known) return { ...known, values };
+  let offset = 0;
+  const texts = parts.map((part, i) => {
+    const count = partValues[i]!.length;
+    let seen = 0;
+    // Kysely numbers a statement's placeholders $1..$n in order, and every value is bound (no literal
+    // text carries a "$"): checked, so a text this cannot renumber fails here, at its first use.
+    const text = part.pgSql().replace(/\$(\d+)/g, (_, n: string) => {
+      if (Number(n) !== ++seen) throw new Error(`combine: unexpected placeholder $${n} in ${part.pgSql()}`);
+      return `$${Number(n) + offset}`;
     });
-    sql = join(texts);
-    combinedTexts.set(key, sql);
-  }
-  return { sql, values };
+    if (seen !== count) throw new Error(`combine: ${seen} placeholders for ${count} values in ${part.pgSql()}`);
+    offset += count;
+    return text;
+  });
+  const sql = join(texts);
+  // A read's columns come back inside JSON: its outer shape never changes. runTogether's rows are its read's.
+  const shaped = kind === 'read' || preparable(parts[parts.length - 1]!.pgSql());
+  const combined = { sql, name: shaped ? `gw_c${combinedTexts.size + 1}` : undefined };
+  combinedTexts.set(key, combined);
+  return { ...combined, values };
 }
 
 /**
@@ -221,12 +335,12 @@ export function readTogether<L extends Record<string, Lookup<unknown>>>(
   }
   let fetched: Promise<Record<string, unknown[]>> | undefined;
   const fetchAll = () => {
-    const { sql, values } = combine(
+    const { sql, name, values } = combine(
       'read',
       names.map((name) => lookups[name]!),
       (texts) => `select ${texts.map((text, i) => `(select coalesce(json_agg(r), '[]'::json) from (${text}) as r) as r${i}`).join(', ')}`,
     );
-    return conn.query<Record<string, unknown[]>>(sql, values).then((r) => r.rows[0]!);
+    return conn.query<Record<string, unknown[]>>(sql, values, name).then((r) => r.rows[0]!);
   };
   names.forEach((name, i) => {
     results[name] = () => (fetched ??= fetchAll()).then((row) => lookups[name]!.map(row[`r${i}`]!));
@@ -244,17 +358,18 @@ export function readTogether<L extends Record<string, Lookup<unknown>>>(
  * failure part-way is the caller's to roll back, as for any of its statements. Returns the read's
  * rows.
  */
-export async function runTogether<R>(tx: Tx, writes: ReadonlyArray<BoundQuery<unknown>>, read: BoundQuery<R>): Promise<R[]> {
-  if (!isPgConn(tx) || writes.length === 0) {
+export function runTogether<R>(tx: Tx, writes: ReadonlyArray<BoundQuery<unknown>>, read: BoundQuery<R>): Awaitable<R[]> {
+  if (!isPgConn(tx)) {
     for (const write of writes) write.run(tx);
     return read.all(tx);
   }
-  const { sql, values } = combine('run', [...writes, read as BoundQuery<unknown>], (texts) => {
+  if (writes.length === 0) return read.all(tx);
+  const { sql, name, values } = combine('run', [...writes, read as BoundQuery<unknown>], (texts) => {
     const last = texts.length - 1;
     return `with ${texts
       .slice(0, last)
       .map((text, i) => `w${i} as (${text})`)
       .join(', ')} ${texts[last]}`;
   });
-  return (await tx.query<R>(sql, values)).rows;
+  return tx.query<R>(sql, values, name).then(rowsOf);
 }

@@ -7,7 +7,7 @@
  */
 import { Kysely, SqliteDialect, sql, type Transaction } from 'kysely';
 import type pg from 'pg';
-import { LOCK_KEYS, isPostgresUrl, openPostgres, pgConnOf, redactUrl, type PgConn, type PgPoolOptions } from './postgres.js';
+import { LOCK_KEYS, isPostgresUrl, openPostgres, pgClientConn, pgConnOf, redactUrl, type PgConn, type PgPoolOptions } from './postgres.js';
 import type { Database } from './schema.js';
 import { ensureDatabaseFile, openSqlite, type Sqlite, type StatementCache } from './sqlite.js';
 
@@ -43,6 +43,9 @@ interface Engine {
   dialect: Dialect;
   sqlite?: Sqlite;
   url?: string;
+  /** PostgreSQL: the pool Kysely uses too, and whether compiled queries run as named prepared statements. */
+  pool?: () => Promise<pg.Pool>;
+  prepare?: boolean;
 }
 /** The engine under each Kysely instance openDatabase made. */
 const engineOf = new WeakMap<Db, Engine>();
@@ -65,6 +68,8 @@ export interface DatabaseTarget {
   path: string;
   /** A postgres:// URL selects PostgreSQL; empty keeps the SQLite file at path. */
   url?: string;
+  /** PostgreSQL: compiled queries as named prepared statements (database.prepared_statements; default true). */
+  prepared_statements?: boolean;
 }
 
 /** Opens the database a config's `database` section names (a path keeps the old call working). */
@@ -72,7 +77,8 @@ export function openDatabase(target: string | DatabaseTarget, options: PgPoolOpt
   const { path, url } = typeof target === 'string' ? { path: target, url: '' } : target;
   if (url && isPostgresUrl(url)) {
     const { db, pool, close } = openPostgres(url, options);
-    engineOf.set(db, { dialect: 'postgres', url });
+    const prepare = typeof target === 'string' ? true : (target.prepared_statements ?? true);
+    engineOf.set(db, { dialect: 'postgres', url, pool, prepare });
     return {
       db,
       dialect: 'postgres',
@@ -146,6 +152,25 @@ export async function writeTransaction<T>(db: Db, fn: (trx: Trx, tx: Tx) => Prom
  * synchronous there. PostgreSQL: on one pooled connection, in autocommit.
  */
 export function onConnection<T>(db: Db, fn: (conn: Conn) => T | Promise<T>): Promise<T> {
-  const { dialect, sqlite } = engine(db);
-  return db.connection().execute(async (conn) => fn(dialect === 'sqlite' ? sqlite! : pgConnOf(conn)));
+  const { dialect, sqlite, pool, prepare } = engine(db);
+  if (dialect === 'sqlite') return db.connection().execute(async () => fn(sqlite!));
+  return onPooledClient(pool!, (client) => fn(pgClientConn(client, prepare ?? true)));
+}
+
+/**
+ * fn on a client of the pool, checked out directly: compiled queries need no Kysely there (one
+ * promise a query instead of several), and only such a client keeps named prepared statements. A
+ * client whose fn failed other than by a server's error (the connection itself) is dropped.
+ */
+async function onPooledClient<T>(pool: () => Promise<pg.Pool>, fn: (client: pg.PoolClient) => T | Promise<T>): Promise<T> {
+  const client = await (await pool()).connect();
+  let broken: Error | undefined;
+  try {
+    return await fn(client);
+  } catch (error) {
+    if ((error as { severity?: string }).severity === undefined) broken = error instanceof Error ? error : new Error(String(error));
+    throw error;
+  } finally {
+    client.release(broken);
+  }
 }

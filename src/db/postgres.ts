@@ -17,7 +17,12 @@ import type { Database } from './schema.js';
 /** A connection compiled queries run on (src/db/compiled.ts): one pinned pool client. */
 export interface PgConn {
   readonly dialect: 'postgres';
-  query<R>(text: string, values: readonly unknown[]): Promise<{ rows: R[]; rowCount: number }>;
+  /**
+   * One statement, one round trip. `name`: prepare it once per connection under that name and only
+   * bind values afterwards (PostgreSQL then skips parsing and planning: docs/operations.md,
+   * "Prepared statements"); ignored where the connection cannot keep one (a Kysely connection).
+   */
+  query<R>(text: string, values: readonly unknown[], name?: string): Promise<{ rows: R[]; rowCount: number }>;
 }
 
 export function isPostgresUrl(url: string): boolean {
@@ -111,6 +116,21 @@ export function pgConnOf(connection: { executeQuery: DatabaseConnection['execute
     async query<R>(text: string, values: readonly unknown[]) {
       const result = await exec.executeQuery<R>(CompiledQuery.raw(text, values as unknown[]));
       return { rows: result.rows, rowCount: Number(result.numAffectedRows ?? 0) };
+    },
+  };
+}
+
+/**
+ * The PgConn over a client checked out of the pool directly (onConnection): the compiled queries'
+ * own path, without Kysely's layers, and the only one that prepares named statements (`name`) when
+ * `prepare` is on. The client keeps what it prepared for as long as it lives.
+ */
+export function pgClientConn(client: pg.PoolClient, prepare: boolean): PgConn {
+  return {
+    dialect: 'postgres',
+    query<R>(text: string, values: readonly unknown[], name?: string) {
+      const config: pg.QueryConfig = prepare && name !== undefined ? { name, text, values: values as unknown[] } : { text, values: values as unknown[] };
+      return client.query(config).then((result) => ({ rows: result.rows as R[], rowCount: result.rowCount ?? 0 }));
     },
   };
 }

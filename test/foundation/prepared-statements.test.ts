@@ -1,0 +1,96 @@
+/**
+ * PostgreSQL's named prepared statements (database.prepared_statements, src/db/compiled.ts): the hot
+ * path's queries are parsed and planned once per connection, and an upgrade's migration run by
+ * another instance (a column added) does not break the statements this one prepared.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { onPostgres } from '../helpers/database.js';
+import { signedInMerchant } from '../helpers/fixtures.js';
+import { onConnection, type Conn } from '../../src/db/database.js';
+import { compileQuery, preparable, type Param } from '../../src/db/compiled.js';
+import { InvoiceCreator } from '../../src/invoices/invoices.service.js';
+import { registerWallet } from '../../src/wallets/wallets.repo.js';
+
+const skip = onPostgres ? false : 'needs TEST_DATABASE_URL (prepared statements are PostgreSQL’s)';
+
+/** A select * (not prepared: its shape follows the table) and a select of named columns (prepared). */
+const everyColumn = compileQuery((db, p: Param<{ from: number }>) => db.selectFrom('captcha_tokens').selectAll().where('used_at', '>=', p('from')));
+const namedColumns = compileQuery((db, p: Param<{ from: number }>) =>
+  db.selectFrom('captcha_tokens').select(['token_hash', 'used_at']).where('used_at', '>=', p('from')),
+);
+
+async function preparedNames(conn: Conn): Promise<string[]> {
+  const { rows } = await (conn as Extract<Conn, { dialect: 'postgres' }>).query<{ name: string }>('SELECT name FROM pg_prepared_statements ORDER BY name', []);
+  return rows.map((r) => r.name);
+}
+
+async function creating(t: TestApp): Promise<(i: number) => Promise<unknown>> {
+  const { merchant } = await signedInMerchant(t);
+  const { wallet } = await registerWallet(t.deps.db, t.config.network.id, merchant.id, 'Main', 'TL24LCps5FKwp3PoU1MvrYrwhi5LU1tHre', t.clock.now());
+  const creator = new InvoiceCreator(t.deps);
+  return (i) =>
+    creator.create({
+      merchantId: merchant.id,
+      idempotencyKey: `k${i}`,
+      body: { merchant_order_id: `o${i}`, amount: '5', wallet_id: wallet.id, expires_in_minutes: 20 },
+    });
+}
+
+test('preparable: a text returning * is never prepared, named columns and count(*) are', () => {
+  assert.equal(preparable(everyColumn.sqlFor('postgres')), false);
+  assert.equal(preparable(namedColumns.sqlFor('postgres')), true);
+  assert.equal(preparable('select count(*) as "n" from "invoices"'), true);
+  assert.equal(preparable('insert into "events" ("id") values ($1) returning *'), false);
+});
+
+test('a creation prepares its statements once per connection, and runs them again after another instance adds a column', { skip }, async () => {
+  const t = await startTestApp({ config: { rate_limits: { invoices_per_merchant: 0 } } });
+  try {
+    const create = await creating(t);
+    // One after another: the group commit takes the pool's one idle client each time.
+    for (let i = 0; i < 3; i++) await create(i);
+    const names = await onConnection(t.deps.db, async (conn) => {
+      await namedColumns.all(conn, { from: 0 });
+      await everyColumn.all(conn, { from: 0 });
+      return preparedNames(conn);
+    });
+    // The lookups (one combined read), the claim with its probe, the writes with the webhooks' read, and the read above.
+    assert.ok(names.filter((n) => n.startsWith('gw_c')).length >= 2, names.join(' '));
+    assert.ok(names.includes(`gw_q${(namedColumns as unknown as { id: number }).id}`), names.join(' '));
+    assert.ok(!names.includes(`gw_q${(everyColumn as unknown as { id: number }).id}`), 'a select * must not be prepared');
+
+    // Another instance's upgrade adds columns to the tables these statements read and write.
+    await t.deps.db.schema.alterTable('invoices').addColumn('upgrade_probe', 'text').execute();
+    await t.deps.db.schema.alterTable('captcha_tokens').addColumn('upgrade_probe', 'text').execute();
+    await t.deps.db.schema.alterTable('amount_cursors').addColumn('upgrade_probe', 'text').execute();
+    for (let i = 3; i < 6; i++) await create(i);
+    await onConnection(t.deps.db, async (conn) => {
+      assert.deepEqual(await namedColumns.all(conn, { from: 0 }), []);
+      assert.deepEqual(await everyColumn.all(conn, { from: 0 }), []);
+    });
+    const { n } = await t.deps.db
+      .selectFrom('invoices')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    assert.equal(Number(n), 6);
+  } finally {
+    await t.close();
+  }
+});
+
+test('prepared_statements = false: nothing is prepared (a pooler that cannot keep them)', { skip }, async () => {
+  const t = await startTestApp({ config: { database: { prepared_statements: false }, rate_limits: { invoices_per_merchant: 0 } } });
+  try {
+    const create = await creating(t);
+    for (let i = 0; i < 3; i++) await create(i);
+    const names = await onConnection(t.deps.db, async (conn) => {
+      await namedColumns.all(conn, { from: 0 });
+      return preparedNames(conn);
+    });
+    assert.deepEqual(names, []);
+  } finally {
+    await t.close();
+  }
+});
