@@ -10,8 +10,9 @@
  * SQLite: units run compiled queries on the better-sqlite3 handle, so a whole batch runs from BEGIN
  * IMMEDIATE to COMMIT within one turn of the event loop (awaits of settled values only) while
  * holding Kysely's connection, and no other query can land inside it; maxBatch bounds how long that
- * blocks the event loop. PostgreSQL: the same batch on one pooled connection (BEGIN, a savepoint per
- * unit), up to `parallel` batches at once on separate connections; a unit that lost a deadlock is run
+ * blocks the event loop. PostgreSQL: the same batch on one pooled connection, first without savepoints
+ * (runPg: a batch with a failing unit is rolled back whole and run again with a savepoint per unit),
+ * up to `parallel` batches at once on separate connections; a unit that lost a deadlock is run
  * again in the next batch, and once in a fresh savepoint after a unique-key violation (the key was taken by another
  * instance's transaction meanwhile: run again, the unit sees it, e.g. an idempotent replay). Which path runs is the storage layer's business (dialectOf).
  */
@@ -32,6 +33,9 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown; again
 /** Deadlocks one unit may lose before its request gets the error. */
 const DEADLOCKS_AT_MOST = 5;
 
+/** PostgreSQL: batches run with a savepoint per unit after one without them met a failing unit. */
+const CAREFUL_BATCHES = 8;
+
 export interface GroupCommitOptions {
   /** Caps how long one transaction holds the single connection and blocks the event loop. */
   maxBatch?: number;
@@ -45,8 +49,14 @@ export interface GroupCommitOptions {
 export class GroupCommit {
   private queue: Array<Pending<unknown>> = [];
   private draining = 0;
-  /** Batches committed and units run, for the benchmark and tests; reruns: units run again on PostgreSQL (a unique key taken meanwhile, a deadlock lost). */
-  readonly stats = { batches: 0, units: 0, largestBatch: 0, reruns: 0 };
+  /**
+   * Batches committed and units run, for the benchmark and tests; reruns: units run again on
+   * PostgreSQL (a unique key taken meanwhile, a deadlock lost); wholeBatches: PostgreSQL batches that
+   * ran without savepoints, and redone: those that met a failing unit and ran again with them.
+   */
+  readonly stats = { batches: 0, units: 0, largestBatch: 0, reruns: 0, wholeBatches: 0, redone: 0 };
+  /** PostgreSQL: batches still to run with a savepoint per unit since one without them met a failing unit. */
+  private careful = 0;
 
   private readonly maxBatch: number;
   private readonly windowMs: number;
@@ -63,7 +73,11 @@ export class GroupCommit {
     this.onBatch = options.onBatch ?? (() => undefined);
   }
 
-  /** Runs work in the next batch's transaction (in a savepoint of its own); settles after COMMIT. */
+  /**
+   * Runs work in the next batch's transaction (in a savepoint of its own); settles after COMMIT. On
+   * PostgreSQL work may run more than once (its transaction rolled back in between): it must change
+   * nothing outside the transaction it is given.
+   */
   run<T>(work: (tx: Tx) => T | Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ work, resolve, reject } as Pending<unknown>);
@@ -85,7 +99,7 @@ export class GroupCommit {
           // Taken once the connection is ours: everything that queued while we waited joins.
           outcomes = await onConnection(this.db, (conn) => {
             batch = this.queue.splice(0, this.maxBatch);
-            return batch.length === 0 ? [] : isPgConn(conn) ? this.runPgBatch(conn, batch) : this.runBatch(conn, batch);
+            return batch.length === 0 ? [] : isPgConn(conn) ? this.runPg(conn, batch) : this.runBatch(conn, batch);
           });
         } catch (error) {
           // BEGIN or COMMIT failed: nothing of this batch is on disk.
@@ -132,6 +146,50 @@ export class GroupCommit {
       sqlite.prepare('COMMIT').run();
     } catch (error) {
       if (sqlite.inTransaction) sqlite.prepare('ROLLBACK').run();
+      throw error;
+    }
+    return outcomes;
+  }
+
+  /**
+   * PostgreSQL: the batch first runs as one plain transaction, no savepoint per unit: a savepoint is
+   * a round trip per unit and a subtransaction on the server, about a fifth of a creation's time
+   * (BENCHMARKS.md, "PostgreSQL"). Units rarely fail (a replay or a duplicate order id is an answer,
+   * not an error). When one does, the whole transaction is rolled back, nothing of it is kept, and
+   * the same batch runs again with a savepoint per unit (runPgBatch), as do the next CAREFUL_BATCHES
+   * batches: a client sending failing requests costs at most one batch run twice in that many.
+   */
+  private async runPg(conn: Extract<Conn, { dialect: 'postgres' }>, batch: Array<Pending<unknown>>): Promise<Outcome[]> {
+    if (this.careful > 0) {
+      this.careful -= 1;
+      return this.runPgBatch(conn, batch);
+    }
+    const outcomes = await this.runPgWhole(conn, batch);
+    if (outcomes) return outcomes;
+    this.stats.redone += 1;
+    this.careful = CAREFUL_BATCHES;
+    return this.runPgBatch(conn, batch);
+  }
+
+  /** The batch in one transaction without savepoints; undefined when a unit failed (then all of it is rolled back). */
+  private async runPgWhole(conn: Extract<Conn, { dialect: 'postgres' }>, batch: Array<Pending<unknown>>): Promise<Outcome[] | undefined> {
+    this.stats.wholeBatches += 1;
+    const outcomes: Outcome[] = [];
+    await conn.query('BEGIN', []);
+    try {
+      for (const unit of batch) {
+        let value: unknown;
+        try {
+          value = await unit.work(conn as Tx);
+        } catch {
+          await conn.query('ROLLBACK', []);
+          return undefined;
+        }
+        outcomes.push({ ok: true, value });
+      }
+      await conn.query('COMMIT', []);
+    } catch (error) {
+      await conn.query('ROLLBACK', []).catch(() => undefined);
       throw error;
     }
     return outcomes;

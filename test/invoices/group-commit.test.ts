@@ -5,6 +5,9 @@ import { onPostgres } from '../helpers/database.js';
 import { GroupCommit } from '../../src/invoices/group-commit.js';
 import { compileQuery, type Param } from '../../src/db/compiled.js';
 
+/** The PostgreSQL-only counters: batches run without savepoints, and those run again with them (0 on SQLite). */
+const pgOnly = (counts: { wholeBatches: number; redone: number }) => (onPostgres ? counts : { wholeBatches: 0, redone: 0 });
+
 const insertTokenQuery = compileQuery((db, p: Param<{ hash: string }>) => db.insertInto('captcha_tokens').values({ token_hash: p('hash'), used_at: 1 }));
 
 test('group commit: units queued together share one transaction; a failing unit is rolled back alone', async () => {
@@ -31,11 +34,12 @@ test('group commit: units queued together share one transaction; a failing unit 
     );
     // Queued in the same tick: one transaction, one commit. On PostgreSQL the duplicate ran twice (a
     // unique key taken meanwhile may be another instance's, and then the unit answers as a replay).
-    assert.deepEqual(gc.stats, { batches: 1, units: 5, largestBatch: 5, reruns: onPostgres ? 1 : 0 });
+    // PostgreSQL ran the batch without savepoints first, met the failures, and ran it again with them.
+    assert.deepEqual(gc.stats, { batches: 1, units: 5, largestBatch: 5, reruns: onPostgres ? 1 : 0, ...pgOnly({ wholeBatches: 1, redone: 1 }) });
     // A batch is capped: 5 units with a cap of 2 make 3 commits.
     const small = new GroupCommit(t.deps.db, { maxBatch: 2 });
     await Promise.all(['e', 'f', 'g', 'h', 'i'].map((id) => small.run((tx) => insertTokenQuery.run(tx, { hash: id }))));
-    assert.deepEqual(small.stats, { batches: 3, units: 5, largestBatch: 2, reruns: 0 });
+    assert.deepEqual(small.stats, { batches: 3, units: 5, largestBatch: 2, reruns: 0, ...pgOnly({ wholeBatches: 3, redone: 0 }) });
   } finally {
     await t.close();
   }
@@ -68,7 +72,7 @@ test('group commit: failures first, twice in a row and last in a batch, by a thr
       ['rejected', 'fulfilled', 'rejected', 'rejected', 'fulfilled', 'rejected'],
     );
     assert.match(String((results[5] as PromiseRejectedResult).reason), /UNIQUE|duplicate key/);
-    assert.deepEqual(gc.stats, { batches: 1, units: 6, largestBatch: 6, reruns: onPostgres ? 2 : 0 });
+    assert.deepEqual(gc.stats, { batches: 1, units: 6, largestBatch: 6, reruns: onPostgres ? 2 : 0, ...pgOnly({ wholeBatches: 1, redone: 1 }) });
     // The last unit failing after a thrown error, in a batch of its own.
     await assert.rejects(unit(['b0', 'b1'], 'throw'), /unit b0,b1 failed/);
     const rows = await t.deps.db.selectFrom('captcha_tokens').select('token_hash').orderBy('token_hash').execute();
@@ -80,3 +84,66 @@ test('group commit: failures first, twice in a row and last in a batch, by a thr
     await t.close();
   }
 });
+
+test(
+  'group commit on PostgreSQL: batches run without savepoints; after a failing unit the next 8 take one per unit, then none again',
+  { skip: onPostgres ? false : 'PostgreSQL only (SQLite savepoints are function calls)' },
+  async () => {
+    const t = await startTestApp();
+    try {
+      const gc = new GroupCommit(t.deps.db);
+      const statements: string[] = [];
+      const unit = (id: string, fail = false) =>
+        gc.run(async (tx) => {
+          await insertTokenQuery.run(tx, { hash: id });
+          if (fail) throw new Error(`unit ${id} failed`);
+          return id;
+        });
+      const watched = async (ids: string[], failing?: string) => {
+        const pg = await import('pg');
+        const proto = pg.default.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
+        const query = proto.query;
+        proto.query = function (this: unknown, ...args: unknown[]) {
+          const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text: string }).text;
+          if (/SAVEPOINT|BEGIN|COMMIT|ROLLBACK/.test(text)) statements.push(text);
+          return query.apply(this, args);
+        };
+        try {
+          return await Promise.allSettled(ids.map((id) => unit(id, id === failing)));
+        } finally {
+          proto.query = query;
+        }
+      };
+      await watched(['a', 'b', 'c']);
+      assert.deepEqual(statements.splice(0), ['BEGIN', 'COMMIT']);
+      const settled = await watched(['d', 'e', 'f'], 'e');
+      assert.deepEqual(
+        settled.map((r) => r.status),
+        ['fulfilled', 'rejected', 'fulfilled'],
+      );
+      // Rolled back whole at the failure, then again with a savepoint per unit.
+      assert.deepEqual(statements.splice(0), [
+        'BEGIN',
+        'ROLLBACK',
+        'BEGIN; SAVEPOINT unit',
+        'RELEASE SAVEPOINT unit; SAVEPOINT unit',
+        'ROLLBACK TO SAVEPOINT unit',
+        'COMMIT',
+      ]);
+      for (let i = 0; i < 8; i++) {
+        await watched([`g${i}`]);
+        assert.deepEqual(statements.splice(0), ['BEGIN; SAVEPOINT unit', 'COMMIT'], `careful batch ${i + 1}`);
+      }
+      await watched(['h']);
+      assert.deepEqual(statements.splice(0), ['BEGIN', 'COMMIT']);
+      const rows = await t.deps.db.selectFrom('captcha_tokens').select('token_hash').orderBy('token_hash').execute();
+      assert.deepEqual(
+        rows.map((r) => r.token_hash),
+        ['a', 'b', 'c', 'd', 'f', 'g0', 'g1', 'g2', 'g3', 'g4', 'g5', 'g6', 'g7', 'h'],
+      );
+      assert.deepEqual({ whole: gc.stats.wholeBatches, redone: gc.stats.redone }, { whole: 3, redone: 1 });
+    } finally {
+      await t.close();
+    }
+  },
+);
