@@ -148,7 +148,7 @@ async function allocationCost(): Promise<void> {
     await writeTransaction(env.deps.db, async (_trx, tx) => {
       for (let i = 0; i < allocRuns; i++) {
         started = performance.now();
-        const a = await chooseAmount(tx, await claimCursor(tx, target, micros(BigInt(BASE)), micros(200_000n)), micros(200_000n), Date.now());
+        const a = await chooseAmount(tx, await claimCursor(tx, target, micros(BigInt(BASE))), micros(200_000n), Date.now());
         allocMs += performance.now() - started;
         if (a.kind !== 'fresh') throw new Error(`unexpected ${a.kind}`);
         await reservationInsert(target, micros(BigInt(BASE) + a.adjustment), holder, Date.now(), Date.now() + 1).run(tx);

@@ -117,7 +117,7 @@ export async function allocationCost(dir: string, n: number): Promise<Allocation
   await writeTransaction(deps.db, async (_trx, tx) => {
     for (let i = 0; i < allocRuns; i++) {
       const s = performance.now();
-      const a = await chooseAmount(tx, await claimCursor(tx, target, micros(base), micros(999_999n)), micros(999_999n), Date.now());
+      const a = await chooseAmount(tx, await claimCursor(tx, target, micros(base)), micros(999_999n), Date.now());
       allocMs += performance.now() - s;
       if (a.kind !== 'fresh') throw new Error(`unexpected ${a.kind}`);
       await reservationInsert(target, micros(base + a.adjustment), holder, Date.now(), Date.now() + 1).run(tx);

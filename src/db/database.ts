@@ -7,7 +7,7 @@
  */
 import { Kysely, SqliteDialect, sql, type Transaction } from 'kysely';
 import type pg from 'pg';
-import { LOCK_KEYS, isPostgresUrl, openPostgres, pgClientConn, pgConnOf, redactUrl, type PgConn, type PgPoolOptions } from './postgres.js';
+import { LOCK_KEYS, isPostgresUrl, isStale, openPostgres, pgClientConn, pgConnOf, redactUrl, type PgConn, type PgPoolOptions } from './postgres.js';
 import type { Database } from './schema.js';
 import { ensureDatabaseFile, openSqlite, type Sqlite, type StatementCache } from './sqlite.js';
 
@@ -160,7 +160,8 @@ export function onConnection<T>(db: Db, fn: (conn: Conn) => T | Promise<T>): Pro
 /**
  * fn on a client of the pool, checked out directly: compiled queries need no Kysely there (one
  * promise a query instead of several), and only such a client keeps named prepared statements. A
- * client whose fn failed other than by a server's error (the connection itself) is dropped.
+ * client whose fn failed other than by a server's error (the connection itself), or whose prepared
+ * statements the server no longer matches (isStale), is dropped.
  */
 async function onPooledClient<T>(pool: () => Promise<pg.Pool>, fn: (client: pg.PoolClient) => T | Promise<T>): Promise<T> {
   const client = await (await pool()).connect();
@@ -171,6 +172,6 @@ async function onPooledClient<T>(pool: () => Promise<pg.Pool>, fn: (client: pg.P
     if ((error as { severity?: string }).severity === undefined) broken = error instanceof Error ? error : new Error(String(error));
     throw error;
   } finally {
-    client.release(broken);
+    client.release(broken ?? (isStale(client) ? new Error('prepared statements out of step with the server') : undefined));
   }
 }

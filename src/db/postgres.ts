@@ -129,10 +129,32 @@ export function pgClientConn(client: pg.PoolClient, prepare: boolean): PgConn {
   return {
     dialect: 'postgres',
     query<R>(text: string, values: readonly unknown[], name?: string) {
-      const config: pg.QueryConfig = prepare && name !== undefined ? { name, text, values: values as unknown[] } : { text, values: values as unknown[] };
-      return client.query(config).then((result) => ({ rows: result.rows as R[], rowCount: result.rowCount ?? 0 }));
+      const named = prepare && name !== undefined;
+      const config: pg.QueryConfig = named ? { name, text, values: values as unknown[] } : { text, values: values as unknown[] };
+      return client.query(config).then(
+        (result) => ({ rows: result.rows as R[], rowCount: result.rowCount ?? 0 }),
+        (error: unknown) => {
+          if (named && STALE_STATEMENT.has((error as { code?: string }).code ?? '')) staleClients.add(client);
+          throw error;
+        },
+      );
     },
   };
+}
+
+/**
+ * 26000: the server connection does not know a statement this client prepared (a pooler handed the
+ * call to another one, or DISCARD ALL); 0A000: a prepared statement's result type changed (a
+ * column's type altered by a migration). pg keeps believing the statement is prepared on this
+ * client, so every later call of it would fail the same way: such a client is dropped when
+ * released (isStale), and the next checkout connects afresh.
+ */
+const STALE_STATEMENT = new Set(['26000', '0A000']);
+const staleClients = new WeakSet<pg.PoolClient>();
+
+/** Whether a client's prepared statements cannot be trusted any more (drop it, do not reuse it). */
+export function isStale(client: pg.PoolClient): boolean {
+  return staleClients.has(client);
 }
 
 /**

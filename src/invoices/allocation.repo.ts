@@ -9,7 +9,6 @@
  * never deleted), so each allocation does a few primary-key probes from the cursor on, whatever
  * the number of reservations. Amounts taken by other base prices are skipped once and for all.
  */
-import { sql, type Compilable } from 'kysely';
 import { compileQuery, type BoundQuery, type Param } from '../db/compiled.js';
 import type { Db, Tx } from '../db/database.js';
 import type { AmountReservationsTable } from '../db/schema.js';
@@ -39,13 +38,17 @@ type RangeKey = { network: string; token_contract: string; address: string; from
  * allocations of one pool are serialized across every instance; SQLite's BEGIN IMMEDIATE serializes
  * them already. One statement for what was a read, a read (the pool share) and, nearly always, a
  * write: the common allocation takes the cursor's own adjustment, and then the cursor is already
- * where it must end. On PostgreSQL the same statement also returns chooseAmount's first probe
- * (`used`: the used amounts from the claimed adjustment on, as usedAmountsQuery reads them), one
- * round trip fewer; on SQLite, where a statement is a function call, chooseAmount probes itself.
+ * where it must end.
+ *
+ * chooseAmount's probe of used amounts stays a statement of its own, sent after the claim, though
+ * PostgreSQL could return it with the claim (a sub-select in RETURNING, one round trip fewer): a
+ * statement reads from the snapshot taken when it started, so a claim that waited for another
+ * transaction's lock on the cursor would not see the amounts that transaction reserved through
+ * other prices of the same address (fiat prices lie close together), and would pick a taken one
+ * (test/invoices/allocation-instances.test.ts).
  */
-type ClaimRow = { next_adjustment: number; reusable_from: number; used?: number[] };
-const claimCursorQuery = compileQuery<CursorKey & { to: number }, ClaimRow>((db, p, { dialect }) => {
-  const claim = db
+const claimCursorQuery = compileQuery((db, p: Param<CursorKey>) =>
+  db
     .insertInto('amount_cursors')
     .values({ network: p('network'), token_contract: p('token_contract'), address: p('address'), base_amount: p('base_amount'), next_adjustment: 2 })
     .onConflict((oc) =>
@@ -53,16 +56,8 @@ const claimCursorQuery = compileQuery<CursorKey & { to: number }, ClaimRow>((db,
         .columns(['network', 'token_contract', 'address', 'base_amount'])
         .doUpdateSet((eb) => ({ next_adjustment: eb('amount_cursors.next_adjustment', '+', 1) })),
     )
-    .returning(['next_adjustment', 'reusable_from']);
-  if (dialect === 'sqlite') return claim as Compilable<ClaimRow>;
-  // RETURNING sees the claimed row: the probe starts at its adjustment before the move (next - 1).
-  return claim.returning(
-    sql<number[]>`(select coalesce(json_agg(u.amount order by u.amount), '[]'::json) from (select r.amount from amount_reservations r
-      where r.network = amount_cursors.network and r.token_contract = amount_cursors.token_contract and r.address = amount_cursors.address
-      and r.amount >= amount_cursors.base_amount + amount_cursors.next_adjustment - 1 and r.amount <= ${p('to')}
-      order by r.amount limit ${sql.lit(PROBE_CHUNK)}) u)`.as('used'),
-  ) as Compilable<ClaimRow>;
-});
+    .returning(['next_adjustment', 'reusable_from']),
+);
 
 /** The used amounts in [from, to], ascending, at most PROBE_CHUNK. */
 const usedAmountsQuery = compileQuery((db, p: Param<RangeKey>) =>
@@ -113,21 +108,14 @@ export interface ClaimedCursor {
   stored: bigint;
   /** Until when the whole range is known to be reserved (0: not known). */
   reusableFrom: number;
-  /** PostgreSQL: the first probe's answer, read with the claim (chooseAmount's first usedAmountsQuery). */
-  used?: Array<{ amount: number }>;
 }
 
-/**
- * Claims the cursor of `base` on the target (claimCursorQuery): call it once, before holdsPoolShare
- * and chooseAmount, with the same maxAdjustment.
- */
-export async function claimCursor(tx: Tx, target: AmountTarget, base: Micros, maxAdjustment: Micros): Promise<ClaimedCursor> {
+/** Claims the cursor of `base` on the target (claimCursorQuery): call it once, before holdsPoolShare and chooseAmount. */
+export async function claimCursor(tx: Tx, target: AmountTarget, base: Micros): Promise<ClaimedCursor> {
   const key: CursorKey = { network: target.network, token_contract: target.tokenContract, address: target.address, base_amount: toDbAmount(base) };
-  const row = (await claimCursorQuery.first(tx, { ...key, to: toDbAmount(base + maxAdjustment) }))!;
+  const row = (await claimCursorQuery.first(tx, key))!;
   const stored = BigInt(row.next_adjustment);
-  const claimed: ClaimedCursor = { key, base, from: stored - 1n, stored, reusableFrom: row.reusable_from };
-  if (row.used) claimed.used = row.used.map((amount) => ({ amount }));
-  return claimed;
+  return { key, base, from: stored - 1n, stored, reusableFrom: row.reusable_from };
 }
 
 /**
@@ -142,10 +130,7 @@ export async function chooseAmount(tx: Tx, cursor: ClaimedCursor, maxAdjustment:
   // the first chunk is empty at the cursor (one indexed probe); a long run of amounts taken by
   // other prices is crossed PROBE_CHUNK at a time and never again.
   while (found === undefined && adjustment <= maxAdjustment) {
-    // The first probe came with the claim on PostgreSQL (claimCursor); later ones, and SQLite's, are read here.
-    const used =
-      (adjustment === cursor.from ? cursor.used : undefined) ??
-      (await usedAmountsQuery.all(tx, { ...key, from: toDbAmount(base + adjustment), to: toDbAmount(base + maxAdjustment) }));
+    const used = await usedAmountsQuery.all(tx, { ...key, from: toDbAmount(base + adjustment), to: toDbAmount(base + maxAdjustment) });
     for (const row of used) {
       if (BigInt(row.amount) !== base + adjustment) break;
       adjustment += 1n;

@@ -154,8 +154,9 @@ export class GroupCommit {
   /**
    * PostgreSQL: the batch first runs as one plain transaction, no savepoint per unit: a savepoint is
    * a round trip per unit and a subtransaction on the server, about a fifth of a creation's time
-   * (BENCHMARKS.md, "PostgreSQL"). Units rarely fail (a replay or a duplicate order id is an answer,
-   * not an error). When one does, the whole transaction is rolled back, nothing of it is kept, and
+   * (BENCHMARKS.md, "PostgreSQL"). Most units succeed (a replay is an answer); a unit fails on a
+   * duplicate order id, a reused key, an unknown or archived wallet, the pool share, a rate limit or
+   * a database error. When one does, the whole transaction is rolled back, nothing of it is kept, and
    * the same batch runs again with a savepoint per unit (runPgBatch), as do the next CAREFUL_BATCHES
    * batches: a client sending failing requests costs at most one batch run twice in that many.
    */

@@ -147,7 +147,7 @@ export async function createInvoiceInTrx(
   const maxAdjustment = parseAmount(deps.config.invoices.max_adjustment)!;
   const { network } = deps.config;
   const target: AmountTarget = { network: network.id, tokenContract: network.usdtContract, address: wallet.address };
-  const cursor = await claimCursor(tx, target, base, maxAdjustment);
+  const cursor = await claimCursor(tx, target, base);
   await checkPoolShare(tx, deps, cursor, maxAdjustment, req.merchantId);
   const allocation = await chooseAmount(tx, cursor, maxAdjustment, now);
   if (allocation.kind === 'exhausted') return { exhausted: true };

@@ -56,7 +56,7 @@ test('a creation prepares its statements once per connection, and runs them agai
       await everyColumn.all(conn, { from: 0 });
       return preparedNames(conn);
     });
-    // The lookups (one combined read), the claim with its probe, the writes with the webhooks' read, and the read above.
+    // The lookups (one combined read), the claim, the probe, the writes with the webhooks' read, and the read above.
     assert.ok(names.filter((n) => n.startsWith('gw_c')).length >= 2, names.join(' '));
     assert.ok(names.includes(`gw_q${(namedColumns as unknown as { id: number }).id}`), names.join(' '));
     assert.ok(!names.includes(`gw_q${(everyColumn as unknown as { id: number }).id}`), 'a select * must not be prepared');
@@ -90,6 +90,22 @@ test('prepared_statements = false: nothing is prepared (a pooler that cannot kee
       return preparedNames(conn);
     });
     assert.deepEqual(names, []);
+  } finally {
+    await t.close();
+  }
+});
+
+test('a connection whose server forgot its prepared statements is dropped, not handed out again', { skip }, async () => {
+  const t = await startTestApp();
+  try {
+    await onConnection(t.deps.db, async (conn) => {
+      assert.deepEqual(await namedColumns.all(conn, { from: 0 }), []);
+      // What a pooler in transaction mode does: the next call reaches a server connection that never saw the statement.
+      await (conn as Extract<Conn, { dialect: 'postgres' }>).query('DEALLOCATE ALL', []);
+      await assert.rejects(Promise.resolve(namedColumns.all(conn, { from: 0 })), /does not exist/);
+    });
+    // The pool hands out its last released client first: without the drop this would be the same one and fail alike.
+    for (let i = 0; i < 3; i++) assert.deepEqual(await onConnection(t.deps.db, (conn) => namedColumns.all(conn, { from: 0 })), []);
   } finally {
     await t.close();
   }

@@ -1,10 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestApp } from '../helpers/app.js';
+import { sql } from 'kysely';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { onPostgres } from '../helpers/database.js';
 import { signedInMerchant } from '../helpers/fixtures.js';
-import { openDatabase } from '../../src/db/database.js';
+import { onConnection, openDatabase, type Conn, type Tx } from '../../src/db/database.js';
 import { createDeps } from '../../src/deps.js';
-import { InvoiceCreator } from '../../src/invoices/invoices.service.js';
+import { createInvoiceOrThrow, InvoiceCreator } from '../../src/invoices/invoices.service.js';
 import { createLogger } from '../../src/lib/log.js';
 import { registerWallet } from '../../src/wallets/wallets.repo.js';
 
@@ -62,3 +64,64 @@ test('two instances creating at one price on one wallet never hand out the same 
     await t.close();
   }
 });
+
+/**
+ * A claim that waited for another transaction's lock on the cursor must still see the amounts that
+ * transaction reserved through another price of the same address: 10.000001's first amount is
+ * 10.000002, the second adjustment of 10.000000. Returning the probe of used amounts with the claim
+ * (one statement, one snapshot taken before the wait) handed 10.000002 out again, and the
+ * reservation's primary key refused it: a 500 for a shop's order.
+ */
+test(
+  'a claim that waited on the cursor sees what the transaction it waited for reserved at another price (PostgreSQL)',
+  { skip: onPostgres ? false : 'needs TEST_DATABASE_URL (SQLite serializes whole transactions)' },
+  async () => {
+    const t = await startTestApp({ config: { rate_limits: { invoices_per_merchant: 0 } } });
+    try {
+      const { merchant } = await signedInMerchant(t);
+      const { wallet } = await registerWallet(t.deps.db, t.config.network.id, merchant.id, 'Main', 'TL24LCps5FKwp3PoU1MvrYrwhi5LU1tHre', t.clock.now());
+      const create = (tx: Tx, i: number, amount: string) =>
+        createInvoiceOrThrow(tx, t.deps, {
+          merchantId: merchant.id,
+          idempotencyKey: `k-${i}`,
+          body: { merchant_order_id: `o-${i}`, amount, wallet_id: wallet.id, expires_in_minutes: 20 },
+        });
+      const pg = (conn: Conn) => conn as Extract<Conn, { dialect: 'postgres' }>;
+      const second = await onConnection(t.deps.db, async (first) => {
+        await pg(first).query('BEGIN', []);
+        assert.equal((await create(first as Tx, 1, '10')).invoice.payableAmount, 10_000_001n);
+        assert.equal((await create(first as Tx, 2, '10.000001')).invoice.payableAmount, 10_000_002n);
+        // Another transaction claims 10.000000's cursor: it waits for the first's lock.
+        const waiting = onConnection(t.deps.db, async (conn) => {
+          await pg(conn).query('BEGIN', []);
+          try {
+            const created = await create(conn as Tx, 3, '10');
+            await pg(conn).query('COMMIT', []);
+            return created;
+          } catch (error) {
+            await pg(conn).query('ROLLBACK', []);
+            throw error;
+          }
+        });
+        await waitUntilWaitingForLock(t);
+        await pg(first).query('COMMIT', []);
+        return waiting;
+      });
+      assert.equal(second.invoice.payableAmount, 10_000_003n);
+    } finally {
+      await t.close();
+    }
+  },
+);
+
+/** Until a backend of this database waits for a lock (the second transaction's claim). */
+async function waitUntilWaitingForLock(t: TestApp): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    const { rows } = await sql<{
+      n: number;
+    }>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`.execute(t.deps.db);
+    if (rows[0]!.n > 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error('the second claim never waited for the first transaction');
+}
