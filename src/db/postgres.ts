@@ -22,7 +22,7 @@ export interface PgConn {
    * bind values afterwards (PostgreSQL then skips parsing and planning: docs/operations.md,
    * "Prepared statements"); ignored where the connection cannot keep one (a Kysely connection).
    */
-  query<R>(text: string, values: readonly unknown[], name?: string): Promise<{ rows: R[]; rowCount: number }>;
+  query<R>(text: string, values: readonly unknown[], name?: string): Promise<{ rows: R[]; rowCount: number; command?: string }>;
 }
 
 export function isPostgresUrl(url: string): boolean {
@@ -132,7 +132,11 @@ export function pgClientConn(client: pg.PoolClient, prepare: boolean): PgConn {
       const named = prepare && name !== undefined;
       const config: pg.QueryConfig = named ? { name, text, values: values as unknown[] } : { text, values: values as unknown[] };
       return client.query(config).then(
-        (result) => ({ rows: result.rows as R[], rowCount: result.rowCount ?? 0 }),
+        (answer) => {
+          // A string of several statements (simple protocol) answers each: the last one says how it ended.
+          const result = Array.isArray(answer) ? (answer[answer.length - 1] as pg.QueryResult) : answer;
+          return { rows: result.rows as R[], rowCount: result.rowCount ?? 0, command: result.command };
+        },
         (error: unknown) => {
           if (named && STALE_STATEMENT.has((error as { code?: string }).code ?? '')) staleClients.add(client);
           throw error;

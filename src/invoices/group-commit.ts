@@ -188,7 +188,7 @@ export class GroupCommit {
         }
         outcomes.push({ ok: true, value });
       }
-      await conn.query('COMMIT', []);
+      await commit(conn, 'COMMIT');
     } catch (error) {
       await conn.query('ROLLBACK', []).catch(() => undefined);
       throw error;
@@ -240,11 +240,21 @@ export class GroupCommit {
           }
         }
       }
-      await conn.query(next.startsWith('ROLLBACK') ? `${next}; COMMIT` : 'COMMIT', []);
+      await commit(conn, next.startsWith('ROLLBACK') ? `${next}; COMMIT` : 'COMMIT');
     } catch (error) {
       await conn.query('ROLLBACK', []).catch(() => undefined);
       throw error;
     }
     return outcomes;
   }
+}
+
+/**
+ * COMMIT that refuses a rolled-back transaction: PostgreSQL answers COMMIT on a transaction a failed
+ * statement aborted with a ROLLBACK, not an error. A unit that caught a database error itself and
+ * returned would otherwise leave every unit of the batch answered while nothing was stored.
+ */
+async function commit(conn: Extract<Conn, { dialect: 'postgres' }>, text: string): Promise<void> {
+  const done = await conn.query(text, []);
+  if (done.command === 'ROLLBACK') throw new Error('PostgreSQL rolled the batch back at COMMIT: a statement in it had failed');
 }

@@ -147,3 +147,33 @@ test(
     }
   },
 );
+
+test(
+  'group commit on PostgreSQL: a batch the server rolled back at COMMIT (a unit swallowed a failed statement) answers no unit as done',
+  { skip: onPostgres ? false : 'PostgreSQL only (COMMIT of an aborted transaction)' },
+  async () => {
+    const t = await startTestApp();
+    try {
+      const gc = new GroupCommit(t.deps.db);
+      const settled = await Promise.allSettled([
+        gc.run(async (tx) => {
+          await insertTokenQuery.run(tx, { hash: 'kept?' });
+          return 'first';
+        }),
+        // The last unit: its statement fails and it carries on, so nothing runs after it before COMMIT.
+        gc.run(async (tx) => {
+          await Promise.resolve(insertTokenQuery.run(tx, { hash: 'kept?' })).catch(() => undefined);
+          return 'second';
+        }),
+      ]);
+      assert.deepEqual(
+        settled.map((r) => r.status),
+        ['rejected', 'rejected'],
+      );
+      assert.match(String((settled[0] as PromiseRejectedResult).reason), /rolled the batch back at COMMIT/);
+      assert.deepEqual(await t.deps.db.selectFrom('captcha_tokens').select('token_hash').execute(), []);
+    } finally {
+      await t.close();
+    }
+  },
+);
