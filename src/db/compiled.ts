@@ -175,7 +175,7 @@ class Compiled<P, R> implements CompiledQuery<P, R> {
 
   /** The prepared statement on SQLite (the handle caches it by text). */
   private statement(sqlite: Sqlite) {
-    return sqlite.prepare((this.sqlite ?? this.text('sqlite')).sql);
+    return sqlite.prepare(this.text('sqlite').sql);
   }
 
   private pg(conn: PgConn, params: P) {

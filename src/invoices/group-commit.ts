@@ -16,7 +16,7 @@
  * again in the next batch, and once in a fresh savepoint after a unique-key violation (the key was taken by another
  * instance's transaction meanwhile: run again, the unit sees it, e.g. an idempotent replay). Which path runs is the storage layer's business (dialectOf).
  */
-import { dialectOf, onConnection, isPgConn, type Conn, type Db, type Tx } from '../db/database.js';
+import { dialectOf, onConnection, isPgConn, type Db, type PgConn, type Sqlite, type Tx } from '../db/database.js';
 import { isRetryable, isUniqueViolation } from '../db/postgres.js';
 
 interface Pending<T> {
@@ -127,7 +127,7 @@ export class GroupCommit {
   }
 
   /** One transaction, one savepoint per unit; throws only when BEGIN or COMMIT fails (then rolled back). */
-  private async runBatch(sqlite: Exclude<Conn, { dialect: 'postgres' }>, batch: Array<Pending<unknown>>): Promise<Outcome[]> {
+  private async runBatch(sqlite: Sqlite, batch: Array<Pending<unknown>>): Promise<Outcome[]> {
     const outcomes: Outcome[] = [];
     sqlite.prepare('BEGIN IMMEDIATE').run();
     try {
@@ -160,7 +160,7 @@ export class GroupCommit {
    * the same batch runs again with a savepoint per unit (runPgBatch), as do the next CAREFUL_BATCHES
    * batches: a client sending failing requests costs at most one batch run twice in that many.
    */
-  private async runPg(conn: Extract<Conn, { dialect: 'postgres' }>, batch: Array<Pending<unknown>>): Promise<Outcome[]> {
+  private async runPg(conn: PgConn, batch: Array<Pending<unknown>>): Promise<Outcome[]> {
     if (this.careful > 0) {
       this.careful -= 1;
       return this.runPgBatch(conn, batch);
@@ -173,7 +173,7 @@ export class GroupCommit {
   }
 
   /** The batch in one transaction without savepoints; undefined when a unit failed (then all of it is rolled back). */
-  private async runPgWhole(conn: Extract<Conn, { dialect: 'postgres' }>, batch: Array<Pending<unknown>>): Promise<Outcome[] | undefined> {
+  private async runPgWhole(conn: PgConn, batch: Array<Pending<unknown>>): Promise<Outcome[] | undefined> {
     this.stats.wholeBatches += 1;
     const outcomes: Outcome[] = [];
     await conn.query('BEGIN', []);
@@ -211,7 +211,7 @@ export class GroupCommit {
    * rolled back before anything else runs in the transaction; a failure of such a string (the
    * connection) fails the whole batch, as a failed BEGIN or COMMIT does.
    */
-  private async runPgBatch(conn: Extract<Conn, { dialect: 'postgres' }>, batch: Array<Pending<unknown>>): Promise<Outcome[]> {
+  private async runPgBatch(conn: PgConn, batch: Array<Pending<unknown>>): Promise<Outcome[]> {
     const outcomes: Outcome[] = [];
     let next = 'BEGIN; SAVEPOINT unit';
     try {
@@ -254,7 +254,7 @@ export class GroupCommit {
  * statement aborted with a ROLLBACK, not an error. A unit that caught a database error itself and
  * returned would otherwise leave every unit of the batch answered while nothing was stored.
  */
-async function commit(conn: Extract<Conn, { dialect: 'postgres' }>, text: string): Promise<void> {
+async function commit(conn: PgConn, text: string): Promise<void> {
   const done = await conn.query(text, []);
   if (done.command === 'ROLLBACK') throw new Error('PostgreSQL rolled the batch back at COMMIT: a statement in it had failed');
 }

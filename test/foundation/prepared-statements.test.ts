@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { onPostgres } from '../helpers/database.js';
 import { signedInMerchant } from '../helpers/fixtures.js';
-import { onConnection, type Conn } from '../../src/db/database.js';
+import { onConnection, type Conn, type PgConn } from '../../src/db/database.js';
 import { compileQuery, preparable, type Param } from '../../src/db/compiled.js';
 import { InvoiceCreator } from '../../src/invoices/invoices.service.js';
 import { registerWallet } from '../../src/wallets/wallets.repo.js';
@@ -22,7 +22,7 @@ const namedColumns = compileQuery((db, p: Param<{ from: number }>) =>
 );
 
 async function preparedNames(conn: Conn): Promise<string[]> {
-  const { rows } = await (conn as Extract<Conn, { dialect: 'postgres' }>).query<{ name: string }>('SELECT name FROM pg_prepared_statements ORDER BY name', []);
+  const { rows } = await (conn as PgConn).query<{ name: string }>('SELECT name FROM pg_prepared_statements ORDER BY name', []);
   return rows.map((r) => r.name);
 }
 
@@ -101,7 +101,7 @@ test('a connection whose server forgot its prepared statements is dropped, not h
     await onConnection(t.deps.db, async (conn) => {
       assert.deepEqual(await namedColumns.all(conn, { from: 0 }), []);
       // What a pooler in transaction mode does: the next call reaches a server connection that never saw the statement.
-      await (conn as Extract<Conn, { dialect: 'postgres' }>).query('DEALLOCATE ALL', []);
+      await (conn as PgConn).query('DEALLOCATE ALL', []);
       await assert.rejects(Promise.resolve(namedColumns.all(conn, { from: 0 })), /does not exist/);
     });
     // The pool hands out its last released client first: without the drop this would be the same one and fail alike.

@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { onPostgres } from '../helpers/database.js';
 import { signedInMerchant } from '../helpers/fixtures.js';
-import { onConnection, openDatabase, type Conn, type Tx } from '../../src/db/database.js';
+import { onConnection, openDatabase, type Conn, type PgConn, type Tx } from '../../src/db/database.js';
 import { createDeps } from '../../src/deps.js';
 import { createInvoiceOrThrow, InvoiceCreator } from '../../src/invoices/invoices.service.js';
 import { createLogger } from '../../src/lib/log.js';
@@ -86,7 +86,7 @@ test(
           idempotencyKey: `k-${i}`,
           body: { merchant_order_id: `o-${i}`, amount, wallet_id: wallet.id, expires_in_minutes: 20 },
         });
-      const pg = (conn: Conn) => conn as Extract<Conn, { dialect: 'postgres' }>;
+      const pg = (conn: Conn) => conn as PgConn;
       const second = await onConnection(t.deps.db, async (first) => {
         await pg(first).query('BEGIN', []);
         assert.equal((await create(first as Tx, 1, '10')).invoice.payableAmount, 10_000_001n);

@@ -10,16 +10,19 @@ const pgOnly = (counts: { wholeBatches: number; redone: number }) => (onPostgres
 
 const insertTokenQuery = compileQuery((db, p: Param<{ hash: string }>) => db.insertInto('captcha_tokens').values({ token_hash: p('hash'), used_at: 1 }));
 
+/** A unit that inserts one token, then fails when told to. */
+const tokenUnit = (gc: GroupCommit, id: string, fail = false) =>
+  gc.run(async (tx) => {
+    await insertTokenQuery.run(tx, { hash: id });
+    if (fail) throw new Error(`unit ${id} failed`);
+    return id;
+  });
+
 test('group commit: units queued together share one transaction; a failing unit is rolled back alone', async () => {
   const t = await startTestApp();
   try {
     const gc = new GroupCommit(t.deps.db);
-    const insert = (id: string, fail = false) =>
-      gc.run(async (tx) => {
-        await insertTokenQuery.run(tx, { hash: id });
-        if (fail) throw new Error(`unit ${id} failed`);
-        return id;
-      });
+    const insert = (id: string, fail = false) => tokenUnit(gc, id, fail);
     const results = await Promise.allSettled([insert('a'), insert('b'), insert('c', true), insert('d'), insert('b')]);
     assert.deepEqual(
       results.map((r) => r.status),
@@ -93,12 +96,6 @@ test(
     try {
       const gc = new GroupCommit(t.deps.db);
       const statements: string[] = [];
-      const unit = (id: string, fail = false) =>
-        gc.run(async (tx) => {
-          await insertTokenQuery.run(tx, { hash: id });
-          if (fail) throw new Error(`unit ${id} failed`);
-          return id;
-        });
       const watched = async (ids: string[], failing?: string) => {
         const pg = await import('pg');
         const proto = pg.default.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
@@ -109,7 +106,7 @@ test(
           return query.apply(this, args);
         };
         try {
-          return await Promise.allSettled(ids.map((id) => unit(id, id === failing)));
+          return await Promise.allSettled(ids.map((id) => tokenUnit(gc, id, id === failing)));
         } finally {
           proto.query = query;
         }
