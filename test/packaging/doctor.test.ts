@@ -16,6 +16,8 @@ import { tempDir } from '../helpers/app.js';
 import { freePort, runCli } from '../helpers/process.js';
 import { makeTestCa, type TestCa } from '../helpers/test-ca.js';
 import { nonLoopbackAddress } from '../helpers/smtp.js';
+import { onPostgres, scratchDatabase } from '../helpers/database.js';
+import { withClient } from '../../src/db/postgres.js';
 
 interface TronStandIn {
   url: string;
@@ -389,3 +391,70 @@ api_key = "k"`;
     /the database belongs to tron-nile, but tron\.network = "mainnet" \(tron-mainnet\): serve refuses to start/,
   );
 });
+
+test(
+  'doctor on PostgreSQL: the server and its version, migrations, a role without privileges, autovacuum off for a table, an unreachable server',
+  { skip: onPostgres ? false : 'needs TEST_DATABASE_URL' },
+  async (t) => {
+    const tron = await tronStandIn();
+    const scratch = await scratchDatabase();
+    t.after(async () => {
+      await tron.close();
+      await withClient(scratch.url, (c) => c.query('DROP OWNED BY gw_doctor_limited; DROP ROLE IF EXISTS gw_doctor_limited')).catch(() => undefined);
+      await scratch.drop();
+    });
+    const dir = tempDir('gatewayd-doctor-pg-');
+    const config = join(dir, 'gatewayd.toml');
+    const write = (url: string) =>
+      writeFileSync(
+        config,
+        `[server]\npublic_url = "https://pay.example.com"\ntrust_proxy = true\nsecret = "0123456789abcdef0123456789abcdef-long-enough"\n[tron]\napi_url = "${tron.url}"\napi_key = "k"\n[database]\nurl = "${url}"\n`,
+        { mode: 0o600 },
+      );
+    write(scratch.url);
+
+    const empty = await doctor(config);
+    assert.match(line(empty.lines, 'ok', 'database') ?? '', /PostgreSQL 1\d/, empty.text);
+    assert.match(line(empty.lines, 'FAIL', 'migrations') ?? '', /no migration was ever applied: run `gatewayd migrate`/, empty.text);
+
+    const migrated = runCli(['migrate', '--config', config]);
+    assert.equal(migrated.status, 0, migrated.stderr);
+    const healthy = await doctor(config);
+    for (const check of ['database', 'privileges', 'migrations', 'network']) {
+      assert.ok(line(healthy.lines, 'ok', check), `ok ${check}\n${healthy.text}`);
+    }
+    // The test server's own setting (a throwaway CI cluster may run without autovacuum).
+    const autovacuum = await withClient(scratch.url, (c) => c.query<{ on: boolean }>(`SELECT current_setting('autovacuum') = 'on' AS on`));
+    if (autovacuum.rows[0]!.on) assert.match(line(healthy.lines, 'ok', 'statistics') ?? '', /autovacuum keeps the planner statistics/, healthy.text);
+    else assert.match(line(healthy.lines, 'WARN', 'statistics') ?? '', /^WARN +statistics +autovacuum is off: /, healthy.text);
+    assert.equal(healthy.code, 0, healthy.text);
+    assert.match(line(healthy.lines, 'ok', 'migrations') ?? '', /\d+ applied, none pending/);
+
+    // Without autovacuum a table's statistics go stale, and so do the plans of the prepared lookups.
+    await withClient(scratch.url, (c) => c.query('ALTER TABLE invoices SET (autovacuum_enabled = false)'));
+    const stale = await doctor(config);
+    assert.match(line(stale.lines, 'WARN', 'statistics') ?? '', /autovacuum_enabled = false on invoices: .*ANALYZE/, stale.text);
+
+    // A role that may connect but owns nothing and was granted nothing.
+    await withClient(scratch.url, (c) =>
+      c.query(`DROP ROLE IF EXISTS gw_doctor_limited; CREATE ROLE gw_doctor_limited LOGIN; REVOKE CREATE ON SCHEMA public FROM PUBLIC`),
+    );
+    const limited = new URL(scratch.url);
+    limited.username = 'gw_doctor_limited';
+    write(limited.toString());
+    const denied = await doctor(config);
+    assert.equal(denied.code, 1);
+    assert.match(
+      line(denied.lines, 'FAIL', 'privileges') ?? '',
+      /role gw_doctor_limited lacks CREATE on the schema \(migrations add tables\); SELECT, INSERT, UPDATE, DELETE on .*invoices/,
+      denied.text,
+    );
+
+    const closed = new URL(scratch.url);
+    closed.port = String(await freePort());
+    write(closed.toString());
+    const unreachable = await doctor(config);
+    assert.equal(unreachable.code, 1);
+    assert.match(line(unreachable.lines, 'FAIL', 'database') ?? '', /cannot connect \(.*ECONNREFUSED/, unreachable.text);
+  },
+);
