@@ -126,12 +126,17 @@ export function pgConnOf(connection: { executeQuery: DatabaseConnection['execute
  * `prepare` is on. The client keeps what it prepared for as long as it lives.
  */
 export function pgClientConn(client: pg.PoolClient, prepare: boolean): PgConn {
+  // Queries go to the server one at a time, in the order asked: the group commit's units run at once
+  // on one connection (pg deprecates calling query on a client that is still busy).
+  let previous: Promise<unknown> = Promise.resolve();
   return {
     dialect: 'postgres',
     query<R>(text: string, values: readonly unknown[], name?: string) {
       const named = prepare && name !== undefined;
       const config: pg.QueryConfig = named ? { name, text, values: values as unknown[] } : { text, values: values as unknown[] };
-      return client.query(config).then(
+      const sent = previous.then(() => client.query(config));
+      previous = sent.then(ignore, ignore);
+      return sent.then(
         (answer) => {
           // A string of several statements (simple protocol) answers each: the last one says how it ended.
           const result = Array.isArray(answer) ? (answer[answer.length - 1] as pg.QueryResult) : answer;
@@ -145,6 +150,8 @@ export function pgClientConn(client: pg.PoolClient, prepare: boolean): PgConn {
     },
   };
 }
+
+const ignore = (): void => undefined;
 
 /**
  * 26000: the server connection does not know a statement this client prepared (a pooler handed the

@@ -13,6 +13,7 @@ import { compileQuery, type BoundQuery, type Param } from '../db/compiled.js';
 import type { Db, Tx } from '../db/database.js';
 import type { AmountReservationsTable } from '../db/schema.js';
 import { fromDbAmount, micros, toDbAmount, type Micros } from '../lib/amounts.js';
+import { unitsRunAtOnce } from './group-commit.js';
 
 export interface AmountTarget {
   network: string;
@@ -124,6 +125,7 @@ export async function claimCursor(tx: Tx, target: AmountTarget, base: Micros): P
  */
 export async function chooseAmount(tx: Tx, cursor: ClaimedCursor, maxAdjustment: Micros, now: number): Promise<Allocation> {
   const { key, base } = cursor;
+  const taken = chosenAlongside(tx, key);
   let adjustment = cursor.from;
   let found: bigint | undefined;
   // The used amounts from the cursor on, in ascending chunks: the first gap is the answer. Usually
@@ -131,14 +133,21 @@ export async function chooseAmount(tx: Tx, cursor: ClaimedCursor, maxAdjustment:
   // other prices is crossed PROBE_CHUNK at a time and never again.
   while (found === undefined && adjustment <= maxAdjustment) {
     const used = await usedAmountsQuery.all(tx, { ...key, from: toDbAmount(base + adjustment), to: toDbAmount(base + maxAdjustment) });
-    for (const row of used) {
-      if (BigInt(row.amount) !== base + adjustment) break;
+    // A chunk shorter than PROBE_CHUNK holds every used amount up to the end of the range.
+    const toTheEnd = used.length < PROBE_CHUNK;
+    let i = 0;
+    while (adjustment <= maxAdjustment) {
+      const amount = base + adjustment;
+      if (i < used.length && BigInt(used[i]!.amount) === amount) i += 1;
+      else if (i === used.length && !toTheEnd) break;
+      else if (!taken?.has(amount)) {
+        found = adjustment;
+        break;
+      }
       adjustment += 1n;
     }
-    if (used.length < PROBE_CHUNK || BigInt(used[used.length - 1]!.amount) !== base + adjustment - 1n) {
-      if (adjustment <= maxAdjustment) found = adjustment;
-    }
   }
+  if (found !== undefined) taken?.add(base + found);
   // The cursor moves past the chosen amount (it is about to be reserved) or to the end of the range.
   const next = toDbAmount(found === undefined ? adjustment : found + 1n);
   if (cursor.stored !== BigInt(next)) await saveCursorQuery.run(tx, { ...key, next });
@@ -153,6 +162,34 @@ export async function chooseAmount(tx: Tx, cursor: ClaimedCursor, maxAdjustment:
   if (oldest && oldest.reserved_until <= now) return { kind: 'reuse', adjustment: micros(BigInt(oldest.amount) - base) };
   if (oldest) await reusableFromQuery.run(tx, { ...key, reusableFrom: oldest.reserved_until });
   return { kind: 'exhausted' };
+}
+
+/**
+ * Amounts chosen on this address by units of the same group-commit transaction that run at once
+ * (unitsRunAtOnce): a unit's probe of used amounts may have run before another unit's reservation
+ * was written, so what the batch chose is kept here too, and chooseAmount skips it. Undefined for
+ * a transaction whose units run one after another (each sees what the earlier ones wrote).
+ */
+function chosenAlongside(tx: Tx, key: CursorKey): Set<bigint> | undefined {
+  if (!unitsRunAtOnce(tx)) return undefined;
+  let byAddress = chosenInBatch.get(tx);
+  if (!byAddress) chosenInBatch.set(tx, (byAddress = new Map()));
+  const address = `${key.network} ${key.token_contract} ${key.address}`;
+  let chosen = byAddress.get(address);
+  if (!chosen) byAddress.set(address, (chosen = new Set()));
+  return chosen;
+}
+
+const chosenInBatch = new WeakMap<Tx, Map<string, Set<bigint>>>();
+
+/**
+ * Thrown where a unit must see every other unit's writes, in a transaction whose units run at once:
+ * the group commit then runs the batch again unit by unit (GroupCommit.runPg).
+ */
+class RunAlone extends Error {
+  constructor(what: string) {
+    super(`${what} needs the batch's units run one after another`);
+  }
 }
 
 const heldQuery = compileQuery((db, p: Param<RangeKey & { merchant_id: string; now: number; cap: number }>) =>
@@ -190,6 +227,8 @@ export async function holdsPoolShare(
   const { maxAdjustment, cap } = pool;
   const { key, base } = cursor;
   if (cursor.from - 1n < cap || !(await shared())) return false;
+  // Counted from the reservations written: those of other units of a batch running at once are not yet.
+  if (unitsRunAtOnce(tx)) throw new RunAlone('the pool share of a shared address');
   const held = await heldQuery.first(tx, {
     network: key.network,
     token_contract: key.token_contract,

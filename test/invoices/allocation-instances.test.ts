@@ -10,6 +10,10 @@ import { createInvoiceOrThrow, InvoiceCreator } from '../../src/invoices/invoice
 import { createLogger } from '../../src/lib/log.js';
 import { registerWallet } from '../../src/wallets/wallets.repo.js';
 
+/** Node's warnings while this file runs (pg deprecates a query sent to a client still busy with another). */
+const warnings: string[] = [];
+process.on('warning', (w) => warnings.push(w.message));
+
 /**
  * Two instances (two pools, two group commits on one database) creating on one wallet at one price,
  * starting from a pool with no cursor row: the cursor's claim (one INSERT ... ON CONFLICT DO UPDATE,
@@ -125,3 +129,43 @@ async function waitUntilWaitingForLock(t: TestApp): Promise<void> {
   }
   throw new Error('the second claim never waited for the first transaction');
 }
+
+/**
+ * On PostgreSQL a batch's units run at once on one connection (GroupCommit.runPgWhole): a unit's
+ * probe of used amounts may run before another unit's reservation is written. Where the cursor
+ * must cross amounts another price took, every unit of the batch crosses the same run; the amounts
+ * the batch already chose are skipped (allocation.repo.ts, chosenAlongside), so the batch commits
+ * as it ran, with no amount twice and no second run. On SQLite the units run one after another.
+ */
+test('units of one batch crossing amounts of another price never choose the same amount, and the batch runs once', async () => {
+  const t = await startTestApp({ config: { rate_limits: { invoices_per_merchant: 0 } } });
+  try {
+    const { merchant } = await signedInMerchant(t);
+    const { wallet } = await registerWallet(t.deps.db, t.config.network.id, merchant.id, 'Main', 'TL24LCps5FKwp3PoU1MvrYrwhi5LU1tHre', t.clock.now());
+    const creator = new InvoiceCreator(t.deps);
+    const create = (i: number, amount: string) =>
+      creator.create({
+        merchantId: merchant.id,
+        idempotencyKey: `k-${i}`,
+        body: { merchant_order_id: `o-${i}`, amount, wallet_id: wallet.id, expires_in_minutes: 20 },
+      });
+    // 10.000001 takes 10.000002 to 10.000006.
+    for (let i = 0; i < 5; i++) assert.equal((await create(i, '10.000001')).invoice.payableAmount, 10_000_002n + BigInt(i));
+    const batches = creator.committer.stats.batches;
+    const redone = creator.committer.stats.redone;
+    const created = await Promise.all(Array.from({ length: 16 }, (_, i) => create(100 + i, '10')));
+    assert.equal(creator.committer.stats.batches, batches + 1, 'the 16 creations were one batch');
+    assert.equal(creator.committer.stats.redone, redone, 'the batch ran once');
+    const amounts = created.map((c) => c.invoice.payableAmount).sort((a, b) => (a < b ? -1 : 1));
+    const expected = [10_000_001n, ...Array.from({ length: 15 }, (_, i) => 10_000_007n + BigInt(i))];
+    assert.deepEqual(amounts, expected);
+    // pg warns once per process: any batch of this file's tests would have set it off.
+    assert.deepEqual(
+      warnings.filter((w) => /already executing a query/.test(w)),
+      [],
+      'queries of one connection are sent one at a time',
+    );
+  } finally {
+    await t.close();
+  }
+});
