@@ -1,10 +1,14 @@
 /**
  * Invoice creations on PostgreSQL, beside the server's own ceilings measured in the same run:
- *   1. one instance: N concurrent creations through one InvoiceCreator (group commit, its pool);
+ *   1. one instance: N concurrent creations through one InvoiceCreator (group commit, its pool),
+ *      after 500 creations and an ANALYZE (the statistics a running gateway's autovacuum keeps);
  *   2. two instances: the same N split over two InvoiceCreators with their own pools on the same
  *      database (the database side of two gateways; HTTP is measured by bench:invoices), for one
  *      merchant's wallet and price (their batches take the same row locks: they run in turn), and
- *      with each instance creating for a merchant and wallet of its own (no row shared);
+ *      with each instance creating for a merchant and wallet of its own (no row shared); then one
+ *      and two instances each in a worker thread of its own (its own event loop and heap, as a
+ *      gateway process has), which the pools of one thread cannot show once one instance keeps
+ *      its thread busy;
  *   3. the ceiling: the same number of invoice rows (with their reservation and event) written by
  *      a bare `pg` loop, 64 per transaction, on one connection (what one instance's group commit
  *      uses: one batch at a time) and on four at once;
@@ -19,13 +23,17 @@
  * two gateways); HTTP is measured by bench:invoices. Beside each rate: the queries sent to the
  * server per creation (or per invoice of the ceiling), each one round trip (a query string of
  * several statements is one), counted on the `pg` client, BEGIN and COMMIT included and shared by a
- * batch: the figure that does not depend on the machine's load.
+ * batch: the figure that does not depend on the machine's load. And the cores kept busy meanwhile:
+ * CPU seconds over wall seconds of this process (every thread) and of the server's processes when
+ * it runs on this machine, to read a rate against what the machine had left.
  * `npm run bench:postgres -- [--url postgres://postgres@127.0.0.1:5432/postgres] [--creations 2000] [--big 1000000]`
  * Creates and drops its own databases on that server.
  */
 import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import pg from 'pg';
 import { openDatabase } from '../src/db/database.js';
 import { migrateDatabase } from '../src/db/migrator.js';
@@ -40,9 +48,11 @@ import { registerWallet } from '../src/wallets/wallets.repo.js';
 import { createLease } from '../src/db/leader.js';
 import { LOCK_KEYS } from '../src/db/postgres.js';
 import { findInvoiceCursor, listInvoicePage } from '../src/invoices/invoices.repo.js';
+import { cpuMs } from './lib/measure.js';
 import { spawn } from 'node:child_process';
 
 const { values } = parseArgs({
+  args: isMainThread ? undefined : [],
   options: {
     url: { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/postgres' },
     creations: { type: 'string', default: '2000' },
@@ -52,6 +62,8 @@ const { values } = parseArgs({
 const admin = values.url!;
 const N = Number(values.creations);
 const BIG = Number(values.big);
+/** Creations before the measured ones, then ANALYZE (creationRate). */
+const WARM = 500;
 const ADDRESS = 'TL24LCps5FKwp3PoU1MvrYrwhi5LU1tHre';
 /** Receiving addresses of the merchants of creationRate (valid TRON addresses). */
 const ADDRESSES = [ADDRESS, 'TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE'];
@@ -69,7 +81,7 @@ async function scratch(): Promise<{ url: string; drop: () => Promise<void> }> {
  * another. `merchants` = instances: instance i creates for merchant i on a wallet of its own, so
  * their transactions share no row.
  */
-async function creationRate(instances: number, merchants = 1, prepared = true): Promise<string> {
+async function creationRate(instances: number, merchants = 1, prepared = true, threads = false): Promise<string> {
   const db = await scratch();
   const config = buildConfig({
     database: { path: '/nonexistent', url: db.url, prepared_statements: prepared },
@@ -92,26 +104,51 @@ async function creationRate(instances: number, merchants = 1, prepared = true): 
       owners.push({ merchantId: merchant.id, walletId: wallet.id });
     }
     const creators = opened.map((database) => new InvoiceCreator(createDeps({ config, database, log })));
-    const started = performance.now();
-    const roundTrips = await countRoundTrips(() =>
+    const createAll = (tag: string, count: number) =>
       Promise.all(
-        Array.from({ length: N }, (_, i) =>
+        Array.from({ length: count }, (_, i) =>
           creators[i % instances]!.create({
             merchantId: owners[i % merchants]!.merchantId,
-            idempotencyKey: `k-${i}`,
-            body: { merchant_order_id: `o-${i}`, amount: '25', wallet_id: owners[i % merchants]!.walletId, expires_in_minutes: 20 },
+            idempotencyKey: `${tag}-${i}`,
+            body: { merchant_order_id: `${tag}-${i}`, amount: '25', wallet_id: owners[i % merchants]!.walletId, expires_in_minutes: 20 },
           }),
         ),
-      ),
-    );
-    const seconds = (performance.now() - started) / 1000;
+      );
+    // A running gateway's tables have statistics: autovacuum analyzes a table within a minute of its
+    // first 50 changes, and every prepared statement is planned again then. Before that, on tables
+    // created empty a moment ago, PostgreSQL's generic plan for the lookups may walk all of a
+    // merchant's invoices (it costs two indexes alike on a table it believes tiny): docs/operations.md.
+    // Threads warm up their own instance (inWorkers): their JavaScript is compiled there.
+    const analyze = async () => void (await (await opened[0]!.pool!()).query('ANALYZE'));
+    if (!threads) {
+      await createAll('warm', WARM);
+      await analyze();
+    }
+    const total = (stat: 'batches' | 'reruns') => creators.map((c) => c.committer.stats[stat]).reduce((a, b) => a + b, 0);
+    const before = { batches: total('batches'), reruns: total('reruns') };
+    let roundTrips: number;
+    let threaded = { batches: 0, reruns: 0 };
+    let busy: Busy;
+    if (threads) {
+      ({ roundTrips, busy, ...threaded } = await inWorkers(
+        owners.map((o, i) => ({ url: db.url, prepared, ...o, tag: `t${i}`, warm: WARM / instances, count: N / instances })),
+        analyze,
+      ));
+    } else {
+      const watch = busyWatch();
+      roundTrips = await countRoundTrips(() => createAll('k', N));
+      busy = watch();
+    }
+    const { seconds } = busy;
     const { rows } = await (
       await opened[0]!.pool!()
     ).query<{ n: number; amounts: number }>(`SELECT count(*) AS n, count(DISTINCT (wallet_address, payable_amount)) AS amounts FROM invoices`);
-    if (rows[0]!.n !== N || rows[0]!.amounts !== N) throw new Error(`expected ${N} invoices with distinct amounts, got ${JSON.stringify(rows[0])}`);
-    const batches = creators.map((c) => c.committer.stats.batches).reduce((a, b) => a + b, 0);
-    const reruns = creators.map((c) => c.committer.stats.reruns).reduce((a, b) => a + b, 0);
-    return `${(N / seconds).toFixed(0)} creations/s (${batches} commits, ${N} distinct amounts, ${reruns} units run again; ${(roundTrips / N).toFixed(2)} round trips a creation)`;
+    if (rows[0]!.n !== N + WARM || rows[0]!.amounts !== N + WARM) {
+      throw new Error(`expected ${N + WARM} invoices with distinct amounts, got ${JSON.stringify(rows[0])}`);
+    }
+    const batches = total('batches') - before.batches + threaded.batches;
+    const reruns = total('reruns') - before.reruns + threaded.reruns;
+    return `${(N / seconds).toFixed(0)} creations/s (${batches} commits, ${N} distinct amounts, ${reruns} units run again; ${(roundTrips / N).toFixed(2)} round trips a creation; ${busyText(busy)})`;
   } finally {
     for (const d of opened) await d.close();
     await db.drop();
@@ -211,6 +248,124 @@ async function bareCeiling(connections: number, prepared = false): Promise<strin
 }
 
 /** The queries (round trips) every `pg` client of this process sent while fn ran: the product's pools and the bare loop alike. */
+/** Wall seconds of a run, and the CPU seconds this process (every thread) and the PostgreSQL server's processes used in it. */
+interface Busy {
+  seconds: number;
+  gateway: number;
+  server: number;
+}
+
+/** Starts a Busy measure; call the answer when the run is done. The server's CPU is read when it runs on this machine. */
+function busyWatch(): () => Busy {
+  const started = performance.now();
+  const cpu = process.cpuUsage();
+  const server = serverCpuMs();
+  return () => {
+    const used = process.cpuUsage(cpu);
+    return { seconds: (performance.now() - started) / 1000, gateway: (used.user + used.system) / 1e6, server: (serverCpuMs() - server) / 1000 };
+  };
+}
+
+/** CPU time used so far by the processes named postgres on this machine (Linux /proc), in ms; 0 when none. */
+function serverCpuMs(): number {
+  let sum = 0;
+  for (const pid of existsSync('/proc') ? readdirSync('/proc') : []) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres') sum += cpuMs(Number(pid));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return sum;
+}
+
+/** Cores kept busy: the gateway's threads and the server's processes, each CPU seconds over wall seconds. */
+const busyText = (b: Busy) =>
+  `cores busy: gateway ${(b.gateway / b.seconds).toFixed(2)}, PostgreSQL ${b.server > 0 ? (b.server / b.seconds).toFixed(2) : 'not on this machine'}`;
+
+interface InstanceJob {
+  url: string;
+  prepared: boolean;
+  merchantId: string;
+  walletId: string;
+  tag: string;
+  /** Creations before the measured ones (then the main thread runs ANALYZE), and measured. */
+  warm: number;
+  count: number;
+}
+
+/**
+ * Each job an instance of its own: a worker thread (its own event loop and JavaScript heap, as a
+ * gateway process has) with its own pool and InvoiceCreator. Each warms up (its JavaScript is
+ * compiled in its own isolate), then `warmed` runs (ANALYZE), then all create `count` invoices at
+ * once. Busy: from the start signal until the last worker is done.
+ */
+async function inWorkers(jobs: InstanceJob[], warmed: () => Promise<void>): Promise<{ busy: Busy; roundTrips: number; batches: number; reruns: number }> {
+  const workers = jobs.map((job) => new Worker(new URL(import.meta.url), { workerData: job }));
+  type Done = { roundTrips: number; batches: number; reruns: number };
+  const next = (w: Worker) =>
+    new Promise<unknown>((resolve, reject) => {
+      w.once('message', resolve);
+      w.once('error', reject);
+    });
+  try {
+    await Promise.all(workers.map(next));
+    await warmed();
+    const watch = busyWatch();
+    const done = workers.map(next);
+    for (const w of workers) w.postMessage('go');
+    const results = (await Promise.all(done)) as Done[];
+    const busy = watch();
+    // Closed only now: the server's processes of their connections were counted while alive.
+    const closed = workers.map(next);
+    for (const w of workers) w.postMessage('close');
+    await Promise.all(closed);
+    return {
+      busy,
+      roundTrips: results.reduce((a, r) => a + r.roundTrips, 0),
+      batches: results.reduce((a, r) => a + r.batches, 0),
+      reruns: results.reduce((a, r) => a + r.reruns, 0),
+    };
+  } finally {
+    await Promise.all(workers.map((w) => w.terminate()));
+  }
+}
+
+/** A worker of inWorkers: warms up, says so, waits for 'go', creates, answers with its counts, closes when told. */
+async function instanceWorker(job: InstanceJob): Promise<void> {
+  const config = buildConfig({
+    database: { path: '/nonexistent', url: job.url, prepared_statements: job.prepared },
+    log: { level: 'error' },
+    rate_limits: { invoices_per_merchant: 0 },
+  });
+  const database = openDatabase(config.database);
+  const creator = new InvoiceCreator(createDeps({ config, database, log: createLogger('error') }));
+  const port = parentPort!;
+  const message = () => new Promise((resolve) => port.once('message', resolve));
+  const createAll = (tag: string, count: number) =>
+    Promise.all(
+      Array.from({ length: count }, (_, i) =>
+        creator.create({
+          merchantId: job.merchantId,
+          idempotencyKey: `${tag}-${i}`,
+          body: { merchant_order_id: `${tag}-${i}`, amount: '25', wallet_id: job.walletId, expires_in_minutes: 20 },
+        }),
+      ),
+    );
+  await createAll(`${job.tag}w`, job.warm);
+  const { batches, reruns } = creator.committer.stats;
+  const go = message();
+  port.postMessage('warm');
+  await go;
+  const roundTrips = await countRoundTrips(() => createAll(job.tag, job.count));
+  const close = message();
+  port.postMessage({ roundTrips, batches: creator.committer.stats.batches - batches, reruns: creator.committer.stats.reruns - reruns });
+  await close;
+  await database.close();
+  port.postMessage('closed');
+}
+
 async function countRoundTrips(fn: () => Promise<unknown>): Promise<number> {
   const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
   const query = proto.query;
@@ -244,18 +399,28 @@ function pgbench(): string {
   }
 }
 
-console.log(`gatewayd PostgreSQL benchmark, Node ${process.version}, ${N} creations, server ${serverUrl(admin)}`);
-console.log(`  one instance  (group commit): ${await creationRate(1)}`);
-console.log(`  one instance, prepared_statements = false:         ${await creationRate(1, 1, false)}`);
-console.log(`  two instances (two pools and group commits):       ${await creationRate(2)}`);
-console.log(`  two instances, each its own merchant and wallet:    ${await creationRate(2, 2)}`);
-console.log(`  ceiling: bare pg loop, the same rows, 1 connection: ${await bareCeiling(1)}`);
-console.log(`  ceiling: the same, named prepared statements:       ${await bareCeiling(1, true)}`);
-console.log(`  ceiling: bare pg loop, the same rows, 4 connections: ${await bareCeiling(4)}`);
-console.log(`  pgbench on the same server:                         ${pgbench()}`);
-console.log(`  leader fail-over (SIGKILL of the lease holder):     ${await failover(5)}`);
-console.log(`  paged list at ${BIG.toLocaleString('en-US')} invoices (100 rows a page):`);
-for (const line of await pagedList()) console.log(`    ${line}`);
+if (!isMainThread) {
+  await instanceWorker(workerData as InstanceJob);
+} else {
+  await main();
+}
+
+async function main(): Promise<void> {
+  console.log(`gatewayd PostgreSQL benchmark, Node ${process.version}, ${N} creations, server ${serverUrl(admin)}`);
+  console.log(`  one instance  (group commit): ${await creationRate(1)}`);
+  console.log(`  one instance, prepared_statements = false:         ${await creationRate(1, 1, false)}`);
+  console.log(`  two instances (two pools and group commits):       ${await creationRate(2)}`);
+  console.log(`  two instances, each its own merchant and wallet:    ${await creationRate(2, 2)}`);
+  console.log(`  one instance in a worker thread:                    ${await creationRate(1, 1, true, true)}`);
+  console.log(`  two instances, each its own thread and merchant:    ${await creationRate(2, 2, true, true)}`);
+  console.log(`  ceiling: bare pg loop, the same rows, 1 connection: ${await bareCeiling(1)}`);
+  console.log(`  ceiling: the same, named prepared statements:       ${await bareCeiling(1, true)}`);
+  console.log(`  ceiling: bare pg loop, the same rows, 4 connections: ${await bareCeiling(4)}`);
+  console.log(`  pgbench on the same server:                         ${pgbench()}`);
+  console.log(`  leader fail-over (SIGKILL of the lease holder):     ${await failover(5)}`);
+  console.log(`  paged list at ${BIG.toLocaleString('en-US')} invoices (100 rows a page):`);
+  for (const line of await pagedList()) console.log(`    ${line}`);
+}
 
 /**
  * A child process takes the scanner's lease (a session advisory lock, as leaderOnly does) and is
@@ -290,6 +455,7 @@ async function failover(rounds: number): Promise<string> {
       child.kill('SIGKILL');
       const probe = new pg.Client({ connectionString: db.url });
       await probe.connect();
+      let takenAt: number | undefined;
       const watchRelease = (async () => {
         for (;;) {
           const { rows } = await probe.query<{ n: number }>(
@@ -297,6 +463,8 @@ async function failover(rounds: number): Promise<string> {
             [LOCK_KEYS.SCANNER],
           );
           if (rows[0]!.n === 0) return performance.now() - killedAt;
+          // The follower polled between two probes and holds it now: released before that.
+          if (takenAt !== undefined) return takenAt;
           await new Promise((r) => setTimeout(r, 5));
         }
       })();
@@ -306,7 +474,8 @@ async function failover(rounds: number): Promise<string> {
         if (await follower.acquire()) break;
         wait = 2000;
       }
-      taken.push(performance.now() - killedAt);
+      takenAt = performance.now() - killedAt;
+      taken.push(takenAt);
       released.push(await watchRelease);
       await probe.end();
       await follower.release();
