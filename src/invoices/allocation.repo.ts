@@ -109,15 +109,34 @@ export interface ClaimedCursor {
   stored: bigint;
   /** Until when the whole range is known to be reserved (0: not known). */
   reusableFrom: number;
+  /**
+   * Another unit of this transaction, running at once with this one (unitsRunAtOnce), claimed the
+   * same cursor first: `from` then does not count the amounts that unit's choice crossed.
+   */
+  claimedAfterAnother: boolean;
 }
 
 /** Claims the cursor of `base` on the target (claimCursorQuery): call it once, before holdsPoolShare and chooseAmount. */
 export async function claimCursor(tx: Tx, target: AmountTarget, base: Micros): Promise<ClaimedCursor> {
   const key: CursorKey = { network: target.network, token_contract: target.tokenContract, address: target.address, base_amount: toDbAmount(base) };
+  const claimedAfterAnother = claimedAlongside(tx, key);
   const row = (await claimCursorQuery.first(tx, key))!;
   const stored = BigInt(row.next_adjustment);
-  return { key, base, from: stored - 1n, stored, reusableFrom: row.reusable_from };
+  return { key, base, from: stored - 1n, stored, reusableFrom: row.reusable_from, claimedAfterAnother };
 }
+
+/** Whether another unit of this at-once transaction claimed this cursor before (and records this claim). */
+function claimedAlongside(tx: Tx, key: CursorKey): boolean {
+  if (!unitsRunAtOnce(tx)) return false;
+  let claimed = claimedInBatch.get(tx);
+  if (!claimed) claimedInBatch.set(tx, (claimed = new Set()));
+  const cursor = `${key.network} ${key.token_contract} ${key.address} ${key.base_amount}`;
+  if (claimed.has(cursor)) return true;
+  claimed.add(cursor);
+  return false;
+}
+
+const claimedInBatch = new WeakMap<Tx, Set<string>>();
 
 /**
  * Picks the adjustment for the claimed pool's base in [1, maxAdjustment] micro-units and leaves the
@@ -192,6 +211,22 @@ class RunAlone extends Error {
   }
 }
 
+/**
+ * shared() once per at-once transaction, address and merchant: every later claimant of a batch's
+ * cursor asks it, and one batch's answers could not differ in a way that matters (a registration
+ * that commits during the batch races it whichever answer it gets).
+ */
+function sharedOnce(tx: Tx, key: CursorKey, merchantId: string, shared: () => Promise<boolean>): Promise<boolean> {
+  let answers = sharedInBatch.get(tx);
+  if (!answers) sharedInBatch.set(tx, (answers = new Map()));
+  const which = `${key.network} ${key.address} ${merchantId}`;
+  let answer = answers.get(which);
+  if (!answer) answers.set(which, (answer = shared()));
+  return answer;
+}
+
+const sharedInBatch = new WeakMap<Tx, Map<string, Promise<boolean>>>();
+
 const heldQuery = compileQuery((db, p: Param<RangeKey & { merchant_id: string; now: number; cap: number }>) =>
   db
     .selectFrom((eb) =>
@@ -226,6 +261,13 @@ export async function holdsPoolShare(
 ): Promise<boolean> {
   const { maxAdjustment, cap } = pool;
   const { key, base } = cursor;
+  // The shortcut below trusts `from`: too low where another unit of a batch running at once claimed
+  // this cursor first and has not yet moved it past the amounts its choice crossed. There, a shared
+  // address has the batch run unit by unit (the first claimant's `from` is exact).
+  if (cursor.claimedAfterAnother) {
+    if (await sharedOnce(tx, key, merchantId, shared)) throw new RunAlone('the pool share of a shared address');
+    return false;
+  }
   if (cursor.from - 1n < cap || !(await shared())) return false;
   // Counted from the reservations written: those of other units of a batch running at once are not yet.
   if (unitsRunAtOnce(tx)) throw new RunAlone('the pool share of a shared address');

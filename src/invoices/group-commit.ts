@@ -77,7 +77,9 @@ export class GroupCommit {
   /**
    * Runs work in the next batch's transaction (in a savepoint of its own); settles after COMMIT. On
    * PostgreSQL work may run more than once (its transaction rolled back in between): it must change
-   * nothing outside the transaction it is given.
+   * nothing outside the transaction it is given. On PostgreSQL the units of a batch also run at once
+   * (runPgWhole): work must not rely on seeing what another unit writes (unitsRunAtOnce says when;
+   * throwing there has the batch run again unit by unit), and must await every query it sends.
    */
   run<T>(work: (tx: Tx) => T | Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -190,7 +192,8 @@ export class GroupCommit {
     await conn.query('BEGIN', []);
     try {
       const tx = { ...conn } as Tx;
-      atOnce.add(tx);
+      // A unit alone sees everything: it runs as before (no RunAlone for it).
+      if (batch.length > 1) atOnce.add(tx);
       const settled = await Promise.allSettled(batch.map(async (unit) => unit.work(tx)));
       if (settled.some((s) => s.status === 'rejected')) {
         await conn.query('ROLLBACK', []);

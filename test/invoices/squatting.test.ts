@@ -5,9 +5,12 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestApp } from '../helpers/app.js';
+import { startTestApp, type TestApp } from '../helpers/app.js';
 import { MINUTE, SECOND, DAY } from '../../src/lib/clock.js';
 import { createInvoice, newKey, shop } from '../helpers/shop.js';
+import { signedInMerchant } from '../helpers/fixtures.js';
+import { InvoiceCreator } from '../../src/invoices/invoices.service.js';
+import { registerWallet } from '../../src/wallets/wallets.repo.js';
 
 const VICTIM_ADDRESS = 'TV6MuMXfmLbBqPZvBHdwFsDnQeVfnmiuSi';
 
@@ -181,6 +184,83 @@ test('the active-key cap: configurable; revoked and expired keys do not count; a
     // Revoking one frees a place.
     assert.equal((await s.client.delete(`/api-keys/${rolled.body.api_key.id}`)).status, 200);
     assert.equal((await s.client.post(`/api-keys/${k2.id}/roll`, {})).status, 201);
+  } finally {
+    await t.close();
+  }
+});
+
+/** Creations through one InvoiceCreator, answered as '201 <payable amount>' or 'err <code>' (keys and order ids unique in this file). */
+/** The owner and a squatter, each with a wallet on VICTIM_ADDRESS. */
+async function bothOnVictimAddress(t: TestApp) {
+  const { merchant: squatter } = await signedInMerchant(t);
+  const { merchant: owner } = await signedInMerchant(t);
+  const sq = await registerWallet(t.deps.db, t.config.network.id, squatter.id, 'S', VICTIM_ADDRESS, t.clock.now());
+  const ow = await registerWallet(t.deps.db, t.config.network.id, owner.id, 'O', VICTIM_ADDRESS, t.clock.now());
+  return { squatter, owner, sq, ow };
+}
+
+let created = 0;
+function creations(creator: InvoiceCreator): (merchantId: string, walletId: string, amount: string) => Promise<string> {
+  return (merchantId, walletId, amount) => {
+    const n = (created += 1);
+    return creator
+      .create({ merchantId, idempotencyKey: `k-${n}`, body: { merchant_order_id: `o-${n}`, amount, wallet_id: walletId, expires_in_minutes: 20 } })
+      .then(
+        (r) => `201 ${r.invoice.payableAmount}`,
+        (e: { code?: string }) => `err ${e.code}`,
+      );
+  };
+}
+
+/**
+ * On PostgreSQL the creations of one batch run at once (GroupCommit.runPgWhole): a unit claims the
+ * price's cursor before another unit of the batch has moved it past the amounts its choice crossed,
+ * so its view of how much of the pool is used is too low. The squatter's creations in one batch must
+ * still be refused at its share, as when they run one after another.
+ */
+test('pool share: creations of one batch cannot take an account past its share of a shared address', async () => {
+  // 10 amounts a price, 30 %: a cap of 3.
+  const t = await startTestApp({
+    config: { invoices: { max_adjustment: '0.000010', shared_pool_max_percent: 30 }, rate_limits: { invoices_per_merchant: 0 } },
+  });
+  try {
+    const { squatter, owner, sq, ow } = await bothOnVictimAddress(t);
+    const create = creations(new InvoiceCreator(t.deps));
+    // The owner takes 10.000001 (price 10's cursor at 2); the squatter takes 10.000002 and 10.000003
+    // through price 10.000001: two of price 10's amounts.
+    assert.equal(await create(owner.id, ow.wallet.id, '10'), '201 10000001');
+    assert.equal(await create(squatter.id, sq.wallet.id, '10.000001'), '201 10000002');
+    assert.equal(await create(squatter.id, sq.wallet.id, '10.000001'), '201 10000003');
+    // Two at once at price 10: the first takes 10.000004 (3 held: the cap), the second is refused.
+    const atOnce = await Promise.all([create(squatter.id, sq.wallet.id, '10'), create(squatter.id, sq.wallet.id, '10')]);
+    assert.deepEqual(atOnce, ['201 10000004', 'err amount_pool_exhausted']);
+  } finally {
+    await t.close();
+  }
+});
+
+test('pool share: one batch of 49 creations takes a squatter holding half of a price pool to 51 amounts at most', async () => {
+  const t = await startTestApp({ config: { invoices: { max_adjustment: '0.000100' }, rate_limits: { invoices_per_merchant: 0 } } });
+  try {
+    const { squatter, owner, sq, ow } = await bothOnVictimAddress(t);
+    const setup = creations(new InvoiceCreator(t.deps));
+    // The squatter's share of price 10.000001 (10.000002 to 10.000051), all inside price 10's range.
+    for (let i = 0; i < 50; i++) assert.match(await setup(squatter.id, sq.wallet.id, '10.000001'), /^201/);
+    assert.equal(await setup(owner.id, ow.wallet.id, '10'), '201 10000001');
+    const create = creations(new InvoiceCreator(t.deps));
+    const atOnce = await Promise.all(Array.from({ length: 49 }, () => create(squatter.id, sq.wallet.id, '10')));
+    const held = await t.deps.db
+      .selectFrom('amount_reservations as r')
+      .innerJoin('invoices as i', 'i.id', 'r.invoice_id')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('r.address', '=', VICTIM_ADDRESS)
+      .where('r.amount', '>=', 10_000_001)
+      .where('r.amount', '<=', 10_000_100)
+      .where('i.merchant_id', '=', squatter.id)
+      .executeTakeFirstOrThrow();
+    // One after another: the first takes 10.000052 (the cursor jumps to 53; then 51 held, past the cap of 50), the rest 409.
+    assert.equal(Number(held.n), 51, JSON.stringify(atOnce));
+    assert.equal(atOnce.filter((r) => r === 'err amount_pool_exhausted').length, 48);
   } finally {
     await t.close();
   }
