@@ -13,6 +13,7 @@ import { compileQuery, type BoundQuery, type Param } from '../db/compiled.js';
 import type { Db, Tx } from '../db/database.js';
 import type { AmountReservationsTable } from '../db/schema.js';
 import { fromDbAmount, micros, toDbAmount, type Micros } from '../lib/amounts.js';
+import { chosenAlongside, claimedAlongside, RunAlone, sharedOnce, type CursorKey } from './allocation-batch.js';
 import { unitsRunAtOnce } from './group-commit.js';
 
 export interface AmountTarget {
@@ -29,7 +30,6 @@ export type Allocation =
 
 const PROBE_CHUNK = 512;
 
-type CursorKey = { network: string; token_contract: string; address: string; base_amount: number };
 type RangeKey = { network: string; token_contract: string; address: string; from: number; to: number };
 
 /**
@@ -125,19 +125,6 @@ export async function claimCursor(tx: Tx, target: AmountTarget, base: Micros): P
   return { key, base, from: stored - 1n, stored, reusableFrom: row.reusable_from, claimedAfterAnother };
 }
 
-/** Whether another unit of this at-once transaction claimed this cursor before (and records this claim). */
-function claimedAlongside(tx: Tx, key: CursorKey): boolean {
-  if (!unitsRunAtOnce(tx)) return false;
-  let claimed = claimedInBatch.get(tx);
-  if (!claimed) claimedInBatch.set(tx, (claimed = new Set()));
-  const cursor = `${key.network} ${key.token_contract} ${key.address} ${key.base_amount}`;
-  if (claimed.has(cursor)) return true;
-  claimed.add(cursor);
-  return false;
-}
-
-const claimedInBatch = new WeakMap<Tx, Set<string>>();
-
 /**
  * Picks the adjustment for the claimed pool's base in [1, maxAdjustment] micro-units and leaves the
  * cursor past it. Compiled queries: call inside the caller's write transaction, after claimCursor.
@@ -182,50 +169,6 @@ export async function chooseAmount(tx: Tx, cursor: ClaimedCursor, maxAdjustment:
   if (oldest) await reusableFromQuery.run(tx, { ...key, reusableFrom: oldest.reserved_until });
   return { kind: 'exhausted' };
 }
-
-/**
- * Amounts chosen on this address by units of the same group-commit transaction that run at once
- * (unitsRunAtOnce): a unit's probe of used amounts may have run before another unit's reservation
- * was written, so what the batch chose is kept here too, and chooseAmount skips it. Undefined for
- * a transaction whose units run one after another (each sees what the earlier ones wrote).
- */
-function chosenAlongside(tx: Tx, key: CursorKey): Set<bigint> | undefined {
-  if (!unitsRunAtOnce(tx)) return undefined;
-  let byAddress = chosenInBatch.get(tx);
-  if (!byAddress) chosenInBatch.set(tx, (byAddress = new Map()));
-  const address = `${key.network} ${key.token_contract} ${key.address}`;
-  let chosen = byAddress.get(address);
-  if (!chosen) byAddress.set(address, (chosen = new Set()));
-  return chosen;
-}
-
-const chosenInBatch = new WeakMap<Tx, Map<string, Set<bigint>>>();
-
-/**
- * Thrown where a unit must see every other unit's writes, in a transaction whose units run at once:
- * the group commit then runs the batch again unit by unit (GroupCommit.runPg).
- */
-class RunAlone extends Error {
-  constructor(what: string) {
-    super(`${what} needs the batch's units run one after another`);
-  }
-}
-
-/**
- * shared() once per at-once transaction, address and merchant: every later claimant of a batch's
- * cursor asks it, and one batch's answers could not differ in a way that matters (a registration
- * that commits during the batch races it whichever answer it gets).
- */
-function sharedOnce(tx: Tx, key: CursorKey, merchantId: string, shared: () => Promise<boolean>): Promise<boolean> {
-  let answers = sharedInBatch.get(tx);
-  if (!answers) sharedInBatch.set(tx, (answers = new Map()));
-  const which = `${key.network} ${key.address} ${merchantId}`;
-  let answer = answers.get(which);
-  if (!answer) answers.set(which, (answer = shared()));
-  return answer;
-}
-
-const sharedInBatch = new WeakMap<Tx, Map<string, Promise<boolean>>>();
 
 const heldQuery = compileQuery((db, p: Param<RangeKey & { merchant_id: string; now: number; cap: number }>) =>
   db
