@@ -1,8 +1,9 @@
 import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBase64url } from './random.js';
 
 /** `bytes` random bytes as base64url (32 bytes = 43 characters). */
 export function randomToken(bytes = 32): string {
-  return randomBytes(bytes).toString('base64url');
+  return randomBase64url(bytes);
 }
 
 export function sha256Hex(value: string | Buffer): string {
