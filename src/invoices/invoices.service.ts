@@ -80,16 +80,26 @@ type CreatorDeps = InvoiceDeps & Pick<AppDeps, 'metrics' | 'rateLimiter'>;
 
 const CREATION_SCOPE = 'invoice_create';
 
-/** JSON with object keys sorted at every level: equal documents give equal text. */
+/**
+ * JSON with object keys sorted at every level (code-unit order), undefined members left out: equal
+ * documents give equal text. Stored invoices keep fingerprints of this text, so it must never change
+ * (test/invoices/fingerprint.test.ts pins it). Written as loops: it runs on every creation.
+ */
 export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? '';
+  if (Array.isArray(value)) {
+    let text = '[';
+    for (let i = 0; i < value.length; i++) text += (i === 0 ? '' : ',') + canonicalJson(value[i]);
+    return `${text}]`;
   }
-  return JSON.stringify(value);
+  const record = value as Record<string, unknown>;
+  let text = '{';
+  for (const key of Object.keys(record).sort()) {
+    const member = record[key];
+    if (member === undefined) continue;
+    text += (text.length === 1 ? '' : ',') + JSON.stringify(key) + ':' + canonicalJson(member);
+  }
+  return `${text}}`;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, hash, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
 import { randomBase64url } from './random.js';
 
 /** `bytes` random bytes as base64url (32 bytes = 43 characters). */
@@ -6,8 +6,9 @@ export function randomToken(bytes = 32): string {
   return randomBase64url(bytes);
 }
 
+/** SHA-256 as hex, by Node's one-shot hash (a quarter faster than createHash for short inputs; Node 21.7 and later). */
 export function sha256Hex(value: string | Buffer): string {
-  return createHash('sha256').update(value).digest('hex');
+  return hash('sha256', value, 'hex');
 }
 
 export function hmacSha256Hex(key: string | Buffer, value: string | Buffer): string {
