@@ -148,7 +148,7 @@ async function creationRate(instances: number, merchants = 1, prepared = true, t
     }
     const batches = total('batches') - before.batches + threaded.batches;
     const reruns = total('reruns') - before.reruns + threaded.reruns;
-    return `${(N / seconds).toFixed(0)} creations/s (${batches} commits, ${N} distinct amounts, ${reruns} units run again; ${(roundTrips / N).toFixed(2)} round trips a creation; ${busyText(busy)})`;
+    return `${(N / seconds).toFixed(0)} creations/s (${batches} commits, ${N} distinct amounts, ${reruns} units run again; ${(roundTrips / N).toFixed(2)} round trips a creation; ${busyText(busy, N)})`;
   } finally {
     for (const d of opened) await d.close();
     await db.drop();
@@ -280,9 +280,19 @@ function serverCpuMs(): number {
   return sum;
 }
 
-/** Cores kept busy: the gateway's threads and the server's processes, each CPU seconds over wall seconds. */
-const busyText = (b: Busy) =>
-  `cores busy: gateway ${(b.gateway / b.seconds).toFixed(2)}, PostgreSQL ${b.server > 0 ? (b.server / b.seconds).toFixed(2) : 'not on this machine'}`;
+/**
+ * Cores kept busy (the gateway's threads and the server's processes, each CPU seconds over wall
+ * seconds), and the CPU a creation took in each: when two instances take no more a creation than
+ * one, they do not contend, and on a machine with cores to spare their rate is twice one's.
+ */
+const busyText = (b: Busy, creations: number) => {
+  const perCreation = (s: number) => ((s / creations) * 1000).toFixed(2);
+  const server = b.server > 0;
+  return (
+    `cores busy: gateway ${(b.gateway / b.seconds).toFixed(2)}, PostgreSQL ${server ? (b.server / b.seconds).toFixed(2) : 'not on this machine'}; ` +
+    `CPU a creation: gateway ${perCreation(b.gateway)} ms${server ? `, PostgreSQL ${perCreation(b.server)} ms` : ''}`
+  );
+};
 
 interface InstanceJob {
   url: string;
