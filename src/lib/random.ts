@@ -3,7 +3,7 @@ import { randomFillSync } from 'node:crypto';
 /**
  * Random bytes for ids and tokens, drawn from the CSPRNG 4 KiB at a time, as crypto.randomUUID
  * does: one call per 128 tokens of 32 bytes instead of one per token. A call of randomBytes costs
- * about 2 µs whatever its size: the checkout token alone was 2 % of an invoice creation's
+ * about 2 µs whatever its size: the checkout token alone was 1.3 % of an invoice creation's
  * instructions on SQLite (BENCHMARKS.md, "SQLite as fast as before PostgreSQL"). Each byte is handed
  * out once, and as text, so no view of the pool outlives its next refill.
  */
