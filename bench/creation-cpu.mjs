@@ -1,15 +1,18 @@
 #!/usr/bin/env node
 // Server CPU time per 1 000 invoice creations, for one or more built trees side by side (BENCHMARKS.md,
 // "Footprint, third pass"): `node bench/creation-cpu.mjs [rounds] <tree with dist/> [<tree> ...]`.
-// Each tree's `bin/gatewayd serve` runs on a fresh seeded database with metrics on (as figure 1),
-// seeded by that tree's own bench code, takes 2 000 creations to warm up, then 8 000 (CREATIONS) from autocannon with 64 connections; the
-// figure is the CPU time the server process used for them, which the machine's load hardly moves
-// (its req/s, printed beside, swings with it). Trees are alternated round by round. Build this tree
-// first (npm run build): the seeding and the load driver are its own.
+// Each tree's `bin/gatewayd serve` runs on a fresh database seeded by that tree's own bench code
+// (dist/bench/lib/seed.js: its migrations are the ones its gatewayd expects), with metrics on (as
+// figure 1), takes 2 000 creations to warm up, then 8 000 (CREATIONS) from autocannon with 64
+// connections; the figure is the CPU time the server process used for them, which the machine's load
+// moves less than the req/s printed beside it (one tree's rounds still spread by about 15 % on a
+// shared machine: too much to show a 2 % change; bench/creation-instructions.mjs counts instructions).
+// Trees are alternated round by round. Build this tree first (npm run build): the load driver is its own.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { startBenchGateway } from '../dist/bench/lib/gateway.js';
 import { cpuMs } from '../dist/bench/lib/measure.js';
 import { freePort } from '../dist/test/helpers/process.js';
@@ -44,8 +47,7 @@ const results = new Map(trees.map((t) => [t, []]));
 for (let round = 0; round < rounds; round++) {
   for (const tree of trees) {
     const dir = mkdtempSync(join(tmpdir(), 'gatewayd-creation-cpu-'));
-    // Seeded by the tree's own code: its migrations are the ones its gatewayd expects.
-    const { seedDatabase } = await import(join(tree, 'dist/bench/lib/seed.js'));
+    const { seedDatabase } = await import(pathToFileURL(join(tree, 'dist/bench/lib/seed.js')).href);
     const seeded = await seedDatabase(join(dir, 'gateway.db'), { invoices: 0 });
     const metrics = { enabled: true, listen: `127.0.0.1:${await freePort()}` };
     const gw = await startBenchGateway(dir, { tron: { api_url: tron.url, poll_interval_seconds: 5 }, metrics }, join(tree, 'bin/gatewayd'));

@@ -9,7 +9,8 @@ import type { RateLimitContext } from '../http/rate-limit.js';
 import type { AppDeps } from '../app-deps.js';
 import { micros, parseAmount, type Micros } from '../lib/amounts.js';
 import { DAY, MINUTE } from '../lib/clock.js';
-import { randomToken, sha256Hex } from '../lib/crypto.js';
+import { sha256Hex } from '../lib/crypto.js';
+import { randomBase64url } from '../lib/random.js';
 import { AppError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { TOKEN } from '../lib/tron.js';
@@ -180,7 +181,8 @@ export async function createInvoiceInTrx(
     amountReuseReview: review,
     description: body.description ?? null,
     metadata: body.metadata ?? {},
-    checkoutToken: randomToken(32),
+    // From the pool (src/lib/random.ts): the database keeps it as it is anyway.
+    checkoutToken: randomBase64url(32),
     txHash: null,
     confirmedAt: null,
     createdAt: now,

@@ -33,7 +33,7 @@ test('random text from the pool: every size whole, no bytes handed out twice acr
   assert.ok(new Set(sample).size > 200);
 });
 
-test('ids and tokens keep their shapes; a size outside 1..4096 is refused', () => {
+test('ids and tokens keep their shapes; a pool size outside 1..4096 is refused', () => {
   assert.match(newId('inv'), /^inv_[A-Za-z0-9_-]{22}$/);
   assert.match(randomToken(), /^[A-Za-z0-9_-]{43}$/);
   assert.match(randomToken(24), /^[A-Za-z0-9_-]{32}$/);
