@@ -163,6 +163,11 @@ const ignore = (): void => undefined;
 const STALE_STATEMENT = new Set(['26000', '0A000']);
 const staleClients = new WeakSet<pg.PoolClient>();
 
+/** Whether an error is a prepared statement the server no longer matches (STALE_STATEMENT). */
+export function isStaleStatement(error: unknown): boolean {
+  return STALE_STATEMENT.has((error as { code?: string } | undefined)?.code ?? '');
+}
+
 /** Whether a client's prepared statements cannot be trusted any more (drop it, do not reuse it). */
 export function isStale(client: pg.PoolClient): boolean {
   return staleClients.has(client);

@@ -18,7 +18,7 @@
  * instance's transaction meanwhile: run again, the unit sees it, e.g. an idempotent replay). Which path runs is the storage layer's business (dialectOf).
  */
 import { dialectOf, onConnection, isPgConn, type Db, type PgConn, type Sqlite, type Tx } from '../db/database.js';
-import { isRetryable, isUniqueViolation } from '../db/postgres.js';
+import { isRetryable, isStaleStatement, isUniqueViolation } from '../db/postgres.js';
 
 interface Pending<T> {
   work: (tx: Tx) => T | Promise<T>;
@@ -26,6 +26,8 @@ interface Pending<T> {
   reject: (err: unknown) => void;
   /** Deadlocks this unit lost so far (PostgreSQL): each time it is run again in the next batch. */
   deadlocks?: number;
+  /** Batches this unit met on a connection whose prepared statements the server forgot (PostgreSQL). */
+  stale?: number;
 }
 
 /** again: the unit lost a deadlock; it is queued again for the next batch (a fresh transaction). */
@@ -33,6 +35,14 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown; again
 
 /** Deadlocks one unit may lose before its request gets the error. */
 const DEADLOCKS_AT_MOST = 5;
+
+/**
+ * Connections with forgotten prepared statements one unit may meet before its request gets the
+ * error: each is dropped when the batch releases it, so the next batch runs on a fresh one. A pooler
+ * that forgets them on every transaction (PgBouncer in transaction mode before 1.21, with
+ * database.prepared_statements on) still answers, after this many.
+ */
+const STALE_AT_MOST = 3;
 
 /** PostgreSQL: batches run with a savepoint per unit after one without them met a failing unit. */
 const CAREFUL_BATCHES = 8;
@@ -243,6 +253,14 @@ export class GroupCommit {
             if (isRetryable(error) && (unit.deadlocks ?? 0) < DEADLOCKS_AT_MOST) {
               this.stats.reruns += 1;
               unit.deadlocks = (unit.deadlocks ?? 0) + 1;
+              outcomes.push({ ok: false, error, again: true });
+              break;
+            }
+            // The server forgot this connection's prepared statements: every unit would fail alike
+            // here. The connection is dropped when released (isStale); the unit runs in the next batch.
+            if (isStaleStatement(error) && (unit.stale ?? 0) < STALE_AT_MOST) {
+              this.stats.reruns += 1;
+              unit.stale = (unit.stale ?? 0) + 1;
               outcomes.push({ ok: false, error, again: true });
               break;
             }

@@ -110,3 +110,29 @@ test('a connection whose server forgot its prepared statements is dropped, not h
     await t.close();
   }
 });
+
+test('a creation whose batch meets forgotten prepared statements runs again on a fresh connection, not answered with an error', { skip }, async () => {
+  const t = await startTestApp({ config: { rate_limits: { invoices_per_merchant: 0 } } });
+  try {
+    const create = await creating(t);
+    await create(0);
+    // The client the group commit just released is the pool's next: its server forgets every statement
+    // (a pooler's other server connection, DISCARD ALL), while pg still believes them prepared.
+    await onConnection(t.deps.db, (conn) => (conn as PgConn).query('DEALLOCATE ALL', []));
+    // Several at once (one batch) and one alone: each must be created, none answered with 26000.
+    const created = await Promise.allSettled([1, 2, 3, 4].map((i) => create(i)));
+    assert.deepEqual(
+      created.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason)),
+      [],
+    );
+    await onConnection(t.deps.db, (conn) => (conn as PgConn).query('DEALLOCATE ALL', []));
+    await create(5);
+    const { n } = await t.deps.db
+      .selectFrom('invoices')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    assert.equal(Number(n), 6);
+  } finally {
+    await t.close();
+  }
+});
