@@ -38,6 +38,14 @@ async function creating(t: TestApp): Promise<(i: number) => Promise<unknown>> {
     });
 }
 
+async function invoiceCount(t: TestApp): Promise<number> {
+  const { n } = await t.deps.db
+    .selectFrom('invoices')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(n);
+}
+
 test('preparable: a text returning * is never prepared, named columns and count(*) are', () => {
   assert.equal(preparable(everyColumn.sqlFor('postgres')), false);
   assert.equal(preparable(namedColumns.sqlFor('postgres')), true);
@@ -70,11 +78,7 @@ test('a creation prepares its statements once per connection, and runs them agai
       assert.deepEqual(await namedColumns.all(conn, { from: 0 }), []);
       assert.deepEqual(await everyColumn.all(conn, { from: 0 }), []);
     });
-    const { n } = await t.deps.db
-      .selectFrom('invoices')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .executeTakeFirstOrThrow();
-    assert.equal(Number(n), 6);
+    assert.equal(await invoiceCount(t), 6);
   } finally {
     await t.close();
   }
@@ -127,11 +131,7 @@ test('a creation whose batch meets forgotten prepared statements runs again on a
     );
     await onConnection(t.deps.db, (conn) => (conn as PgConn).query('DEALLOCATE ALL', []));
     await create(5);
-    const { n } = await t.deps.db
-      .selectFrom('invoices')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .executeTakeFirstOrThrow();
-    assert.equal(Number(n), 6);
+    assert.equal(await invoiceCount(t), 6);
   } finally {
     await t.close();
   }
