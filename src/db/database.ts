@@ -161,10 +161,18 @@ export function onConnection<T>(db: Db, fn: (conn: Conn) => T | Promise<T>): Pro
  * fn on a client of the pool, checked out directly: compiled queries need no Kysely there (one
  * promise a query instead of several), and only such a client keeps named prepared statements. A
  * client whose fn failed other than by a server's error (the connection itself), or whose prepared
- * statements the server no longer matches (isStale), is dropped.
+ * statements the server may no longer match (isStale), is dropped: at release, or at checkout when it
+ * turned stale while idle.
  */
 async function onPooledClient<T>(pool: () => Promise<pg.Pool>, fn: (client: pg.PoolClient) => T | Promise<T>): Promise<T> {
-  const client = await (await pool()).connect();
+  const clients = await pool();
+  let client = await clients.connect();
+  // Opened before another client met a forgotten statement (isStale): dropped for a fresh one. Each
+  // turn ends one such client, and the pool opens at most its size of them.
+  while (isStale(client)) {
+    client.release(new Error('prepared statements out of step with the server'));
+    client = await clients.connect();
+  }
   let broken: Error | undefined;
   try {
     return await fn(client);

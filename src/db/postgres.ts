@@ -88,7 +88,10 @@ export async function createPool(url: string, options: PgPoolOptions = {}): Prom
   // transaction or Kysely holds it between two queries emitted an unhandled 'error' and ended the
   // process (found by the two-instance reliability run's database restart). The error still reaches
   // the query in flight or the next one, and the pool drops the dead client when it is released.
-  pool.on('connect', (client) => client.on('error', () => undefined));
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+    born.set(client, { pool, serial: ++connections });
+  });
   return pool;
 }
 
@@ -143,7 +146,7 @@ export function pgClientConn(client: pg.PoolClient, prepare: boolean): PgConn {
           return { rows: result.rows as R[], rowCount: result.rowCount ?? 0, command: result.command };
         },
         (error: unknown) => {
-          if (named && STALE_STATEMENT.has((error as { code?: string }).code ?? '')) staleClients.add(client);
+          if (named && STALE_STATEMENT.has((error as { code?: string }).code ?? '')) turnedStale(client, error);
           throw error;
         },
       );
@@ -155,22 +158,43 @@ const ignore = (): void => undefined;
 
 /**
  * 26000: the server connection does not know a statement this client prepared (a pooler handed the
- * call to another one, or DISCARD ALL); 0A000: a prepared statement's result type changed (a
- * column's type altered by a migration). pg keeps believing the statement is prepared on this
- * client, so every later call of it would fail the same way: such a client is dropped when
- * released (isStale), and the next checkout connects afresh.
+ * call to another one, or DISCARD ALL); 0A000 on a named statement: its result type changed (a
+ * column's type altered by a migration; 0A000 is feature_not_supported in general, so only a named
+ * statement's counts). pg keeps believing the statement is prepared on the client, so every later
+ * call of it would fail the same way. A migration's change reaches every connection that prepared
+ * the statement, and the pool hands out its last released client first: so every client of the pool
+ * opened before the error is stale too, and each is dropped at its next checkout or release (isStale;
+ * onPooledClient in database.ts), while clients opened after it are trusted.
  */
 const STALE_STATEMENT = new Set(['26000', '0A000']);
+/** Each pooled client's pool and the order it was opened in (createPool). */
+const born = new WeakMap<pg.PoolClient, { pool: pg.Pool; serial: number }>();
+let connections = 0;
+/** By pool: clients opened up to this serial are stale. */
+const staleUpTo = new WeakMap<pg.Pool, number>();
 const staleClients = new WeakSet<pg.PoolClient>();
+const staleErrors = new WeakSet<object>();
 
-/** Whether an error is a prepared statement the server no longer matches (STALE_STATEMENT). */
+function turnedStale(client: pg.PoolClient, error: unknown): void {
+  staleClients.add(client);
+  if (typeof error === 'object' && error !== null) staleErrors.add(error);
+  const mine = born.get(client);
+  if (mine) staleUpTo.set(mine.pool, connections);
+}
+
+/**
+ * Whether an error is a named statement the server no longer matches: the work that met it can run
+ * again on a client opened after it (the group commit does, STALE_AT_MOST times).
+ */
 export function isStaleStatement(error: unknown): boolean {
-  return STALE_STATEMENT.has((error as { code?: string } | undefined)?.code ?? '');
+  return typeof error === 'object' && error !== null && staleErrors.has(error);
 }
 
 /** Whether a client's prepared statements cannot be trusted any more (drop it, do not reuse it). */
 export function isStale(client: pg.PoolClient): boolean {
-  return staleClients.has(client);
+  if (staleClients.has(client)) return true;
+  const mine = born.get(client);
+  return mine !== undefined && mine.serial <= (staleUpTo.get(mine.pool) ?? 0);
 }
 
 /**

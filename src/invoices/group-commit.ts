@@ -37,10 +37,11 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown; again
 const DEADLOCKS_AT_MOST = 5;
 
 /**
- * Connections with forgotten prepared statements one unit may meet before its request gets the
- * error: each is dropped when the batch releases it, so the next batch runs on a fresh one. A pooler
- * that forgets them on every transaction (PgBouncer in transaction mode before 1.21, with
- * database.prepared_statements on) still answers, after this many.
+ * Reruns after a forgotten prepared statement (isStaleStatement) before a unit's request gets the
+ * error. The connection that met it, and every other of the pool opened before, is dropped (isStale),
+ * so the next batch runs on a connection opened afterwards: one rerun is enough after a DISCARD ALL
+ * or a migration. A pooler that forgets statements on every transaction (PgBouncer in transaction
+ * mode before 1.21, with database.prepared_statements on) still gets an answer, after this many.
  */
 const STALE_AT_MOST = 3;
 
@@ -62,7 +63,7 @@ export class GroupCommit {
   private draining = 0;
   /**
    * Batches committed and units run, for the benchmark and tests; reruns: units run again on
-   * PostgreSQL (a unique key taken meanwhile, a deadlock lost); wholeBatches: PostgreSQL batches that
+   * PostgreSQL (a unique key taken meanwhile, a deadlock lost, a forgotten prepared statement); wholeBatches: PostgreSQL batches that
    * ran without savepoints, and redone: those that met a failing unit and ran again with them.
    */
   readonly stats = { batches: 0, units: 0, largestBatch: 0, reruns: 0, wholeBatches: 0, redone: 0 };
@@ -257,7 +258,7 @@ export class GroupCommit {
               break;
             }
             // The server forgot this connection's prepared statements: every unit would fail alike
-            // here. The connection is dropped when released (isStale); the unit runs in the next batch.
+            // here. The connection is dropped (isStale); the unit runs in the next batch, on another.
             if (isStaleStatement(error) && (unit.stale ?? 0) < STALE_AT_MOST) {
               this.stats.reruns += 1;
               unit.stale = (unit.stale ?? 0) + 1;

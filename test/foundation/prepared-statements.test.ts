@@ -136,3 +136,39 @@ test('a creation whose batch meets forgotten prepared statements runs again on a
     await t.close();
   }
 });
+
+test(
+  'a migration that changes a returned column’s type: every connection that prepared the statement is dropped, not only the first that meets it',
+  { skip },
+  async () => {
+    const t = await startTestApp();
+    try {
+      // Four connections at once, each preparing the statement (the pool keeps them idle afterwards).
+      let go!: () => void;
+      const barrier = new Promise<void>((resolve) => (go = resolve));
+      let ready = 0;
+      const held = [1, 2, 3, 4].map(() =>
+        onConnection(t.deps.db, async (conn) => {
+          await namedColumns.all(conn, { from: 0 });
+          if (++ready === 4) go();
+          await barrier;
+        }),
+      );
+      await Promise.all(held);
+      // Another instance's upgrade changes the type of a column the statement returns.
+      await t.deps.db.schema
+        .alterTable('captcha_tokens')
+        .alterColumn('used_at', (c) => c.setDataType('numeric'))
+        .execute();
+      // The first connection handed out meets it ("cached plan must not change result type"): one error.
+      await assert.rejects(
+        onConnection(t.deps.db, (conn) => namedColumns.all(conn, { from: 0 })),
+        (error: { code?: string }) => error.code === '0A000',
+      );
+      // The other three were opened before it: dropped at checkout, so the next calls run on fresh ones.
+      for (let i = 0; i < 4; i++) assert.deepEqual(await onConnection(t.deps.db, (conn) => namedColumns.all(conn, { from: 0 })), []);
+    } finally {
+      await t.close();
+    }
+  },
+);
