@@ -141,12 +141,13 @@ export function pgClientConn(client: pg.PoolClient, prepare: boolean): PgConn {
       previous = sent.then(ignore, ignore);
       return sent.then(
         (answer) => {
+          if (named) ranOn(client).add(name);
           // A string of several statements (simple protocol) answers each: the last one says how it ended.
           const result = Array.isArray(answer) ? (answer[answer.length - 1] as pg.QueryResult) : answer;
           return { rows: result.rows as R[], rowCount: result.rowCount ?? 0, command: result.command };
         },
         (error: unknown) => {
-          if (named && STALE_STATEMENT.has((error as { code?: string }).code ?? '')) turnedStale(client, error);
+          if (named && isForgotten(client, name, error)) turnedStale(client, error);
           throw error;
         },
       );
@@ -158,15 +159,28 @@ const ignore = (): void => undefined;
 
 /**
  * 26000: the server connection does not know a statement this client prepared (a pooler handed the
- * call to another one, or DISCARD ALL); 0A000 on a named statement: its result type changed (a
- * column's type altered by a migration; 0A000 is feature_not_supported in general, so only a named
- * statement's counts). pg keeps believing the statement is prepared on the client, so every later
- * call of it would fail the same way. A migration's change reaches every connection that prepared
- * the statement, and the pool hands out its last released client first: so every client of the pool
- * opened before the error is stale too, and each is dropped at its next checkout or release (isStale;
- * onPooledClient in database.ts), while clients opened after it are trusted.
+ * call to another one, or DISCARD ALL); 0A000 on a named statement that ran on this client before:
+ * its result type changed (a column's type altered by a migration; 0A000 is feature_not_supported in
+ * general, so a statement's first call that meets it is an error like any other). pg keeps believing
+ * the statement is prepared on the client, so every later call of it would fail the same way. A
+ * migration's change reaches every connection that prepared the statement, and the pool hands out its
+ * last released client first: so every client of the pool opened before the error is stale too, and
+ * each is dropped at its next checkout or release (isStale; onPooledClient in database.ts), while
+ * clients opened after it are trusted.
  */
-const STALE_STATEMENT = new Set(['26000', '0A000']);
+const ranBefore = new WeakMap<pg.PoolClient, Set<string>>();
+
+function ranOn(client: pg.PoolClient): Set<string> {
+  let names = ranBefore.get(client);
+  if (!names) ranBefore.set(client, (names = new Set()));
+  return names;
+}
+
+function isForgotten(client: pg.PoolClient, name: string, error: unknown): boolean {
+  const code = (error as { code?: string } | undefined)?.code;
+  return code === '26000' || (code === '0A000' && ranOn(client).has(name));
+}
+
 /** Each pooled client's pool and the order it was opened in (createPool). */
 const born = new WeakMap<pg.PoolClient, { pool: pg.Pool; serial: number }>();
 let connections = 0;

@@ -39,9 +39,9 @@ const DEADLOCKS_AT_MOST = 5;
 /**
  * Reruns after a forgotten prepared statement (isStaleStatement) before a unit's request gets the
  * error. The connection that met it, and every other of the pool opened before, is dropped (isStale),
- * so the next batch runs on a connection opened afterwards: one rerun is enough after a DISCARD ALL
- * or a migration. A pooler that forgets statements on every transaction (PgBouncer in transaction
- * mode before 1.21, with database.prepared_statements on) still gets an answer, after this many.
+ * so the next batch runs on a connection opened afterwards, which prepares its statements afresh: one
+ * rerun is enough after a DISCARD ALL or a migration. The bound keeps a unit from running for ever
+ * where they are forgotten again and again (a pooler that cannot keep them: docs/operations.md).
  */
 const STALE_AT_MOST = 3;
 

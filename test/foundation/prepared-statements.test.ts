@@ -172,3 +172,21 @@ test(
     }
   },
 );
+
+test('a named statement whose first call meets feature_not_supported (0A000) is an error like another: its connection is kept', { skip }, async () => {
+  const t = await startTestApp();
+  try {
+    const pid = (conn: Conn) => (conn as PgConn).query<{ pid: number }>('SELECT pg_backend_pid() AS pid', []).then((r) => r.rows[0]!.pid);
+    const first = await onConnection(t.deps.db, async (conn) => {
+      await assert.rejects(
+        (conn as PgConn).query('SELECT $1::numeric::int AS x', ['NaN'], 'gw_test_nan'),
+        (error: { code?: string }) => error.code === '0A000',
+      );
+      return pid(conn);
+    });
+    // The pool hands out its last released client first: the same connection, not dropped as stale.
+    assert.equal(await onConnection(t.deps.db, pid), first);
+  } finally {
+    await t.close();
+  }
+});
