@@ -53,9 +53,9 @@ export function chosenAlongside(tx: Tx, key: CursorKey): Set<bigint> | undefined
 }
 
 /**
- * shared() once per at-once transaction, address and merchant: every later claimant of a batch's
- * cursor asks it, and one batch's answers could not differ in a way that matters (a registration
- * that commits during the batch races it whichever answer it gets). Only called in such a batch.
+ * shared() once per at-once transaction, address and merchant (every claimant of a batch's cursor that
+ * needs it asks it, and one batch's answers could not differ in a way that matters: a registration
+ * that commits during the batch races it whichever answer it gets); shared() itself elsewhere.
  */
 export function sharedOnce(tx: Tx, key: CursorKey, merchantId: string, shared: () => Promise<boolean>): Promise<boolean> {
   const answers = batchOf(tx)?.shared;

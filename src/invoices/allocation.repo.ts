@@ -204,15 +204,12 @@ export async function holdsPoolShare(
 ): Promise<boolean> {
   const { maxAdjustment, cap } = pool;
   const { key, base } = cursor;
-  // The shortcut below trusts `from`: too low where another unit of a batch running at once claimed
-  // this cursor first and has not yet moved it past the amounts its choice crossed. There, a shared
-  // address has the batch run unit by unit (the first claimant's `from` is exact).
-  if (cursor.claimedAfterAnother) {
-    if (await sharedOnce(tx, key, merchantId, shared)) throw new RunAlone('the pool share of a shared address');
-    return false;
-  }
-  if (cursor.from - 1n < cap || !(await shared())) return false;
-  // Counted from the reservations written: those of other units of a batch running at once are not yet.
+  // The shortcut trusts `from`: too low where another unit of a batch running at once claimed this
+  // cursor first and has not yet moved it past the amounts its choice crossed.
+  if (!cursor.claimedAfterAnother && cursor.from - 1n < cap) return false;
+  if (!(await sharedOnce(tx, key, merchantId, shared))) return false;
+  // Counted from the reservations written: those of other units of a batch running at once are not
+  // yet. A shared address has such a batch run unit by unit (where the first claimant's `from` is exact).
   if (unitsRunAtOnce(tx)) throw new RunAlone('the pool share of a shared address');
   const held = await heldQuery.first(tx, {
     network: key.network,
