@@ -30,7 +30,10 @@ interface Pending<T> {
   stale?: number;
 }
 
-/** again: the unit lost a deadlock; it is queued again for the next batch (a fresh transaction). */
+/**
+ * again: the unit lost a deadlock or met a forgotten prepared statement; it is queued again for the
+ * next batch (a fresh transaction).
+ */
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown; again?: true };
 
 /** Deadlocks one unit may lose before its request gets the error. */
@@ -44,6 +47,9 @@ const DEADLOCKS_AT_MOST = 5;
  * where they are forgotten again and again (a pooler that cannot keep them: docs/operations.md).
  */
 const STALE_AT_MOST = 3;
+
+/** The bound of each count of a unit's runs again in a next batch (Pending). */
+const AGAIN_AT_MOST = { deadlocks: DEADLOCKS_AT_MOST, stale: STALE_AT_MOST } as const;
 
 /** PostgreSQL: batches run with a savepoint per unit after one without them met a failing unit. */
 const CAREFUL_BATCHES = 8;
@@ -251,21 +257,15 @@ export class GroupCommit {
               this.stats.reruns += 1;
               continue;
             }
-            if (isRetryable(error) && (unit.deadlocks ?? 0) < DEADLOCKS_AT_MOST) {
+            // A deadlock lost, or a prepared statement the server forgot (every unit would fail
+            // alike on this connection, which is dropped: isStale): run again in the next batch.
+            const count = isRetryable(error) ? 'deadlocks' : isStaleStatement(error) ? 'stale' : undefined;
+            const again = count !== undefined && (unit[count] ?? 0) < AGAIN_AT_MOST[count];
+            if (again) {
               this.stats.reruns += 1;
-              unit.deadlocks = (unit.deadlocks ?? 0) + 1;
-              outcomes.push({ ok: false, error, again: true });
-              break;
+              unit[count] = (unit[count] ?? 0) + 1;
             }
-            // The server forgot this connection's prepared statements: every unit would fail alike
-            // here. The connection is dropped (isStale); the unit runs in the next batch, on another.
-            if (isStaleStatement(error) && (unit.stale ?? 0) < STALE_AT_MOST) {
-              this.stats.reruns += 1;
-              unit.stale = (unit.stale ?? 0) + 1;
-              outcomes.push({ ok: false, error, again: true });
-              break;
-            }
-            outcomes.push({ ok: false, error });
+            outcomes.push(again ? { ok: false, error, again } : { ok: false, error });
             break;
           }
         }

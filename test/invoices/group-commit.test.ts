@@ -174,3 +174,44 @@ test(
     }
   },
 );
+
+test(
+  'group commit on PostgreSQL: a unit that lost a deadlock runs again in the next batch, 5 times at most',
+  { skip: onPostgres ? false : 'PostgreSQL only (deadlocks between transactions)' },
+  async () => {
+    const t = await startTestApp();
+    try {
+      const gc = new GroupCommit(t.deps.db);
+      // What PostgreSQL throws at the transaction it picks to end a deadlock.
+      const deadlock = () => Object.assign(new Error('deadlock detected'), { code: '40P01', severity: 'ERROR' });
+      const runs = { once: 0, always: 0 };
+      const settled = await Promise.allSettled([
+        // Loses in the batch's run without savepoints and in its run unit by unit, then wins.
+        gc.run(async (tx) => {
+          runs.once += 1;
+          await insertTokenQuery.run(tx, { hash: `once-${runs.once}` });
+          if (runs.once <= 2) throw deadlock();
+          return 'once';
+        }),
+        gc.run(async (tx) => {
+          runs.always += 1;
+          await insertTokenQuery.run(tx, { hash: `always-${runs.always}` });
+          throw deadlock();
+        }),
+      ]);
+      assert.equal(settled[0]!.status, 'fulfilled');
+      assert.equal((settled[0] as PromiseFulfilledResult<string>).value, 'once');
+      assert.equal(settled[1]!.status, 'rejected');
+      assert.equal((settled[1] as PromiseRejectedResult).reason.code, '40P01');
+      // The first batch without savepoints, then with them; the loser of all: 5 more batches.
+      assert.deepEqual(runs, { once: 3, always: 7 });
+      const rows = await t.deps.db.selectFrom('captcha_tokens').select('token_hash').execute();
+      assert.deepEqual(
+        rows.map((r) => r.token_hash),
+        ['once-3'],
+      );
+    } finally {
+      await t.close();
+    }
+  },
+);
