@@ -181,16 +181,18 @@ function isForgotten(client: pg.PoolClient, name: string, error: unknown): boole
   return code === '26000' || (code === '0A000' && ranOn(client).has(name));
 }
 
-/** Each pooled client's pool and the order it was opened in (createPool). */
+/**
+ * Each pooled client's pool and the order it was opened in (createPool's 'connect' handler, which
+ * runs before connect() hands the client out: every client pgClientConn is given has one).
+ */
 const born = new WeakMap<pg.PoolClient, { pool: pg.Pool; serial: number }>();
 let connections = 0;
 /** By pool: clients opened up to this serial are stale. */
 const staleUpTo = new WeakMap<pg.Pool, number>();
-const staleClients = new WeakSet<pg.PoolClient>();
 const staleErrors = new WeakSet<object>();
 
+/** The client, and every other of its pool opened before it turned stale. */
 function turnedStale(client: pg.PoolClient, error: unknown): void {
-  staleClients.add(client);
   if (typeof error === 'object' && error !== null) staleErrors.add(error);
   const mine = born.get(client);
   if (mine) staleUpTo.set(mine.pool, connections);
@@ -206,7 +208,6 @@ export function isStaleStatement(error: unknown): boolean {
 
 /** Whether a client's prepared statements cannot be trusted any more (drop it, do not reuse it). */
 export function isStale(client: pg.PoolClient): boolean {
-  if (staleClients.has(client)) return true;
   const mine = born.get(client);
   return mine !== undefined && mine.serial <= (staleUpTo.get(mine.pool) ?? 0);
 }
