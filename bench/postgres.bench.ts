@@ -68,6 +68,29 @@ const ADDRESS = 'TL24LCps5FKwp3PoU1MvrYrwhi5LU1tHre';
 /** Receiving addresses of the merchants of creationRate (valid TRON addresses). */
 const ADDRESSES = [ADDRESS, 'TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE'];
 
+/** An instance's configuration on the bench's database (creationRate, instanceWorker). */
+function instanceConfig(url: string, prepared: boolean) {
+  return buildConfig({
+    database: { path: '/nonexistent', url, prepared_statements: prepared },
+    log: { level: 'error' },
+    rate_limits: { invoices_per_merchant: 0 },
+  });
+}
+
+/** `count` creations at once, the i-th by the creator and for the owner `by(i)` gives. */
+function creations(tag: string, count: number, by: (i: number) => [InvoiceCreator, { merchantId: string; walletId: string }]) {
+  return Promise.all(
+    Array.from({ length: count }, (_, i) => {
+      const [creator, owner] = by(i);
+      return creator.create({
+        merchantId: owner.merchantId,
+        idempotencyKey: `${tag}-${i}`,
+        body: { merchant_order_id: `${tag}-${i}`, amount: '25', wallet_id: owner.walletId, expires_in_minutes: 20 },
+      });
+    }),
+  );
+}
+
 async function scratch(): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `gwbench_${randomBytes(4).toString('hex')}`;
   await withClient(admin, (c) => c.query(`CREATE DATABASE ${name}`));
@@ -83,11 +106,7 @@ async function scratch(): Promise<{ url: string; drop: () => Promise<void> }> {
  */
 async function creationRate(instances: number, merchants = 1, prepared = true, threads = false): Promise<string> {
   const db = await scratch();
-  const config = buildConfig({
-    database: { path: '/nonexistent', url: db.url, prepared_statements: prepared },
-    log: { level: 'error' },
-    rate_limits: { invoices_per_merchant: 0 },
-  });
+  const config = instanceConfig(db.url, prepared);
   const log = createLogger('error');
   const opened = Array.from({ length: instances }, () => openDatabase(config.database));
   try {
@@ -104,16 +123,7 @@ async function creationRate(instances: number, merchants = 1, prepared = true, t
       owners.push({ merchantId: merchant.id, walletId: wallet.id });
     }
     const creators = opened.map((database) => new InvoiceCreator(createDeps({ config, database, log })));
-    const createAll = (tag: string, count: number) =>
-      Promise.all(
-        Array.from({ length: count }, (_, i) =>
-          creators[i % instances]!.create({
-            merchantId: owners[i % merchants]!.merchantId,
-            idempotencyKey: `${tag}-${i}`,
-            body: { merchant_order_id: `${tag}-${i}`, amount: '25', wallet_id: owners[i % merchants]!.walletId, expires_in_minutes: 20 },
-          }),
-        ),
-      );
+    const createAll = (tag: string, count: number) => creations(tag, count, (i) => [creators[i % instances]!, owners[i % merchants]!]);
     // A running gateway's tables have statistics: autovacuum analyzes a table within a minute of its
     // first 50 changes, and every prepared statement is planned again then. Before that, on tables
     // created empty a moment ago, PostgreSQL's generic plan for the lookups may walk all of a
@@ -344,25 +354,12 @@ async function inWorkers(jobs: InstanceJob[], warmed: () => Promise<void>): Prom
 
 /** A worker of inWorkers: warms up, says so, waits for 'go', creates, answers with its counts, closes when told. */
 async function instanceWorker(job: InstanceJob): Promise<void> {
-  const config = buildConfig({
-    database: { path: '/nonexistent', url: job.url, prepared_statements: job.prepared },
-    log: { level: 'error' },
-    rate_limits: { invoices_per_merchant: 0 },
-  });
+  const config = instanceConfig(job.url, job.prepared);
   const database = openDatabase(config.database);
   const creator = new InvoiceCreator(createDeps({ config, database, log: createLogger('error') }));
   const port = parentPort!;
   const message = () => new Promise((resolve) => port.once('message', resolve));
-  const createAll = (tag: string, count: number) =>
-    Promise.all(
-      Array.from({ length: count }, (_, i) =>
-        creator.create({
-          merchantId: job.merchantId,
-          idempotencyKey: `${tag}-${i}`,
-          body: { merchant_order_id: `${tag}-${i}`, amount: '25', wallet_id: job.walletId, expires_in_minutes: 20 },
-        }),
-      ),
-    );
+  const createAll = (tag: string, count: number) => creations(tag, count, () => [creator, job]);
   await createAll(`${job.tag}w`, job.warm);
   const { batches, reruns } = creator.committer.stats;
   const go = message();
