@@ -189,7 +189,6 @@ test('the active-key cap: configurable; revoked and expired keys do not count; a
   }
 });
 
-/** Creations through one InvoiceCreator, answered as '201 <payable amount>' or 'err <code>' (keys and order ids unique in this file). */
 /** The owner and a squatter, each with a wallet on VICTIM_ADDRESS. */
 async function bothOnVictimAddress(t: TestApp) {
   const { merchant: squatter } = await signedInMerchant(t);
@@ -200,6 +199,7 @@ async function bothOnVictimAddress(t: TestApp) {
 }
 
 let created = 0;
+/** Creations through one InvoiceCreator, answered as '201 <payable amount>' or 'err <code>' (keys and order ids unique in this file). */
 function creations(creator: InvoiceCreator): (merchantId: string, walletId: string, amount: string) => Promise<string> {
   return (merchantId, walletId, amount) => {
     const n = (created += 1);
