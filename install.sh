@@ -1,17 +1,30 @@
 #!/usr/bin/env bash
 # Installs or upgrades gatewayd on a Debian or Ubuntu server (run as root):
-#   - the binary at /usr/local/bin/gatewayd (replaced atomically on upgrade)
+#   - the binary at /usr/local/bin/gatewayd (replaced atomically on upgrade), from a release
+#     download checked against its SHA256SUMS, a file you give, or built from this clone
 #   - a `gatewayd` system user, /var/lib/gatewayd (0700) for the database
-#   - /etc/gatewayd/gatewayd.toml from `gatewayd init` (0640, root:gatewayd), written only once
-#   - a hardened systemd unit; `gatewayd migrate`; enable and (re)start the service
+#   - /etc/gatewayd/gatewayd.toml from `gatewayd init` (0640, root:gatewayd), written only once,
+#     and with --domain /etc/gatewayd/Caddyfile, the HTTPS site for Caddy
+#   - the hardened systemd unit `gatewayd init` writes; `gatewayd migrate`; enable and (re)start
 # Running it again upgrades: new binary, migrations, restart; the configuration and data stay.
 #
-# Usage: sudo ./install.sh [--binary FILE] [--public-url URL] [--listen HOST:PORT] [--no-start]
-#                          [--prefix DIR]
+# Usage: sudo ./install.sh [--download URL | --binary FILE [--sums FILE] | --from-source]
+#                          [--domain D | --public-url URL] [--listen HOST:PORT] [--smtp-url URL]
+#                          [--email-from F] [--tron-api-key K] [--no-start] [--prefix DIR]
+#   --download URL    fetch the release executable for this CPU (gatewayd-linux-x64 or
+#                     gatewayd-linux-arm64) and SHA256SUMS from URL, a release's download folder,
+#                     and install it only if its SHA-256 is the one SHA256SUMS lists
 #   --binary FILE     the gatewayd executable to install (default: ./gatewayd beside this script,
-#                     else dist/gatewayd)
+#                     else dist/gatewayd); a SHA256SUMS beside it is checked when it lists FILE
+#   --sums FILE       with --binary: the SHA256SUMS that must list FILE's SHA-256
+#   --from-source     build the executable in this clone first (npm ci, npm run build:binary)
+#   --domain D        the public domain (e.g. pay.example.com) of a new configuration:
+#                     public_url https://D, trust_proxy on, and a Caddyfile for HTTPS
 #   --public-url URL  server.public_url for a new configuration (e.g. https://pay.example.com)
 #   --listen H:P      server.listen for a new configuration (default 127.0.0.1:8080)
+#   --smtp-url URL    email.smtp_url for a new configuration (registration and reset mail)
+#   --email-from F    email.from for a new configuration
+#   --tron-api-key K  tron.api_key for a new configuration (a free TronGrid key)
 #   --no-start        install and migrate, but do not enable or start the service
 #   --prefix DIR      install under DIR instead of / (a throwaway root for tests): no user is
 #                     created, files keep the caller's ownership, systemd is left alone unless
@@ -20,9 +33,14 @@ set -euo pipefail
 
 PREFIX=""
 BINARY=""
+SUMS=""
+DOWNLOAD=""
+FROM_SOURCE=0
 PUBLIC_URL=""
 LISTEN=""
 START=1
+# Settings passed on to `gatewayd init` for a new configuration.
+init_args=()
 
 die() {
   printf 'install.sh: %s\n' "$*" >&2
@@ -35,8 +53,12 @@ say() {
 while [ $# -gt 0 ]; do
   case "$1" in
     --binary) BINARY="${2:?--binary needs a file}"; shift 2 ;;
+    --sums) SUMS="${2:?--sums needs a file}"; shift 2 ;;
+    --download) DOWNLOAD="${2:?--download needs a URL}"; shift 2 ;;
+    --from-source) FROM_SOURCE=1; shift ;;
     --public-url) PUBLIC_URL="${2:?--public-url needs a URL}"; shift 2 ;;
     --listen) LISTEN="${2:?--listen needs host:port}"; shift 2 ;;
+    --domain | --smtp-url | --email-from | --tron-api-key) init_args+=("$1" "${2:?$1 needs a value}"); shift 2 ;;
     --prefix) PREFIX="${2:?--prefix needs a folder}"; shift 2 ;;
     --no-start) START=0; shift ;;
     -h|--help) awk 'NR == 1 { next } /^#/ { sub(/^# ?/, ""); print; next } { exit }' "$0"; exit 0 ;;
@@ -51,6 +73,13 @@ esac
 case "$PUBLIC_URL$LISTEN" in
   *[\|\&\"\\\ ]*) die "--public-url and --listen may not contain | & \" \\ or spaces" ;;
 esac
+if [ -n "$PUBLIC_URL" ]; then init_args+=(--public-url "$PUBLIC_URL"); fi
+if [ -n "$LISTEN" ]; then init_args+=(--listen "$LISTEN"); fi
+sources=0
+for given in "$DOWNLOAD" "$BINARY"; do [ -n "$given" ] && sources=$((sources + 1)); done
+sources=$((sources + FROM_SOURCE))
+[ "$sources" -le 1 ] || die "give one of --download, --binary and --from-source"
+[ -z "$SUMS" ] || [ -n "$BINARY" ] || die "--sums goes with --binary"
 
 if [ -n "$PREFIX" ]; then
   mkdir -p "$PREFIX"
@@ -72,7 +101,11 @@ if [ -z "$PREFIX" ] && [ "$(id -u)" -ne 0 ]; then
   die "run as root (sudo ./install.sh), or pass --prefix DIR for a trial install"
 fi
 [ "$(uname -s)" = "Linux" ] || die "gatewayd runs on Linux only"
-[ "$(uname -m)" = "x86_64" ] || die "this build is for x86_64 (linux-x64); this machine is $(uname -m)"
+case "$(uname -m)" in
+  x86_64) ARCH=x64 ;;
+  aarch64 | arm64) ARCH=arm64 ;;
+  *) die "gatewayd is built for x86_64 (linux-x64) and aarch64 (linux-arm64); this machine is $(uname -m)" ;;
+esac
 glibc="$(getconf GNU_LIBC_VERSION 2>/dev/null | awk '{print $2}')" || glibc=""
 if [ -n "$glibc" ]; then
   major="${glibc%%.*}"
@@ -85,11 +118,45 @@ else
   die "no glibc found (musl/Alpine is not supported): the binary needs glibc >= 2.34"
 fi
 
-if [ -z "$BINARY" ]; then
-  here="$(cd "$(dirname "$0")" && pwd)"
-  if [ -f "$here/gatewayd" ]; then BINARY="$here/gatewayd"; else BINARY="$here/dist/gatewayd"; fi
+# The SHA-256 that SUMS lists for the file named NAME, or nothing.
+listed_sum() { awk -v name="$2" '$2 == name || $2 == "*" name { print $1; exit }' "$1"; }
+# Refuses FILE unless SUMS lists NAME with FILE's SHA-256.
+verify() {
+  local file="$1" sums="$2" name="$3" want have
+  want="$(listed_sum "$sums" "$name")"
+  [ -n "$want" ] || die "$sums does not list $name: refusing to install an executable nobody vouched for"
+  have="$(sha256sum "$file" | awk '{ print $1 }')"
+  [ "$want" = "$have" ] || die "$name: SHA-256 $have is not the $want that $sums lists (a broken or tampered download): nothing was installed"
+  say "checksum: $name matches $sums"
+}
+here="$(cd "$(dirname "$0")" && pwd)"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+if [ -n "$DOWNLOAD" ]; then
+  command -v curl >/dev/null 2>&1 || die "--download needs curl (apt-get install curl)"
+  name="gatewayd-linux-$ARCH"
+  say "downloading $name and SHA256SUMS from ${DOWNLOAD%/}"
+  curl -fsSL --proto '=https,http' -o "$work/SHA256SUMS" "${DOWNLOAD%/}/SHA256SUMS" || die "could not download ${DOWNLOAD%/}/SHA256SUMS"
+  curl -fsSL --proto '=https,http' -o "$work/$name" "${DOWNLOAD%/}/$name" || die "could not download ${DOWNLOAD%/}/$name"
+  verify "$work/$name" "$work/SHA256SUMS" "$name"
+  chmod 0755 "$work/$name"
+  BINARY="$work/$name"
+elif [ "$FROM_SOURCE" -eq 1 ]; then
+  [ -f "$here/package.json" ] || die "--from-source runs in a clone of gatewayd (no package.json beside $0)"
+  say "building the executable from source in $here (npm ci, npm run build:binary)"
+  (cd "$here" && npm ci --no-audit --no-fund && npm run build:binary) || die "the build from source failed"
+  BINARY="$here/dist/gatewayd"
+else
+  if [ -z "$BINARY" ]; then
+    if [ -f "$here/gatewayd" ]; then BINARY="$here/gatewayd"; else BINARY="$here/dist/gatewayd"; fi
+  fi
+  [ -f "$BINARY" ] || die "no gatewayd binary at $BINARY (pass --binary FILE or --download URL, or run npm run build:binary)"
+  if [ -n "$SUMS" ]; then
+    verify "$BINARY" "$SUMS" "$(basename "$BINARY")"
+  elif [ -f "$(dirname "$BINARY")/SHA256SUMS" ] && [ -n "$(listed_sum "$(dirname "$BINARY")/SHA256SUMS" "$(basename "$BINARY")")" ]; then
+    verify "$BINARY" "$(dirname "$BINARY")/SHA256SUMS" "$(basename "$BINARY")"
+  fi
 fi
-[ -f "$BINARY" ] || die "no gatewayd binary at $BINARY (pass --binary FILE, or run npm run build:binary)"
 new_version="$("$BINARY" version)" || die "$BINARY does not run"
 
 systemd=0
@@ -127,20 +194,21 @@ fi
 mkdir -p "$DATA_DIR"
 chmod 0700 "$DATA_DIR"
 mkdir -p "$CONF_DIR"
+# `gatewayd init` writes the configuration, the unit and, with --domain, the Caddyfile; the unit is
+# taken on every run (an upgrade gets the new binary's), the configuration only once.
+mkdir -p "$work/init"
+"$BIN" init --dir "$work/init" --system "${init_args[@]}" </dev/null >/dev/null || die "gatewayd init refused the settings (see above)"
 if [ -f "$CONF" ]; then
   say "configuration: keeping $CONF"
 else
-  tmp="$(mktemp -d)"
-  trap 'rm -rf "$tmp"' EXIT
-  "$BIN" init --dir "$tmp" >/dev/null
-  sed_args=(-e "s|^path = \"data/gateway.db\"|path = \"$DB\"|")
-  if [ -n "$PUBLIC_URL" ]; then sed_args+=(-e "s|^#* *public_url = .*|public_url = \"$PUBLIC_URL\"|"); fi
-  if [ -n "$LISTEN" ]; then sed_args+=(-e "0,/^listen = .*/s||listen = \"$LISTEN\"|"); fi
-  (umask 077 && sed "${sed_args[@]}" "$tmp/gatewayd.toml" >"$CONF.new")
+  # The database's real path under --prefix (a throwaway root); /var/lib/gatewayd otherwise.
+  (umask 077 && sed -e "s|^path = \"/var/lib/gatewayd/gateway.db\"|path = \"$DB\"|" "$work/init/gatewayd.toml" >"$CONF.new")
   mv -f "$CONF.new" "$CONF"
-  rm -rf "$tmp"
-  trap - EXIT
   say "configuration: wrote $CONF with a fresh server.secret"
+  if [ -f "$work/init/Caddyfile" ]; then
+    install -m 0644 "$work/init/Caddyfile" "$CONF_DIR/Caddyfile"
+    say "Caddy site: $CONF_DIR/Caddyfile"
+  fi
 fi
 chmod 0640 "$CONF"
 chmod 0750 "$CONF_DIR"
@@ -148,59 +216,7 @@ if [ "$owner_exists" -eq 1 ]; then chown root:"$SERVICE_USER" "$CONF_DIR" "$CONF
 
 # ---- systemd unit ---------------------------------------------------------------------------------
 mkdir -p "$UNIT_DIR"
-cat >"$UNIT.new" <<EOF
-# Installed by gatewayd's install.sh; rewritten on upgrade. Local changes belong in a drop-in:
-# systemctl edit gatewayd
-[Unit]
-Description=gatewayd: self-hosted USDT (TRC20) invoicing gateway
-Wants=network-online.target
-After=network-online.target
-
-[Service]
-Type=simple
-User=$SERVICE_USER
-Group=$SERVICE_USER
-ExecStart=/usr/local/bin/gatewayd serve --config /etc/gatewayd/gatewayd.toml
-Restart=on-failure
-RestartSec=5s
-TimeoutStopSec=30s
-UMask=0077
-# The packaged binary unpacks its native addons once into \$XDG_CACHE_HOME/gatewayd.
-CacheDirectory=gatewayd
-Environment=XDG_CACHE_HOME=/var/cache
-LimitNOFILE=65536
-
-# Hardening: read-only system, writable data folder only, no privileges to gain.
-NoNewPrivileges=true
-ProtectSystem=strict
-ReadWritePaths=/var/lib/gatewayd
-ProtectHome=true
-PrivateTmp=true
-PrivateDevices=true
-ProtectKernelTunables=true
-ProtectKernelModules=true
-ProtectKernelLogs=true
-ProtectControlGroups=true
-ProtectClock=true
-ProtectHostname=true
-RestrictSUIDSGID=true
-RestrictNamespaces=true
-RestrictRealtime=true
-LockPersonality=true
-RestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX
-CapabilityBoundingSet=
-PrivateMounts=true
-ProtectProc=invisible
-RemoveIPC=true
-SystemCallArchitectures=native
-SystemCallFilter=@system-service
-# A system call outside the list fails with EPERM instead of killing the process.
-SystemCallErrorNumber=EPERM
-# Not MemoryDenyWriteExecute: V8's JIT compiler needs writable executable memory.
-
-[Install]
-WantedBy=multi-user.target
-EOF
+install -m 0644 "$work/init/gatewayd.service" "$UNIT.new"
 mv -f "$UNIT.new" "$UNIT"
 chmod 0644 "$UNIT"
 say "systemd unit: $UNIT"

@@ -74,8 +74,32 @@ export async function main(argv: string[]): Promise<number> {
         out(await (await cli.version()).versionLine());
         return 0;
       case 'init': {
-        const { values } = parse('init', rest, { dir: { type: 'string' } });
-        return (await cli.init()).runInit(values.dir as string | undefined, out);
+        const flags = ['dir', 'domain', 'public-url', 'listen', 'data', 'smtp-url', 'email-from', 'tron-api-key'] as const;
+        const booleans = { ask: { type: 'boolean' }, system: { type: 'boolean' } } as const;
+        const { values } = parse('init', rest, { ...Object.fromEntries(flags.map((f) => [f, { type: 'string' }])), ...booleans });
+        const v = values as Record<string, string | undefined>;
+        const init = await cli.init();
+        let options: import('./cli/init.js').InitOptions = {
+          dir: v.dir,
+          domain: v.domain,
+          publicUrl: v['public-url'],
+          listen: v.listen,
+          data: v.data,
+          smtpUrl: v['smtp-url'],
+          emailFrom: v['email-from'],
+          tronApiKey: v['tron-api-key'],
+          system: values.system === true,
+        };
+        init.checkInitOptions(options);
+        if (values.ask === true || process.stdin.isTTY) {
+          const asker = init.lineAsker();
+          try {
+            options = await init.askMissing(options, asker.ask);
+          } finally {
+            asker.close();
+          }
+        }
+        return init.runInit(options, out);
       }
       case 'migrate': {
         const { values } = parse('migrate', rest, { config: { type: 'string' }, status: { type: 'boolean' } });

@@ -14,12 +14,15 @@ import { checkPostgres } from './doctor-postgres.js';
 import { checkRecordedNetwork, isLoopbackHost, type Finding } from './doctor-findings.js';
 import { checkClock, checkSmtp, checkTron } from './doctor-network.js';
 import { checkRates } from './doctor-rates.js';
+import { checkDeploy, type DeployPaths } from './doctor-deploy.js';
 
 export { isLoopbackHost, type Finding, type Level } from './doctor-findings.js';
 
 export interface DoctorOptions {
   /** Per network check. */
   timeoutMs?: number;
+  /** Where the Caddy site and the systemd unit are looked for (tests); default deployPaths(config). */
+  deployPaths?: DeployPaths;
 }
 
 /** Runs every check; config is a loader so a configuration error is reported like any problem. */
@@ -39,6 +42,7 @@ export async function runDoctor(load: () => Config, out: (line: string) => void,
   }
   for (const f of checkConfig(config)) report(f);
   for (const f of checkPermissions(config)) report(f);
+  for (const f of checkDeploy(config, options.deployPaths)) report(f);
   for (const f of config.database.url ? await checkPostgres(config) : checkDatabase(config)) report(f);
   report(await checkRuntime());
   const timeoutMs = options.timeoutMs ?? 5000;

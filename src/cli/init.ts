@@ -1,8 +1,44 @@
-/** `gatewayd init [--dir DIR]`: a commented gatewayd.toml with a fresh secret, and the data folder (0700). */
+/**
+ * `gatewayd init [--dir DIR] [--domain D] ...`: a commented gatewayd.toml with a fresh secret and the
+ * data folder (0700); with a public domain also the systemd unit and a Caddy site (deploy-files.ts),
+ * so that an instance goes live from flags or answers alone. Settings a flag leaves out are asked
+ * on a terminal (or with --ask), and left at their defaults otherwise.
+ */
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { caddyfile, SERVICE_USER, systemdUnit } from './deploy-files.js';
 import { UsageError } from './usage.js';
+
+/** What init writes into the template besides the secret; unset keys keep the template's line. */
+export interface InitSettings {
+  publicUrl?: string;
+  trustProxy?: boolean;
+  listen?: string;
+  databasePath?: string;
+  tronApiKey?: string;
+  smtpUrl?: string;
+  emailFrom?: string;
+}
+
+const toml = (value: string) => JSON.stringify(value);
+
+/** The template with the given settings in place of their commented or default lines. */
+export function configFile(secret: string, settings: InitSettings = {}): string {
+  let text = configTemplate(secret);
+  const set = (pattern: RegExp, line: string | undefined) => {
+    if (line !== undefined) text = text.replace(pattern, line);
+  };
+  set(/^listen = .*$/m, settings.listen && `listen = ${toml(settings.listen)}`);
+  set(/^# public_url = .*$/m, settings.publicUrl && `public_url = ${toml(settings.publicUrl)}`);
+  set(/^trust_proxy = .*$/m, settings.trustProxy === undefined ? undefined : `trust_proxy = ${settings.trustProxy}`);
+  set(/^path = "data\/gateway.db"$/m, settings.databasePath && `path = ${toml(settings.databasePath)}`);
+  set(/^api_key = ""$/m, settings.tronApiKey && `api_key = ${toml(settings.tronApiKey)}`);
+  set(/^smtp_url = ""$/m, settings.smtpUrl && `smtp_url = ${toml(settings.smtpUrl)}`);
+  set(/^from = .*$/m, settings.emailFrom && `from = ${toml(settings.emailFrom)}`);
+  return text;
+}
 
 export function configTemplate(secret: string): string {
   return `# gatewayd configuration. Every key may also be set through the environment as
@@ -133,19 +169,139 @@ max_active = 20
 `;
 }
 
-export function runInit(dirArg: string | undefined, out: (line: string) => void): number {
-  const dir = resolve(dirArg ?? '.');
+export interface InitOptions {
+  dir?: string;
+  /** The public domain (pay.example.com): public_url https://D, trust_proxy, a Caddy site, the unit. */
+  domain?: string;
+  publicUrl?: string;
+  listen?: string;
+  /** The data folder (default DIR/data); the database is DATA/gateway.db. */
+  data?: string;
+  smtpUrl?: string;
+  emailFrom?: string;
+  tronApiKey?: string;
+  /**
+   * The layout install.sh installs (SYSTEM_LAYOUT): the unit and the database path name those
+   * places whatever DIR is, and no data folder is made here (install.sh makes it).
+   */
+  system?: boolean;
+}
+
+/** Where install.sh puts things; `init --system` writes files for that layout. */
+export const SYSTEM_LAYOUT = { exe: '/usr/local/bin/gatewayd', config: '/etc/gatewayd/gatewayd.toml', data: '/var/lib/gatewayd' };
+
+/** A bare domain name: letters, digits, hyphens and dots, no scheme, port or path. */
+const DOMAIN = /^(?=.{1,253}$)(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))+$/i;
+const LISTEN = /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+):\d{1,5}$/i;
+
+export function checkInitOptions(o: InitOptions): void {
+  if (o.domain !== undefined && !DOMAIN.test(o.domain)) {
+    throw new UsageError(`--domain ${JSON.stringify(o.domain)} is not a domain name: give the bare name people type, e.g. pay.example.com`);
+  }
+  if (o.domain !== undefined && o.publicUrl !== undefined) throw new UsageError('--domain and --public-url say the same thing: give one');
+  if (o.system && o.data !== undefined) throw new UsageError(`--system keeps the database in ${SYSTEM_LAYOUT.data}: leave out --data`);
+  if (o.publicUrl !== undefined && !/^https?:\/\/[^/\s]+\/?$/.test(o.publicUrl)) {
+    throw new UsageError(`--public-url ${JSON.stringify(o.publicUrl)} must be an origin such as https://pay.example.com`);
+  }
+  if (o.listen !== undefined && !LISTEN.test(o.listen)) throw new UsageError(`--listen ${JSON.stringify(o.listen)} must be host:port, e.g. 127.0.0.1:8080`);
+  if (o.smtpUrl !== undefined && o.smtpUrl !== '' && !/^smtps?:\/\/\S+$/.test(o.smtpUrl)) {
+    throw new UsageError('--smtp-url must be an smtp:// or smtps:// URL, e.g. smtps://user:password@smtp.example.com:465');
+  }
+  for (const [flag, value] of [
+    ['--email-from', o.emailFrom],
+    ['--tron-api-key', o.tronApiKey],
+  ] as const) {
+    if (value !== undefined && /[\u0000-\u001f"\\]/.test(value)) throw new UsageError(`${flag} may not contain quotes, backslashes or control characters`);
+  }
+}
+
+/** The questions init asks for what its flags left out, in order; an empty answer keeps the default. */
+export const QUESTIONS: { key: 'domain' | 'smtpUrl' | 'emailFrom' | 'tronApiKey'; ask: string }[] = [
+  { key: 'domain', ask: 'Public domain for the checkout and console, e.g. pay.example.com (empty: local use only): ' },
+  { key: 'smtpUrl', ask: 'SMTP URL for registration and reset mail, e.g. smtps://user:password@smtp.example.com:465 (empty: no mail): ' },
+  { key: 'emailFrom', ask: 'From address of that mail, e.g. Shop payments <pay@example.com> (empty: gatewayd <noreply@localhost>): ' },
+  { key: 'tronApiKey', ask: 'TronGrid API key, free at trongrid.io (empty: none, rate-limited): ' },
+];
+
+/** Asks each question whose flag was not given; reads one line per answer from ask(). */
+export async function askMissing(o: InitOptions, ask: (question: string) => Promise<string>): Promise<InitOptions> {
+  const filled = { ...o };
+  for (const q of QUESTIONS) {
+    if (filled[q.key] !== undefined || (q.key === 'domain' && filled.publicUrl !== undefined)) continue;
+    const answer = (await ask(q.ask)).trim();
+    if (answer !== '') filled[q.key] = answer;
+  }
+  return filled;
+}
+
+/** One line of stdin per question, the question on stderr (stdout stays the command's report). */
+export function lineAsker(input: NodeJS.ReadableStream = process.stdin, output: NodeJS.WritableStream = process.stderr) {
+  const lines = createInterface({ input, terminal: false })[Symbol.asyncIterator]();
+  return {
+    ask: async (question: string) => {
+      output.write(question);
+      const next = await lines.next();
+      return next.done ? '' : (next.value as string);
+    },
+    close: () => void lines.return?.(),
+  };
+}
+
+export function runInit(options: InitOptions | string | undefined, out: (line: string) => void, exe = defaultExe()): number {
+  const o: InitOptions = typeof options === 'object' ? options : { dir: options };
+  checkInitOptions(o);
+  const dir = resolve(o.dir ?? '.');
   mkdirSync(dir, { recursive: true });
   const file = join(dir, 'gatewayd.toml');
   if (existsSync(file)) throw new UsageError(`${file}: already exists; not overwriting it`);
-  writeFileSync(file, configTemplate(randomBytes(32).toString('base64url')), { mode: 0o600, flag: 'wx' });
-  const data = join(dir, 'data');
-  const existed = existsSync(data);
-  mkdirSync(data, { recursive: true, mode: 0o700 });
-  chmodSync(data, 0o700);
-  out(`wrote ${file} (mode 0600) with a fresh server.secret`);
-  // Say what really happened: an existing data folder is only narrowed to 0700.
-  out(existed ? `${data} already exists; set its mode to 0700` : `created ${data} (mode 0700)`);
-  out(`next: edit server.public_url, then run \`gatewayd migrate --config ${file}\` and \`gatewayd serve --config ${file}\``);
+  const data = o.system ? SYSTEM_LAYOUT.data : o.data === undefined ? join(dir, 'data') : resolve(o.data);
+  const domain = o.domain?.toLowerCase();
+  const publicUrl = domain ? `https://${domain}` : o.publicUrl?.replace(/\/$/, '');
+  const settings: InitSettings = {
+    publicUrl,
+    // Behind the reverse proxy init writes, the client's address comes from X-Forwarded-For.
+    trustProxy: domain ? true : undefined,
+    listen: o.listen,
+    databasePath: o.system || o.data !== undefined ? join(data, 'gateway.db') : undefined,
+    tronApiKey: o.tronApiKey,
+    smtpUrl: o.smtpUrl || undefined,
+    emailFrom: o.emailFrom,
+  };
+  writeFileSync(file, configFile(randomBytes(32).toString('base64url'), settings), { mode: 0o600, flag: 'wx' });
+  const unit = join(dir, 'gatewayd.service');
+  const paths = o.system ? SYSTEM_LAYOUT : { exe, config: file, data };
+  writeFileSync(unit, systemdUnit(paths), { mode: 0o644 });
+  out(`wrote ${file} (mode 0600) with a fresh server.secret${publicUrl ? `, public_url ${publicUrl}` : ''}, and ${unit} (systemd unit)`);
+  if (!o.system) {
+    const existed = existsSync(data);
+    mkdirSync(data, { recursive: true, mode: 0o700 });
+    chmodSync(data, 0o700);
+    // Say what really happened: an existing data folder is only narrowed to 0700.
+    out(existed ? `${data} already exists; set its mode to 0700` : `created ${data} (mode 0700)`);
+  }
+  const site = join(dir, 'Caddyfile');
+  if (domain) {
+    writeFileSync(site, caddyfile(domain, o.listen ?? '127.0.0.1:8080'), { mode: 0o644 });
+    out(`wrote ${site} (Caddy: HTTPS for ${domain} with an automatic certificate)`);
+    if (!o.smtpUrl) out('no --smtp-url: nobody can confirm a registration or reset a password by mail until email.smtp_url is set');
+    if (!o.tronApiKey) out('no --tron-api-key: the TRON watcher shares the public rate limit; a free TronGrid key is strongly recommended');
+  }
+  if (o.system || !domain) {
+    out(
+      `next: ${publicUrl ? '' : 'edit server.public_url, then '}run \`gatewayd migrate --config ${paths.config}\` and \`gatewayd serve --config ${paths.config}\``,
+    );
+    return 0;
+  }
+  out('next, to run it as a service (install.sh does all of this with the same flags):');
+  out(`  sudo useradd --system --user-group --no-create-home --shell /usr/sbin/nologin ${SERVICE_USER}`);
+  out(`  sudo chown -R ${SERVICE_USER}: ${data} && sudo chown root:${SERVICE_USER} ${file} && sudo chmod 0640 ${file}`);
+  out(`  sudo cp ${unit} /etc/systemd/system/ && sudo systemctl daemon-reload && sudo systemctl enable --now gatewayd`);
+  out(`  sudo apt install caddy && sudo cp ${site} /etc/caddy/Caddyfile && sudo systemctl reload caddy`);
+  out(`  gatewayd doctor --config ${file}`);
   return 0;
+}
+
+/** The executable a unit written now should start: this single executable, or the clone's bin/gatewayd. */
+function defaultExe(): string {
+  return process.argv[1] && /gatewayd$/.test(process.argv[1]) ? resolve(process.argv[1]) : process.execPath;
 }

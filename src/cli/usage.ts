@@ -28,7 +28,10 @@ export class HelpRequest extends Error {
 const COMMANDS = {
   serve: ['gatewayd serve [--config FILE]', 'run the API, console, checkout and workers'],
   migrate: ['gatewayd migrate [--config FILE] [--status]', 'apply pending database migrations (or list them)'],
-  init: ['gatewayd init [--dir DIR]', 'write a commented gatewayd.toml and the data folder'],
+  init: [
+    'gatewayd init [--dir DIR] [--domain D | --public-url URL] [--listen H:P] [--data DIR] [--smtp-url URL] [--email-from F] [--tron-api-key K] [--system] [--ask]',
+    'write a commented gatewayd.toml, the data folder and a systemd unit; with --domain also a Caddyfile (HTTPS with an automatic certificate); --system: for the layout install.sh installs. On a terminal (or with --ask) it asks for what the flags left out',
+  ],
   'merchant create': [
     'gatewayd merchant create --email E [--name N] [--config FILE]',
     'create a confirmed account; the password is read from stdin (first line), e.g. <password-file; on a terminal it is asked twice, without echo',
