@@ -373,6 +373,13 @@ await step('open the checkout page', async () => {
   check(sheet.status === 200, `stylesheet ${css}: ${sheet.status} (static files are inside the binary)`);
 });
 
+await step('the guides are served from inside the binary', async () => {
+  const res = await fetch(`${baseUrl}/guides/shops`, { headers: { accept: 'text/html' } });
+  const html = await res.text();
+  check(res.status === 200, `/guides/shops: ${res.status}`);
+  check(/<h1 id="shops-the-epay-and-epusdt-protocols">/.test(html), 'the shops guide, rendered at build time, is embedded');
+});
+
 await step('metrics on their own loopback listener', async () => {
   const res = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
   const text = await res.text();

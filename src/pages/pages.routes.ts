@@ -11,6 +11,7 @@ import { checkoutPages } from './checkout.pages.js';
 import { consolePages } from './console.pages.js';
 import { consoleSupportPages } from './console-support.pages.js';
 import { consoleShopPages } from './console-shops.pages.js';
+import { guidesPages } from './guides.pages.js';
 import { createRenderer, pageContext } from './render.js';
 import { serveStatic } from './static.js';
 import { supportPages } from './support.pages.js';
@@ -33,6 +34,7 @@ export function pagesRoutes(deps: AppDeps) {
   consolePages(app, deps, renderer);
   consoleSupportPages(app, deps, renderer);
   consoleShopPages(app, deps, renderer);
+  guidesPages(app, deps, renderer);
 
   const notFound = (c: Context) => {
     const ctx = pageContext(c, deps);
