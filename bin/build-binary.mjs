@@ -1,7 +1,9 @@
 #!/usr/bin/env node
-// `npm run build:binary`: dist/gatewayd, one linux-x64 executable built offline on the Node.js line
+// `npm run build:binary`: dist/gatewayd, one linux executable built offline on the Node.js line
 // the project ships (BINARY_LINE in bin/node-runtime.mjs, fetched once from the npm registry into
-// .node-<major>/ whatever node runs this script), with Node's single-executable support:
+// .node-<major>/ whatever node runs this script), with Node's single-executable support.
+// `--arch arm64` (or x64, the default) builds for that CPU, `--out FILE` writes FILE instead; the
+// build itself always runs on linux-x64 (`npm run build:release` builds both, bin/build-release.mjs):
 //   1. esbuild bundles src/ops/sea-main.ts into one CommonJS file; native addons are redirected to
 //      the embedded loader; the libraries only some paths import (LIBRARIES) are bundled each on
 //      its own, embedded as assets and compiled on their first import;
@@ -11,13 +13,14 @@
 // With V8's code cache (useCodeCache): the bundle's compiled code is embedded, so start-up does not
 // compile it and V8 holds less (issue 32: 3-4 MB less anonymous memory idle, ~50 ms less CPU to the
 // first healthy answer). The price: two builds of the same tree differ in those bytes (V8's cache
-// is not deterministic). No startup snapshot (useSnapshot): it would need the whole program to
+// is not deterministic). The cache is made by this machine's V8, so a build for another CPU has
+// none (it compiles the bundle at start, as a plain node does). No startup snapshot (useSnapshot): it would need the whole program to
 // start from v8.startupSnapshot, without native addons loaded while it is taken.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import vm from 'node:vm';
 import { copyFileSync, chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { BINARY_LINE, ensureNode } from './node-runtime.mjs';
+import { BINARY_LINE, RELEASE_ARCHES, ensureNode, ensureTargetNode, fetchPackage } from './node-runtime.mjs';
 import { ESBUILD_COMMON, zodEnglishOnly } from './bundle.mjs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -31,9 +34,21 @@ const builtinRequire = (id) => {
   return found;
 };
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const out = join(root, 'dist', 'gatewayd');
-const work = join(root, 'dist', 'sea');
-const ASSET_DIRS = ['migrations', 'templates', 'locales', 'static', 'public'];
+const args = process.argv.slice(2);
+const option = (name, fallback) => {
+  const i = args.indexOf(name);
+  return i === -1 ? fallback : args[i + 1];
+};
+const targetArch = option('--arch', 'x64');
+if (!RELEASE_ARCHES.includes(targetArch)) {
+  console.error(`build-binary: --arch takes ${RELEASE_ARCHES.join(' or ')}, not ${targetArch ?? 'nothing'}`);
+  process.exit(2);
+}
+const cross = targetArch !== 'x64';
+const out = resolve(option('--out', join(root, 'dist', 'gatewayd')));
+const work = join(root, 'dist', cross ? `sea-${targetArch}` : 'sea');
+// dist/guides: the guides `npm run build` renders from docs/ (bin/guides.mjs), served at /guides/.
+const ASSET_DIRS = ['migrations', 'templates', 'locales', 'static', 'public', 'dist/guides'];
 const SENTINEL = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 const MANIFEST_KEY = 'gatewayd-manifest.json';
 
@@ -41,16 +56,22 @@ const started = Date.now();
 const step = (msg) => process.stdout.write(`build-binary: ${msg}\n`);
 
 if (process.platform !== 'linux' || process.arch !== 'x64') {
-  console.error(`build-binary: only linux-x64 is supported (this is ${process.platform}-${process.arch})`);
+  console.error(`build-binary: builds run on linux-x64 only (this is ${process.platform}-${process.arch})`);
   process.exit(2);
 }
-const embedded = ensureNode(BINARY_LINE, step);
-const nodeBinary = embedded.node;
-if (!readFileSync(nodeBinary).includes(SENTINEL)) {
-  console.error(`build-binary: ${nodeBinary} has no single-executable fuse`);
+// This machine's node runs the build; the target's node is the base of the executable.
+const builder = ensureNode(BINARY_LINE, step);
+const embedded = ensureTargetNode(BINARY_LINE, targetArch, step);
+const nodeBinary = builder.node;
+if (!readFileSync(embedded.node).includes(SENTINEL)) {
+  console.error(`build-binary: ${embedded.node} has no single-executable fuse`);
   process.exit(2);
 }
 
+if (!existsSync(join(root, 'dist', 'guides', 'guides.json'))) {
+  console.error('build-binary: dist/guides/ is missing; run `npm run build` first (it renders the guides from docs/)');
+  process.exit(2);
+}
 rmSync(work, { recursive: true, force: true });
 mkdirSync(work, { recursive: true });
 
@@ -58,13 +79,25 @@ mkdirSync(work, { recursive: true });
 const esbuild = require('esbuild');
 // better-sqlite3 13 ships a prebuilt N-API addon per platform in its package; one compiled from
 // source (build/Release, e.g. by `npm run build:sqlite`) takes precedence, as it does at run time.
-const sqliteAddon = ['build/Release/better_sqlite3.node', 'prebuilds/linux-x64.node']
+// For another CPU: its prebuilt addon from the same package, and argon2's platform package of the
+// same version from the npm registry (npm installs only this machine's), kept in .release-cache/.
+const sqliteAddon = (cross ? [`prebuilds/linux-${targetArch}.node`] : ['build/Release/better_sqlite3.node', 'prebuilds/linux-x64.node'])
   .map((f) => join(dirname(require.resolve('better-sqlite3/package.json')), f))
   .find((f) => existsSync(f));
-const addonFiles = {
-  'better_sqlite3.node': sqliteAddon,
-  'argon2.node': require.resolve('@node-rs/argon2-linux-x64-gnu/argon2.linux-x64-gnu.node'),
-};
+if (!sqliteAddon) {
+  console.error(`build-binary: better-sqlite3 ships no prebuilt addon for linux-${targetArch}`);
+  process.exit(1);
+}
+function argon2Addon() {
+  const name = `argon2-linux-${targetArch}-gnu`;
+  const file = `argon2.linux-${targetArch}-gnu.node`;
+  if (!cross) return require.resolve(`@node-rs/${name}/${file}`);
+  const version = JSON.parse(readFileSync(require.resolve('@node-rs/argon2/package.json'), 'utf8')).version;
+  const dir = join(root, '.release-cache', `${name}-${version}`);
+  if (!existsSync(join(dir, 'package', file))) fetchPackage(`@node-rs/${name}@${version}`, dir, step);
+  return join(dir, 'package', file);
+}
+const addonFiles = { 'better_sqlite3.node': sqliteAddon, 'argon2.node': argon2Addon() };
 const loader = JSON.stringify(join(root, 'src', 'ops', 'embedded.ts'));
 const packagingPlugin = {
   name: 'gatewayd-packaging',
@@ -172,19 +205,21 @@ step(`${files.length} files (${ASSET_DIRS.filter((d) => existsSync(join(root, d)
 
 // 3. The base executable (a stripped copy of that node) and `node --build-sea`, run by that same node.
 const base = join(work, 'node-base');
-copyFileSync(nodeBinary, base);
+copyFileSync(embedded.node, base);
 chmodSync(base, 0o755);
+// binutils' strip knows this machine's CPU only; Debian's binutils-aarch64-linux-gnu has arm64's.
+const strip = cross ? 'aarch64-linux-gnu-strip' : 'strip';
 try {
-  execFileSync('strip', [base], { stdio: 'inherit' });
+  execFileSync(strip, [base], { stdio: 'inherit' });
 } catch {
-  step('strip not found or failed: the binary stays unstripped (larger, same behaviour)');
+  step(`${strip} not found or failed: the binary stays unstripped (larger, same behaviour)`);
 }
 const seaConfig = join(work, 'sea-config.json');
 rmSync(out, { force: true });
 writeFileSync(
   seaConfig,
   JSON.stringify(
-    { main: bundlePath, executable: base, output: out, disableExperimentalSEAWarning: true, useSnapshot: false, useCodeCache: true, assets },
+    { main: bundlePath, executable: base, output: out, disableExperimentalSEAWarning: true, useSnapshot: false, useCodeCache: !cross, assets },
     null,
     2,
   ),
@@ -198,6 +233,6 @@ try {
 chmodSync(out, 0o755);
 const mb = (file) => `${(statSync(file).size / 1e6).toFixed(1)} MB`;
 step(
-  `wrote ${relative(process.cwd(), out) || out}: ${mb(out)}, Node.js ${embedded.version} (its own executable ${mb(nodeBinary)}, stripped ${mb(base)}), ` +
+  `wrote ${relative(process.cwd(), out) || out}: linux-${targetArch}, ${mb(out)}, Node.js ${embedded.version} (its own executable ${mb(embedded.node)}, stripped ${mb(base)}), ` +
     `in ${((Date.now() - started) / 1000).toFixed(1)} s`,
 );

