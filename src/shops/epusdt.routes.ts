@@ -9,18 +9,14 @@ import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { AppDeps } from '../app-deps.js';
 import type { AppEnv } from '../http/context.js';
-import { clientIp } from '../http/client-ip.js';
 import { checkoutUrl } from '../invoices/invoice.model.js';
 import { findInvoiceAnyMerchant } from '../invoices/invoices.repo.js';
 import { formatAmount } from '../lib/amounts.js';
-import { AppError } from '../lib/errors.js';
-import { AUTH_REFUSAL, chargeConnection, createShopOrder, returnThroughGateway, ShopRefusal } from './shop-orders.js';
+import { chargeConnection, createShopOrder, refuseAuthentication, returnThroughGateway, ShopRefusal } from './shop-orders.js';
 import { findConnectionById, findShopOrder, listActiveOfProtocol, type ShopConnection } from './shops.repo.js';
 import { callbackNumber, signedText, verify, type SignedValue } from './signing.js';
 
 const MAX_BODY = 64 * 1024;
-/** Requests whose signature matches no connection, per client address and minute (they name no connection to charge). */
-export const UNSIGNED_PER_MINUTE = 30;
 /** What the Epusdt protocol can carry; BEpusdt's extensions (fiat, trade_type, name, timeout...) are signed like the rest. */
 const TRADE_TYPES = new Set(['usdt.trc20', 'usdt_trc20', 'usdt']);
 
@@ -61,16 +57,9 @@ export function epusdtRoutes(deps: AppDeps) {
     if (body === null || typeof body !== 'object' || Array.isArray(body)) return refusal(c, 'the body must be a JSON object');
     const fields = body as Record<string, SignedValue>;
     try {
+      // A signature that matches no connection names none to charge: it counts per client address.
       const connection = typeof fields.signature === 'string' ? await matchConnection(deps, fields) : undefined;
-      if (!connection) {
-        try {
-          await deps.rateLimiter.consume('epusdt_unsigned', clientIp(c, deps.config.server.trust_proxy), UNSIGNED_PER_MINUTE);
-        } catch (err) {
-          if (err instanceof AppError) return refusal(c, 'too many requests with a wrong signature; retry in a minute', 429);
-          throw err;
-        }
-        return refusal(c, AUTH_REFUSAL, 401);
-      }
+      if (!connection) return await refuseAuthentication(deps, c);
       await chargeConnection(deps, connection);
       const tradeType = text(fields, 'trade_type');
       if (tradeType !== null && !TRADE_TYPES.has(tradeType.toLowerCase()))
@@ -111,7 +100,7 @@ export function epusdtRoutes(deps: AppDeps) {
         200,
       );
     } catch (err) {
-      if (err instanceof ShopRefusal) return refusal(c, err.message);
+      if (err instanceof ShopRefusal) return refusal(c, err.message, err.status);
       throw err;
     }
   });

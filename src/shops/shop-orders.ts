@@ -5,29 +5,38 @@
  * order with the same amount answers the same invoice (shop retries, page reloads); another amount
  * is refused. Both facades call createShopOrder and map a ShopRefusal to their own error shape.
  */
+import type { Context } from 'hono';
 import { writeTransaction, type Db, type Trx } from '../db/database.js';
 import type { AppDeps } from '../app-deps.js';
+import { clientIp, rateLimitSubject } from '../http/client-ip.js';
 import { createInvoiceOrThrow } from '../invoices/invoices.service.js';
 import { findInvoiceAnyMerchant, findInvoiceIdByOrderId } from '../invoices/invoices.repo.js';
 import type { Invoice } from '../invoices/invoice.model.js';
 import { AppError } from '../lib/errors.js';
 import { CreateInvoiceSchema } from '../invoices/invoices.schemas.js';
 import { USDT } from '../pricing/currencies.js';
-import { connectionCurrencies } from './shops.service.js';
+import { connectionCurrencies, newShopKey } from './shops.service.js';
 import { parseDevWebhookUrl, parseWebhookUrl, UrlRejected } from '../webhooks/url-policy.js';
 import { findShopOrderByNumber, insertShopOrder, type ShopConnection, type ShopOrder } from './shops.repo.js';
 
-/** Creations (and replays) one connection may ask for in a minute; requests with a wrong signature count too. */
+/**
+ * Requests one connection may make in a minute (creations, replays, order queries). Only requests that
+ * pass its signature or key check count: the pid is public (it is in every buyer's submit.php URL),
+ * so wrong signatures must not spend the shop's budget (docs/security.md, Tenants: limits and fairness).
+ */
 export const SHOP_REQUESTS_PER_MINUTE = 120;
+/** Requests that fail a signature or key check (both protocols, any pid or none), per client address and minute. */
+export const AUTH_FAILURES_PER_MINUTE = 30;
 export const MAX_ORDER_NUMBER = 120;
 export const MAX_FIELD = 2048;
 const MAX_DESCRIPTION = 1000;
 
-/** A request the protocol refuses; `message` is safe to show the shop (it never names the key). */
+/** A request the protocol refuses; `message` is safe to show the shop (it never names the key); `status` is Epusdt's status_code. */
 export class ShopRefusal extends Error {
   constructor(
     message: string,
     readonly retryAfterSeconds?: number,
+    readonly status: 400 | 401 | 429 = 400,
   ) {
     super(message);
     this.name = 'ShopRefusal';
@@ -44,6 +53,28 @@ export type ShopOrderInput = Pick<ShopOrder, 'outTradeNo' | 'money' | 'notifyUrl
   /** The currency the shop named (the WooCommerce plugin's `fiat`), if any. */
   currency: string | null;
 };
+
+/**
+ * The key a request is checked against when its pid names no active connection: random, held by no
+ * shop, and as long as a real one, so an unknown pid costs the same signature work as a wrong key.
+ */
+export const NO_SHOP_KEY = newShopKey();
+
+/**
+ * The refusal of a request that failed its signature or key check, whatever the reason (wrong
+ * signature, wrong key, unknown or deleted pid): counted per client address (an IPv6 client by its
+ * /64), never against a connection; past the limit the answer says to retry.
+ */
+export async function refuseAuthentication(deps: AppDeps, c: Context): Promise<never> {
+  try {
+    await deps.rateLimiter.consume('shop_auth_failed', rateLimitSubject(clientIp(c, deps.config.server.trust_proxy)), AUTH_FAILURES_PER_MINUTE);
+  } catch (err) {
+    if (err instanceof AppError)
+      throw new ShopRefusal('too many requests with a wrong signature or key; retry in a minute', Number(err.headers['Retry-After'] ?? 60), 429);
+    throw err;
+  }
+  throw new ShopRefusal(AUTH_REFUSAL, undefined, 401);
+}
 
 /** Charges one request to the connection's budget; a ShopRefusal when it is spent. */
 export async function chargeConnection(deps: AppDeps, connection: ShopConnection): Promise<void> {
