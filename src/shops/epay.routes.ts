@@ -11,7 +11,7 @@ import type { AppEnv } from '../http/context.js';
 import { checkoutUrl, type Invoice } from '../invoices/invoice.model.js';
 import { safeEqual } from '../lib/crypto.js';
 import { createRenderer, pageContext } from '../pages/render.js';
-import { chargeConnection, createShopOrder, NO_SHOP_KEY, refuseAuthentication, ShopRefusal } from './shop-orders.js';
+import { chargeConnection, checkProtocolText, createShopOrder, NO_SHOP_KEY, refuseAuthentication, ShopRefusal } from './shop-orders.js';
 import { findActiveByPid, findShopOrderByNumber, type ShopConnection } from './shops.repo.js';
 import { findInvoiceAnyMerchant } from '../invoices/invoices.repo.js';
 import { verify } from './signing.js';
@@ -56,6 +56,8 @@ async function authenticate(deps: AppDeps, c: Context, params: Params, passes: (
 
 async function createFrom(deps: AppDeps, c: Context, params: Params) {
   const connection = await authenticate(deps, c, params, (secret) => verify(params, secret, params.sign));
+  const { out_trade_no, name, param, type, notify_url, return_url, money, fiat, currency } = params;
+  checkProtocolText({ out_trade_no, name, param, type, notify_url, return_url, money, fiat, currency });
   for (const field of ['out_trade_no', 'notify_url', 'money'] as const) {
     if (!params[field]) throw new ShopRefusal(`${field} is missing`);
   }
@@ -115,6 +117,7 @@ export function epayRoutes(deps: AppDeps) {
       const params = await readParams(c);
       if (params.act !== 'order') throw new ShopRefusal('only act=order is served here (act=query would return the merchant key)');
       const connection = await authenticate(deps, c, params, (secret) => safeEqual(params.key ?? '', secret));
+      checkProtocolText({ out_trade_no: params.out_trade_no, trade_no: params.trade_no });
       let invoice: Invoice | undefined;
       let order = params.out_trade_no ? await findShopOrderByNumber(deps.db, connection.id, params.out_trade_no) : undefined;
       if (order) invoice = await findInvoiceAnyMerchant(deps.db, order.invoiceId);

@@ -12,13 +12,17 @@ import type { AppEnv } from '../http/context.js';
 import { checkoutUrl } from '../invoices/invoice.model.js';
 import { findInvoiceAnyMerchant } from '../invoices/invoices.repo.js';
 import { formatAmount } from '../lib/amounts.js';
-import { chargeConnection, createShopOrder, refuseAuthentication, returnThroughGateway, ShopRefusal } from './shop-orders.js';
+import { chargeConnection, checkProtocolText, createShopOrder, refuseAuthentication, returnThroughGateway, ShopRefusal } from './shop-orders.js';
 import { findConnectionById, findShopOrder, listActiveOfProtocol, type ShopConnection } from './shops.repo.js';
 import { callbackNumber, signedText, verify, type SignedValue } from './signing.js';
 
 const MAX_BODY = 64 * 1024;
 /** What the Epusdt protocol can carry; BEpusdt's extensions (fiat, trade_type, name, timeout...) are signed like the rest. */
 const TRADE_TYPES = new Set(['usdt.trc20', 'usdt_trc20', 'usdt']);
+/** What a trade id (an invoice id) can look like; anything else is not looked up (PostgreSQL's text cannot hold NUL). */
+const TRADE_ID = /^[A-Za-z0-9_-]{1,100}$/;
+/** The text fields the gateway keeps or acts on, checked for unsafe characters (checkProtocolText). */
+const PROTOCOL_TEXT = ['order_id', 'amount', 'notify_url', 'redirect_url', 'name', 'fiat', 'trade_type'] as const;
 
 function refusal(c: Context, message: string, statusCode = 400) {
   return c.json({ status_code: statusCode, message, request_id: c.get('requestId') ?? '' }, 200);
@@ -61,6 +65,7 @@ export function epusdtRoutes(deps: AppDeps) {
       const connection = typeof fields.signature === 'string' ? await matchConnection(deps, fields) : undefined;
       if (!connection) return await refuseAuthentication(deps, c);
       await chargeConnection(deps, connection);
+      checkProtocolText(Object.fromEntries(PROTOCOL_TEXT.map((name) => [name, text(fields, name)])));
       const tradeType = text(fields, 'trade_type');
       if (tradeType !== null && !TRADE_TYPES.has(tradeType.toLowerCase()))
         throw new ShopRefusal(`trade_type ${tradeType} is not available; this gateway takes usdt.trc20`);
@@ -109,7 +114,7 @@ export function epusdtRoutes(deps: AppDeps) {
   // and only invoices created through an Epusdt connection answer.
   app.get('/api/v1/order/check-status/:trade_id', async (c) => {
     const tradeId = c.req.param('trade_id');
-    const order = tradeId.length <= 100 ? await findShopOrder(deps.db, tradeId) : undefined;
+    const order = TRADE_ID.test(tradeId) ? await findShopOrder(deps.db, tradeId) : undefined;
     const connection = order ? await findConnectionById(deps.db, order.connectionId) : undefined;
     const invoice = order && connection?.protocol === 'epusdt' ? await findInvoiceAnyMerchant(deps.db, order.invoiceId) : undefined;
     if (!order || !invoice) return refusal(c, 'order not found');

@@ -2,8 +2,9 @@
  * A shop's order becomes an ordinary invoice (docs/shops.md, Orders are invoices): out_trade_no /
  * order_id is its merchant_order_id, its metadata names the connection, and the shop's side of it
  * (amount as typed, notify and return URLs, type, name, param) is kept in shop_orders. The same
- * order with the same amount answers the same invoice (shop retries, page reloads); another amount
- * is refused. Both facades call createShopOrder and map a ShopRefusal to their own error shape.
+ * order with the same amount in the same currency answers the same invoice (shop retries, page
+ * reloads); another amount or currency is refused. Both facades call createShopOrder and map a
+ * ShopRefusal to their own error shape.
  */
 import type { Context } from 'hono';
 import { writeTransaction, type Db, type Trx } from '../db/database.js';
@@ -74,6 +75,27 @@ export async function refuseAuthentication(deps: AppDeps, c: Context): Promise<n
     throw err;
   }
   throw new ShopRefusal(AUTH_REFUSAL, undefined, 401);
+}
+
+/**
+ * Characters no protocol text field may hold: C0 and C1 controls (NUL, newlines, escapes), the line
+ * and paragraph separators, and the bidi embeddings, overrides and isolates (U+202A-U+202E,
+ * U+2066-U+2069), which make an order number read differently in a console, a mail or a shop's log.
+ */
+const UNSAFE_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+
+/**
+ * Refuses a protocol text field (by the protocol's own name) that holds an unsafe character or
+ * begins or ends with white space; absent and empty fields pass. Checked before anything is looked
+ * up, so no database sees such a value (PostgreSQL's text cannot hold NUL).
+ */
+export function checkProtocolText(fields: Record<string, string | null | undefined>): void {
+  for (const [name, value] of Object.entries(fields)) {
+    if (!value) continue;
+    if (UNSAFE_CHARACTER.test(value) || /^\s|\s$/.test(value)) {
+      throw new ShopRefusal(`${name} must not contain control or bidi characters, nor begin or end with a space`);
+    }
+  }
 }
 
 /** Charges one request to the connection's budget; a ShopRefusal when it is spent. */
@@ -161,6 +183,11 @@ function sameMoney(a: string, b: string): boolean {
   return plainDecimal(a) === plainDecimal(b);
 }
 
+/** The currency an invoice is priced in: its fiat price's, else USDT. */
+export function invoiceCurrency(invoice: Invoice): string {
+  return invoice.price?.currency ?? USDT;
+}
+
 export interface ShopOrderResult {
   invoice: Invoice;
   order: ShopOrder;
@@ -183,14 +210,19 @@ export async function createShopOrder(deps: AppDeps, connection: ShopConnection,
   const notifyUrl = checkNotifyUrl(deps, connection, input.notifyUrl);
   const returnUrl = checkReturnUrl(input.returnUrl);
   const perMinute = deps.config.rate_limits.invoices_per_merchant;
+  const currency = body.currency ?? USDT;
 
+  // A replay is the same order: the same amount in the same currency ("10" CNY is not "10" USDT).
   const replayOf = async (db: Db | Trx): Promise<ShopOrderResult | undefined> => {
     const order = await findShopOrderByNumber(db, connection.id, input.outTradeNo);
     if (!order) return undefined;
-    if (!sameMoney(order.money, input.money)) {
-      throw new ShopRefusal(`order ${input.outTradeNo} was already created with another amount (${order.money}); use a new order number`);
+    const invoice = (await findInvoiceAnyMerchant(db, order.invoiceId))!;
+    if (!sameMoney(order.money, input.money) || invoiceCurrency(invoice) !== currency) {
+      throw new ShopRefusal(
+        `order ${input.outTradeNo} was already created with another amount or currency (${order.money} ${invoiceCurrency(invoice)}); use a new order number`,
+      );
     }
-    return { invoice: (await findInvoiceAnyMerchant(db, order.invoiceId))!, order, replay: true };
+    return { invoice, order, replay: true };
   };
   const early = await replayOf(deps.db);
   if (early) return early;

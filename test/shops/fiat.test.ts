@@ -2,16 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fetchRates, pricingConfig, startRateSources } from '../helpers/rates.js';
-import { connect, local, md5, payThroughCheckout, sendCallbacks, startShopWorld } from './support.js';
-
-const sign = (fields: Record<string, string | number>, key: string) =>
-  md5(
-    Object.keys(fields)
-      .filter((k) => fields[k] !== '')
-      .sort()
-      .map((k) => `${k}=${fields[k]}`)
-      .join('&') + key,
-  );
+import { connect, local, shopSign as sign, payThroughCheckout, sendCallbacks, startShopWorld } from './support.js';
 
 test('fiat shops: an Epay connection in CNY converts money at the rate and echoes it; the WooCommerce fiat field is honoured when pricing has it', async () => {
   const rates = await startRateSources({ CNY: '7.115', EUR: '0.9215' });
