@@ -12,7 +12,15 @@ import type { AppEnv } from '../http/context.js';
 import { checkoutUrl } from '../invoices/invoice.model.js';
 import { findInvoiceAnyMerchant } from '../invoices/invoices.repo.js';
 import { formatAmount } from '../lib/amounts.js';
-import { chargeConnection, checkProtocolText, createShopOrder, refuseAuthentication, returnThroughGateway, ShopRefusal } from './shop-orders.js';
+import {
+  chargeConnection,
+  checkProtocolText,
+  createShopOrder,
+  invoiceCurrency,
+  refuseAuthentication,
+  returnThroughGateway,
+  ShopRefusal,
+} from './shop-orders.js';
 import { findConnectionById, findShopOrder, listActiveOfProtocol, type ShopConnection } from './shops.repo.js';
 import { callbackNumber, signedText, verify, type SignedValue } from './signing.js';
 
@@ -98,7 +106,8 @@ export function epusdtRoutes(deps: AppDeps) {
             expiration_time: Math.floor(invoice.expiresAt / 1000),
             payment_url: checkoutUrl(publicUrl, invoice.checkoutToken),
             status: invoice.status === 'confirmed' ? 2 : invoice.status === 'expired' ? 3 : 1,
-            fiat: connection.currency,
+            // The order's own currency (a `fiat` sent with the order wins over the connection's), as BEpusdt answers.
+            fiat: invoiceCurrency(invoice),
           },
           request_id: c.get('requestId') ?? '',
         },
@@ -111,12 +120,15 @@ export function epusdtRoutes(deps: AppDeps) {
   });
 
   // BEpusdt's status poll: unauthenticated there too; the trade id (an unguessable invoice id) is the capability,
-  // and only invoices created through an Epusdt connection answer.
-  app.get('/api/v1/order/check-status/:trade_id', async (c) => {
-    const tradeId = c.req.param('trade_id');
+  // and only invoices created through an Epusdt connection answer. BEpusdt serves it under /pay/ (its Python
+  // SDK's query_order polls there); the WooCommerce plugin polls /api/v1/order/: both answer the same.
+  const checkStatus = async (c: Context<AppEnv>) => {
+    const tradeId = c.req.param('trade_id') ?? '';
     const order = TRADE_ID.test(tradeId) ? await findShopOrder(deps.db, tradeId) : undefined;
     const connection = order ? await findConnectionById(deps.db, order.connectionId) : undefined;
     const invoice = order && connection?.protocol === 'epusdt' ? await findInvoiceAnyMerchant(deps.db, order.invoiceId) : undefined;
+    // A status changes: no cache may answer for it (the /pay/ path is outside /api/v1, which is no-store anyway).
+    c.header('Cache-Control', 'no-store');
     if (!order || !invoice) return refusal(c, 'order not found');
     const paid = invoice.status === 'confirmed';
     return c.json(
@@ -128,7 +140,8 @@ export function epusdtRoutes(deps: AppDeps) {
       },
       200,
     );
-  });
+  };
+  for (const path of ['/api/v1/order/check-status/:trade_id', '/pay/check-status/:trade_id']) app.get(path, checkStatus);
 
   return app;
 }

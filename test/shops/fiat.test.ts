@@ -50,6 +50,7 @@ test('fiat shops: an Epay connection in CNY converts money at the rate and echoe
     ).json()) as { status_code: number; data: Record<string, unknown> };
     assert.equal(created.status_code, 200, JSON.stringify(created));
     assert.equal(created.data.amount, 92.15);
+    assert.equal(created.data.fiat, 'EUR', "the order's own currency, not the connection's USDT");
     const wooInv = (await w.merchant.client.get(`/invoices/${created.data.trade_id as string}`)).body.invoice;
     assert.equal(wooInv.price.currency, 'EUR');
     assert.equal(wooInv.base_amount, '100.000000');

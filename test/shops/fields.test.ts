@@ -107,7 +107,7 @@ test('shop fields: control, bidi and surrounding-space characters in order numbe
       },
       (field) => [400, refusal(field)],
     );
-    for (const path of ['/api/v1/order/check-status/']) {
+    for (const path of ['/api/v1/order/check-status/', '/pay/check-status/']) {
       const poll = (await (await fetch(`${w.h.t.baseUrl}${path}inv_%00x`)).json()) as Json;
       assert.deepEqual([poll.status_code, poll.message], [400, 'order not found']);
     }
