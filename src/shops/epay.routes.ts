@@ -11,7 +11,7 @@ import type { AppEnv } from '../http/context.js';
 import { checkoutUrl, type Invoice } from '../invoices/invoice.model.js';
 import { safeEqual } from '../lib/crypto.js';
 import { createRenderer, pageContext } from '../pages/render.js';
-import { AUTH_REFUSAL, chargeConnection, createShopOrder, ShopRefusal } from './shop-orders.js';
+import { chargeConnection, checkProtocolText, createShopOrder, NO_SHOP_KEY, refuseAuthentication, ShopRefusal } from './shop-orders.js';
 import { findActiveByPid, findShopOrderByNumber, type ShopConnection } from './shops.repo.js';
 import { findInvoiceAnyMerchant } from '../invoices/invoices.repo.js';
 import { verify } from './signing.js';
@@ -38,18 +38,26 @@ async function readParams(c: Context): Promise<Params> {
   return params;
 }
 
-/** The connection a request names by pid, checked against its signature (over every non-empty field received). */
-async function authenticate(deps: AppDeps, params: Params): Promise<ShopConnection> {
+/**
+ * The connection a request names by pid, once `passes` accepts its key (the signature over every
+ * non-empty field received, or api.php's key). A pid that names no active connection is checked
+ * against a key no shop holds, so it costs the same work and gets the same answer, counted against
+ * the same per-address limit, as a wrong key; only a request that passes is charged to the
+ * connection's budget.
+ */
+async function authenticate(deps: AppDeps, c: Context, params: Params, passes: (secret: string) => boolean): Promise<ShopConnection> {
   const pid = params.pid ?? '';
   const connection = /^[0-9]{1,9}$/.test(pid) ? await findActiveByPid(deps.db, 'epay', Number(pid)) : undefined;
-  if (!connection) throw new ShopRefusal(AUTH_REFUSAL);
+  const passed = passes(connection?.secret ?? NO_SHOP_KEY);
+  if (!connection || !passed) return refuseAuthentication(deps, c);
   await chargeConnection(deps, connection);
-  if (!verify(params, connection.secret, params.sign)) throw new ShopRefusal(AUTH_REFUSAL);
   return connection;
 }
 
-async function createFrom(deps: AppDeps, params: Params) {
-  const connection = await authenticate(deps, params);
+async function createFrom(deps: AppDeps, c: Context, params: Params) {
+  const connection = await authenticate(deps, c, params, (secret) => verify(params, secret, params.sign));
+  const { out_trade_no, name, param, type, notify_url, return_url, money, fiat, currency } = params;
+  checkProtocolText({ out_trade_no, name, param, type, notify_url, return_url, money, fiat, currency });
   for (const field of ['out_trade_no', 'notify_url', 'money'] as const) {
     if (!params[field]) throw new ShopRefusal(`${field} is missing`);
   }
@@ -81,7 +89,7 @@ export function epayRoutes(deps: AppDeps) {
 
   const submit = async (c: Context<AppEnv>) => {
     try {
-      const { invoice } = await createFrom(deps, await readParams(c));
+      const { invoice } = await createFrom(deps, c, await readParams(c));
       return c.redirect(checkoutUrl(publicUrl, invoice.checkoutToken), 302);
     } catch (err) {
       if (!(err instanceof ShopRefusal)) throw err;
@@ -92,7 +100,7 @@ export function epayRoutes(deps: AppDeps) {
 
   const mapi = async (c: Context<AppEnv>) => {
     try {
-      const { invoice } = await createFrom(deps, await readParams(c));
+      const { invoice } = await createFrom(deps, c, await readParams(c));
       return c.json(
         { code: 1, msg: 'success', trade_no: invoice.id, payurl: checkoutUrl(publicUrl, invoice.checkoutToken), qrcode: invoice.walletAddress },
         200,
@@ -108,10 +116,8 @@ export function epayRoutes(deps: AppDeps) {
     try {
       const params = await readParams(c);
       if (params.act !== 'order') throw new ShopRefusal('only act=order is served here (act=query would return the merchant key)');
-      const pid = params.pid ?? '';
-      const connection = /^[0-9]{1,9}$/.test(pid) ? await findActiveByPid(deps.db, 'epay', Number(pid)) : undefined;
-      if (connection) await chargeConnection(deps, connection);
-      if (!connection || !safeEqual(params.key ?? '', connection.secret)) throw new ShopRefusal(AUTH_REFUSAL);
+      const connection = await authenticate(deps, c, params, (secret) => safeEqual(params.key ?? '', secret));
+      checkProtocolText({ out_trade_no: params.out_trade_no, trade_no: params.trade_no });
       let invoice: Invoice | undefined;
       let order = params.out_trade_no ? await findShopOrderByNumber(deps.db, connection.id, params.out_trade_no) : undefined;
       if (order) invoice = await findInvoiceAnyMerchant(deps.db, order.invoiceId);

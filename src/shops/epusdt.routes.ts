@@ -9,20 +9,28 @@ import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { AppDeps } from '../app-deps.js';
 import type { AppEnv } from '../http/context.js';
-import { clientIp } from '../http/client-ip.js';
 import { checkoutUrl } from '../invoices/invoice.model.js';
 import { findInvoiceAnyMerchant } from '../invoices/invoices.repo.js';
 import { formatAmount } from '../lib/amounts.js';
-import { AppError } from '../lib/errors.js';
-import { AUTH_REFUSAL, chargeConnection, createShopOrder, returnThroughGateway, ShopRefusal } from './shop-orders.js';
+import {
+  chargeConnection,
+  checkProtocolText,
+  createShopOrder,
+  invoiceCurrency,
+  refuseAuthentication,
+  returnThroughGateway,
+  ShopRefusal,
+} from './shop-orders.js';
 import { findConnectionById, findShopOrder, listActiveOfProtocol, type ShopConnection } from './shops.repo.js';
 import { callbackNumber, signedText, verify, type SignedValue } from './signing.js';
 
 const MAX_BODY = 64 * 1024;
-/** Requests whose signature matches no connection, per client address and minute (they name no connection to charge). */
-export const UNSIGNED_PER_MINUTE = 30;
 /** What the Epusdt protocol can carry; BEpusdt's extensions (fiat, trade_type, name, timeout...) are signed like the rest. */
 const TRADE_TYPES = new Set(['usdt.trc20', 'usdt_trc20', 'usdt']);
+/** What a trade id (an invoice id) can look like; anything else is not looked up (PostgreSQL's text cannot hold NUL). */
+const TRADE_ID = /^[A-Za-z0-9_-]{1,100}$/;
+/** The text fields the gateway keeps or acts on, checked for unsafe characters (checkProtocolText). */
+const PROTOCOL_TEXT = ['order_id', 'amount', 'notify_url', 'redirect_url', 'name', 'fiat', 'trade_type'] as const;
 
 function refusal(c: Context, message: string, statusCode = 400) {
   return c.json({ status_code: statusCode, message, request_id: c.get('requestId') ?? '' }, 200);
@@ -61,17 +69,11 @@ export function epusdtRoutes(deps: AppDeps) {
     if (body === null || typeof body !== 'object' || Array.isArray(body)) return refusal(c, 'the body must be a JSON object');
     const fields = body as Record<string, SignedValue>;
     try {
+      // A signature that matches no connection names none to charge: it counts per client address.
       const connection = typeof fields.signature === 'string' ? await matchConnection(deps, fields) : undefined;
-      if (!connection) {
-        try {
-          await deps.rateLimiter.consume('epusdt_unsigned', clientIp(c, deps.config.server.trust_proxy), UNSIGNED_PER_MINUTE);
-        } catch (err) {
-          if (err instanceof AppError) return refusal(c, 'too many requests with a wrong signature; retry in a minute', 429);
-          throw err;
-        }
-        return refusal(c, AUTH_REFUSAL, 401);
-      }
+      if (!connection) return await refuseAuthentication(deps, c);
       await chargeConnection(deps, connection);
+      checkProtocolText(Object.fromEntries(PROTOCOL_TEXT.map((name) => [name, text(fields, name)])));
       const tradeType = text(fields, 'trade_type');
       if (tradeType !== null && !TRADE_TYPES.has(tradeType.toLowerCase()))
         throw new ShopRefusal(`trade_type ${tradeType} is not available; this gateway takes usdt.trc20`);
@@ -104,25 +106,29 @@ export function epusdtRoutes(deps: AppDeps) {
             expiration_time: Math.floor(invoice.expiresAt / 1000),
             payment_url: checkoutUrl(publicUrl, invoice.checkoutToken),
             status: invoice.status === 'confirmed' ? 2 : invoice.status === 'expired' ? 3 : 1,
-            fiat: connection.currency,
+            // The order's own currency (a `fiat` sent with the order wins over the connection's), as BEpusdt answers.
+            fiat: invoiceCurrency(invoice),
           },
           request_id: c.get('requestId') ?? '',
         },
         200,
       );
     } catch (err) {
-      if (err instanceof ShopRefusal) return refusal(c, err.message);
+      if (err instanceof ShopRefusal) return refusal(c, err.message, err.status);
       throw err;
     }
   });
 
   // BEpusdt's status poll: unauthenticated there too; the trade id (an unguessable invoice id) is the capability,
-  // and only invoices created through an Epusdt connection answer.
-  app.get('/api/v1/order/check-status/:trade_id', async (c) => {
-    const tradeId = c.req.param('trade_id');
-    const order = tradeId.length <= 100 ? await findShopOrder(deps.db, tradeId) : undefined;
+  // and only invoices created through an Epusdt connection answer. BEpusdt serves it under /pay/ (its Python
+  // SDK's query_order polls there); the WooCommerce plugin polls /api/v1/order/: both answer the same.
+  const checkStatus = async (c: Context<AppEnv>) => {
+    const tradeId = c.req.param('trade_id') ?? '';
+    const order = TRADE_ID.test(tradeId) ? await findShopOrder(deps.db, tradeId) : undefined;
     const connection = order ? await findConnectionById(deps.db, order.connectionId) : undefined;
     const invoice = order && connection?.protocol === 'epusdt' ? await findInvoiceAnyMerchant(deps.db, order.invoiceId) : undefined;
+    // A status changes: no cache may answer for it (the /pay/ path is outside /api/v1, which is no-store anyway).
+    c.header('Cache-Control', 'no-store');
     if (!order || !invoice) return refusal(c, 'order not found');
     const paid = invoice.status === 'confirmed';
     return c.json(
@@ -134,7 +140,8 @@ export function epusdtRoutes(deps: AppDeps) {
       },
       200,
     );
-  });
+  };
+  for (const path of ['/api/v1/order/check-status/:trade_id', '/pay/check-status/:trade_id']) app.get(path, checkStatus);
 
   return app;
 }

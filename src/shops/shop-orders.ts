@@ -2,32 +2,42 @@
  * A shop's order becomes an ordinary invoice (docs/shops.md, Orders are invoices): out_trade_no /
  * order_id is its merchant_order_id, its metadata names the connection, and the shop's side of it
  * (amount as typed, notify and return URLs, type, name, param) is kept in shop_orders. The same
- * order with the same amount answers the same invoice (shop retries, page reloads); another amount
- * is refused. Both facades call createShopOrder and map a ShopRefusal to their own error shape.
+ * order with the same amount in the same currency answers the same invoice (shop retries, page
+ * reloads); another amount or currency is refused. Both facades call createShopOrder and map a
+ * ShopRefusal to their own error shape.
  */
+import type { Context } from 'hono';
 import { writeTransaction, type Db, type Trx } from '../db/database.js';
 import type { AppDeps } from '../app-deps.js';
+import { clientIp, rateLimitSubject } from '../http/client-ip.js';
 import { createInvoiceOrThrow } from '../invoices/invoices.service.js';
 import { findInvoiceAnyMerchant, findInvoiceIdByOrderId } from '../invoices/invoices.repo.js';
 import type { Invoice } from '../invoices/invoice.model.js';
 import { AppError } from '../lib/errors.js';
 import { CreateInvoiceSchema } from '../invoices/invoices.schemas.js';
 import { USDT } from '../pricing/currencies.js';
-import { connectionCurrencies } from './shops.service.js';
+import { connectionCurrencies, newShopKey } from './shops.service.js';
 import { parseDevWebhookUrl, parseWebhookUrl, UrlRejected } from '../webhooks/url-policy.js';
 import { findShopOrderByNumber, insertShopOrder, type ShopConnection, type ShopOrder } from './shops.repo.js';
 
-/** Creations (and replays) one connection may ask for in a minute; requests with a wrong signature count too. */
+/**
+ * Requests one connection may make in a minute (creations, replays, order queries). Only requests that
+ * pass its signature or key check count: the pid is public (it is in every buyer's submit.php URL),
+ * so wrong signatures must not spend the shop's budget (docs/security.md, Tenants: limits and fairness).
+ */
 export const SHOP_REQUESTS_PER_MINUTE = 120;
+/** Requests that fail a signature or key check (both protocols, any pid or none), per client address and minute. */
+export const AUTH_FAILURES_PER_MINUTE = 30;
 export const MAX_ORDER_NUMBER = 120;
 export const MAX_FIELD = 2048;
 const MAX_DESCRIPTION = 1000;
 
-/** A request the protocol refuses; `message` is safe to show the shop (it never names the key). */
+/** A request the protocol refuses; `message` is safe to show the shop (it never names the key); `status` is Epusdt's status_code. */
 export class ShopRefusal extends Error {
   constructor(
     message: string,
     readonly retryAfterSeconds?: number,
+    readonly status: 400 | 401 | 429 = 400,
   ) {
     super(message);
     this.name = 'ShopRefusal';
@@ -44,6 +54,49 @@ export type ShopOrderInput = Pick<ShopOrder, 'outTradeNo' | 'money' | 'notifyUrl
   /** The currency the shop named (the WooCommerce plugin's `fiat`), if any. */
   currency: string | null;
 };
+
+/**
+ * The key a request is checked against when its pid names no active connection: random, held by no
+ * shop, and as long as a real one, so an unknown pid costs the same signature work as a wrong key.
+ */
+export const NO_SHOP_KEY = newShopKey();
+
+/**
+ * The refusal of a request that failed its signature or key check, whatever the reason (wrong
+ * signature, wrong key, unknown or deleted pid): counted per client address (an IPv6 client by its
+ * /64), never against a connection; past the limit the answer says to retry.
+ */
+export async function refuseAuthentication(deps: AppDeps, c: Context): Promise<never> {
+  try {
+    await deps.rateLimiter.consume('shop_auth_failed', rateLimitSubject(clientIp(c, deps.config.server.trust_proxy)), AUTH_FAILURES_PER_MINUTE);
+  } catch (err) {
+    if (err instanceof AppError)
+      throw new ShopRefusal('too many requests with a wrong signature or key; retry in a minute', Number(err.headers['Retry-After'] ?? 60), 429);
+    throw err;
+  }
+  throw new ShopRefusal(AUTH_REFUSAL, undefined, 401);
+}
+
+/**
+ * Characters no protocol text field may hold: C0 and C1 controls (NUL, newlines, escapes), the line
+ * and paragraph separators, and the bidi embeddings, overrides and isolates (U+202A-U+202E,
+ * U+2066-U+2069), which make an order number read differently in a console, a mail or a shop's log.
+ */
+const UNSAFE_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+
+/**
+ * Refuses a protocol text field (by the protocol's own name) that holds an unsafe character or
+ * begins or ends with white space; absent and empty fields pass. Checked before anything is looked
+ * up, so no database sees such a value (PostgreSQL's text cannot hold NUL).
+ */
+export function checkProtocolText(fields: Record<string, string | null | undefined>): void {
+  for (const [name, value] of Object.entries(fields)) {
+    if (!value) continue;
+    if (UNSAFE_CHARACTER.test(value) || /^\s|\s$/.test(value)) {
+      throw new ShopRefusal(`${name} must not contain control or bidi characters, nor begin or end with a space`);
+    }
+  }
+}
 
 /** Charges one request to the connection's budget; a ShopRefusal when it is spent. */
 export async function chargeConnection(deps: AppDeps, connection: ShopConnection): Promise<void> {
@@ -130,6 +183,11 @@ function sameMoney(a: string, b: string): boolean {
   return plainDecimal(a) === plainDecimal(b);
 }
 
+/** The currency an invoice is priced in: its fiat price's, else USDT. */
+export function invoiceCurrency(invoice: Invoice): string {
+  return invoice.price?.currency ?? USDT;
+}
+
 export interface ShopOrderResult {
   invoice: Invoice;
   order: ShopOrder;
@@ -152,14 +210,19 @@ export async function createShopOrder(deps: AppDeps, connection: ShopConnection,
   const notifyUrl = checkNotifyUrl(deps, connection, input.notifyUrl);
   const returnUrl = checkReturnUrl(input.returnUrl);
   const perMinute = deps.config.rate_limits.invoices_per_merchant;
+  const currency = body.currency ?? USDT;
 
+  // A replay is the same order: the same amount in the same currency ("10" CNY is not "10" USDT).
   const replayOf = async (db: Db | Trx): Promise<ShopOrderResult | undefined> => {
     const order = await findShopOrderByNumber(db, connection.id, input.outTradeNo);
     if (!order) return undefined;
-    if (!sameMoney(order.money, input.money)) {
-      throw new ShopRefusal(`order ${input.outTradeNo} was already created with another amount (${order.money}); use a new order number`);
+    const invoice = (await findInvoiceAnyMerchant(db, order.invoiceId))!;
+    if (!sameMoney(order.money, input.money) || invoiceCurrency(invoice) !== currency) {
+      throw new ShopRefusal(
+        `order ${input.outTradeNo} was already created with another amount or currency (${order.money} ${invoiceCurrency(invoice)}); use a new order number`,
+      );
     }
-    return { invoice: (await findInvoiceAnyMerchant(db, order.invoiceId))!, order, replay: true };
+    return { invoice, order, replay: true };
   };
   const early = await replayOf(deps.db);
   if (early) return early;

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestApp } from '../helpers/app.js';
 import { newKey, shop } from '../helpers/shop.js';
-import { SHOP_REQUESTS_PER_MINUTE } from '../../src/shops/shop-orders.js';
+import { AUTH_FAILURES_PER_MINUTE, SHOP_REQUESTS_PER_MINUTE } from '../../src/shops/shop-orders.js';
 
 test('shop connections: 16 active at most (409 shop_connection_limit_reached), bad input changes nothing, session only, other merchants see 404', async () => {
   const t = await startTestApp();
@@ -74,24 +74,27 @@ test('shop connections: 16 active at most (409 shop_connection_limit_reached), b
   }
 });
 
-test('shop connections: each connection has a request budget a minute, wrong signatures included', async () => {
+test('shop connections: each connection has a request budget a minute, charged by signed requests only; wrong keys count per address', async () => {
   const t = await startTestApp();
   try {
     const a = await shop(t);
-    const { connection } = (await a.client.post('/shop-connections', { protocol: 'epay', name: 'Shop', wallet_id: a.walletId, currency: 'USDT' })).body;
-    const send = async () => {
-      const res = await fetch(`${t.baseUrl}/epay/mapi.php`, {
+    const { connection, key } = (await a.client.post('/shop-connections', { protocol: 'epay', name: 'Shop', wallet_id: a.walletId, currency: 'USDT' })).body;
+    const query = async (secret: string) => {
+      const res = await fetch(`${t.baseUrl}/epay/api.php`, {
         method: 'POST',
-        body: new URLSearchParams({ pid: String(connection.pid), money: '1', sign: 'x' }),
+        body: new URLSearchParams({ act: 'order', pid: String(connection.pid), key: secret, out_trade_no: 'none' }),
       });
       return (await res.json()) as { code: number; msg: string };
     };
-    for (let i = 0; i < SHOP_REQUESTS_PER_MINUTE; i++) assert.equal((await send()).msg, 'signature verification failed');
-    const limited = await send();
+    for (let i = 0; i < AUTH_FAILURES_PER_MINUTE; i++) assert.equal((await query('wrong')).msg, 'signature verification failed');
+    assert.match((await query('wrong')).msg, /too many requests with a wrong signature or key/);
+    for (let i = 0; i < SHOP_REQUESTS_PER_MINUTE; i++) assert.equal((await query(key)).msg, 'order not found', 'the wrong keys spent none of it');
+    const limited = await query(key);
     assert.equal(limited.code, -1);
-    assert.match(limited.msg, /too many requests/);
+    assert.match(limited.msg, /too many requests for this shop connection/);
     t.clock.advance(60_000);
-    assert.equal((await send()).msg, 'signature verification failed', 'the budget refills');
+    assert.equal((await query(key)).msg, 'order not found', 'the budget refills');
+    assert.equal((await query('wrong')).msg, 'signature verification failed', 'so does the per-address count');
   } finally {
     await t.close();
   }

@@ -81,8 +81,20 @@ test('epusdt: a dujiaoka-style shop creates a transaction, the payer pays at the
     assert.equal(refused.status_code, 400);
     assert.match(String(refused.message), /another amount/);
 
-    const poll = async () => (await (await fetch(`${local(w, conn.apiUrl)}/api/v1/order/check-status/${data.trade_id as string}`)).json()) as Json;
+    // BEpusdt's own status path (its Python SDK's query_order) and the WooCommerce plugin's answer alike, before and after payment.
+    const pollAt = async (path: string) => {
+      const res = await fetch(`${local(w, conn.apiUrl)}${path}${data.trade_id as string}`);
+      assert.equal(res.status, 200);
+      assert.equal(res.headers.get('cache-control'), 'no-store');
+      return (await res.json()) as Json;
+    };
+    const poll = async () => {
+      const [bepusdt, woo] = [await pollAt('/pay/check-status/'), await pollAt('/api/v1/order/check-status/')];
+      assert.deepEqual(bepusdt, woo);
+      return woo;
+    };
     assert.deepEqual(await poll(), { trade_id: data.trade_id, trade_hash: '', status: 1, return_url: '' });
+    assert.equal(data.fiat, 'USDT', "without fiat the order is in the connection's currency, and says so");
 
     w.standIn.reply = (hit) => {
       const body = JSON.parse(hit.body) as Json;
@@ -166,8 +178,10 @@ test('epusdt: the WooCommerce plugin (fiat, trade_type, name, timeout; "success"
       body: JSON.stringify({ pad: 'x'.repeat(70 * 1024) }),
     });
     assert.deepEqual(((await huge.json()) as Json).message, 'request too large');
-    const unknown = (await (await fetch(`${local(w, conn.apiUrl)}/api/v1/order/check-status/inv_nope`)).json()) as Json;
-    assert.equal(unknown.status_code, 400);
+    for (const path of ['/api/v1/order/check-status/', '/pay/check-status/']) {
+      const unknown = (await (await fetch(`${local(w, conn.apiUrl)}${path}inv_nope`)).json()) as Json;
+      assert.deepEqual([unknown.status_code, unknown.message], [400, 'order not found']);
+    }
 
     let calls = 0;
     w.standIn.reply = () => (++calls < 3 ? { status: 502, body: 'Bad Gateway' } : { status: 200, body: 'success' });

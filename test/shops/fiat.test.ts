@@ -2,16 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fetchRates, pricingConfig, startRateSources } from '../helpers/rates.js';
-import { connect, local, md5, payThroughCheckout, sendCallbacks, startShopWorld } from './support.js';
-
-const sign = (fields: Record<string, string | number>, key: string) =>
-  md5(
-    Object.keys(fields)
-      .filter((k) => fields[k] !== '')
-      .sort()
-      .map((k) => `${k}=${fields[k]}`)
-      .join('&') + key,
-  );
+import { connect, local, shopSign as sign, payThroughCheckout, sendCallbacks, startShopWorld } from './support.js';
 
 test('fiat shops: an Epay connection in CNY converts money at the rate and echoes it; the WooCommerce fiat field is honoured when pricing has it', async () => {
   const rates = await startRateSources({ CNY: '7.115', EUR: '0.9215' });
@@ -59,6 +50,7 @@ test('fiat shops: an Epay connection in CNY converts money at the rate and echoe
     ).json()) as { status_code: number; data: Record<string, unknown> };
     assert.equal(created.status_code, 200, JSON.stringify(created));
     assert.equal(created.data.amount, 92.15);
+    assert.equal(created.data.fiat, 'EUR', "the order's own currency, not the connection's USDT");
     const wooInv = (await w.merchant.client.get(`/invoices/${created.data.trade_id as string}`)).body.invoice;
     assert.equal(wooInv.price.currency, 'EUR');
     assert.equal(wooInv.base_amount, '100.000000');

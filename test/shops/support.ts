@@ -17,6 +17,16 @@ import { startHttpsReceiver, type HttpsReceiver } from '../helpers/https-receive
 
 export const md5 = (s: string): string => createHash('md5').update(s, 'utf8').digest('hex');
 
+/** What a shop of either protocol signs: the non-empty fields but the signature, sorted by name, joined k=v&..., the key appended, MD5. */
+export function shopSign(fields: Record<string, string | number>, key: string): string {
+  const text = Object.keys(fields)
+    .filter((k) => !['sign', 'sign_type', 'signature'].includes(k) && fields[k] !== '')
+    .sort()
+    .map((k) => `${k}=${fields[k]}`)
+    .join('&');
+  return md5(text + key);
+}
+
 /** What a shop stand-in received: method, path with query, body. */
 export interface ShopHit {
   method: string;
