@@ -222,3 +222,16 @@ test('a 429 with a huge Retry-After pauses the source for retry_after_max_second
   assert.equal(kraken.paused_until, null);
   assert.equal(kraken.age_seconds, 0);
 });
+
+test('the new [pricing] keys are checked at start: a range needs min below max and a known currency, a jump limit above 0', () => {
+  const refused = (pricing: Record<string, unknown>, message: RegExp) => assert.throws(() => buildConfig({ pricing }), message);
+  refused({ rate_bounds: { USD: { min: '2', max: '1' } } }, /pricing\.rate_bounds\.USD: expected min below max/);
+  refused({ rate_bounds: { XXX: { min: '1', max: '2' } } }, /pricing\.rate_bounds/);
+  refused({ rate_bounds: { USD: { min: '0', max: '2' } } }, /expected a rate above 0/);
+  refused({ max_jump_percent: 0 }, /pricing\.max_jump_percent: expected a percentage above 0/);
+  refused({ retry_after_max_seconds: 86_400 }, /pricing\.retry_after_max_seconds/);
+  const ok = buildConfig({ pricing: { rate_bounds: { ARS: { min: 500, max: '50000' } }, max_jump_percent: '7.5' } }).pricing;
+  assert.deepEqual(ok.rate_bounds, { ARS: { min: '500', max: '50000' } });
+  assert.equal(ok.max_jump_percent, '7.5');
+  assert.equal(ok.retry_after_max_seconds, 300);
+});
