@@ -1,15 +1,15 @@
 /**
  * `gatewayd doctor`'s rate check: asks every [[pricing.sources]] entry once, now, as the background
- * fetcher would, and prints each source's rates or its error, then whether each configured
- * currency would be priced (enough fresh sources, spread within the limit) or refused.
+ * fetcher would, and prints each source's rates or its error, the rates it would set aside (an
+ * outlier, or outside the plausible range), then whether each configured currency would be priced
+ * (enough fresh, plausible sources that agree) or refused.
  */
 import type { Config } from '../config.js';
 import { systemClock } from '../lib/clock.js';
 import { createLogger } from '../lib/log.js';
 import type { Finding } from './doctor-findings.js';
-import { AppError } from '../lib/errors.js';
 import { formatDecimal } from '../pricing/decimal.js';
-import { RateBook } from '../pricing/rate-book.js';
+import { RateBook, refusalReason } from '../pricing/rate-book.js';
 import { runOnce } from '../pricing/rates.worker.js';
 
 export async function checkRates(config: Config, timeoutMs: number): Promise<Finding[]> {
@@ -33,15 +33,23 @@ export async function checkRates(config: Config, timeoutMs: number): Promise<Fin
   });
   const refused: string[] = [];
   const priced: string[] = [];
-  for (const currency of config.pricing.currencies) {
-    try {
-      priced.push(`${currency} ${formatDecimal(book.quote(currency, now).rate)}`);
-    } catch (err) {
-      if (!(err instanceof AppError)) throw err;
-      refused.push(`${currency} (${err.details?.[0]?.reason ?? err.code})`);
+  for (const a of book.assessAll(now)) {
+    for (const x of a.setAside) {
+      const why =
+        x.reason === 'outlier'
+          ? `outside the rates that agree within pricing.max_spread_percent (${config.pricing.max_spread_percent} %)`
+          : `outside the plausible range ${rangeText(book, a.currency)} (pricing.rate_bounds)`;
+      findings.push({ level: 'warn', check: 'rates', detail: `${a.currency}: ${x.name} ${formatDecimal(x.rate)} is set aside, ${why}` });
     }
+    if (a.quote) priced.push(`${a.currency} ${formatDecimal(a.quote.rate)}`);
+    else refused.push(`${a.currency} (${refusalReason(a.refusal!)})`);
   }
   if (refused.length > 0) findings.push({ level: 'fail', check: 'rates', detail: `these currencies would be refused now: ${refused.join(', ')}` });
   if (priced.length > 0) findings.push({ level: 'ok', check: 'rates', detail: `median rates now: ${priced.join(', ')}` });
   return findings;
+}
+
+function rangeText(book: RateBook, currency: string): string {
+  const range = book.range(currency);
+  return range ? `${formatDecimal(range.min)} to ${formatDecimal(range.max)}` : 'none';
 }

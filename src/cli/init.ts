@@ -78,11 +78,22 @@ max_adjustment = "0.099999"
 # median of the fresh rates below, plus the merchant's markup, rounded up to round_to.
 currencies = ["USD", "EUR", "CNY", "GBP", "RUB", "JPY", "TRY", "BRL", "INR"]
 # A price is refused (503 rate_unavailable), never guessed, when fewer than min_sources rates are
-# younger than max_age_seconds or when they differ by more than max_spread_percent.
+# younger than max_age_seconds, or fewer than min_sources of them agree within max_spread_percent
+# (a source outside the agreeing group is set aside and shown on /health; the others price).
 min_sources = 1
 max_age_seconds = 300
 max_spread_percent = 2
 round_to = "0.01"
+# A rate that moves more than max_jump_percent from one accepted within jump_window_seconds is
+# held (refused) until a read jump_confirm_seconds later agrees with it.
+max_jump_percent = 10
+jump_window_seconds = 600
+jump_confirm_seconds = 120
+# A source's 429 Retry-After is honoured up to this, then one request probes it.
+retry_after_max_seconds = 300
+# Each currency's rate must lie in a plausible range (built in: a tenth to ten times a reference
+# rate, 0.8 to 1.25 for USD); replace it per currency, e.g. { ARS = { min = "500", max = "50000" } }.
+# rate_bounds = {}
 
 # Rate sources, asked about once a minute (public APIs, no key). Remove them all to price in USDT only.
 [[pricing.sources]]

@@ -3,6 +3,8 @@
  * decimals an amount may carry: JPY 0, USD 2, KWD 3). `pricing.currencies` must name codes from
  * this table; USDT is the invoice's own currency and is never converted.
  */
+import { parseDecimal, shift, type Decimal } from './decimal.js';
+
 export const MINOR_UNITS: Readonly<Record<string, number>> = {
   AED: 2,
   ARS: 2,
@@ -58,6 +60,65 @@ export const MINOR_UNITS: Readonly<Record<string, number>> = {
   ZAR: 2,
 };
 
+/**
+ * Rough units of each currency per 1 USDT (late 2025), for one purpose only: the plausible range a
+ * source's rate must fall in before it counts (plausibleRange). Never used as a price.
+ */
+export const REFERENCE_RATES: Readonly<Record<string, string>> = {
+  AED: '3.673',
+  ARS: '1400',
+  AUD: '1.53',
+  BDT: '122',
+  BHD: '0.376',
+  BRL: '5.4',
+  CAD: '1.39',
+  CHF: '0.8',
+  CLP: '950',
+  CNY: '7.1',
+  COP: '3900',
+  CZK: '21',
+  DKK: '6.4',
+  EGP: '48',
+  EUR: '0.86',
+  GBP: '0.75',
+  GEL: '2.7',
+  HKD: '7.8',
+  HUF: '335',
+  IDR: '16500',
+  ILS: '3.3',
+  INR: '88',
+  JOD: '0.709',
+  JPY: '150',
+  KES: '129',
+  KRW: '1400',
+  KWD: '0.306',
+  KZT: '520',
+  MXN: '18.5',
+  MYR: '4.2',
+  NGN: '1500',
+  NOK: '10',
+  NZD: '1.7',
+  OMR: '0.385',
+  PEN: '3.5',
+  PHP: '58',
+  PKR: '282',
+  PLN: '3.65',
+  QAR: '3.64',
+  RON: '4.4',
+  RUB: '80',
+  SAR: '3.75',
+  SEK: '9.5',
+  SGD: '1.3',
+  THB: '32',
+  TRY: '42',
+  TWD: '30',
+  UAH: '41.5',
+  USD: '1',
+  UZS: '12000',
+  VND: '26300',
+  ZAR: '17.5',
+};
+
 export const FIAT_CODES = Object.keys(MINOR_UNITS);
 
 /** The default of `pricing.currencies`. */
@@ -65,6 +126,19 @@ export const DEFAULT_CURRENCIES = ['USD', 'EUR', 'CNY', 'GBP', 'RUB', 'JPY', 'TR
 
 /** The invoice's own currency: an amount in it is not converted. */
 export const USDT = 'USDT';
+
+/**
+ * The built-in plausible range of a currency's rate (units per 1 USDT): a tenth to ten times its
+ * reference rate, and 0.8 to 1.25 for USD, which USDT is pegged to. `pricing.rate_bounds` replaces
+ * it per currency. A rate outside it is set aside (docs/payments.md, Prices in fiat), so sources that
+ * agree on an absurd rate price nothing, even on the first read after a start.
+ */
+export function plausibleRange(code: string): { min: Decimal; max: Decimal } | undefined {
+  if (code === 'USD') return { min: parseDecimal('0.8')!, max: parseDecimal('1.25')! };
+  if (!Object.hasOwn(REFERENCE_RATES, code)) return undefined;
+  const ref = parseDecimal(REFERENCE_RATES[code]!)!;
+  return { min: shift(ref, -1), max: shift(ref, 1) };
+}
 
 export function minorUnits(code: string): number | undefined {
   return Object.hasOwn(MINOR_UNITS, code) ? MINOR_UNITS[code] : undefined;

@@ -91,6 +91,23 @@ export function spreadExceeds(values: readonly Decimal[], reference: Decimal, li
   return spread * 100n * 10n ** BigInt(limitPercent.scale) > limitPercent.units * rescale(reference, s);
 }
 
+/**
+ * True when `value` lies further from `reference` than limitPercent of the reference, compared
+ * exactly: |value - reference| * 100 > limit * reference.
+ */
+export function movesMoreThan(value: Decimal, reference: Decimal, limitPercent: Decimal): boolean {
+  const s = Math.max(value.scale, reference.scale);
+  const a = rescale(value, s);
+  const b = rescale(reference, s);
+  const distance = a > b ? a - b : b - a;
+  return distance * 100n * 10n ** BigInt(limitPercent.scale) > limitPercent.units * b;
+}
+
+/** value * 10^power exactly (a negative power divides: 7.1 at -1 is 0.71). */
+export function shift(d: Decimal, power: number): Decimal {
+  return power >= 0 ? normalize({ units: d.units * 10n ** BigInt(power), scale: d.scale }) : normalize({ units: d.units, scale: d.scale - power });
+}
+
 /** The percentage by which max exceeds min, relative to the reference, for messages (2 decimals, rounded up). */
 export function spreadPercentText(values: readonly Decimal[], reference: Decimal): string {
   const sorted = [...values].sort(compare);

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { parseAmount } from '../lib/amounts.js';
 import { DEFAULT_CURRENCIES, FIAT_CODES } from './currencies.js';
-import { parseDecimal } from './decimal.js';
+import { compare, parseDecimal } from './decimal.js';
 import { SOURCE_KINDS } from './sources.js';
 
 /**
@@ -30,6 +30,29 @@ const spreadText = () =>
     const d = parseDecimal(v)!;
     return d.scale <= 4 && d.units <= 100n * 10n ** BigInt(d.scale);
   }, 'expected a percentage from 0 to 100 with at most 4 decimals, e.g. 2');
+
+const jumpText = () =>
+  decimalText((v) => {
+    const d = parseDecimal(v)!;
+    return d.scale <= 4 && d.units > 0n && d.units <= 100n * 10n ** BigInt(d.scale);
+  }, 'expected a percentage above 0 and at most 100 with at most 4 decimals, e.g. 10');
+
+const rateText = () =>
+  decimalText((v) => {
+    const d = parseDecimal(v)!;
+    return d.units > 0n && d.scale <= 12;
+  }, 'expected a rate above 0 (units of the currency per 1 USDT) with at most 12 decimals, e.g. "0.9"');
+
+/** pricing.rate_bounds: per currency, the plausible range of its rate; replaces the built-in one. */
+const rateBounds = () =>
+  z
+    .record(
+      z.string().refine((c) => FIAT_CODES.includes(c), { message: 'expected an ISO 4217 code gatewayd knows (upper case), e.g. "EUR"' }),
+      z
+        .strictObject({ min: rateText(), max: rateText() })
+        .refine((b) => compare(parseDecimal(b.min)!, parseDecimal(b.max)!) < 0, { message: 'expected min below max' }),
+    )
+    .default({});
 
 /** A source's base URL: http(s), or '' for the source's public API. */
 const sourceUrl = () =>
@@ -67,4 +90,13 @@ export const pricingConfigSchema = () =>
     max_spread_percent: spreadText().default('2'),
     round_to: roundToText().default('0.01'),
     refresh_seconds: z.number().int().min(10).max(3600).default(60),
+    // The plausible range of each currency's rate; absent: the built-in one (currencies.ts, plausibleRange).
+    rate_bounds: rateBounds(),
+    // A consensus rate further than this from a rate accepted within jump_window_seconds is held
+    // until a read at least jump_confirm_seconds later agrees with it.
+    max_jump_percent: jumpText().default('10'),
+    jump_window_seconds: z.number().int().min(60).max(3600).default(600),
+    jump_confirm_seconds: z.number().int().min(10).max(3600).default(120),
+    // A 429's Retry-After is honoured up to this; then one request probes the source.
+    retry_after_max_seconds: z.number().int().min(10).max(3600).default(300),
   });

@@ -1,12 +1,14 @@
 /**
  * The background rate fetcher: every `pricing.refresh_seconds` (60) it asks each configured source
- * once for all the currencies it quotes, in parallel, and files the answers in the RateBook. One
- * request a minute per source stays far inside each public API's limits; a 429 is honoured (its
- * Retry-After, else ten minutes). Requests never run on an invoice's path: creation reads the book.
+ * once for all the currencies it quotes, in parallel, files the answers in the RateBook and lets it
+ * settle (accept the agreeing rates, hold or confirm jumps). One request a minute per source stays
+ * far inside each public API's limits; a 429 is honoured: its Retry-After (seconds or a date), else
+ * `pricing.retry_after_max_seconds`, and never longer than that, so a source that asked for an hour
+ * or a day is probed again after five minutes. Requests never run on an invoice's path: creation
+ * reads the book.
  */
 import type { AppDeps } from '../app-deps.js';
 import type { Worker } from '../lib/loop.js';
-import { MINUTE } from '../lib/clock.js';
 import type { RateBook, SourceState } from './rate-book.js';
 
 const TIMEOUT_MS = 10_000;
@@ -18,6 +20,7 @@ type FetcherDeps = Pick<AppDeps, 'clock' | 'log'> & { rates: RateBook };
 export async function runOnce(deps: FetcherDeps, timeoutMs = TIMEOUT_MS): Promise<void> {
   const now = deps.clock.now();
   await Promise.all(deps.rates.sources.filter((s) => s.currencies.length > 0 && now >= s.notBefore).map((s) => fetchSource(deps, s, timeoutMs)));
+  deps.rates.settle(deps.clock.now(), deps.log);
 }
 
 async function fetchSource(deps: FetcherDeps, source: SourceState, timeoutMs: number): Promise<void> {
@@ -27,8 +30,8 @@ async function fetchSource(deps: FetcherDeps, source: SourceState, timeoutMs: nu
     const body = await readLimited(response);
     const at = deps.clock.now();
     if (response.status === 429) {
-      const retry = Number(response.headers.get('retry-after'));
-      source.notBefore = at + (Number.isInteger(retry) && retry > 0 ? Math.min(retry, 3600) * 1000 : 10 * MINUTE);
+      const capMs = deps.rates.config.retry_after_max_seconds * 1000;
+      source.notBefore = at + Math.min(retryAfterMs(response.headers.get('retry-after'), at) ?? capMs, capMs);
       throw new Error('HTTP 429 (rate limited by the source)');
     }
     if (!response.ok) throw new Error(`HTTP ${response.status}`);
@@ -41,6 +44,14 @@ async function fetchSource(deps: FetcherDeps, source: SourceState, timeoutMs: nu
     deps.rates.recordError(source, message, deps.clock.now());
     deps.log.warn({ source: source.name, host: new URL(url).host, error: message }, 'rate source failed');
   }
+}
+
+/** A Retry-After header in ms from `now`: delay-seconds or an HTTP-date; undefined when absent or malformed. */
+export function retryAfterMs(header: string | null, now: number): number | undefined {
+  const text = header?.trim() ?? '';
+  if (/^[0-9]{1,12}$/.test(text)) return Number(text) * 1000;
+  const date = /[a-z]/i.test(text) ? Date.parse(text) : Number.NaN;
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
 async function readLimited(response: Response): Promise<string> {
