@@ -22,9 +22,9 @@
  *   that all differ), each transaction the answers differ about is asked of every one of them by
  *   id (`gettransactioninfobyid`): a transaction that two providers (a majority) return by id in
  *   this block, with the same time, result and logs, is in the block; one they both say is not
- *   there is not; the providers whose answers differ from that are set aside. A provider that
- *   leaves a real payment out of its block answer, but returns it when asked for it, so loses it
- *   nobody.
+ *   there is not; the providers whose answers differ from that are set aside. So a provider that
+ *   leaves a real payment out of its block answer, but returns it when asked for it by id, makes
+ *   nobody lose it.
  *   When no other provider can be asked now, the block waits; what the providers do not agree on
  *   even by id is disputed (held, never confirmed from, never dropped).
  * With one provider, that provider is trusted as it answers (the checks above still hold).

@@ -153,7 +153,8 @@ export async function backfill(pass: Pass, started: number): Promise<boolean> {
       const n = gap.fromBlock;
       const read = await readBlock(deps, n, pass.watched, true);
       if (read.kind !== 'block') {
-        const held = read.kind === 'disputed' ? read : waitedTooLong(deps, n, read.reason);
+        // (No second provider to ask now is an outage, not a disagreement: the range just waits.)
+        const held = read.kind === 'disputed' ? read : read.unavailable ? undefined : waitedTooLong(deps, n, read.reason);
         if (held) await holdBlock(deps, n, held.reason, held.txHash ?? null);
         if (!held || gap.fromBlock === gap.toBlock) {
           // Not served yet (the rest of this range waits for a later pass), or a disputed block
@@ -197,9 +198,9 @@ export async function backfill(pass: Pass, started: number): Promise<boolean> {
 }
 
 /**
- * A backfill block that is not served (or cannot be checked) yet waits as the follower's does, up
- * to DISPUTE_AFTER_MS; after that it is held as disputed, so one provider's silence never holds
- * the rest of a range.
+ * A backfill block one provider does not serve yet waits as the follower's does, up to
+ * DISPUTE_AFTER_MS; after that it is held as disputed, so one provider's silence never holds the
+ * rest of a range.
  */
 function waitedTooLong(deps: AppDeps, n: number, reason: string): { reason: string; txHash?: string; time?: number } | undefined {
   const rt = deps.chain;

@@ -169,3 +169,39 @@ test('three providers: the majority decides against a consistent liar (omitted f
     await w.close();
   }
 });
+
+test('a backfilled block one of two providers never serves is held as disputed after 2 minutes, and the rest of the range goes on', async () => {
+  const w = await world(['liar', 'node']);
+  try {
+    const address = randomAddress();
+    const start = w.t.clock.now();
+    const held = await insertInvoice(w.t, { address, amount: 9_150_001n, expiresAt: start + 5 * MINUTE });
+    const later = await insertInvoice(w.t, { address, amount: 9_150_002n, expiresAt: start + 30 * MINUTE });
+    const p = w.node.transfer({ to: address, amount: 9_150_001n, at: start + 30 * SECOND });
+    const q = w.node.transfer({ to: address, amount: 9_150_002n, at: start + 3 * MINUTE });
+    w.liar.set({ infos: (num, infos) => (num === p.blockNumber ? [] : infos) });
+    await w.pass();
+    await w.pass(10 * MINUTE);
+    assert.equal((await getInvoice(w.t, later.id)).status, 'pending', 'the range waits at the block at first');
+    for (let i = 0; i < 30; i++) await w.pass();
+    assert.equal((await getInvoice(w.t, later.id)).status, 'confirmed', 'then goes on past it');
+    assert.equal((await getInvoice(w.t, held.id)).status, 'pending', 'not expired while held');
+    assert.deepEqual(
+      (await transfersOf(w.t)).map((r) => r.tx_hash),
+      [q.txId],
+    );
+    const h = await w.health();
+    assert.deepEqual(
+      h.watcher.disputes.map((d: { block: number }) => d.block),
+      [p.blockNumber],
+    );
+    assert.match(h.watcher.disputes[0].reason, /does not serve block .* \(waited \d+ s\)/);
+    assert.equal(h.live_payments_enabled, true);
+    w.liar.set({});
+    for (let i = 0; i < 3; i++) await w.pass(20 * SECOND);
+    assert.equal((await getInvoice(w.t, held.id)).status, 'confirmed');
+    assert.deepEqual((await w.health()).watcher.disputes, []);
+  } finally {
+    await w.close();
+  }
+});
