@@ -18,9 +18,15 @@
  *   infos do not carry), so the count is the light view of coverage. "ids" reads every block in
  *   full from the second provider (docs/operations.md says what each catches and costs).
  *   A third provider, when there is one, decides between two that disagree and the outvoted one is
- *   set aside for a cooling period.
- *   When no other provider can be asked now, the block waits; when nothing can decide, it is
- *   disputed (held, never confirmed from, never dropped).
+ *   set aside for a cooling period. Without a majority of whole answers (two providers, or three
+ *   that all differ), each transaction the answers differ about is asked of every one of them by
+ *   id (`gettransactioninfobyid`): a transaction that two providers (a majority) return by id in
+ *   this block, with the same time, result and logs, is in the block; one they both say is not
+ *   there is not; the providers whose answers differ from that are set aside. So a provider that
+ *   leaves a real payment out of its block answer, but returns it when asked for it by id, makes
+ *   nobody lose it.
+ *   When no other provider can be asked now, the block waits; what the providers do not agree on
+ *   even by id is disputed (held, never confirmed from, never dropped).
  * With one provider, that provider is trusted as it answers (the checks above still hold).
  */
 import type { AppDeps } from '../app-deps.js';
@@ -34,8 +40,11 @@ export type BlockRead =
   | { kind: 'block'; infos: TxInfo[]; time: number | undefined; provider: Provider }
   /** Not known yet; `unavailable` when no second provider can be asked now (says nothing about the block). */
   | { kind: 'wait'; reason: string; unavailable?: boolean }
-  /** Held: the providers disagree (about the whole block, or about one transaction in it). */
-  | { kind: 'disputed'; reason: string; txHash?: string };
+  /**
+   * Held: the providers disagree (about the whole block, or about one transaction in it, even by
+   * id); `time`, the latest block time their answers gave, when they gave one.
+   */
+  | { kind: 'disputed'; reason: string; txHash?: string; time?: number };
 
 function malformed(n: number, why: string): TronApiError {
   return new TronApiError('bad_response', 'blockinfo', `malformed block ${n}: ${why}`, undefined, undefined, 'malformed');
@@ -70,22 +79,6 @@ function fingerprint(deps: AppDeps, infos: TxInfo[], watched: WatchedSet): strin
 }
 
 type Read<T> = { value: T; provider: Provider };
-
-/** The first transaction whose payments to the watched addresses two reads of a block disagree about, if any. */
-function disputedTx(deps: AppDeps, a: TxInfo[], b: TxInfo[], watched: WatchedSet): string | undefined {
-  const usdt = deps.config.network.usdtContract;
-  const byTx = (infos: TxInfo[]) => {
-    const out = new Map<string, string>();
-    for (const info of infos) {
-      const found = transfersInBlock([info], watched, usdt);
-      if (found.transfers.length + found.rejected.length > 0) out.set(info.id.toLowerCase(), blockDigest(found));
-    }
-    return out;
-  };
-  const x = byTx(a);
-  const y = byTx(b);
-  return [...new Set([...x.keys(), ...y.keys()])].sort().find((id) => x.get(id) !== y.get(id));
-}
 
 /**
  * Reads block n (solidified by the accepted head when `solid`). Provider faults on every provider
@@ -128,9 +121,13 @@ function inconsistent(deps: AppDeps, n: number, a: Provider, b: Provider, third:
   );
 }
 
-function outvoted(deps: AppDeps, n: number, loser: Provider): void {
-  deps.chain.pool.setAside(loser, deps.clock.now(), `set aside: outvoted about block ${n}`);
-  deps.log.warn({ block: n, provider: loser.health.name }, 'chain: provider set aside: the other providers outvoted its answer');
+/** Sets aside a provider the others outvoted about block n (`about`: what it answered wrong), and logs it. */
+function outvoted(deps: AppDeps, n: number, loser: Provider, about: string, transactions: string[] = []): void {
+  deps.chain.pool.setAside(loser, deps.clock.now(), `set aside: outvoted about block ${n} (${about})`);
+  deps.log.error(
+    { block: n, provider: loser.health.name, about, tx_hashes: transactions },
+    'chain: PROVIDER SET ASIDE: the other providers outvoted its answer about a block; it is asked after the others for a while',
+  );
 }
 
 /**
@@ -192,13 +189,86 @@ async function crossCheckIds(deps: AppDeps, n: number, first: Read<TxInfo[]>, wa
   if (fingerprint(deps, a, watched) === fingerprint(deps, b, watched)) return { kind: 'chosen', read: first };
   const third = await rt.pool.callOther(now, fn, [first.provider, second.provider]);
   inconsistent(deps, n, first.provider, second.provider, third?.provider);
-  const tx = disputedTx(deps, a, b, watched);
-  const reason = `${first.provider.health.name} and ${second.provider.health.name} disagree about ${tx ? `transaction ${tx} of ` : ''}block ${n}`;
-  if (!third) return { kind: 'disputed', reason, txHash: tx };
-  const c = fingerprint(deps, third.value, watched);
-  const [winner, loser] =
-    c === fingerprint(deps, a, watched) ? [first, second] : c === fingerprint(deps, b, watched) ? [second, first] : [undefined, undefined];
-  if (!winner || !loser) return { kind: 'disputed', reason: `${reason}, and a third provider agrees with neither`, txHash: tx };
-  outvoted(deps, n, loser.provider);
-  return { kind: 'chosen', read: winner };
+  if (third) {
+    const c = fingerprint(deps, third.value, watched);
+    const [winner, loser] =
+      c === fingerprint(deps, a, watched) ? [first, second] : c === fingerprint(deps, b, watched) ? [second, first] : [undefined, undefined];
+    if (winner && loser) {
+      outvoted(deps, n, loser.provider, 'its block answer');
+      return { kind: 'chosen', read: winner };
+    }
+  }
+  // No majority of whole answers (two providers, or three that all differ): asked by id.
+  return settleById(deps, n, third ? [first, second, third] : [first, second], watched);
+}
+
+/** Transactions one block's answers may differ about and still be settled by id; more are disputed as they are. */
+export const MAX_SETTLED_BY_ID = 16;
+
+/** What one TransactionInfo says about its block and the watched addresses: the block time, and its payments and failed calls to them. */
+function txView(deps: AppDeps, info: TxInfo, watched: WatchedSet): string {
+  return `${info.blockTimeStamp}|${blockDigest(transfersInBlock([info], watched, deps.config.network.usdtContract))}`;
+}
+
+const ABSENT = 'absent';
+
+/** The view most answers share, if a majority (and at least two) share it. */
+function majority(views: readonly string[]): string | undefined {
+  const counts = new Map<string, number>();
+  for (const v of views) counts.set(v, (counts.get(v) ?? 0) + 1);
+  const [view, k] = [...counts].sort((x, y) => y[1] - x[1])[0]!;
+  return k >= 2 && k * 2 > views.length ? view : undefined;
+}
+
+/**
+ * Settles the transactions the block answers of `reads` differ about (one left out, added, or with
+ * other payments to a watched address) by asking each provider for each of them by id: a
+ * transaction a majority of them (both, of two) return in block n with the same view is in the
+ * block, one they say is not there (`{}`, or another block) is not. The providers whose block
+ * answer or answer by id differs from the settled view are set aside, and the block is taken as
+ * settled. A transaction without such a majority holds the block as disputed; a provider that
+ * does not answer makes it wait.
+ */
+async function settleById(deps: AppDeps, n: number, reads: Array<Read<TxInfo[]>>, watched: WatchedSet): Promise<Decision> {
+  const rt = deps.chain;
+  const now = () => deps.clock.now();
+  const names = reads.map((r) => r.provider.health.name);
+  const who = `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
+  const times = reads.flatMap((r) => r.value.map((i) => i.blockTimeStamp));
+  const disputed = (reason: string, txHash?: string): Decision => ({
+    kind: 'disputed',
+    reason,
+    txHash,
+    time: times.length > 0 ? Math.max(...times) : undefined,
+  });
+  const views = reads.map((r) => new Map(r.value.map((i) => [i.id.toLowerCase(), txView(deps, i, watched)])));
+  const ids = [...new Set(views.flatMap((v) => [...v.keys()]))].sort().filter((id) => new Set(views.map((v) => v.get(id) ?? ABSENT)).size > 1);
+  if (ids.length > MAX_SETTLED_BY_ID) return disputed(`${who} disagree about ${ids.length} transactions of block ${n}`, ids[0]);
+  const settled = new Map<string, TxInfo | undefined>();
+  const wrong = new Map<Provider, string[]>();
+  for (const id of ids) {
+    const answers: Array<{ view: string; info: TxInfo | undefined }> = [];
+    for (const r of reads) {
+      const got = await rt.pool.ask(r.provider, now, (c) => c.txInfo(id));
+      if (!got) return { kind: 'wait', reason: `${r.provider.health.name} did not answer for transaction ${id} of block ${n}` };
+      const info = got.value?.blockNumber === n ? got.value : undefined;
+      answers.push({ view: info ? txView(deps, info, watched) : ABSENT, info });
+    }
+    const view = majority(answers.map((x) => x.view));
+    if (view === undefined) return disputed(`${who} disagree about transaction ${id} of block ${n}, also when asked for it by id`, id);
+    settled.set(id, answers.find((x) => x.view === view)!.info);
+    reads.forEach((r, i) => {
+      if ((views[i]!.get(id) ?? ABSENT) !== view || answers[i]!.view !== view) wrong.set(r.provider, [...(wrong.get(r.provider) ?? []), id]);
+    });
+  }
+  const infos = [...reads[0]!.value.filter((i) => !settled.has(i.id.toLowerCase())), ...[...settled.values()].filter((i) => i !== undefined)];
+  if (new Set(infos.map((i) => i.blockTimeStamp)).size > 1) return disputed(`${who} disagree about the time of block ${n}`);
+  for (const [p, txs] of wrong)
+    outvoted(deps, n, p, `its answer about ${txs.length === 1 ? `transaction ${txs[0]}` : `${txs.length} transactions`}, settled by id`, txs);
+  deps.log.warn(
+    { block: n, tx_hashes: ids, providers: names, set_aside: [...wrong.keys()].map((p) => p.health.name) },
+    'chain: block settled by transaction id: the providers returned the transactions their block answers differ about alike when asked by id',
+  );
+  const right = reads.find((r) => !wrong.has(r.provider)) ?? reads[0]!;
+  return { kind: 'chosen', read: { value: infos, provider: right.provider } };
 }

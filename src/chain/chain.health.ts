@@ -8,7 +8,7 @@ import { listOpenDisputes } from './chain.repo.js';
  * The `watcher` object of GET /health. The disputes come from the database (chain_disputes): the
  * same in every instance, whichever one runs the scanner, and after a restart.
  */
-export async function watcherHealth(deps: Pick<AppDeps, 'watcherStatus' | 'chain' | 'db' | 'config'>) {
+export async function watcherHealth(deps: Pick<AppDeps, 'watcherStatus' | 'chain' | 'db' | 'config' | 'clock'>) {
   const disputes = await listOpenDisputes(deps.db, deps.config.network);
   return {
     state: deps.watcherStatus.state,
@@ -23,7 +23,7 @@ export async function watcherHealth(deps: Pick<AppDeps, 'watcherStatus' | 'chain
       mailed_at: isoOrNull(d.notifiedAt),
     })),
     providers: deps.chain.pool
-      .health()
+      .health(deps.clock.now())
       .map((p) => ({ ...p, last_ok_at: isoOrNull(p.last_ok_at), retry_at: isoOrNull(p.retry_at), set_aside_until: isoOrNull(p.set_aside_until) })),
   };
 }
@@ -43,7 +43,17 @@ export function registerChainMetrics(metrics: Metrics, deps: Pick<AppDeps, 'chai
   const failedPasses = metrics.gauge('gatewayd_chain_failed_passes', 'Scanner passes in a row that ended in an exception');
   const refused = metrics.gauge('gatewayd_chain_provider_refused_heads', 'Heads a TRON provider served that were refused as not credible', ['provider']);
   const malformed = metrics.gauge('gatewayd_chain_provider_malformed_reads', 'Answers of a TRON provider refused as malformed', ['provider']);
-  const up = metrics.gauge('gatewayd_chain_provider_up', 'A TRON provider answers (1) or is backing off (0)', ['provider']);
+  const up = metrics.gauge('gatewayd_chain_provider_up', 'A TRON provider answers (1) or is backing off or set aside (0)', ['provider']);
+  const setAside = metrics.gauge(
+    'gatewayd_chain_provider_set_aside',
+    'A TRON provider is set aside (1: the others outvoted its answer about a block; asked after them) or not (0)',
+    ['provider'],
+  );
+  const outvoted = metrics.gauge(
+    'gatewayd_chain_provider_outvoted_blocks',
+    'Blocks about which the other TRON providers outvoted this one (its block answer, or its answer by transaction id) since the start',
+    ['provider'],
+  );
   const requests = metrics.gauge('gatewayd_chain_provider_requests', 'Requests made to a TRON provider since the start', ['provider']);
   const failures = metrics.gauge('gatewayd_chain_provider_failures', 'Failed requests to a TRON provider since the start', ['provider']);
   const bytes = metrics.gauge('gatewayd_chain_provider_received_bytes', 'Body bytes received from a TRON provider since the start', ['provider']);
@@ -58,6 +68,7 @@ export function registerChainMetrics(metrics: Metrics, deps: Pick<AppDeps, 'chai
     gap.set(f.gap_blocks);
     inconsistent.set(f.inconsistent_blocks);
     failedPasses.set(deps.chain.failedPasses);
+    deps.chain.pool.health(deps.clock.now());
     for (const p of deps.chain.pool.providers) {
       const labels = { provider: p.health.name };
       up.set(labels, p.health.state === 'ok' ? 1 : 0);
@@ -66,6 +77,8 @@ export function registerChainMetrics(metrics: Metrics, deps: Pick<AppDeps, 'chai
       bytes.set(labels, p.client.stats.bytes);
       refused.set(labels, p.health.refused_heads);
       malformed.set(labels, p.health.malformed_reads);
+      setAside.set(labels, p.health.state === 'set_aside' ? 1 : 0);
+      outvoted.set(labels, p.health.outvoted_blocks);
     }
   });
 }

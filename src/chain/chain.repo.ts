@@ -4,7 +4,7 @@
  */
 import { larger, smaller } from '../db/portable-sql.js';
 import { sql, type Selectable, type SqlBool } from 'kysely';
-import type { Db, Trx } from '../db/database.js';
+import { writeTransaction, type Db, type Trx } from '../db/database.js';
 import type { ChainDisputesTable, ChainTransferKind, ChainTransfersTable } from '../db/schema.js';
 import { fromDbAmount, toDbAmount } from '../lib/amounts.js';
 import { newId } from '../lib/ids.js';
@@ -72,6 +72,18 @@ export async function insertGap(trx: Db | Trx, network: TronNetwork, g: ScanGap)
 export async function updateGap(trx: Db | Trx, network: TronNetwork, oldFrom: number, g: ScanGap | undefined): Promise<void> {
   await trx.deleteFrom('chain_scan_gaps').where('network', '=', network.id).where('from_block', '=', oldFrom).execute();
   if (g) await insertGap(trx, network, g);
+}
+
+/**
+ * A disputed block taken out of the unread range that starts at it: in one transaction, the range
+ * becomes `single` (that block alone) and `rest` (the blocks after it, unless none are left), so a
+ * crash never leaves the block out of every range.
+ */
+export async function splitGap(db: Db, network: TronNetwork, single: ScanGap, rest: ScanGap): Promise<void> {
+  await writeTransaction(db, async (trx) => {
+    await updateGap(trx, network, single.fromBlock, single);
+    if (rest.fromBlock <= rest.toBlock) await insertGap(trx, network, rest);
+  });
 }
 
 /** Every registered wallet address (watched while the scanner runs). */

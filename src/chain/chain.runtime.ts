@@ -74,6 +74,8 @@ export interface ChainRuntime {
   failedPasses: number;
   /** The block the follower waits at and since when (a provider does not serve it yet, or none can check it). */
   waiting: { block: number; since: number } | undefined;
+  /** The same for the backfill: the block its oldest range waits at, and since when. */
+  backfillWaiting: { block: number; since: number } | undefined;
   /** The open disputes by block: a cache of chain_disputes, loaded at the first pass, written through. */
   disputes: Map<number, DisputeRow>;
   disputesLoaded: boolean;
@@ -100,6 +102,7 @@ export function createChainRuntime(config: Config, options: { timeoutMs?: number
     startChecked: false,
     failedPasses: 0,
     waiting: undefined,
+    backfillWaiting: undefined,
     disputes: new Map(),
     disputesLoaded: false,
     figures: { block: null, solid_head: null, behind_blocks: null, gap_blocks: 0, inconsistent_blocks: 0, disputed_blocks: 0, reason: null },

@@ -49,10 +49,10 @@ export const WatcherHealthSchema = z
       behind_blocks: z.number().int().nullable().openapi({ description: 'Solidified blocks the follower has not read yet' }),
       gap_blocks: z.number().int().openapi({ description: 'Blocks behind the follower still to be backfilled (after downtime)' }),
       inconsistent_blocks: z.number().int().openapi({ description: 'Blocks whose two reads disagreed since the start (never trusted)' }),
-      disputed_blocks: z
-        .number()
-        .int()
-        .openapi({ description: 'Blocks held as disputed now: the providers disagree and nothing decides; nothing from them confirms' }),
+      disputed_blocks: z.number().int().openapi({
+        description:
+          'Blocks held as disputed now: the providers disagree, even about a transaction asked by id; nothing from them confirms, and the invoices whose window meets one stay open; later blocks go on confirming',
+      }),
       reason: z.string().nullable().openapi({ description: 'Why the watcher is degraded or waiting, when it is' }),
     }),
     disputes: z
@@ -80,7 +80,13 @@ export const WatcherHealthSchema = z
         inconsistent_blocks: z.number().int(),
         refused_heads: z.number().int().openapi({ description: 'Heads it served that were refused (not credible, or not confirmed by another provider)' }),
         malformed_reads: z.number().int().openapi({ description: 'Answers refused as malformed (block time out of range, a transaction of another block...)' }),
-        set_aside_until: DateTime.nullable().openapi({ description: 'Set aside until then after the other providers outvoted it' }),
+        outvoted_blocks: z.number().int().openapi({
+          description:
+            'Blocks about which the other providers outvoted it (its block answer, or its answer by transaction id, for example a payment it left out of a block but returns by id); each sets it aside',
+        }),
+        set_aside_until: DateTime.nullable().openapi({
+          description: 'Set aside until then after the other providers outvoted it: asked after every other provider, never first, meanwhile',
+        }),
         last_error: z.string().nullable(),
         last_ok_at: DateTime.nullable(),
         retry_at: DateTime.nullable(),

@@ -15,7 +15,9 @@
  * - No single provider's word: with more than one provider every block is read in full by one (in
  *   turns) and checked by another, by its transaction count and each paying transaction by id, or
  *   in full with tron.cross_check = "ids" (block-reader.ts); empty is not proof; malformed answers
- *   are provider faults. What cannot be decided is a durable dispute (chain_disputes).
+ *   are provider faults. What two providers return alike by transaction id settles what their block
+ *   answers differ about; what cannot be decided is a durable dispute (chain_disputes), which
+ *   holds only the invoices whose window meets that block.
  * - Idle: with no open invoice and the linger (tron.linger_hours after the last one closed) over,
  *   the scanner makes no TRON request. When an invoice opens it resumes from the block of that
  *   invoice's creation, or from its cursor if that is later.
@@ -177,7 +179,9 @@ async function pass(deps: AppDeps): Promise<boolean> {
       rt.fault = undefined;
     }
     logRefusedHeads(deps);
-    const unwell = rt.pool.providers.some((p) => p.health.state !== 'ok') || rt.disputes.size > 0;
+    // A disputed block holds only the invoices whose window meets it, and a provider set aside is
+    // still asked after the others: payments go on confirming (both are shown in /health).
+    const unwell = rt.pool.providers.some((p) => p.health.state === 'backing_off');
     setStatus(deps, unwell ? 'degraded' : 'running', current);
   } catch (err) {
     // What was read and verified before the fault is kept.
@@ -235,8 +239,8 @@ function setStatus(deps: AppDeps, state: 'idle' | 'running' | 'degraded', pass: 
   const f = rt.figures;
   f.disputed_blocks = rt.disputes.size;
   if (state === 'degraded' && f.reason === null) {
-    const p = rt.pool.providers.find((q) => q.health.state !== 'ok');
-    f.reason = rt.disputes.size > 0 ? `${rt.disputes.size} disputed block(s)` : p ? `${p.health.name} ${p.health.state}: ${p.health.last_error ?? ''}` : null;
+    const p = rt.pool.providers.find((q) => q.health.state === 'backing_off') ?? rt.pool.providers.find((q) => q.health.state !== 'ok');
+    f.reason = p ? `${p.health.name} ${p.health.state}: ${p.health.last_error ?? ''}` : rt.disputes.size > 0 ? `${rt.disputes.size} disputed block(s)` : null;
   }
   if (state === 'running' && rt.waiting === undefined) f.reason = null;
   if (pass) {

@@ -9,7 +9,7 @@ import type { AppDeps } from '../app-deps.js';
 import { MINUTE } from '../lib/clock.js';
 import { readBlock, type BlockRead } from './block-reader.js';
 import { HEAD_REFRESH_MS } from './chain.runtime.js';
-import { holdDispute, insertGap, resolveDispute, type ScanGap, type ScanState } from './chain.repo.js';
+import { holdDispute, insertGap, resolveDispute, splitGap, type ScanGap, type ScanState } from './chain.repo.js';
 import { commitScan } from './chain.service.js';
 import { notifyDispute } from './dispute-mail.js';
 import { expectedDelay, learnDelay, learnInterval, refreshHead } from './head.js';
@@ -153,12 +153,27 @@ export async function backfill(pass: Pass, started: number): Promise<boolean> {
       const n = gap.fromBlock;
       const read = await readBlock(deps, n, pass.watched, true);
       if (read.kind !== 'block') {
-        // Held (disputed or not served yet): the rest of this range waits for a later pass.
-        if (read.kind === 'disputed') await holdBlock(deps, n, read.reason, read.txHash ?? null);
-        rt.figures.reason = `backfill held at block ${n}: ${read.reason}`;
-        blocked = true;
-        break;
+        // (No second provider to ask now is an outage, not a disagreement: the range just waits.)
+        const held = read.kind === 'disputed' ? read : read.unavailable ? undefined : waitedTooLong(deps, n, read.reason);
+        if (held) await holdBlock(deps, n, held.reason, held.txHash ?? null);
+        if (!held || gap.fromBlock === gap.toBlock) {
+          // Not served yet (the rest of this range waits for a later pass), or a disputed block
+          // that is a range of its own already (read again by the next pass).
+          rt.figures.reason = `backfill held at block ${n}: ${read.reason}`;
+          blocked = true;
+          break;
+        }
+        // Disputed: the block becomes a one-block range of its own (kept, read again by later
+        // passes) and the rest of this range goes on; invoices whose window meets it stay open.
+        await flush(pass);
+        const single: ScanGap = { fromBlock: n, toBlock: n, afterTime: gap.afterTime, beforeTime: Math.max(held.time ?? gap.beforeTime, gap.afterTime) + 1 };
+        gap.fromBlock = n + 1;
+        await splitGap(deps.db, deps.config.network, single, { ...gap });
+        pass.gaps.splice(i, 0, single);
+        i += 1;
+        continue;
       }
+      rt.backfillWaiting = undefined;
       if (rt.disputes.delete(n)) {
         await resolveDispute(deps.db, deps.config.network, n, deps.clock.now());
         deps.log.info({ block: n }, 'chain: disputed block now read consistently: dispute resolved');
@@ -180,6 +195,20 @@ export async function backfill(pass: Pass, started: number): Promise<boolean> {
     pass.gaps.splice(i, 1);
   }
   return false;
+}
+
+/**
+ * A backfill block one provider does not serve yet waits as the follower's does, up to
+ * DISPUTE_AFTER_MS; after that it is held as disputed, so one provider's silence never holds the
+ * rest of a range.
+ */
+function waitedTooLong(deps: AppDeps, n: number, reason: string): { reason: string; txHash?: string; time?: number } | undefined {
+  const rt = deps.chain;
+  const since = rt.backfillWaiting?.block === n ? rt.backfillWaiting.since : deps.clock.now();
+  rt.backfillWaiting = { block: n, since };
+  if (deps.clock.now() - since < DISPUTE_AFTER_MS) return undefined;
+  rt.backfillWaiting = undefined;
+  return { reason: `${reason} (waited ${Math.round((deps.clock.now() - since) / 1000)} s)` };
 }
 
 /** Queues one block's transfers to the watched addresses for the next commit (at once when there are any). */

@@ -14,7 +14,10 @@ import { DEFAULT_MAX_RPS, DEFAULT_TIMEOUT_MS, TronApiError, TronClient } from '.
  * whatever failed before (a provider's own Retry-After is still honoured in full).
  */
 export const MAX_BACKOFF_MS = 15 * SECOND;
-/** A provider whose answer the others outvoted is set aside this long. */
+/**
+ * A provider whose answer the others outvoted (by their block answers, or by transaction id) is set
+ * aside this long: asked after every other provider that may be asked, never first.
+ */
 export const COOLING_MS = 10 * MINUTE;
 const FIRST_BACKOFF_MS = 2 * SECOND;
 
@@ -31,6 +34,8 @@ export interface ProviderHealth {
   refused_heads: number;
   /** Answers refused as malformed (a block time out of range, a transaction of another block...). */
   malformed_reads: number;
+  /** Blocks about which the other providers outvoted it (its block answer, or its answer by transaction id); each sets it aside. */
+  outvoted_blocks: number;
   /** Set aside until then (ms) after the other providers outvoted it; null when not. */
   set_aside_until: number | null;
   last_error: string | null;
@@ -41,8 +46,10 @@ export interface ProviderHealth {
 export interface Provider {
   client: TronClient;
   health: ProviderHealth;
-  /** Until when it is skipped (ms, injected clock): backing off, or set aside. */
+  /** Until when it is skipped (ms, injected clock): backing off. */
   until: number;
+  /** Until when it is set aside (ms): asked only when no other provider may be asked. */
+  asideUntil: number;
 }
 
 export interface ProviderSettings {
@@ -78,23 +85,35 @@ export class ProviderPool {
         inconsistent_blocks: 0,
         refused_heads: 0,
         malformed_reads: 0,
+        outvoted_blocks: 0,
         set_aside_until: null,
         last_error: null,
         last_ok_at: null,
         retry_at: null,
       },
       until: 0,
+      asideUntil: 0,
     }));
+  }
+
+  /** Those of `list` not backing off at t, in their order, the ones set aside last. */
+  private ready(list: readonly Provider[], t: number): Provider[] {
+    const up = list.filter((p) => p.until <= t);
+    return [...up.filter((p) => p.asideUntil <= t), ...up.filter((p) => p.asideUntil > t)];
   }
 
   /**
    * Runs `fn` against the providers in order, skipping those backing off (unless all are) and
-   * `avoid` (unless it is the only one left). Throws the last fault when every provider failed.
+   * `avoid` (unless it is the only one left), those set aside last. Throws the last fault when
+   * every provider failed.
    */
   async call<T>(now: () => number, fn: (client: TronClient) => Promise<T>, avoid?: Provider): Promise<{ value: T; provider: Provider }> {
     const t = now();
-    let order = this.providers.filter((p) => p.until <= t && p !== avoid);
-    if (order.length === 0) order = this.providers.filter((p) => p.until <= t);
+    let order = this.ready(
+      this.providers.filter((p) => p !== avoid),
+      t,
+    );
+    if (order.length === 0) order = this.ready(this.providers, t);
     return this.run(now, fn, order);
   }
 
@@ -106,16 +125,13 @@ export class ProviderPool {
     const t = now();
     const k = this.providers.length;
     const rotated = this.providers.map((_, i) => this.providers[(i + (turn % k)) % k]!);
-    return this.run(
-      now,
-      fn,
-      rotated.filter((p) => p.until <= t),
-    );
+    return this.run(now, fn, this.ready(rotated, t));
   }
 
   /**
    * Runs `fn` against another provider than those in `exclude` (never one of them), failing over
-   * among the others; undefined when no other provider may be asked now.
+   * among the others (those set aside last: with two providers, one set aside is still the second
+   * opinion, never the only one); undefined when no other provider may be asked now.
    */
   async callOther<T>(
     now: () => number,
@@ -123,7 +139,10 @@ export class ProviderPool {
     exclude: readonly Provider[],
   ): Promise<{ value: T; provider: Provider } | undefined> {
     const t = now();
-    const order = this.providers.filter((p) => p.until <= t && !exclude.includes(p));
+    const order = this.ready(
+      this.providers.filter((p) => !exclude.includes(p)),
+      t,
+    );
     if (order.length === 0) return undefined;
     try {
       return await this.run(now, fn, order);
@@ -133,12 +152,25 @@ export class ProviderPool {
     }
   }
 
-  /** Sets a provider aside for the cooling period: the others outvoted its answer. */
+  /**
+   * Runs `fn` against provider `p` alone (a question only it can answer: what it says by
+   * transaction id); undefined when it fails (the fault is counted and it backs off).
+   */
+  async ask<T>(p: Provider, now: () => number, fn: (client: TronClient) => Promise<T>): Promise<{ value: T } | undefined> {
+    try {
+      return { value: (await this.run(now, fn, [p])).value };
+    } catch (err) {
+      if (err instanceof TronApiError) return undefined;
+      throw err;
+    }
+  }
+
+  /** Sets a provider aside for the cooling period: the others outvoted its answer about a block. */
   setAside(p: Provider, t: number, reason: string): void {
-    p.until = Math.max(p.until, t + COOLING_MS);
-    p.health.state = 'set_aside';
-    p.health.set_aside_until = p.until;
-    p.health.retry_at = p.until;
+    p.asideUntil = Math.max(p.asideUntil, t + COOLING_MS);
+    p.health.outvoted_blocks += 1;
+    if (p.health.state !== 'backing_off') p.health.state = 'set_aside';
+    p.health.set_aside_until = p.asideUntil;
     p.health.last_error = reason;
   }
 
@@ -153,12 +185,17 @@ export class ProviderPool {
       p.health.requests += 1;
       try {
         const value = await fn(p.client);
+        const at = now();
         p.health.consecutive_failures = 0;
-        p.health.state = 'ok';
         p.health.retry_at = null;
-        p.health.set_aside_until = null;
-        p.health.last_ok_at = now();
+        p.health.last_ok_at = at;
         p.until = 0;
+        // An answer ends a backoff, never a set-aside: that lasts its cooling period.
+        if (p.asideUntil <= at) {
+          p.asideUntil = 0;
+          p.health.set_aside_until = null;
+        }
+        p.health.state = p.asideUntil > at ? 'set_aside' : 'ok';
         return { value, provider: p };
       } catch (err) {
         if (!(err instanceof TronApiError)) throw err;
@@ -181,12 +218,16 @@ export class ProviderPool {
     p.health.retry_at = p.until;
   }
 
-  /** Another provider than `p` that is not backing off, if any (for cross-checking a block). */
-  other(p: Provider, t: number): Provider | undefined {
-    return this.providers.find((q) => q !== p && q.until <= t);
-  }
-
-  health(): ProviderHealth[] {
+  /** Each provider's health; at `t`, a set-aside whose cooling period is over shows as over. */
+  health(t?: number): ProviderHealth[] {
+    if (t !== undefined) {
+      for (const p of this.providers) {
+        if (p.health.state !== 'set_aside' || p.asideUntil > t) continue;
+        p.asideUntil = 0;
+        p.health.state = 'ok';
+        p.health.set_aside_until = null;
+      }
+    }
     return this.providers.map((p) => ({ ...p.health }));
   }
 

@@ -68,7 +68,7 @@ export async function runChainStatus(config: Config, out: Out): Promise<number> 
   out(`watcher: ${w?.state ?? 'unknown'}${w?.scan?.reason ? ` (${String(w.scan.reason)})` : ''}`);
   for (const p of w?.providers ?? []) {
     out(
-      `provider ${String(p.name)}: ${String(p.state)}, ${String(p.requests)} requests, ${String(p.failures)} failures, ${String(p.refused_heads ?? 0)} refused heads, ${String(p.malformed_reads ?? 0)} malformed reads, ${String(p.inconsistent_blocks)} inconsistent blocks${p.last_error ? `; last error: ${String(p.last_error)}` : ''}`,
+      `provider ${String(p.name)}: ${String(p.state)}, ${String(p.requests)} requests, ${String(p.failures)} failures, ${String(p.refused_heads ?? 0)} refused heads, ${String(p.malformed_reads ?? 0)} malformed reads, ${String(p.inconsistent_blocks)} inconsistent blocks, ${String(p.outvoted_blocks ?? 0)} outvoted blocks${p.set_aside_until ? ` (set aside until ${String(p.set_aside_until)})` : ''}${p.last_error ? `; last error: ${String(p.last_error)}` : ''}`,
     );
   }
   return 0;

@@ -70,8 +70,8 @@ const ENDPOINTS: Record<string, SimEndpoint> = {
  * - status: any HTTP answer (429 with TronGrid's body, 5xx, 401...);
  * - raw: a 200 whose body is not the JSON asked for (an HTML error page, truncated JSON);
  * - hang: no answer at all (the connection stays open until the node closes);
- * - inconsistent: the block's transaction infos come back altered (one watched transfer's log
- *   dropped, or the whole answer mutated), as a lagging or lying provider might.
+ * - inconsistent: the block's transaction infos (or one transaction's, by id) come back altered
+ *   (one watched transfer's amount changed, or the whole answer mutated), as a lying provider might.
  */
 export type SimFault =
   { status: number; body?: string | Record<string, unknown>; headers?: Record<string, string> } | { raw: string } | { hang: true } | { inconsistent: true };
@@ -241,7 +241,7 @@ class Node extends SimChain implements SimulatedTron {
         for (const [n, txs] of this.injected) {
           if (n > solid) continue;
           const tx = txs.find((t) => t.info.id === id);
-          if (tx) return json(tx.info);
+          if (tx) return json(fault ? (mutate([tx.info], new Set([id]))[0] ?? {}) : tx.info);
         }
         return json({});
       }

@@ -7,9 +7,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { insertGap, loadScanState, saveScanState } from '../../src/chain/chain.repo.js';
 import { MINUTE, SECOND } from '../../src/lib/clock.js';
-import { tronAddressToHex } from '../../src/lib/tron.js';
 import { getInvoice, insertInvoice, transfersOf } from '../helpers/chain-fixtures.js';
-import { untilSolid, world, type Role } from '../helpers/hostile-provider.js';
+import { forgedTransfer, untilSolid, world, type Role } from '../helpers/hostile-provider.js';
 import { randomAddress } from '../helpers/tron-samples.js';
 import { startSmtp } from '../helpers/smtp.js';
 
@@ -110,7 +109,7 @@ for (const roles of [['liar'], ['liar', 'node']] as Role[][]) {
   });
 }
 
-test('finding 3: a forged payment plus a 429 (Retry-After: 30) on the honest provider never confirms; held as disputed once both answer; the support staff are mailed', async () => {
+test('finding 3: a forged payment (in its block answer and by id) plus a 429 (Retry-After: 30) on the honest provider never confirms; held as disputed once both answer; the support staff are mailed; live payments stay on', async () => {
   const smtp = await startSmtp();
   const w = await world(['other', 'liar'], { config: { email: smtp.email, support: { staff_emails: ['ops@example.test'] } } });
   try {
@@ -119,17 +118,11 @@ test('finding 3: a forged payment plus a 429 (Retry-After: 30) on the honest pro
     const inv = await insertInvoice(w.t, { address, amount: 9_000_001n, expiresAt: start + 30 * MINUTE });
     await w.pass();
     const forgedAt = w.node.blockAt(start + 30 * SECOND);
+    const forge = () => forgedTransfer(w.node, forgedAt.number, 'f'.repeat(64), address, 9_000_001n);
+    // A consistent liar: asked for the forged transaction by id, it returns it too.
     w.liar.set({
-      infos: (num, infos) => {
-        if (num !== forgedAt.number) return infos;
-        const genuine = w.node.blockInfos(num).find((i) => Array.isArray(i.log) && (i.log as unknown[]).length > 0);
-        const forged = structuredClone(genuine!) as Record<string, any>;
-        forged.id = 'f'.repeat(64);
-        forged.log[0].address = '41a614f803b6fd780986a42c78ec9c7f77e6ded13c';
-        forged.log[0].topics[2] = `000000000000000000000000${tronAddressToHex(address)!.slice(2)}`;
-        forged.log[0].data = 9_000_001n.toString(16).padStart(64, '0');
-        return [...infos, forged];
-      },
+      infos: (num, infos) => (num === forgedAt.number ? [...infos, forge()] : infos),
+      byId: (id, info) => (id === 'f'.repeat(64) ? forge() : info),
     });
     while (w.t.clock.now() < forgedAt.timestamp + 50 * SECOND) await w.pass();
     w.other.set({ rateLimit: { times: 1, retryAfter: 30 } });
@@ -137,8 +130,8 @@ test('finding 3: a forged payment plus a 429 (Retry-After: 30) on the honest pro
     assert.equal((await getInvoice(w.t, inv.id)).status, 'pending', "never confirmed on one provider's word");
     assert.deepEqual(await transfersOf(w.t), []);
     const h = await w.health();
-    assert.equal(h.watcher.state, 'degraded');
-    assert.equal(h.live_payments_enabled, false);
+    assert.equal(h.watcher.state, 'running', 'a dispute holds its own block, not the watcher');
+    assert.equal(h.live_payments_enabled, true);
     assert.equal(h.watcher.scan.disputed_blocks, 1);
     assert.equal(h.watcher.disputes[0].block, forgedAt.number);
     const mail = await smtp.waitFor((m) => m.to.includes('ops@example.test'));
@@ -174,7 +167,7 @@ test('findings 4 and 5: a provider that omits a real payment is outvoted by two 
   }
 });
 
-test('finding 4: with two providers, an omission is caught (disputed); the invoice does not expire on it; later blocks still scan', async () => {
+test('finding 4: with two providers, an omission the liar keeps up by id too is caught (disputed); the invoice does not expire on it; later blocks still scan', async () => {
   const w = await world(['liar', 'node']);
   try {
     const address = randomAddress();
@@ -182,7 +175,7 @@ test('finding 4: with two providers, an omission is caught (disputed); the invoi
     const a = await insertInvoice(w.t, { address, amount: 9_200_001n, expiresAt: start + 2 * MINUTE });
     const b = await insertInvoice(w.t, { address, amount: 9_200_002n, expiresAt: start + 30 * MINUTE });
     const p = w.node.transfer({ to: address, amount: 9_200_001n, at: start + 30 * SECOND });
-    w.liar.set({ omit: new Set([p.txId]) });
+    w.liar.set({ omit: new Set([p.txId]), deny: new Set([p.txId]) });
     await untilSolid(w, p.blockTimestamp, 3 * MINUTE);
     assert.equal((await getInvoice(w.t, a.id)).status, 'pending', 'neither confirmed on one word nor expired');
     const h = await w.health();

@@ -1,7 +1,8 @@
 /**
  * A hostile TRON provider for tests: a small loopback HTTP proxy in front of an honest stand-in
  * (the simulated node) that passes every request through and can lie about heads, serve its
- * solidified data as the unsolidified head, omit transactions, forge or rewrite answers, delay,
+ * solidified data as the unsolidified head, omit transactions (from its blocks, or also by id),
+ * forge or rewrite answers (of blocks, or by id), delay,
  * and rate-limit with Retry-After. Each behaviour is switched on and off while the test runs.
  *
  *   const liar = await startHostileProvider(node.url);
@@ -12,6 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { createChainRuntime, runOnce } from '../../src/chain/chain.worker.js';
 import { startSimulatedTron, type SimulatedTron } from '../../src/devnet/tron-node.js';
 import { SECOND } from '../../src/lib/clock.js';
+import { tronAddressToHex } from '../../src/lib/tron.js';
 import { startTestApp, type TestApp } from './app.js';
 
 type Json = Record<string, unknown>;
@@ -21,10 +23,17 @@ export interface Hostility {
   head?: (h: { number: number; timestamp: number }) => { number: number; timestamp: number };
   /** Answers /walletsolidity/ requests from /wallet/ (a solidified head that runs ahead of the solidified blocks it serves). */
   solidIsHead?: boolean;
-  /** Transaction ids left out of every block-info answer, count and by-id answer (an omission). */
+  /**
+   * Transaction ids left out of every block-info answer and count (an omission); asked for one by
+   * id, it still returns it, as the audited provider did (unless `deny` says otherwise).
+   */
   omit?: ReadonlySet<string>;
+  /** Transaction ids it denies knowing when asked by id (`{}`): with `omit`, a consistent omission. */
+  deny?: ReadonlySet<string>;
   /** Rewrites a block-info answer of block `num` (forge, shift, corrupt); its count follows. */
   infos?: (num: number, infos: Json[]) => Json[];
+  /** Rewrites its answer for one transaction by id (`undefined`: it does not know it, `{}`); with `infos`, a consistent forgery. */
+  byId?: (id: string, info: Json | undefined) => Json | undefined;
   /** Answers every request late by this many ms. */
   delayMs?: number;
   /** The next N requests get 429 with Retry-After (seconds). */
@@ -93,7 +102,13 @@ export async function startHostileProvider(upstream: string): Promise<HostilePro
         if (h.infos) infos = h.infos(Number(params.num), infos);
         text = JSON.stringify(infos.length === 0 ? {} : { count: infos.length });
       }
-      if (up.ok && url.pathname.endsWith('gettransactioninfobyid') && h.omit?.has(String(params.value))) text = '{}';
+      if (up.ok && url.pathname.endsWith('gettransactioninfobyid')) {
+        const id = String(params.value);
+        const known = JSON.parse(text) as Json;
+        let info: Json | undefined = Object.keys(known).length === 0 || h.deny?.has(id) ? undefined : known;
+        if (h.byId) info = h.byId(id, info);
+        text = JSON.stringify(info ?? {});
+      }
       res.writeHead(up.status, { 'content-type': 'application/json' });
       res.end(text);
     })().catch(() => {
@@ -164,6 +179,20 @@ export async function world(roles: Role[], opts: { dbPath?: string; config?: Rec
       await node.close();
     },
   };
+}
+
+/**
+ * A made-up USDT payment of `amount` to `to` in block `num`, with transaction id `id`: a copy of a
+ * real info of that block (its shape and time) with a Transfer log of the network's USDT.
+ */
+export function forgedTransfer(node: SimulatedTron, num: number, id: string, to: string, amount: bigint): Json {
+  const genuine = node.blockInfos(num).find((i) => Array.isArray(i.log) && (i.log as unknown[]).length > 0);
+  const forged = structuredClone(genuine!) as Record<string, any>;
+  forged.id = id;
+  forged.log[0].address = '41a614f803b6fd780986a42c78ec9c7f77e6ded13c';
+  forged.log[0].topics[2] = `000000000000000000000000${tronAddressToHex(to)!.slice(2)}`;
+  forged.log[0].data = amount.toString(16).padStart(64, '0');
+  return forged;
 }
 
 /** Runs passes until the block of `at` is solidified and read (19 blocks of 3 s, plus margin). */
