@@ -3,13 +3,14 @@
  * refusals, nothing about tokens: each failure is classified (`range` for a query the provider finds
  * too large, `rate_limited` for 429 or a rate message, `rpc`, `http`, `malformed`, `timeout`) so the
  * reader can halve a range or wait. A 429 (or a rate-limit error) pauses every call to this provider
- * for the Retry-After it names (or 1, 2, 4 s), a few times, before the error is handed up.
+ * for the Retry-After it names (or 1, 2, 4 s), a few times, before the error is handed up. A provider
+ * that refuses batches is asked one call at a time from then on.
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Clock } from '../../lib/clock.js';
 import { parseRetryAfter } from '../../lib/retry-after.js';
 
-export type RpcErrorKind = 'range' | 'rate_limited' | 'rpc' | 'http' | 'malformed' | 'timeout';
+export type RpcErrorKind = 'range' | 'rate_limited' | 'rpc' | 'http' | 'malformed' | 'timeout' | 'batch_refused';
 
 export class RpcError extends Error {
   constructor(
@@ -71,6 +72,7 @@ export class EvmRpcClient {
   readonly stats: RpcStats = { requests: 0, calls: 0, bytesReceived: 0, rateLimited: 0 };
   private nextId = 1;
   private pausedUntilMs = 0;
+  private batchRefused = false;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly doFetch: typeof fetch;
 
@@ -92,7 +94,22 @@ export class EvmRpcClient {
    */
   async batch(calls: readonly RpcCall[]): Promise<unknown[]> {
     if (calls.length === 0) return [];
-    return this.send(calls, calls.length > 1);
+    if (calls.length === 1 || this.batchRefused) return this.inTurn(calls);
+    try {
+      return await this.send(calls, true);
+    } catch (err) {
+      // A provider that refuses batches (one error object for the whole array) is asked in turn
+      // from then on; range and rate refusals are the calls' own and go up as they are.
+      if (!(err instanceof RpcError) || err.kind !== 'batch_refused') throw err;
+      this.batchRefused = true;
+      return this.inTurn(calls);
+    }
+  }
+
+  private async inTurn(calls: readonly RpcCall[]): Promise<unknown[]> {
+    const out: unknown[] = [];
+    for (const c of calls) out.push(await this.call(c.method, c.params));
+    return out;
   }
 
   private async send(calls: readonly RpcCall[], asBatch: boolean): Promise<unknown[]> {
@@ -149,9 +166,12 @@ export class EvmRpcClient {
     } catch {
       throw new RpcError(response.ok ? 'malformed' : 'http', response.ok ? 'answer is not JSON' : `HTTP ${response.status}`, this.name, response.status);
     }
-    // A provider answers a whole batch it refuses with one error object.
+    // A provider answers a whole batch it refuses with one error object (or one 4xx).
     const answers = Array.isArray(body) ? body : [body];
-    if (!Array.isArray(body) && asBatch) this.throwIfError(body, response);
+    if (!Array.isArray(body) && asBatch) {
+      this.throwIfError(body, response, true);
+      throw new RpcError('batch_refused', 'a batch was not answered with a list', this.name);
+    }
     const byId = new Map<unknown, Record<string, unknown>>();
     for (const a of answers) if (a && typeof a === 'object') byId.set((a as Record<string, unknown>).id, a as Record<string, unknown>);
     return requests.map((req) => {
@@ -166,12 +186,13 @@ export class EvmRpcClient {
     });
   }
 
-  private throwIfError(answer: unknown, response: Response): void {
+  private throwIfError(answer: unknown, response: Response, wholeBatch = false): void {
     const error = (answer as { error?: unknown } | null)?.error;
     if (error === undefined || error === null) return;
     const code = typeof (error as { code?: unknown }).code === 'number' ? (error as { code: number }).code : undefined;
     const message = String((error as { message?: unknown }).message ?? 'error');
-    const kind = classifyRpcError(code, message);
+    const classified = classifyRpcError(code, message);
+    const kind = wholeBatch && classified === 'rpc' ? 'batch_refused' : classified;
     const wait = kind === 'rate_limited' ? parseRetryAfter(response.headers.get('retry-after'), this.options.clock.now()) : undefined;
     throw new RpcError(kind, `${message}${code === undefined ? '' : ` (${code})`}`, this.name, code, wait);
   }

@@ -63,7 +63,7 @@ export async function startAnvil(options: { chainId: number; slotsInAnEpoch?: nu
   );
   const port = await new Promise<number>((resolve, reject) => {
     let out = '';
-    const timer = setTimeout(() => reject(new Error(`anvil did not start: ${out}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`anvil did not start in 60 s: ${out}`)), 60_000);
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       const m = /Listening on 127\.0\.0\.1:(\d+)/.exec(out);
