@@ -5,10 +5,9 @@
  * gives the plan; nothing here knows a database, an invoice or an HTTP route.
  */
 import type { Micros } from '../lib/amounts.js';
-import type { NetworkId, Network, Token } from './networks.js';
+import type { FamilyName, FinalityRule, NetworkId, Network, Token } from './networks.js';
 
-/** How a family names itself; the registry (`networks.ts`) says which family each network is. */
-export type FamilyName = 'tron' | 'evm' | 'solana' | 'ton';
+export type { FamilyName, FinalityRule };
 
 /**
  * A transfer's value in micro-units, or why it has none: a raw value with non-zero digits below
@@ -63,12 +62,6 @@ export interface Scale {
   toRaw(amount: Micros, decimals: number): bigint;
   fromRaw(raw: bigint, decimals: number): ScaledAmount;
 }
-
-/**
- * Which block a network calls final. `tag`: the provider's own finalized (or safe) block, checked for
- * plausibility; `confirmations`: the head minus a count, with the block hash at each height checked.
- */
-export type FinalityRule = { kind: 'tag'; tag: 'finalized' | 'safe' } | { kind: 'confirmations'; blocks: number };
 
 /** The payer's wallet link (and QR code) for an exact amount of a token to an address. */
 export interface PaymentLinkBuilder {

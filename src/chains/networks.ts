@@ -11,7 +11,15 @@
  * the public Sepolia testnet with Circle's test USDC.
  */
 import { NETWORKS as TRON_NETWORKS } from '../lib/tron.js';
-import type { FamilyName, FinalityRule } from './family.js';
+
+/** How a family names itself (family.ts says what a family supplies). */
+export type FamilyName = 'tron' | 'evm' | 'solana' | 'ton';
+
+/**
+ * Which block a network calls final. `tag`: the provider's own finalized (or safe) block, checked for
+ * plausibility; `confirmations`: the head minus a count, with the block hash at each height checked.
+ */
+export type FinalityRule = { kind: 'tag'; tag: 'finalized' | 'safe' } | { kind: 'confirmations'; blocks: number };
 
 export type TokenSymbol = 'USDT' | 'USDC';
 
