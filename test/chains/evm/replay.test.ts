@@ -59,6 +59,22 @@ for (const file of files) {
         assert.equal(t.contract, network.tokens.find((k) => k.symbol === t.token)!.contract);
         assert.equal(t.finality, 'final');
       });
+      // A log rebuilt from a recorded transaction agrees with every byte the source recorded.
+      if (fixture.recorded) {
+        const r = fixture.recorded;
+        fixture.logs.forEach((log: Record<string, any>, i: number) => {
+          const transfer = r.tokenTransfers[i];
+          assert.equal(log.address, transfer.contract);
+          assert.equal(BigInt(log.data), BigInt(transfer.value));
+          assert.equal(log.topics[1], `0x${transfer.from.slice(2).toLowerCase().padStart(64, '0')}`);
+          assert.equal(log.topics[2], `0x${transfer.to.slice(2).toLowerCase().padStart(64, '0')}`);
+          assert.equal(log.transactionHash, r.txid);
+          assert.equal(log.blockHash, r.blockHash);
+          assert.equal(BigInt(log.blockNumber), BigInt(r.blockHeight));
+          // transfer(to, value): the calldata names the same recipient and value.
+          assert.equal(r.inputData, `0xa9059cbb${log.topics[2].slice(2)}${log.data.slice(2)}`);
+        });
+      }
       // Another recipient watched instead: nothing.
       const other = await reader.readTransfers({
         from: 1000n,
