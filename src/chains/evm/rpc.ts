@@ -122,17 +122,28 @@ export class EvmRpcClient {
         if (!(err instanceof RpcError) || err.kind !== 'rate_limited') throw err;
         this.stats.rateLimited++;
         const waitMs = err.retryAfterMs ?? 1000 * 2 ** attempt;
-        if (attempt >= retries || waitMs > (this.options.maxRetryAfterMs ?? 30_000)) throw err;
+        // The pause holds for every later call too, even when this one gives up.
         this.pausedUntilMs = Math.max(this.pausedUntilMs, this.options.clock.now() + waitMs);
+        if (attempt >= retries || waitMs > this.maxWaitMs()) throw err;
       }
     }
   }
 
-  /** Every call to this provider waits out a pause one rate-limited answer asked for. */
+  private maxWaitMs(): number {
+    return this.options.maxRetryAfterMs ?? 30_000;
+  }
+
+  /**
+   * Every call to this provider waits out the pause a rate-limited answer asked for; a pause longer
+   * than the client waits fails the call at once, without a request, so a reader can go to another
+   * provider instead of hanging or hammering this one.
+   */
   private async waitForPause(): Promise<void> {
     for (;;) {
       const left = this.pausedUntilMs - this.options.clock.now();
       if (left <= 0) return;
+      if (left > this.maxWaitMs())
+        throw new RpcError('rate_limited', `paused for ${Math.ceil(left / 1000)} s by the provider's Retry-After`, this.name, 429, left);
       await this.sleep(left);
     }
   }

@@ -275,4 +275,7 @@ test('a 429 storm: each Retry-After is waited out before the next request, and a
   const before = liar.requestTimes.length;
   await assert.rejects(rpc.call('eth_chainId', []), (err: unknown) => err instanceof RpcError && err.retryAfterMs === 3_600_000);
   assert.equal(liar.requestTimes.length - before, 1);
+  // ...and the provider is left alone for that hour: the next call fails without a request.
+  await assert.rejects(rpc.call('eth_chainId', []), (err: unknown) => err instanceof RpcError && err.kind === 'rate_limited' && err.retryAfterMs! > 3_500_000);
+  assert.equal(liar.requestTimes.length - before, 1);
 });
