@@ -279,3 +279,21 @@ test('a 429 storm: each Retry-After is waited out before the next request, and a
   await assert.rejects(rpc.call('eth_chainId', []), (err: unknown) => err instanceof RpcError && err.kind === 'rate_limited' && err.retryAfterMs! > 3_500_000);
   assert.equal(liar.requestTimes.length - before, 1);
 });
+
+test('recipients are split over several queries past the per-query limit, and halved when one block is still too much', { skip }, async () => {
+  const split = await chain.reader(liar.url, { maxRecipientsPerQuery: 1 }).readTransfers({ from, to, recipients: [ALICE, BOB], finalAtOrBelow: to });
+  assert.deepEqual(amounts(split), HONEST);
+  const queries = (n: number) => liar.calls.slice(n).filter((c) => c.method === 'eth_getLogs');
+  const mark = liar.calls.length;
+  liar.set({
+    refuse: (call) =>
+      call.method === 'eth_getLogs' && call.params[0].topics[2].length > 1 ? { code: -32005, message: 'query returned more than 10000 results' } : undefined,
+  });
+  const halved = await read(chain.reader(liar.url));
+  assert.deepEqual(amounts(halved), HONEST);
+  // Every query with both recipients is refused, so what was read came in one-recipient queries.
+  assert.ok(queries(mark).some((c) => c.params[0].topics[2].length === 1));
+  // One block and one recipient still refused: the range cannot be read, and says so.
+  liar.set({ refuse: (call) => (call.method === 'eth_getLogs' ? { code: -32005, message: 'limit exceeded' } : undefined) });
+  await assert.rejects(read(chain.reader(liar.url)), (err: unknown) => err instanceof ReadRefused && err.reason === 'range_unreadable');
+});
