@@ -95,7 +95,17 @@ export interface DroppedLog {
 }
 
 export type DropReason =
-  'other_contract' | 'not_transfer' | 'topic_count' | 'data_length' | 'removed' | 'not_canonical' | 'not_watched' | 'outside_range' | 'malformed' | 'duplicate';
+  | 'other_contract'
+  | 'not_transfer'
+  | 'topic_count'
+  | 'data_length'
+  | 'removed'
+  | 'not_canonical'
+  | 'not_in_bloom'
+  | 'not_watched'
+  | 'outside_range'
+  | 'malformed'
+  | 'duplicate';
 
 /** A family's reader for one network through one provider. */
 export interface TransferReader {

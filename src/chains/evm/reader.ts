@@ -5,14 +5,15 @@
  * range the provider refuses as too large is halved and the cap it accepted is remembered for that
  * provider. A log counts only if its address is a pinned contract, topic0 is Transfer, it has exactly
  * 3 topics and 32 bytes of data, `removed` is not true, it lies in the range asked, its `blockHash` is
- * the hash of the provider's block at that number, and its recipient is watched; (network, tx hash,
- * log index) is its key. Heads are evidence, checked before they are believed (`finalHead`).
+ * the hash of the provider's block at that number, that block's logsBloom (when it has one) holds its
+ * address and topics, and its recipient is watched; (network, tx hash, log index) is its key. Heads are evidence, checked before they are believed (`finalHead`).
  */
 import { fromRaw } from '../scale.js';
 import type { ChainHead, DroppedLog, FinalityRule, ReadResult, TransferReader, VerifiedTransfer } from '../family.js';
 import { transferKey } from '../family.js';
 import { tokenByContract, type Network } from '../networks.js';
 import { addressTopic, parseEvmAddress, toChecksumAddress, topicAddress } from './address.js';
+import { bloomHas, parseBloom } from './bloom.js';
 import { RpcError, type EvmRpcClient } from './rpc.js';
 
 /** keccak256("Transfer(address,address,uint256)"). */
@@ -76,16 +77,26 @@ function hex(n: bigint): string {
   return `0x${n.toString(16)}`;
 }
 
+/** A block header as the reader needs it: a head, and its logsBloom when it has one. */
+interface Header extends ChainHead {
+  bloom: Uint8Array | undefined;
+}
+
 /** A block header as the reader needs it, or a refusal when the answer is not one. */
-function parseHeader(raw: unknown, asked: string): ChainHead {
+function parseHeader(raw: unknown, asked: string): Header {
   if (raw === null || raw === undefined) throw new ReadRefused('missing_block', `the provider has no block ${asked}`);
-  const b = raw as { number?: unknown; hash?: unknown; timestamp?: unknown };
+  const b = raw as { number?: unknown; hash?: unknown; timestamp?: unknown; logsBloom?: unknown };
   const number = quantity(b.number);
   const time = quantity(b.timestamp);
   if (number === undefined || time === undefined || typeof b.hash !== 'string' || !HASH32.test(b.hash)) {
     throw new ReadRefused('malformed', `block ${asked} is not a block header`);
   }
-  return { number, hash: b.hash.toLowerCase(), timeMs: Number(time) * 1000 };
+  return { number, hash: b.hash.toLowerCase(), timeMs: Number(time) * 1000, bloom: parseBloom(b.logsBloom) };
+}
+
+/** A head without the reader's own fields. */
+function head(h: Header): ChainHead {
+  return { number: h.number, hash: h.hash, timeMs: h.timeMs };
 }
 
 export class EvmReader implements TransferReader {
@@ -121,11 +132,11 @@ export class EvmReader implements TransferReader {
   }
 
   async latestHead(): Promise<ChainHead> {
-    return parseHeader(await this.options.rpc.call('eth_getBlockByNumber', ['latest', false]), 'latest');
+    return head(parseHeader(await this.options.rpc.call('eth_getBlockByNumber', ['latest', false]), 'latest'));
   }
 
   async block(number: bigint): Promise<ChainHead> {
-    return parseHeader(await this.options.rpc.call('eth_getBlockByNumber', [hex(number), false]), number.toString());
+    return head(parseHeader(await this.options.rpc.call('eth_getBlockByNumber', [hex(number), false]), number.toString()));
   }
 
   /**
@@ -144,19 +155,19 @@ export class EvmReader implements TransferReader {
       { method: 'eth_getBlockByNumber', params: [rule.tag, false] },
       { method: 'eth_getBlockByNumber', params: ['latest', false] },
     ]);
-    const head = parseHeader(tagged, rule.tag);
-    const latest = parseHeader(latestRaw, 'latest');
+    const tag = head(parseHeader(tagged, rule.tag));
+    const latest = head(parseHeader(latestRaw, 'latest'));
     const minLag = BigInt(this.options.network.minFinalityLagBlocks);
-    if (head.number > latest.number) {
-      throw new ReadRefused('implausible_head', `${rule.tag} block ${head.number} is above the latest block ${latest.number}`);
+    if (tag.number > latest.number) {
+      throw new ReadRefused('implausible_head', `${rule.tag} block ${tag.number} is above the latest block ${latest.number}`);
     }
-    if (rule.tag === 'finalized' && latest.number - head.number < minLag && !(latest.number < minLag && head.number === 0n)) {
+    if (rule.tag === 'finalized' && latest.number - tag.number < minLag && !(latest.number < minLag && tag.number === 0n)) {
       throw new ReadRefused(
         'implausible_head',
-        `finalized block ${head.number} is ${latest.number - head.number} blocks behind the latest (${latest.number}); ${this.options.network.id} finalizes at least ${minLag} behind`,
+        `finalized block ${tag.number} is ${latest.number - tag.number} blocks behind the latest (${latest.number}); ${this.options.network.id} finalizes at least ${minLag} behind`,
       );
     }
-    return this.accept(head, latest);
+    return this.accept(tag, latest);
   }
 
   private accept(head: ChainHead, latest: ChainHead): ChainHead {
@@ -186,7 +197,7 @@ export class EvmReader implements TransferReader {
     for (let i = 0; i < topics.length; i += perQuery) {
       logs.push(...(await this.logsInRange(range.from, range.to, topics.slice(i, i + perQuery))));
     }
-    const candidates: Array<Omit<VerifiedTransfer, 'blockTimeMs' | 'finality'>> = [];
+    const candidates: Array<Omit<VerifiedTransfer, 'blockTimeMs' | 'finality'> & { items: string[] }> = [];
     const keys = new Set<string>();
     for (const log of logs) {
       const checked = this.check(log, range, watched);
@@ -200,17 +211,25 @@ export class EvmReader implements TransferReader {
         continue;
       }
       keys.add(key);
-      candidates.push(checked);
+      candidates.push({ ...checked, items: [String(log.address), ...(log.topics as string[])] });
     }
     const headers = await this.headers([...new Set(candidates.map((c) => c.blockNumber))]);
     let complete = true;
     const transfers: VerifiedTransfer[] = [];
-    for (const c of candidates) {
+    for (const { items, ...c } of candidates) {
       const header = headers.get(c.blockNumber);
+      const where = { txHash: c.txHash, logIndex: c.logIndex, blockNumber: c.blockNumber };
       if (!header || header.hash !== c.blockHash) {
         // The provider's block at that height is another one: the log is from a block that is no
         // longer (or not yet) canonical there. The range must be read again before anything moves.
-        dropped.push({ reason: 'not_canonical', txHash: c.txHash, logIndex: c.logIndex, blockNumber: c.blockNumber });
+        dropped.push({ reason: 'not_canonical', ...where });
+        complete = false;
+        continue;
+      }
+      const bloom = header.bloom;
+      if (bloom && !items.every((item) => bloomHas(bloom, item))) {
+        // The block's own bloom says it holds no such log: a log made up in a real block.
+        dropped.push({ reason: 'not_in_bloom', ...where });
         complete = false;
         continue;
       }
@@ -230,8 +249,8 @@ export class EvmReader implements TransferReader {
   }
 
   /** Headers by number, read in batches; a number the provider has no block at is left out. */
-  private async headers(numbers: bigint[]): Promise<Map<bigint, ChainHead>> {
-    const out = new Map<bigint, ChainHead>();
+  private async headers(numbers: bigint[]): Promise<Map<bigint, Header>> {
+    const out = new Map<bigint, Header>();
     for (let i = 0; i < numbers.length; i += HEADER_BATCH) {
       const part = numbers.slice(i, i + HEADER_BATCH);
       const answers = await this.options.rpc.batch(part.map((n) => ({ method: 'eth_getBlockByNumber', params: [hex(n), false] })));

@@ -4,6 +4,7 @@
  * look-alike, at another address with the same symbol. `pay` sends a real transaction (mined at
  * once) that emits Transfer logs.
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import { systemClock, type Clock } from '../../../src/lib/clock.js';
 import { EvmReader, RangeCaps, type EvmReaderOptions } from '../../../src/chains/evm/reader.js';
 import { EvmRpcClient } from '../../../src/chains/evm/rpc.js';
@@ -42,8 +43,13 @@ export async function startDevChain(id: EvmNetworkId): Promise<DevChain> {
     network,
     async pay(contract, ...pairs) {
       const txHash: string = await anvil.rpc('eth_sendTransaction', [{ from: DEV_ACCOUNT, to: contract, data: transferCalldata(...pairs), gas: '0x100000' }]);
-      const receipt = await anvil.rpc('eth_getTransactionReceipt', [txHash]);
-      return { txHash, blockNumber: BigInt(receipt.blockNumber), blockHash: receipt.blockHash };
+      // Anvil mines at once, but may answer the send before the receipt is there.
+      for (let tries = 0; ; tries++) {
+        const receipt = await anvil.rpc('eth_getTransactionReceipt', [txHash]);
+        if (receipt) return { txHash, blockNumber: BigInt(receipt.blockNumber), blockHash: receipt.blockHash };
+        if (tries >= 100) throw new Error(`transaction ${txHash} was not mined`);
+        await delay(20);
+      }
     },
     async mine(blocks) {
       await anvil.rpc('anvil_mine', [`0x${blocks.toString(16)}`]);
