@@ -73,6 +73,12 @@ export interface Network {
    * `finalized` closer to the head than this is not believed (a provider that calls everything final).
    */
   minFinalityLagBlocks: number;
+  /**
+   * True when a block header's logsBloom covers every log of the block, so the reader may refuse a
+   * log the bloom does not hold. False on Polygon PoS, whose state-sync logs (bridge deposits, which
+   * mint tokens) are kept out of the header's bloom.
+   */
+  bloomHasEveryLog: boolean;
   /** About how often a block comes, and how long a transfer takes to become final (for the checkout's "about N minutes"). */
   blockTimeMs: number;
   finalityTimeMs: number;
@@ -100,6 +106,7 @@ function tron(name: keyof typeof TRON_NETWORKS, chainId: number | undefined, twi
     // Solidified blocks (19 of 27 super representatives), which TRON's JSON-RPC calls `finalized`.
     finality: FINALIZED,
     minFinalityLagBlocks: 1,
+    bloomHasEveryLog: false,
     blockTimeMs: n.blockIntervalMs,
     finalityTimeMs: name === 'devnet' ? 5 * SECOND : MINUTE,
   };
@@ -113,9 +120,9 @@ function evmMainnet(
   chainId: number,
   label: string,
   tokens: Token[],
-  times: { minFinalityLagBlocks: number; blockTimeMs: number; finalityTimeMs: number },
+  times: { minFinalityLagBlocks: number; blockTimeMs: number; finalityTimeMs: number; bloomHasEveryLog?: boolean },
 ): Network {
-  return { id, family: 'evm', chainId, test: false, label, twin: undefined, tokens: tokens.map(token), finality: FINALIZED, ...times };
+  return { id, family: 'evm', chainId, test: false, label, twin: undefined, tokens: tokens.map(token), finality: FINALIZED, bloomHasEveryLog: true, ...times };
 }
 
 const MAINNETS: Network[] = [
@@ -152,7 +159,7 @@ const MAINNETS: Network[] = [
       // Circle's native USDC, not the bridged USDC.e (0x2791Bca1f2de4661ED88A30C99A7a9449Aa84174).
       { symbol: 'USDC', name: USDC_NAME, contract: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359', decimals: 6, issuer: 'circle' },
     ],
-    { minFinalityLagBlocks: 1, blockTimeMs: 2 * SECOND, finalityTimeMs: 10 * SECOND },
+    { minFinalityLagBlocks: 1, blockTimeMs: 2 * SECOND, finalityTimeMs: 10 * SECOND, bloomHasEveryLog: false },
   ),
   evmMainnet(
     'arbitrum-mainnet',
@@ -225,6 +232,7 @@ const SEPOLIA: Network = {
   tokens: [token({ symbol: 'USDC', name: USDC_NAME, contract: '0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238', decimals: 6, issuer: 'circle' })],
   finality: FINALIZED,
   minFinalityLagBlocks: 32,
+  bloomHasEveryLog: true,
   blockTimeMs: 12 * SECOND,
   finalityTimeMs: 13 * MINUTE,
 };

@@ -5,8 +5,8 @@
  * range the provider refuses as too large is halved and the cap it accepted is remembered for that
  * provider. A log counts only if its address is a pinned contract, topic0 is Transfer, it has exactly
  * 3 topics and 32 bytes of data, `removed` is not true, it lies in the range asked, its `blockHash` is
- * the hash of the provider's block at that number, that block's logsBloom (when it has one) holds its
- * address and topics, and its recipient is watched; (network, tx hash, log index) is its key. Heads are evidence, checked before they are believed (`finalHead`).
+ * the hash of the provider's block at that number, that block's logsBloom (when it has one, on a
+ * network whose bloom covers every log) holds its address and topics, and its recipient is watched; (network, tx hash, log index) is its key. Heads are evidence, checked before they are believed (`finalHead`).
  */
 import { fromRaw } from '../scale.js';
 import type { ChainHead, DroppedLog, FinalityRule, ReadResult, TransferReader, VerifiedTransfer } from '../family.js';
@@ -226,7 +226,7 @@ export class EvmReader implements TransferReader {
         complete = false;
         continue;
       }
-      const bloom = header.bloom;
+      const bloom = this.options.network.bloomHasEveryLog ? header.bloom : undefined;
       if (bloom && !items.every((item) => bloomHas(bloom, item))) {
         // The block's own bloom says it holds no such log: a log made up in a real block.
         dropped.push({ reason: 'not_in_bloom', ...where });
