@@ -1,0 +1,131 @@
+/**
+ * What every chain family (TRON, the EVM chains, later Solana and TON) hands the chain-neutral core:
+ * verified transfers in one shape, and the five parts a family supplies (its reader, address codec,
+ * scale, finality rule and payment link). docs/architecture.md, "Chain families (in progress)",
+ * gives the plan; nothing here knows a database, an invoice or an HTTP route.
+ */
+import type { Micros } from '../lib/amounts.js';
+import type { FamilyName, FinalityRule, NetworkId, Network, Token } from './networks.js';
+
+export type { FamilyName, FinalityRule };
+
+/**
+ * A transfer's value in micro-units, or why it has none: a raw value with non-zero digits below
+ * the sixth decimal (possible on an 18-decimal token) matches no payable amount and is never rounded.
+ */
+export type ScaledAmount = { exact: true; micros: Micros } | { exact: false; reason: 'below_micro_unit' };
+
+/**
+ * `seen`: in a block the provider reports, above the network's finality rule (it may still vanish);
+ * `final`: at or below it. Nothing confirms an invoice before `final`.
+ */
+export type Finality = 'seen' | 'final';
+
+/**
+ * One token transfer that passed every check of its family's reader. Addresses are in the family's
+ * canonical printed form (EIP-55 on EVM, base58check on TRON); the raw value is the on-chain integer
+ * as a decimal string's bigint; `micros` is the scaled amount or `inexact`.
+ */
+export interface VerifiedTransfer {
+  network: NetworkId;
+  token: Token['symbol'];
+  contract: string;
+  from: string;
+  to: string;
+  raw: bigint;
+  amount: ScaledAmount;
+  txHash: string;
+  /** The log's index in its block (EVM `logIndex`); with txHash and network the dedupe key. */
+  logIndex: number;
+  blockNumber: bigint;
+  blockHash: string;
+  /** Block time in ms since the epoch, from the block header, never from the log or the clock. */
+  blockTimeMs: number;
+  finality: Finality;
+}
+
+/** The dedupe key of a transfer: (network, transaction hash, log index), never the transaction alone. */
+export function transferKey(t: Pick<VerifiedTransfer, 'network' | 'txHash' | 'logIndex'>): string {
+  return `${t.network}:${t.txHash.toLowerCase()}:${t.logIndex}`;
+}
+
+/** Addresses of one family: parse what a merchant or a provider gives, print the canonical form. */
+export interface AddressCodec {
+  /** The canonical form, or an error saying what is wrong (checksum, length, another family). */
+  parse(text: string): { ok: true; address: string } | { ok: false; error: string };
+  /** True when `text` is already in canonical form. */
+  isCanonical(text: string): boolean;
+}
+
+/** Micro-units to the token's raw integer and back, for one token's decimals. */
+export interface Scale {
+  toRaw(amount: Micros, decimals: number): bigint;
+  fromRaw(raw: bigint, decimals: number): ScaledAmount;
+}
+
+/** The payer's wallet link (and QR code) for an exact amount of a token to an address. */
+export interface PaymentLinkBuilder {
+  paymentLink(network: Network, token: Token, to: string, amount: Micros): string;
+}
+
+/** A head the reader accepted: its number, hash and time. */
+export interface ChainHead {
+  number: bigint;
+  hash: string;
+  timeMs: number;
+}
+
+/**
+ * What a family's reader answers for one range of one network. `complete` is false when something in
+ * the range could not be settled (a log whose block is no longer canonical, a provider that changed
+ * its answer): the caller then reads the range again and never moves its cursor past it.
+ */
+export interface ReadResult {
+  transfers: VerifiedTransfer[];
+  dropped: DroppedLog[];
+  complete: boolean;
+}
+
+/** A log that was not taken, and why (for metrics and tests; never a payment). */
+export interface DroppedLog {
+  reason: DropReason;
+  txHash?: string;
+  logIndex?: number;
+  blockNumber?: bigint;
+}
+
+export type DropReason =
+  | 'other_contract'
+  | 'not_transfer'
+  | 'topic_count'
+  | 'data_length'
+  | 'removed'
+  | 'not_canonical'
+  | 'not_in_bloom'
+  | 'not_watched'
+  | 'outside_range'
+  | 'malformed'
+  | 'duplicate';
+
+/** A family's reader for one network through one provider. */
+export interface TransferReader {
+  /** The provider's chain id (EVM) or genesis (TRON) checked against the registry; throws on another network. */
+  checkNetwork(): Promise<void>;
+  /** The head the finality rule names, checked for plausibility against the latest head. */
+  finalHead(): Promise<ChainHead>;
+  latestHead(): Promise<ChainHead>;
+  /** Verified transfers of the network's pinned tokens to the watched addresses in [from, to]. */
+  readTransfers(range: { from: bigint; to: bigint; recipients: readonly string[]; finalAtOrBelow: bigint }): Promise<ReadResult>;
+  /** Which of the given transfers' blocks are still canonical at their height (a reorg check). */
+  recheck(transfers: readonly VerifiedTransfer[]): Promise<{ canonical: VerifiedTransfer[]; reorged: VerifiedTransfer[] }>;
+}
+
+/** A chain family: what the core needs of TRON, the EVM chains, Solana or TON. */
+export interface ChainFamily {
+  name: FamilyName;
+  codec: AddressCodec;
+  scale: Scale;
+  /** The rule a network of this family follows unless the operator chooses another. */
+  defaultFinality(network: Network): FinalityRule;
+  links: PaymentLinkBuilder;
+}
