@@ -17,6 +17,21 @@ import { startHttpsReceiver, type HttpsReceiver } from '../helpers/https-receive
 
 export const md5 = (s: string): string => createHash('md5').update(s, 'utf8').digest('hex');
 
+/** An Epay shop's signature over what it sends: the non-empty fields but sign and sign_type, sorted, joined, then the key. */
+export function epaySign(fields: Record<string, string>, key: string): string {
+  const text = Object.keys(fields)
+    .filter((k) => k !== 'sign' && k !== 'sign_type' && fields[k] !== '')
+    .sort()
+    .map((k) => `${k}=${fields[k]}`)
+    .join('&');
+  return md5(text + key);
+}
+
+/** Epay fields as a shop sends them: with their sign and sign_type. */
+export function signed(fields: Record<string, string>, key: string): Record<string, string> {
+  return { ...fields, sign: epaySign(fields, key), sign_type: 'MD5' };
+}
+
 /** What a shop stand-in received: method, path with query, body. */
 export interface ShopHit {
   method: string;
