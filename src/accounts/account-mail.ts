@@ -38,6 +38,14 @@ export function accountMailUrl(publicUrl: string, kind: AccountMailKind, token?:
   return `${base}/`;
 }
 
+/**
+ * A reset mail says that the API keys outlive the reset (they never ask for a second factor, so a
+ * reset, even completed with a code, leaves them as they are) and where to revoke them.
+ */
+function resetNotes(publicUrl: string, kind: AccountMailKind, t: ReturnType<typeof translator>): string[] {
+  return kind === 'reset' ? [t('email.reset.api_keys', { url: `${publicUrl.replace(/\/+$/, '')}/console/api-keys` })] : [];
+}
+
 export interface AccountMailInput {
   kind: AccountMailKind;
   locale: Locale;
@@ -69,7 +77,7 @@ export function composeAccountMail(publicUrl: string, input: AccountMailInput): 
     paragraphs: input.kind === 'exists' ? [t(`${k}.intro`), t(`${k}.action`)] : [t(`${k}.intro`)],
     button: t(`${k}.button`),
     url: input.url,
-    notes: input.kind === 'exists' ? [t(`${k}.ignore`)] : [t(`${k}.validity`), t(`${k}.ignore`)],
+    notes: input.kind === 'exists' ? [t(`${k}.ignore`)] : [t(`${k}.validity`), ...resetNotes(publicUrl, input.kind, t), t(`${k}.ignore`)],
   });
 }
 

@@ -159,6 +159,15 @@ export const ResetResponse = z
   })
   .openapi('PasswordReset');
 
+export const TwoFactorSignedIn = z
+  .object({
+    merchant: MerchantSchema,
+    revoked: CredentialCountsSchema.optional().openapi({
+      description: 'Only when the challenge came from a password reset that asked to revoke the API keys and webhooks: what was revoked with the code',
+    }),
+  })
+  .openapi('TwoFactorSignIn');
+
 export const RegisterResponse = z
   .object({
     verification_required: z.literal(true),

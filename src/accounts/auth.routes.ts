@@ -203,11 +203,12 @@ export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
       path: '/auth/password/reset',
       operationId: 'resetPassword',
       tags,
-      summary: 'Set a new password with the token of the emailed link; signs in',
+      summary: 'Set a new password with the token of the emailed link; signs in (with two-factor sign-in on, once the code is given)',
       description:
-        'Revokes every existing session of the account and confirms its email address. With `revoke_api_keys_and_webhooks: true` it also revokes every API key and deactivates every webhook. A used, replaced, expired or unknown token: 400 invalid_token.',
+        'Revokes every existing session of the account and confirms its email address. With `revoke_api_keys_and_webhooks: true` it also revokes every API key and deactivates every webhook. A used, replaced, expired or unknown token: 400 invalid_token. ' +
+        'An account with two-factor sign-in on: the password is set and every session ends, but no session starts: 401 two_factor_required with `error.challenge`, completed with a code or a recovery code by POST /auth/login/two-factor exactly like a sign-in (same limits); `revoke_api_keys_and_webhooks` is carried out then, with the code. API keys never ask for a second factor: unless revoked, they stay valid.',
       request: { body: jsonBody(ResetBody) },
-      responses: { 200: jsonResponse(ResetResponse, 'Password changed and signed in'), ...errorResponses(400, 403, 413, 429) },
+      responses: { 200: jsonResponse(ResetResponse, 'Password changed and signed in'), ...errorResponses(400, 401, 403, 413, 429) },
     }),
     async (c) => {
       const body = c.req.valid('json');

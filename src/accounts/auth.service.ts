@@ -305,6 +305,12 @@ export interface ResetInput {
  * write bumps the account's credential version, so a sign-in or password change that checked the
  * old password concurrently commits before it (and is revoked by it) or not at all. A change does
  * not void a reset link, so an owner's reset always wins over a change made with a stolen password.
+ *
+ * With two-factor sign-in on, the link is only the first step, like a password: the password is
+ * set and the sessions end, but no session starts and nothing else is revoked yet: it answers 401
+ * two_factor_required with a challenge (of the new credential version) for POST /auth/login/two-factor,
+ * which carries the request to revoke the API keys and webhooks and does it with the code. A reset
+ * link, that is the mailbox alone, thus never opens a two-factor account.
  */
 export async function resetPassword(deps: AppDeps, input: ResetInput): Promise<SignedIn & { revoked: CredentialCounts }> {
   // Cheap check first: hashing is expensive, and a bad token must not cost an argon2id run.
@@ -321,10 +327,16 @@ export async function resetPassword(deps: AppDeps, input: ResetInput): Promise<S
     await deleteMerchantEmailTokens(trx, merchant.id);
     await deleteMerchantRegistrations(trx, merchant.id);
     await voidMerchantResets(trx, merchant.id);
+    const updated = (await findMerchantById(trx, merchant.id))!;
+    if (await twoFactorEnabled(trx, merchant.id)) return { merchant: updated, twoFactor: true as const };
     const revoked = input.revokeKeysAndWebhooks ? await revokeCredentials(trx, merchant.id, now) : { apiKeys: 0, webhooks: 0 };
-    return { merchant: { ...merchant, passwordHash, emailVerifiedAt }, revoked, sessionToken: await rotateSession(trx, merchant.id, input.previousToken, now) };
+    return { merchant: updated, revoked, sessionToken: await rotateSession(trx, merchant.id, input.previousToken, now) };
   });
   if (!result) throw invalidResetLink();
+  if ('twoFactor' in result) {
+    deps.log.info({ merchant_id: result.merchant.id }, 'password reset; every session revoked; two-factor code asked before any session');
+    throw twoFactorRequired(deps, result.merchant, now, input.revokeKeysAndWebhooks ? 'revoke_credentials' : 'sign_in');
+  }
   deps.log.info(
     { merchant_id: result.merchant.id, revoked_api_keys: result.revoked.apiKeys, revoked_webhooks: result.revoked.webhooks },
     'password reset; every other session revoked',

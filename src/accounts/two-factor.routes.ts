@@ -13,7 +13,7 @@ import type { AppDeps } from '../app-deps.js';
 import type { AppEnv } from '../http/context.js';
 import { createRouter, errorResponses, jsonBody, jsonResponse, SuccessSchema } from '../http/openapi.js';
 import { resolveLocale } from '../lib/i18n.js';
-import { Locale, MerchantEnvelope, toMerchantResponse } from './accounts.schemas.js';
+import { Locale, toMerchantResponse, TwoFactorSignedIn } from './accounts.schemas.js';
 import { beginSetup, completeTwoFactorSignIn, confirmSetup, disableTwoFactor, readChallenge, twoFactorStatus } from './two-factor.service.js';
 
 const Code = z.string().min(6).max(40).openapi({ description: 'The 6-digit code of the authenticator app, or one of the recovery codes', example: '492039' });
@@ -24,7 +24,7 @@ const LoginTwoFactorBody = z
       .string()
       .min(10)
       .max(200)
-      .openapi({ description: '`error.challenge` of the 401 two_factor_required answer of POST /auth/login or POST /auth/google' }),
+      .openapi({ description: '`error.challenge` of the 401 two_factor_required answer of POST /auth/login, POST /auth/google or POST /auth/password/reset' }),
     code: Code,
     locale: Locale,
   })
@@ -95,9 +95,10 @@ export function twoFactorRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
         'After POST /auth/login or POST /auth/google answered 401 two_factor_required. `code` is the current 6-digit code (a code of the previous or next 30 seconds is accepted; ' +
         'a code is never accepted twice) or an unused recovery code (spent by this sign-in; two-factor stays on). Wrong or used code: 401 invalid_credential (details name `code`). ' +
         'An expired challenge (5 minutes), or one issued before a password change or reset: 400 invalid_token (sign in again). ' +
-        'Limited per client address (`rate_limits.auth_per_ip`) and per account (`rate_limits.two_factor_per_account`).',
+        'Limited per client address (`rate_limits.auth_per_ip`) and per account (`rate_limits.two_factor_per_account`). ' +
+        'The challenge of a password reset (POST /auth/password/reset) is completed here too; when that reset asked for `revoke_api_keys_and_webhooks`, the revocation happens now and `revoked` tells what it revoked.',
       request: { body: jsonBody(LoginTwoFactorBody) },
-      responses: { 200: jsonResponse(MerchantEnvelope, 'Signed in'), ...errorResponses(400, 401, 403, 413, 429) },
+      responses: { 200: jsonResponse(TwoFactorSignedIn, 'Signed in'), ...errorResponses(400, 401, 403, 413, 429) },
     }),
     async (c) => {
       const body = c.req.valid('json');
@@ -109,7 +110,8 @@ export function twoFactorRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
         previousToken: sessionToken(c, deps),
       });
       setSessionCookie(c, deps, signedIn.sessionToken);
-      return c.json({ merchant: toMerchantResponse(signedIn.merchant, deps.config) }, 200);
+      const revoked = signedIn.revoked && { api_keys: signedIn.revoked.apiKeys, webhooks: signedIn.revoked.webhooks };
+      return c.json({ merchant: toMerchantResponse(signedIn.merchant, deps.config), ...(revoked ? { revoked } : {}) }, 200);
     },
   );
 

@@ -11,8 +11,10 @@
  *   names the account, its credential version and an expiry. The session is created only by
  *   completeTwoFactorSignIn, in the transaction that checks the code and that the credential
  *   version is still the challenge's (a reset or password change meanwhile voids the challenge).
- * - A password reset keeps 2FA; a recovery code (single use) signs in in place of a code and may
- *   turn 2FA off. Turning it off needs a current code or a recovery code and a recent sign-in.
+ * - A password reset keeps 2FA and, like the password step, makes no session: it sets the password,
+ *   ends every session and answers two_factor_required (resetPassword). Its request to revoke the
+ *   API keys and webhooks rides in the challenge and is carried out only with the code.
+ * - A recovery code (single use) signs in in place of a code and may turn 2FA off. Turning it off needs a current code or a recovery code and a recent sign-in.
  */
 import { Secret, TOTP } from 'otpauth';
 import { writeTransaction } from '../db/database.js';
@@ -22,6 +24,7 @@ import { hmacSha256Hex, safeEqual } from '../lib/crypto.js';
 import { AppError } from '../lib/errors.js';
 import type { Locale } from '../lib/i18n.js';
 import { rotateSession, type SignedIn } from './signed-in.js';
+import { revokeCredentials, type CredentialCounts } from './credentials.js';
 import { credentialVersionIs, findMerchantById, setMerchantLocale, type Merchant } from './merchants.repo.js';
 import { requireRecentSignIn } from './password.service.js';
 import {
@@ -55,28 +58,45 @@ function totpFor(merchant: Merchant, secret: Secret): TOTP {
 
 const challengeKey = (deps: AppDeps) => derivedKey(deps.config.server.secret, 'gatewayd two-factor challenge v1');
 
-/** "merchantId.credentialVersion.expiresAt.signature": the first step of a sign-in, done. */
-export function issueChallenge(deps: AppDeps, merchant: Merchant, now: number): string {
-  const payload = `${merchant.id}.${merchant.credentialVersion}.${now + CHALLENGE_LIFETIME_MS}`;
+/**
+ * What a completed challenge does besides signing in: a reset of a two-factor account asked to
+ * revoke the account's API keys and webhooks does it only once the code is accepted, so that a
+ * reset link alone (the mailbox alone) can neither sign in nor revoke.
+ */
+export type ChallengeIntent = 'sign_in' | 'revoke_credentials';
+
+/**
+ * "merchantId.credentialVersion.expiresAt.signature", or with ".revoke" before the signature for
+ * the revoke_credentials intent: the first step of a sign-in (a password, Google or a reset link), done.
+ */
+export function issueChallenge(deps: AppDeps, merchant: Merchant, now: number, intent: ChallengeIntent = 'sign_in'): string {
+  const payload = `${merchant.id}.${merchant.credentialVersion}.${now + CHALLENGE_LIFETIME_MS}${intent === 'revoke_credentials' ? '.revoke' : ''}`;
   return `${payload}.${hmacSha256Hex(challengeKey(deps), payload)}`;
 }
 
 const expiredChallenge = () => new AppError('invalid_token', 'This sign-in step expired or is not valid; sign in again with your password');
 
-/** The account and credential version a valid, unexpired challenge names; 400 invalid_token otherwise. */
-export function readChallenge(deps: AppDeps, challenge: string, now: number): { merchantId: string; credentialVersion: number } {
+export interface Challenge {
+  merchantId: string;
+  credentialVersion: number;
+  intent: ChallengeIntent;
+}
+
+/** The account, credential version and intent a valid, unexpired challenge names; 400 invalid_token otherwise. */
+export function readChallenge(deps: AppDeps, challenge: string, now: number): Challenge {
   const parts = challenge.split('.');
-  if (parts.length !== 4) throw expiredChallenge();
-  const [merchantId, version, expiresAt, signature] = parts as [string, string, string, string];
-  if (!safeEqual(signature, hmacSha256Hex(challengeKey(deps), `${merchantId}.${version}.${expiresAt}`))) throw expiredChallenge();
+  if (parts.length !== 4 && !(parts.length === 5 && parts[3] === 'revoke')) throw expiredChallenge();
+  const signature = parts.pop()!;
+  const [merchantId, version, expiresAt] = parts as [string, string, string];
+  if (!safeEqual(signature, hmacSha256Hex(challengeKey(deps), parts.join('.')))) throw expiredChallenge();
   if (!(Number(expiresAt) > now)) throw expiredChallenge();
-  return { merchantId, credentialVersion: Number(version) };
+  return { merchantId, credentialVersion: Number(version), intent: parts.length === 4 ? 'revoke_credentials' : 'sign_in' };
 }
 
 /** 401 two_factor_required carrying the challenge the second call presents. */
-export function twoFactorRequired(deps: AppDeps, merchant: Merchant, now: number): AppError {
+export function twoFactorRequired(deps: AppDeps, merchant: Merchant, now: number, intent: ChallengeIntent = 'sign_in'): AppError {
   return new AppError('two_factor_required', 'Enter the 6-digit code of your authenticator app (or a recovery code)').withChallenge(
-    issueChallenge(deps, merchant, now),
+    issueChallenge(deps, merchant, now, intent),
   );
 }
 
@@ -112,13 +132,16 @@ async function merchantOrFail(deps: AppDeps, merchantId: string): Promise<Mercha
 
 // Sign-in, second step
 
-/** Completes a sign-in with the challenge and a code; the session is created only here. */
+/**
+ * Completes a sign-in with the challenge and a code; the session is created only here. A challenge
+ * of a reset that asked to revoke the API keys and webhooks revokes them in the same transaction.
+ */
 export async function completeTwoFactorSignIn(
   deps: AppDeps,
   input: { challenge: string; code: string; locale: Locale | undefined; previousToken: string | undefined },
-): Promise<SignedIn & { via: 'totp' | 'recovery' }> {
+): Promise<SignedIn & { via: 'totp' | 'recovery'; revoked: CredentialCounts | undefined }> {
   const now = deps.clock.now();
-  const { merchantId, credentialVersion } = readChallenge(deps, input.challenge, now);
+  const { merchantId, credentialVersion, intent } = readChallenge(deps, input.challenge, now);
   const result = await writeTransaction(deps.db, async (trx) => {
     const merchant = await findMerchantById(trx, merchantId);
     // A reset or password change after the first step voids it.
@@ -126,9 +149,13 @@ export async function completeTwoFactorSignIn(
     if (!(await twoFactorEnabled(trx, merchant.id))) throw expiredChallenge();
     const via = await acceptCode(trx, deps, merchant, input.code, now);
     if (input.locale) await setMerchantLocale(trx, merchant.id, input.locale);
-    return { merchant, via, sessionToken: await rotateSession(trx, merchant.id, input.previousToken, now) };
+    const revoked = intent === 'revoke_credentials' ? await revokeCredentials(trx, merchant.id, now) : undefined;
+    return { merchant, via, revoked, sessionToken: await rotateSession(trx, merchant.id, input.previousToken, now) };
   });
-  deps.log.info({ merchant_id: merchantId, two_factor: result.via }, 'signed in with two-factor');
+  deps.log.info(
+    { merchant_id: merchantId, two_factor: result.via, revoked_api_keys: result.revoked?.apiKeys, revoked_webhooks: result.revoked?.webhooks },
+    'signed in with two-factor',
+  );
   return result;
 }
 

@@ -56,6 +56,8 @@ export interface CreateInvoiceRequest {
   idempotencyKey: string;
   /** The validated body; absent fields with a default get it here. */
   body: Parameters<typeof withInvoiceDefaults>[0];
+  /** The checkout token, when the caller needs it before the invoice exists (a shop's return link); else a new one. */
+  checkoutToken?: string;
 }
 
 export interface CreateInvoiceResult {
@@ -182,7 +184,7 @@ export async function createInvoiceInTrx(
     description: body.description ?? null,
     metadata: body.metadata ?? {},
     // From the pool (src/lib/random.ts): the database keeps it as it is anyway.
-    checkoutToken: randomBase64url(32),
+    checkoutToken: req.checkoutToken ?? randomBase64url(32),
     txHash: null,
     confirmedAt: null,
     createdAt: now,

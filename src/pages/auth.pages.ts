@@ -33,7 +33,12 @@ export function authPages(app: Hono<AppEnv>, deps: AppDeps, renderer: Renderer):
         c,
         ctx,
         name,
-        { title: ctx.t(titleKey), scripts: name === 'login' ? ['two-factor.js', 'forms.js'] : ['forms.js'], data: { messages: formMessages(ctx) }, ...extra },
+        {
+          title: ctx.t(titleKey),
+          scripts: name === 'login' || name === 'reset' ? ['two-factor.js', 'forms.js'] : ['forms.js'],
+          data: { messages: formMessages(ctx) },
+          ...extra,
+        },
         {
           next: safeNext(c.req.query('next')),
           // Without SMTP nobody can confirm a registration: the page says so and shows the way that works.

@@ -13,6 +13,7 @@ import { findByCheckoutToken } from '../invoices/invoices.repo.js';
 import { formatAmount, micros } from '../lib/amounts.js';
 import { pageContext, type Renderer } from './render.js';
 import { priceLine } from './price-format.js';
+import { checkoutReturnUrl } from '../shops/shop-orders.js';
 
 /** How often the page asks for the status, and how often it reloads without JavaScript. */
 export const CHECKOUT_POLL_SECONDS = 5;
@@ -80,8 +81,9 @@ export function checkoutPages(app: Hono<AppEnv>, deps: AppDeps, renderer: Render
         // "¥100.00 = 14.06 USDT at 7.1150 CNY/USDT, rate of 10:42 UTC" for an invoice priced in fiat.
         priceLine: view.price ? priceLine(ctx, view.price, view.base_amount) : null,
         received: receivedNotice(invoice),
-        // Only the URL stored on the invoice (https, checked at creation) is ever offered as a way back.
-        returnUrl: invoice.redirectUrl,
+        // Only the URL stored on the invoice (https, checked at creation) is ever offered as a way
+        // back; a shop's return hop is named by this invoice's checkout token.
+        returnUrl: checkoutReturnUrl(deps.config.server.public_url, invoice),
       },
     );
   });

@@ -136,7 +136,7 @@ export function epusdtRoutes(deps: AppDeps) {
         trade_id: invoice.id,
         trade_hash: invoice.txHash ?? '',
         status: paid ? 2 : invoice.status === 'expired' ? 3 : 1,
-        return_url: paid && order.returnUrl ? returnThroughGateway(publicUrl, order.connectionId, order.outTradeNo) : '',
+        return_url: paid && order.returnUrl ? returnThroughGateway(publicUrl, invoice.checkoutToken) : '',
       },
       200,
     );

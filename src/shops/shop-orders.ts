@@ -14,6 +14,7 @@ import { createInvoiceOrThrow } from '../invoices/invoices.service.js';
 import { findInvoiceAnyMerchant, findInvoiceIdByOrderId } from '../invoices/invoices.repo.js';
 import type { Invoice } from '../invoices/invoice.model.js';
 import { AppError } from '../lib/errors.js';
+import { randomBase64url } from '../lib/random.js';
 import { CreateInvoiceSchema } from '../invoices/invoices.schemas.js';
 import { USDT } from '../pricing/currencies.js';
 import { connectionCurrencies, newShopKey } from './shops.service.js';
@@ -194,9 +195,26 @@ export interface ShopOrderResult {
   replay: boolean;
 }
 
-/** Where the checkout sends the payer back: through the gateway, which adds the signed fields for Epay (see return.routes.ts). */
-export function returnThroughGateway(publicUrl: string, connectionId: string, outTradeNo: string): string {
-  return `${publicUrl.replace(/\/+$/, '')}/shops/return/${encodeURIComponent(connectionId)}/${encodeURIComponent(outTradeNo)}`;
+/**
+ * Where the checkout sends the payer back: through the gateway, which adds the signed fields for
+ * Epay (see return.routes.ts). The hop is named by the invoice's checkout token, the payer's own
+ * unguessable capability, never by the connection and order number, which others can know.
+ */
+export function returnThroughGateway(publicUrl: string, checkoutToken: string): string {
+  return `${returnHopBase(publicUrl)}${checkoutToken}`;
+}
+
+/** Every return hop's link starts with this, the old `{connection}/{order}` form included. */
+const returnHopBase = (publicUrl: string) => `${publicUrl.replace(/\/+$/, '')}/shops/return/`;
+
+/**
+ * The way back a checkout page offers: the invoice's stored redirect_url, except that a return hop
+ * of the gateway is always given in its current form, so that a shop invoice created before the hop
+ * was named by the checkout token (its stored link no longer leads anywhere) still leads back.
+ */
+export function checkoutReturnUrl(publicUrl: string, invoice: Pick<Invoice, 'redirectUrl' | 'checkoutToken'>): string | null {
+  const url = invoice.redirectUrl;
+  return url !== null && url.startsWith(returnHopBase(publicUrl)) ? returnThroughGateway(publicUrl, invoice.checkoutToken) : url;
 }
 
 export async function createShopOrder(deps: AppDeps, connection: ShopConnection, input: ShopOrderInput): Promise<ShopOrderResult> {
@@ -241,16 +259,15 @@ export async function createShopOrder(deps: AppDeps, connection: ShopConnection,
       throw err;
     }
     const now = deps.clock.now();
+    const checkoutToken = randomBase64url(32);
     let created;
     try {
       created = await createInvoiceOrThrow(tx, deps, {
         merchantId: connection.merchantId,
         idempotencyKey: `shop:${connection.id}:${input.outTradeNo}`,
+        checkoutToken,
         // The return link goes through the gateway (return.routes.ts), so it is not a shop's https URL the schema would check.
-        body: {
-          ...body,
-          ...(returnUrl !== null ? { redirect_url: returnThroughGateway(deps.config.server.public_url, connection.id, input.outTradeNo) } : {}),
-        },
+        body: { ...body, ...(returnUrl !== null ? { redirect_url: returnThroughGateway(deps.config.server.public_url, checkoutToken) } : {}) },
       });
     } catch (err) {
       if (err instanceof AppError && err.code === 'rate_unavailable')

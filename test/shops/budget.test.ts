@@ -7,11 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AUTH_FAILURES_PER_MINUTE, SHOP_REQUESTS_PER_MINUTE } from '../../src/shops/shop-orders.js';
-import { connect, local, shopSign, startShopWorld, type ShopWorld } from './support.js';
-
-function epaySigned(fields: Record<string, string>, key: string): Record<string, string> {
-  return { ...fields, sign: shopSign(fields, key), sign_type: 'MD5' };
-}
+import { connect, local, signed, startShopWorld, type ShopWorld } from './support.js';
 
 /** An Epay call as any client makes it; the raw answer (status and text), so two answers compare byte for byte. */
 async function epay(w: ShopWorld, apiUrl: string, file: 'mapi.php' | 'api.php' | 'submit.php', fields: Record<string, string>) {
@@ -34,15 +30,15 @@ test("shop budget: 125 wrong-key Epay requests naming a shop's pid leave its bud
     // The audit's attack: 125 mapi.php requests with the shop's pid and a wrong key, from one address.
     const attack = async (pid: string) => {
       const answers = [];
-      for (let i = 0; i < 125; i++) answers.push(await epay(w, conn.apiUrl, 'mapi.php', epaySigned(order(pid, `X-${i}`), 'not-the-key')));
+      for (let i = 0; i < 125; i++) answers.push(await epay(w, conn.apiUrl, 'mapi.php', signed(order(pid, `X-${i}`), 'not-the-key')));
       return answers;
     };
     const wrongKey = await attack(String(conn.pid));
 
     // The shop's next genuinely signed order, from that same address, succeeds.
-    const made = JSON.parse((await epay(w, conn.apiUrl, 'mapi.php', epaySigned(order(String(conn.pid), 'REAL-1'), conn.key))).text);
+    const made = JSON.parse((await epay(w, conn.apiUrl, 'mapi.php', signed(order(String(conn.pid), 'REAL-1'), conn.key))).text);
     assert.equal(made.code, 1, JSON.stringify(made));
-    const submitted = await epay(w, conn.apiUrl, 'submit.php', epaySigned(order(String(conn.pid), 'REAL-2'), conn.key));
+    const submitted = await epay(w, conn.apiUrl, 'submit.php', signed(order(String(conn.pid), 'REAL-2'), conn.key));
     assert.equal(submitted.status, 302, submitted.text);
     // The attacker was counted per address, never against the connection.
     assert.deepEqual(
@@ -60,7 +56,7 @@ test("shop budget: 125 wrong-key Epay requests naming a shop's pid leave its bud
     assert.deepEqual(await query(String(unknownPid), conn.key), await query(String(conn.pid), 'not-the-key'));
     assert.equal((await query(String(conn.pid), 'not-the-key')).text, AUTH);
     const page = async (pid: string, key: string) => {
-      const a = await epay(w, conn.apiUrl, 'submit.php', epaySigned(order(pid, 'P-1'), key));
+      const a = await epay(w, conn.apiUrl, 'submit.php', signed(order(pid, 'P-1'), key));
       return { status: a.status, type: a.type, detail: a.text.includes('signature verification failed') };
     };
     assert.deepEqual(await page(String(unknownPid), conn.key), { status: 400, type: 'text/html; charset=UTF-8', detail: true });

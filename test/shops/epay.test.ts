@@ -7,21 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MINUTE } from '../../src/lib/clock.js';
-import { connect, local, md5, payThroughCheckout, sendCallbacks, startShopWorld, type ShopHit, type ShopWorld } from './support.js';
-
-/** The shop's signature over what it sends. */
-function epaySign(fields: Record<string, string>, key: string): string {
-  const text = Object.keys(fields)
-    .filter((k) => k !== 'sign' && k !== 'sign_type' && fields[k] !== '')
-    .sort()
-    .map((k) => `${k}=${fields[k]}`)
-    .join('&');
-  return md5(text + key);
-}
-
-function signed(fields: Record<string, string>, key: string): Record<string, string> {
-  return { ...fields, sign: epaySign(fields, key), sign_type: 'MD5' };
-}
+import { connect, local, md5, shopSign, payThroughCheckout, sendCallbacks, signed, startShopWorld, type ShopHit, type ShopWorld } from './support.js';
 
 /** V2Board's notify(): every received field but sign/sign_type, empty ones included, sorted and joined. */
 function v2boardAccepts(hit: ShopHit, key: string): boolean {
@@ -145,7 +131,7 @@ test('epay: a new-api-style POST form and mapi.php; every field received is sign
     };
     // A field sent but left out of the signature is refused: the signature covers every non-empty field.
     const { device: _device, ...unsignedDevice } = base;
-    const partial = { ...base, sign: epaySign(unsignedDevice, conn.key), sign_type: 'MD5' };
+    const partial = { ...base, sign: shopSign(unsignedDevice, conn.key), sign_type: 'MD5' };
     const refused = await mapi(w, conn.apiUrl, partial);
     assert.deepEqual(refused, { code: -1, msg: 'signature verification failed' });
 

@@ -27,6 +27,11 @@ export function shopSign(fields: Record<string, string | number>, key: string): 
   return md5(text + key);
 }
 
+/** Epay fields as a shop sends them: with their sign and sign_type. */
+export function signed(fields: Record<string, string>, key: string): Record<string, string> {
+  return { ...fields, sign: shopSign(fields, key), sign_type: 'MD5' };
+}
+
 /** What a shop stand-in received: method, path with query, body. */
 export interface ShopHit {
   method: string;
