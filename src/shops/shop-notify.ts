@@ -91,13 +91,20 @@ export function withQuery(url: string, query: string): string {
   return `${url}${separator}${query}`;
 }
 
-/** Epay: a GET to notify_url with the order's fields; any answer containing "success" (any case) acknowledges, whatever its status. */
+/**
+ * Epay: a GET to notify_url with the order's fields; an answer whose trimmed body is "success" (any
+ * case) acknowledges, whatever its status. Only that word: "unsuccessful, bad signature" contains
+ * it and is a refusal.
+ */
 export function epayRequest(connection: ShopConnection, order: ShopOrder, invoice: Invoice): Request {
   return {
     url: withQuery(order.notifyUrl, epayQuery(connection, order, invoice)),
     body: '',
     headers: { 'user-agent': USER_AGENT },
-    options: { method: 'GET', judge: (status, body) => (/success/i.test(body) ? null : `HTTP ${status}: the shop answered ${excerpt(body)}, not "success"`) },
+    options: {
+      method: 'GET',
+      judge: (status, body) => (/^success$/i.test(body.trim()) ? null : `HTTP ${status}: the shop answered ${excerpt(body)}, not "success"`),
+    },
   };
 }
 
