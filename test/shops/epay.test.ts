@@ -7,21 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MINUTE } from '../../src/lib/clock.js';
-import { connect, local, md5, payThroughCheckout, sendCallbacks, startShopWorld, type ShopHit, type ShopWorld } from './support.js';
-
-/** The shop's signature over what it sends. */
-function epaySign(fields: Record<string, string>, key: string): string {
-  const text = Object.keys(fields)
-    .filter((k) => k !== 'sign' && k !== 'sign_type' && fields[k] !== '')
-    .sort()
-    .map((k) => `${k}=${fields[k]}`)
-    .join('&');
-  return md5(text + key);
-}
-
-function signed(fields: Record<string, string>, key: string): Record<string, string> {
-  return { ...fields, sign: epaySign(fields, key), sign_type: 'MD5' };
-}
+import { connect, epaySign, local, mapi, md5, payThroughCheckout, sendCallbacks, signed, smallOrder, startShopWorld, type ShopHit } from './support.js';
 
 /** V2Board's notify(): every received field but sign/sign_type, empty ones included, sorted and joined. */
 function v2boardAccepts(hit: ShopHit, key: string): boolean {
@@ -31,17 +17,6 @@ function v2boardAccepts(hit: ShopHit, key: string): boolean {
     .map((k) => `${k}=${fields[k]}`)
     .join('&');
   return md5(text + key) === hit.query.get('sign');
-}
-
-async function mapi(w: ShopWorld, apiUrl: string, fields: Record<string, string>) {
-  const res = await fetch(`${local(w, apiUrl)}mapi.php`, { method: 'POST', body: new URLSearchParams(fields) });
-  assert.equal(res.status, 200);
-  return (await res.json()) as Record<string, unknown>;
-}
-
-/** An order of 5 made through mapi.php, notified at the shop stand-in's /n. */
-function smallOrder(w: ShopWorld, conn: { apiUrl: string; pid: number; key: string }, outTradeNo: string) {
-  return mapi(w, conn.apiUrl, signed({ pid: String(conn.pid), out_trade_no: outTradeNo, notify_url: w.standIn.url('/n'), name: 'x', money: '5' }, conn.key));
 }
 
 test('epay: a V2Board-style shop signs, submits by GET to a base URL ending in "/", the payer pays at the checkout, the shop gets one verified notify and queries the order', async () => {
