@@ -67,8 +67,12 @@ export interface DeliveriesTable extends OutboxColumns {
 }
 
 /** One webhook delivery attempt (migration 0026): its history row, written with the attempt's outcome. */
-export interface DeliveryAttemptsTable {
+export interface DeliveryAttemptsTable extends AttemptColumns {
   delivery_id: string;
+}
+
+/** The columns every attempt history shares (delivery_attempts 0026, shop_notify_attempts 0028). */
+export interface AttemptColumns {
   attempt: number;
   started_at: number;
   duration_ms: number;
@@ -118,6 +122,11 @@ export interface ShopNotifiesTable extends OutboxColumns {
   merchant_id: string;
   /** 0027: the instance that set `sending` (src/db/postgres.ts INSTANCE_NAME). */
   claimed_by: string | null;
+}
+
+/** One attempt of a shop's callback (migration 0028): its history row, written with the attempt's outcome. */
+export interface ShopNotifyAttemptsTable extends AttemptColumns {
+  notify_id: string;
 }
 
 export interface CaptchaTokensTable {

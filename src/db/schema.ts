@@ -13,6 +13,7 @@ import type {
   ShopConnectionsTable,
   ShopOrdersTable,
   ShopNotifiesTable,
+  ShopNotifyAttemptsTable,
   CaptchaTokensTable,
   SupportTicketsTable,
   SupportMessagesTable,
@@ -342,6 +343,7 @@ export interface Database {
   shop_connections: ShopConnectionsTable;
   shop_orders: ShopOrdersTable;
   shop_notifies: ShopNotifiesTable;
+  shop_notify_attempts: ShopNotifyAttemptsTable;
   captcha_tokens: CaptchaTokensTable;
   support_tickets: SupportTicketsTable;
   support_messages: SupportMessagesTable;

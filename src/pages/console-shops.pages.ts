@@ -1,19 +1,21 @@
 /**
  * The console's "Connect your shop" page: connect a shop through the Epay or Epusdt protocol, see
  * exactly what to paste where in each kind of shop (API URL, pid, key), roll or delete a
- * connection, and follow the paid callbacks sent to the shops (with a manual retry). Every action is
+ * connection, and follow the paid callbacks sent to the shops, each with its attempts (and a manual retry). Every action is
  * a form sent to the shop-connections API, like every console form.
  */
 import type { Hono } from 'hono';
 import type { AppDeps } from '../app-deps.js';
 import type { AppEnv } from '../http/context.js';
-import { listNotifyViews } from '../shops/shop-notifies.repo.js';
+import { listCallbackPage } from '../shops/shop-notifies.repo.js';
 import { apiUrlOf } from '../shops/shops.schemas.js';
 import { listConnections } from '../shops/shops.repo.js';
 import { connectionCurrencies } from '../shops/shops.service.js';
 import { listWalletViews } from '../dashboard/dashboard.repo.js';
 import { consoleGet, consoleRenderer } from './console.pages.js';
 import type { Renderer } from './render.js';
+
+const CALLBACKS_SHOWN = 100;
 
 export function consoleShopPages(app: Hono<AppEnv>, deps: AppDeps, renderer: Renderer): void {
   const render = consoleRenderer(renderer, deps);
@@ -26,7 +28,8 @@ export function consoleShopPages(app: Hono<AppEnv>, deps: AppDeps, renderer: Ren
       apiUrl: apiUrlOf(publicUrl, rest.protocol),
     }));
     const wallets = (await listWalletViews(deps.db, req.merchant.id, deps.config.network.usdtContract)).filter((w) => w.archivedAt === null);
-    const notifies = await listNotifyViews(deps.db, req.merchant.id);
+    // The list GET /shop-connections/{id}/callbacks reads, over every connection: the newest 100, with their attempts.
+    const notifies = (await listCallbackPage(deps.db, req.merchant.id, undefined, { limit: CALLBACKS_SHOWN })).items;
     return render(c, req, 'console-shops', 'shops', req.ctx.t('console.shops.title'), {
       connections,
       wallets,

@@ -5,10 +5,12 @@
 import { compileQuery, type Param } from '../db/compiled.js';
 import { INSTANCE_NAME, type Db, type Trx, type Tx } from '../db/database.js';
 import { abandonedClaim } from '../db/leader.js';
+import { readPage, type Cursor, type Page, type PageRequest } from '../db/paging.js';
 import type { Selectable } from 'kysely';
 import type { DeliveryStatus, ShopNotifiesTable } from '../db/schema.js';
 import type { Delivery } from '../webhooks/delivery.model.js';
 import { newId } from '../lib/ids.js';
+import { attemptColumns, resultColumns, toAttemptRecord, type AttemptRecord, type OutboxResult } from '../webhooks/outbox.model.js';
 
 /** A callback: the outbox fields of a webhook delivery, for one invoice of one shop connection. */
 export type ShopNotify = Omit<Delivery, 'webhookId' | 'eventId'> & { invoiceId: string; connectionId: string };
@@ -115,32 +117,36 @@ export async function claimNotify(db: Db | Trx, id: string, from: readonly Deliv
   return Number(r.numUpdatedRows) === 1;
 }
 
-export interface NotifyResult {
-  status: Exclude<DeliveryStatus, 'sending'>;
-  attempts: number;
-  nextAttemptAt: number | null;
-  deliveredAt: number | null;
-  lastError: string | null;
-  responseStatus: number | null;
-}
+/** How a callback stands after an attempt (the outbox's result). */
+export type NotifyResult = OutboxResult;
 
 /** Records an attempt's outcome; guarded on `sending`, so a reset meanwhile is not overwritten. */
 export async function completeNotify(trx: Trx, id: string, r: NotifyResult, now: number): Promise<boolean> {
-  const res = await trx
-    .updateTable('shop_notifies')
-    .set({
-      status: r.status,
-      attempts: r.attempts,
-      next_attempt_at: r.nextAttemptAt,
-      delivered_at: r.deliveredAt,
-      last_error: r.lastError,
-      response_status: r.responseStatus,
-      updated_at: now,
-    })
-    .where('id', '=', id)
-    .where('status', '=', 'sending')
-    .executeTakeFirst();
+  const res = await trx.updateTable('shop_notifies').set(resultColumns(r, now)).where('id', '=', id).where('status', '=', 'sending').executeTakeFirst();
   return Number(res.numUpdatedRows) === 1;
+}
+
+/** Writes an attempt's history row (shop_notify_attempts, migration 0028), in the transaction whose completeNotify recorded it. */
+export async function insertNotifyAttempt(trx: Trx, notifyId: string, a: AttemptRecord): Promise<void> {
+  await trx
+    .insertInto('shop_notify_attempts')
+    .values({ notify_id: notifyId, ...attemptColumns(a) })
+    .execute();
+}
+
+/** The attempts of these callbacks, first to last, by callback. */
+export async function listNotifyAttempts(db: Db | Trx, notifyIds: readonly string[]): Promise<Map<string, AttemptRecord[]>> {
+  const out = new Map<string, AttemptRecord[]>(notifyIds.map((id) => [id, []]));
+  if (notifyIds.length === 0) return out;
+  const rows = await db
+    .selectFrom('shop_notify_attempts')
+    .selectAll()
+    .where('notify_id', 'in', [...notifyIds])
+    .orderBy('notify_id')
+    .orderBy('attempt')
+    .execute();
+  for (const r of rows) out.get(r.notify_id)!.push(toAttemptRecord(r));
+  return out;
 }
 
 export async function cancelPendingNotifies(trx: Trx, connectionId: string, now: number): Promise<number> {
@@ -179,10 +185,56 @@ function toView(r: NotifyRow & { out_trade_no: string; notify_url: string; conne
   return { ...toNotify(r), outTradeNo: r.out_trade_no, notifyUrl: r.notify_url, connectionName: r.connection_name };
 }
 
-/** The merchant's callbacks, newest first, with their order number and shop. */
-export async function listNotifyViews(db: Db, merchantId: string, limit = 100): Promise<ShopNotifyView[]> {
-  const rows = await notifyViews(db, merchantId).orderBy('n.created_at', 'desc').orderBy('n.id').limit(limit).execute();
-  return rows.map(toView);
+/** A callback as the API and the console list it: its order, its shop, and every attempt made. */
+export interface ShopCallback extends ShopNotifyView {
+  history: AttemptRecord[];
+}
+
+function callbackRows(db: Db, merchantId: string, connectionId: string | undefined) {
+  const q = db.selectFrom('shop_notifies').selectAll().where('merchant_id', '=', merchantId);
+  return connectionId === undefined ? q : q.where('connection_id', '=', connectionId);
+}
+
+/** These callbacks (ids of the merchant's, in the order given) with their order, shop and attempts. */
+async function withHistory(db: Db, merchantId: string, ids: readonly string[]): Promise<ShopCallback[]> {
+  if (ids.length === 0) return [];
+  const rows = await notifyViews(db, merchantId)
+    .where('n.id', 'in', [...ids])
+    .execute();
+  const views = new Map(rows.map((r) => [r.id, toView(r)]));
+  const history = await listNotifyAttempts(db, ids);
+  return ids.flatMap((id) => {
+    const view = views.get(id);
+    return view ? [{ ...view, history: history.get(id)! }] : [];
+  });
+}
+
+/**
+ * One page of the merchant's callbacks, newest first (src/db/paging.ts): those of one connection
+ * (shop_notifies_connection_idx), or of every connection when `connectionId` is undefined (the console).
+ */
+export async function listCallbackPage(db: Db, merchantId: string, connectionId: string | undefined, page: PageRequest): Promise<Page<ShopCallback>> {
+  const { items, hasMore } = await readPage([callbackRows(db, merchantId, connectionId)], page);
+  return {
+    items: await withHistory(
+      db,
+      merchantId,
+      items.map((r) => r.id),
+    ),
+    hasMore,
+  };
+}
+
+/** Where a callback of this connection stands in its list (a paging cursor); another's is absent. */
+export async function findCallbackCursor(db: Db, merchantId: string, connectionId: string, id: string): Promise<Cursor | undefined> {
+  const row = await callbackRows(db, merchantId, connectionId).where('id', '=', id).executeTakeFirst();
+  return row ? { createdAt: row.created_at, id: row.id } : undefined;
+}
+
+/** A callback of this merchant's connection, with its attempts; another connection's is absent. */
+export async function findCallback(db: Db, merchantId: string, connectionId: string, id: string): Promise<ShopCallback | undefined> {
+  const [callback] = await withHistory(db, merchantId, [id]);
+  return callback?.connectionId === connectionId ? callback : undefined;
 }
 
 export async function findNotifyView(db: Db, merchantId: string, id: string): Promise<ShopNotifyView | undefined> {

@@ -1,9 +1,10 @@
 /**
- * A shop's paid callback, from the outbox row to the recorded outcome, on the webhooks' delivery
- * machinery: the same URL policy (checked again, DNS included, before every attempt; plain http
- * only for a connection with allow_http_notify), the same sender (pinned address, one deadline, no
- * redirects), claims and outcomes guarded on the status. What differs is the protocol's own body,
- * signature, acknowledgement and retry schedule (docs/shops.md, Callbacks).
+ * A shop's paid callback, from the outbox row to the recorded outcome, on the outbox every request
+ * of the gateway goes through (src/webhooks/outbox.ts): the same URL policy (checked again, DNS
+ * included, before every attempt; plain http only for a connection with allow_http_notify), the
+ * same sender (pinned address, one deadline, no redirects), claims by instance and outcomes guarded
+ * on the status, the receiver's Retry-After, a history row per attempt. What differs is the
+ * protocol's own body, signature, acknowledgement and retry schedule (docs/shops.md, Callbacks).
  */
 import { writeTransaction, type Trx } from '../db/database.js';
 import type { DeliveryStatus } from '../db/schema.js';
@@ -12,29 +13,35 @@ import { findInvoiceAnyMerchant } from '../invoices/invoices.repo.js';
 import type { Invoice } from '../invoices/invoice.model.js';
 import { formatAmount } from '../lib/amounts.js';
 import { MINUTE } from '../lib/clock.js';
-import { AppError, notFound } from '../lib/errors.js';
+import { notFound } from '../lib/errors.js';
 import { DEFAULT_JITTER, RETRY_DELAYS_MS } from '../webhooks/deliverer.js';
-import { createSender, type AttemptOutcome, type SendOptions } from '../webhooks/sender.js';
-import { createUrlPolicy, UrlRejected, type UrlPolicy } from '../webhooks/url-policy.js';
+import { claimForRetry, createOutbox, type Schedule, type Sent } from '../webhooks/outbox.js';
+import type { SendOptions } from '../webhooks/sender.js';
+import type { UrlPolicy } from '../webhooks/url-policy.js';
 import { callbackNumber, sign } from './signing.js';
 import {
   claimNotify,
   completeNotify,
+  findCallback,
   findMerchantNotify,
   findNotifyById,
   findNotifyView,
+  insertNotifyAttempt,
   type NotifyResult,
+  type ShopCallback,
   type ShopNotify,
   type ShopNotifyView,
 } from './shop-notifies.repo.js';
-import { findConnectionById, findShopOrder, type ShopConnection, type ShopOrder } from './shops.repo.js';
+import { findConnection, findConnectionById, findShopOrder, type ShopConnection, type ShopOrder } from './shops.repo.js';
 
 /**
  * Waits after Epay attempts 1 to 4: attempts at about 0, 1, 3, 19 and 55 minutes, as Rainbow Epay
  * itself retries. Epusdt callbacks follow the webhooks' schedule (11 attempts over about 3.9 days).
  */
 export const EPAY_RETRY_DELAYS_MS: readonly number[] = [MINUTE, 2 * MINUTE, 16 * MINUTE, 36 * MINUTE];
-const MAX_ERROR_LENGTH = 500;
+/** Epay's schedule has no jitter (a shop's own log reads like Rainbow Epay's); a Retry-After is capped at its longest step, 36 min. */
+export const EPAY_SCHEDULE: Schedule = { delays: EPAY_RETRY_DELAYS_MS, jitter: 0 };
+export const EPUSDT_SCHEDULE: Schedule = { delays: RETRY_DELAYS_MS, jitter: DEFAULT_JITTER };
 const USER_AGENT = 'gatewayd';
 
 export interface ShopNotifier {
@@ -43,17 +50,16 @@ export interface ShopNotifier {
   /** The network part of a claimed (`sending`) callback; undefined if it is no longer claimed. */
   perform(id: string): Promise<NotifyPerformed | undefined>;
   recordIn(trx: Trx, batch: readonly NotifyPerformed[], now: number): Promise<Array<NotifyResult | undefined>>;
+  /** Logs what recordIn recorded, once its transaction has committed. */
+  logRecorded(batch: readonly NotifyPerformed[], results: ReadonlyArray<NotifyResult | undefined>): void;
   /** perform + record for one callback. */
   attempt(id: string): Promise<ShopNotify | undefined>;
 }
 
-export interface NotifyPerformed {
-  id: string;
+export interface NotifyPerformed extends Sent {
   protocol: ShopConnection['protocol'];
-  attempts: number;
   /** Nothing more is owed (connection deleted, invoice not paid): cancel instead of retrying. */
   cancel: boolean;
-  outcome: AttemptOutcome;
 }
 
 interface Request {
@@ -91,13 +97,20 @@ export function withQuery(url: string, query: string): string {
   return `${url}${separator}${query}`;
 }
 
-/** Epay: a GET to notify_url with the order's fields; any answer containing "success" (any case) acknowledges, whatever its status. */
+/**
+ * Epay: a GET to notify_url with the order's fields; an answer whose trimmed body is "success" (any
+ * case) acknowledges, whatever its status. Only that word: "unsuccessful, bad signature" contains
+ * it and is a refusal.
+ */
 export function epayRequest(connection: ShopConnection, order: ShopOrder, invoice: Invoice): Request {
   return {
     url: withQuery(order.notifyUrl, epayQuery(connection, order, invoice)),
     body: '',
     headers: { 'user-agent': USER_AGENT },
-    options: { method: 'GET', judge: (status, body) => (/success/i.test(body) ? null : `HTTP ${status}: the shop answered ${excerpt(body)}, not "success"`) },
+    options: {
+      method: 'GET',
+      judge: (status, body) => (/^success$/i.test(body.trim()) ? null : `HTTP ${status}: the shop answered ${excerpt(body)}, not "success"`),
+    },
   };
 }
 
@@ -129,14 +142,12 @@ export function epusdtRequest(connection: ShopConnection, order: ShopOrder, invo
 }
 
 export function createShopNotifier(deps: AppDeps): ShopNotifier {
-  const policy = createUrlPolicy(deps.config, deps.dnsLookup);
-  const sender = createSender(deps.config);
-
-  const retryDelay = (protocol: ShopConnection['protocol'], attemptsMade: number): number | undefined => {
-    if (protocol === 'epay') return EPAY_RETRY_DELAYS_MS[attemptsMade - 1];
-    const base = RETRY_DELAYS_MS[attemptsMade - 1];
-    return base === undefined ? undefined : Math.round(base * (1 + DEFAULT_JITTER * (2 * Math.random() - 1)));
-  };
+  const outbox = createOutbox<NotifyPerformed>(deps, {
+    table: { claim: claimNotify, complete: completeNotify, insertAttempt: insertNotifyAttempt },
+    schedule: (done) => (done.protocol === 'epay' ? EPAY_SCHEDULE : EPUSDT_SCHEDULE),
+    owed: async (_trx, done) => !done.cancel,
+    crash: { message: 'shop callback crashed', idField: 'shop_notify_id' },
+  });
 
   const perform = async (id: string): Promise<NotifyPerformed | undefined> => {
     const notify = await findNotifyById(deps.db, id);
@@ -147,53 +158,36 @@ export function createShopNotifier(deps: AppDeps): ShopNotifier {
     const protocol = connection?.protocol ?? 'epay';
     if (!connection?.active || !order || invoice?.status !== 'confirmed') {
       const error = !connection?.active ? 'not sent: the shop connection was deleted' : 'not sent: the invoice is not paid';
-      return { id, protocol, attempts: notify.attempts, cancel: true, outcome: { ok: false, responseStatus: null, error } };
+      const outcome = { ok: false, responseStatus: null, error };
+      return { id, protocol, attempts: notify.attempts, cancel: true, outcome, startedAt: deps.clock.now(), durationMs: 0, attempted: false };
     }
     const request = protocol === 'epay' ? epayRequest(connection, order, invoice) : epusdtRequest(connection, order, invoice);
-    let outcome: AttemptOutcome;
-    try {
-      const target = await policy.check(request.url, { allowHttp: connection.allowHttpNotify });
-      outcome = await sender.send(target, request.body, request.headers, request.options);
-    } catch (err) {
-      if (err instanceof UrlRejected) {
-        outcome = { ok: false, responseStatus: null, error: `not sent: ${err.message}` };
-      } else {
-        deps.log.error({ err, shop_notify_id: id }, 'shop callback crashed');
-        outcome = { ok: false, responseStatus: null, error: 'internal error while sending; see the server log' };
-      }
-    }
-    return { id, protocol, attempts: notify.attempts + 1, cancel: false, outcome };
+    const { outcome, startedAt, durationMs } = await outbox.send(id, request.url, connection.allowHttpNotify, () => request);
+    return { id, protocol, attempts: notify.attempts + 1, cancel: false, outcome, startedAt, durationMs, attempted: true };
   };
 
-  const resultOf = (done: NotifyPerformed, now: number): NotifyResult => {
-    const { outcome, attempts } = done;
-    if (outcome.ok) return { status: 'delivered', attempts, nextAttemptAt: null, deliveredAt: now, lastError: null, responseStatus: outcome.responseStatus };
-    const base = { attempts, deliveredAt: null, lastError: (outcome.error ?? 'failed').slice(0, MAX_ERROR_LENGTH), responseStatus: outcome.responseStatus };
-    if (done.cancel) return { status: 'cancelled', nextAttemptAt: null, ...base };
-    const delay = retryDelay(done.protocol, attempts);
-    return delay === undefined ? { status: 'failed', nextAttemptAt: null, ...base } : { status: 'pending', nextAttemptAt: now + delay, ...base };
-  };
-
-  const recordIn = async (trx: Trx, batch: readonly NotifyPerformed[], now: number): Promise<Array<NotifyResult | undefined>> => {
-    const out: Array<NotifyResult | undefined> = [];
-    for (const done of batch) {
-      const result = resultOf(done, now);
-      out.push((await completeNotify(trx, done.id, result, now)) ? result : undefined);
+  const logRecorded = (batch: readonly NotifyPerformed[], results: ReadonlyArray<NotifyResult | undefined>): void => {
+    batch.forEach((done, i) => {
+      const result = results[i];
       const log = { shop_notify_id: done.id, protocol: done.protocol, attempt: done.attempts, response_status: done.outcome.responseStatus };
-      if (done.outcome.ok) deps.log.info(log, 'shop callback acknowledged');
-      else deps.log.warn({ ...log, error: result.lastError, status: result.status }, 'shop callback not acknowledged');
-    }
-    return out;
+      if (!result) deps.log.warn(log, 'shop callback attempt finished after its callback was reset; the outcome is not recorded and it will be sent again');
+      else if (done.outcome.ok) deps.log.info(log, 'shop callback acknowledged');
+      else deps.log.warn({ ...log, error: result.lastError, status: result.status, next_attempt_at: result.nextAttemptAt }, 'shop callback not acknowledged');
+    });
   };
 
   return {
-    policy,
-    claim: (id, from) => claimNotify(deps.db, id, from, deps.clock.now(), false),
+    policy: outbox.policy,
+    claim: outbox.claim,
     perform,
-    recordIn,
+    recordIn: outbox.recordIn,
+    logRecorded,
     async attempt(id) {
       const done = await perform(id);
-      if (done) await writeTransaction(deps.db, (trx) => recordIn(trx, [done], deps.clock.now()));
+      if (done) {
+        const results = await writeTransaction(deps.db, (trx) => outbox.recordIn(trx, [done], deps.clock.now()));
+        logRecorded([done], results);
+      }
       return findNotifyById(deps.db, id);
     },
   };
@@ -203,12 +197,17 @@ export function createShopNotifier(deps: AppDeps): ShopNotifier {
 export async function retryShopNotify(deps: AppDeps, notifier: ShopNotifier, merchantId: string, id: string): Promise<ShopNotifyView> {
   const notify = await findMerchantNotify(deps.db, merchantId, id);
   if (!notify) throw notFound('Shop callback');
-  if (notify.status !== 'failed' && notify.status !== 'pending') {
-    throw new AppError('delivery_not_retryable', `A ${notify.status} callback cannot be retried; only failed or pending ones can`);
-  }
-  if (!(await notifier.claim(notify.id, ['failed', 'pending']))) {
-    throw new AppError('delivery_not_retryable', 'This callback is being sent right now or has changed; reload it');
-  }
+  await claimForRetry(notifier, notify, 'callback');
   await notifier.attempt(notify.id);
   return (await findNotifyView(deps.db, merchantId, id))!;
+}
+
+/** The same, for a callback named under its connection (POST /shop-connections/{id}/callbacks/{callback_id}/retry); answers it with its attempts. */
+export async function retryCallback(deps: AppDeps, notifier: ShopNotifier, merchantId: string, connectionId: string, id: string): Promise<ShopCallback> {
+  if (!(await findConnection(deps.db, merchantId, connectionId))) throw notFound('Shop connection');
+  const callback = await findCallback(deps.db, merchantId, connectionId, id);
+  if (!callback) throw notFound('Shop callback');
+  await claimForRetry(notifier, callback, 'callback');
+  await notifier.attempt(callback.id);
+  return (await findCallback(deps.db, merchantId, connectionId, id))!;
 }

@@ -22,7 +22,8 @@ export async function runShopNotifies(deps: AppDeps, notifier: ShopNotifier): Pr
   });
   if (claimed.length === 0) return false;
   const done = (await Promise.all(claimed.map((id) => notifier.perform(id)))).filter((d): d is NotifyPerformed => d !== undefined);
-  await writeTransaction(deps.db, (trx) => notifier.recordIn(trx, done, deps.clock.now()));
+  const results = await writeTransaction(deps.db, (trx) => notifier.recordIn(trx, done, deps.clock.now()));
+  notifier.logRecorded(done, results);
   return true;
 }
 

@@ -4,24 +4,42 @@
  */
 import { createRoute } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
-import { requireSession } from '../http/auth.js';
+import { requireKeyOrSession, requireSession } from '../http/auth.js';
 import type { AppDeps } from '../app-deps.js';
 import type { AppEnv } from '../http/context.js';
-import { createRouter, EmptyBody, errorResponses, jsonBody, jsonResponse, optionalJsonBody, SESSION_ONLY, SuccessSchema } from '../http/openapi.js';
-import { MANUAL_SENDS_PER_MINUTE } from '../webhooks/webhooks.service.js';
-import { listConnections } from './shops.repo.js';
 import {
+  createRouter,
+  EmptyBody,
+  errorResponses,
+  jsonBody,
+  jsonResponse,
+  KEY_OR_SESSION,
+  optionalJsonBody,
+  SESSION_ONLY,
+  SuccessSchema,
+} from '../http/openapi.js';
+import { pageRequest } from '../http/paging.js';
+import { notFound } from '../lib/errors.js';
+import { MANUAL_SENDS_PER_MINUTE } from '../webhooks/webhooks.service.js';
+import { findCallbackCursor, listCallbackPage } from './shop-notifies.repo.js';
+import { findConnection, listConnections } from './shops.repo.js';
+import {
+  CallbackListQuerySchema,
   CreatedShopConnectionSchema,
   CreateShopConnectionBody,
   ShopConnectionIdParam,
+  ShopCallbackEnvelopeSchema,
+  ShopCallbackListSchema,
+  ShopCallbackParams,
   ShopConnectionListSchema,
   ShopNotifyEnvelopeSchema,
   ShopNotifyIdParam,
+  toShopCallbackResponse,
   toShopConnectionResponse,
   toShopNotifyResponse,
 } from './shops.schemas.js';
 import { createConnection, deleteConnection, rollConnectionKey } from './shops.service.js';
-import { retryShopNotify, type ShopNotifier } from './shop-notify.js';
+import { retryCallback, retryShopNotify, type ShopNotifier } from './shop-notify.js';
 
 export function shopConnectionRoutes(deps: AppDeps, notifier: ShopNotifier) {
   const app = createRouter();
@@ -119,13 +137,66 @@ export function shopConnectionRoutes(deps: AppDeps, notifier: ShopNotifier) {
 
   app.openapi(
     createRoute({
+      method: 'get',
+      path: '/shop-connections/{id}/callbacks',
+      operationId: 'listShopCallbacks',
+      tags: ['Shop connections'],
+      summary: "A connection's paid callbacks to its shop, newest first, each with every attempt made",
+      description:
+        'Paged like GET /invoices: `limit` (1 to 500, 500 when absent), `starting_after` / `ending_before` a callback id of this ' +
+        'connection, `has_more`; filters `created_gte`, `created_lt`. Each callback carries its state and `attempt_history` (when, ' +
+        "how long, the shop's HTTP status, the error, the Retry-After honoured, the next attempt planned). A deleted connection's " +
+        "callbacks stay listed. An API key needs invoices:read. Another merchant's connection answers 404, as an unknown id does.",
+      security: KEY_OR_SESSION,
+      middleware: [requireKeyOrSession(deps, 'invoices:read')] as const,
+      request: { params: ShopConnectionIdParam, query: CallbackListQuerySchema },
+      responses: { 200: jsonResponse(ShopCallbackListSchema, 'One page of callbacks'), ...errorResponses(400, 401, 403, 404, 429) },
+    }),
+    async (c) => {
+      const merchantId = c.get('auth').merchantId;
+      const connectionId = c.req.valid('param').id;
+      if (!(await findConnection(deps.db, merchantId, connectionId))) throw notFound('Shop connection');
+      const q = c.req.valid('query');
+      const page = await pageRequest(q, 'callback', (id) => findCallbackCursor(deps.db, merchantId, connectionId, id));
+      const { items, hasMore } = await listCallbackPage(deps.db, merchantId, connectionId, page);
+      return c.json({ callbacks: items.map(toShopCallbackResponse), has_more: hasMore }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/shop-connections/{id}/callbacks/{callback_id}/retry',
+      operationId: 'retryShopCallback',
+      tags: ['Shop connections'],
+      summary: "Make one attempt now for a shop's failed or pending paid callback",
+      description:
+        'As POST /webhooks/deliveries/{id}/retry does for a delivery: the attempt is made before the answer, and recorded in ' +
+        '`attempt_history`. Delivered, cancelled and in-flight callbacks answer 409 delivery_not_retryable. Counts against the ' +
+        "same 30 a minute as webhook tests and retries. Another merchant's connection, or a callback of another connection, answers 404.",
+      security: SESSION_ONLY,
+      middleware: [session, manualSends] as const,
+      request: { params: ShopCallbackParams, body: optionalJsonBody(EmptyBody) },
+      responses: { 200: jsonResponse(ShopCallbackEnvelopeSchema, 'The callback after the attempt'), ...errorResponses(400, 401, 403, 404, 409, 413, 429) },
+    }),
+    async (c) => {
+      const { id, callback_id } = c.req.valid('param');
+      const callback = await retryCallback(deps, notifier, c.get('auth').merchantId, id, callback_id);
+      return c.json({ callback: toShopCallbackResponse(callback) }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
       method: 'post',
       path: '/shop-connections/notifies/{id}/retry',
       operationId: 'retryShopNotify',
       tags: ['Shop connections'],
-      summary: "Make one attempt now for a shop's failed or pending paid callback",
+      summary: "Make one attempt now for a shop's failed or pending paid callback (deprecated: use retryShopCallback)",
       description:
+        'Deprecated: POST /shop-connections/{id}/callbacks/{callback_id}/retry does the same and answers the callback with its attempts. ' +
         'Delivered, cancelled and in-flight callbacks answer 409 delivery_not_retryable. Counts against the same 30 a minute as webhook tests and retries.',
+      deprecated: true,
       security: SESSION_ONLY,
       middleware: [session, manualSends] as const,
       request: { params: ShopNotifyIdParam, body: optionalJsonBody(EmptyBody) },

@@ -2,11 +2,13 @@
 import { z } from '@hono/zod-openapi';
 import { DateTime } from '../http/openapi.js';
 import { iso, isoOrNull } from '../lib/clock.js';
-import type { ShopNotifyView } from './shop-notifies.repo.js';
+import { pagingQuery } from '../http/paging.js';
+import type { ShopCallback, ShopNotifyView } from './shop-notifies.repo.js';
 import type { ShopConnection } from './shops.repo.js';
 
 export const SHOP_PROTOCOLS = ['epay', 'epusdt'] as const;
 export const CONNECTION_ID_EXAMPLE = 'shc_Vb7Yk2mN8xP0rT5wZ1aC4d';
+const CALLBACK_ID_EXAMPLE = 'snt_Ux3Lm9Qa1Zc7Vb5Nd2Kf8w';
 
 export const CreateShopConnectionBody = z
   .strictObject({
@@ -45,7 +47,7 @@ export const ShopNotifyIdParam = z.object({
     .string()
     .min(1)
     .max(100)
-    .openapi({ param: { name: 'id', in: 'path' }, example: 'snt_Ux3Lm9Qa1Zc7Vb5Nd2Kf8w' }),
+    .openapi({ param: { name: 'id', in: 'path' }, example: CALLBACK_ID_EXAMPLE }),
 });
 
 export const ShopConnectionSchema = z
@@ -79,21 +81,63 @@ export const CreatedShopConnectionSchema = z
 
 export const ShopConnectionListSchema = z.object({ connections: z.array(ShopConnectionSchema) }).openapi('ShopConnectionList');
 
-export const ShopNotifySchema = z
+/** What a callback shows, in the old notify envelope and in the callbacks list alike. */
+const notifyFields = {
+  id: z.string().openapi({ example: CALLBACK_ID_EXAMPLE }),
+  connection_id: z.string().openapi({ example: CONNECTION_ID_EXAMPLE }),
+  invoice_id: z.string(),
+  merchant_order_id: z.string().openapi({ description: "The shop's order number (out_trade_no / order_id)" }),
+  status: z.enum(['pending', 'sending', 'delivered', 'failed', 'cancelled']),
+  attempts: z.number().int().openapi({ description: 'Attempts made so far' }),
+  next_attempt_at: DateTime.nullable(),
+  delivered_at: DateTime.nullable().openapi({ description: 'When the shop acknowledged it' }),
+  last_error: z.string().nullable(),
+  response_status: z.number().int().nullable(),
+  created_at: DateTime,
+};
+
+export const ShopNotifySchema = z.object(notifyFields).openapi('ShopNotify');
+
+export const CallbackAttemptSchema = z
   .object({
-    id: z.string(),
-    connection_id: z.string(),
-    invoice_id: z.string(),
-    merchant_order_id: z.string(),
-    status: z.enum(['pending', 'sending', 'delivered', 'failed', 'cancelled']),
-    attempts: z.number().int(),
-    next_attempt_at: DateTime.nullable(),
-    delivered_at: DateTime.nullable(),
-    last_error: z.string().nullable(),
-    response_status: z.number().int().nullable(),
-    created_at: DateTime,
+    attempt: z.number().int().openapi({ description: 'Its number: 1 for the first', example: 1 }),
+    started_at: DateTime,
+    duration_ms: z.number().int().openapi({ description: 'How long it took, measured', example: 84 }),
+    response_status: z.number().int().nullable().openapi({ description: "The shop's HTTP status; null when nothing came back" }),
+    error: z
+      .string()
+      .nullable()
+      .openapi({ description: 'Why it was not acknowledged (the start of what the shop answered, or the network error); null when it was' }),
+    retry_after_ms: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "The wait the shop's Retry-After asked for on a 429 or 503, capped at the schedule's longest step; else null" }),
+    next_attempt_at: DateTime.nullable().openapi({ description: 'When the next attempt was planned after this one; null when none was' }),
   })
-  .openapi('ShopNotify');
+  .openapi('CallbackAttempt');
+
+export const ShopCallbackSchema = z
+  .object({
+    ...notifyFields,
+    notify_url: z.string().openapi({ description: 'Where it is sent: the notify URL the shop gave with its order' }),
+    attempt_history: z.array(CallbackAttemptSchema).openapi({ description: 'Every attempt made, first to last' }),
+  })
+  .openapi('ShopCallback');
+
+export const ShopCallbackListSchema = z.object({ callbacks: z.array(ShopCallbackSchema), has_more: z.boolean() }).openapi('ShopCallbackList');
+export const ShopCallbackEnvelopeSchema = z.object({ callback: ShopCallbackSchema }).openapi('ShopCallbackEnvelope');
+
+export const CallbackListQuerySchema = z.strictObject(pagingQuery('callback', CALLBACK_ID_EXAMPLE));
+
+export const ShopCallbackParams = z.object({
+  id: ShopConnectionIdParam.shape.id,
+  callback_id: z
+    .string()
+    .min(1)
+    .max(100)
+    .openapi({ param: { name: 'callback_id', in: 'path' }, example: CALLBACK_ID_EXAMPLE }),
+});
 
 export const ShopNotifyEnvelopeSchema = z.object({ notify: ShopNotifySchema }).openapi('ShopNotifyEnvelope');
 
@@ -131,5 +175,21 @@ export function toShopNotifyResponse(n: ShopNotifyView): z.infer<typeof ShopNoti
     last_error: n.lastError,
     response_status: n.responseStatus,
     created_at: iso(n.createdAt),
+  };
+}
+
+export function toShopCallbackResponse(c: ShopCallback): z.infer<typeof ShopCallbackSchema> {
+  return {
+    ...toShopNotifyResponse(c),
+    notify_url: c.notifyUrl,
+    attempt_history: c.history.map((a) => ({
+      attempt: a.attempt,
+      started_at: iso(a.startedAt),
+      duration_ms: a.durationMs,
+      response_status: a.responseStatus,
+      error: a.error,
+      retry_after_ms: a.retryAfterMs,
+      next_attempt_at: isoOrNull(a.nextAttemptAt),
+    })),
   };
 }

@@ -8,10 +8,9 @@ import { writeTransaction, type Trx } from '../db/database.js';
 import { toEventResponse } from '../events/events.schemas.js';
 import type { AppDeps } from '../app-deps.js';
 import { DAY, HOUR, MINUTE } from '../lib/clock.js';
-import { parseRetryAfter } from '../lib/retry-after.js';
-import { createSender, type AttemptOutcome, type Sender } from './sender.js';
+import { createOutbox, type Schedule, type Sent } from './outbox.js';
 import { deliveryHeaders } from './signer.js';
-import { createUrlPolicy, UrlRejected, type UrlPolicy } from './url-policy.js';
+import type { UrlPolicy } from './url-policy.js';
 import {
   claimDelivery,
   completeAttempt,
@@ -29,16 +28,15 @@ export const RETRY_DELAYS_MS: readonly number[] = [MINUTE, 5 * MINUTE, 15 * MINU
 export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
 /** Retry times vary by up to ±20% so receivers coming back from an outage are not hit all at once. */
 export const DEFAULT_JITTER = 0.2;
+export const WEBHOOK_SCHEDULE: Schedule = { delays: RETRY_DELAYS_MS, jitter: DEFAULT_JITTER };
 /**
  * The receiver's Retry-After (on a 429 or a 503, RFC 6585 and RFC 9110) moves the next attempt
  * later, never earlier: the wait is the longer of our schedule's (with its jitter) and the one
  * asked for, the latter capped at the schedule's longest step (24 h). A receiver cannot stretch
- * one wait beyond what our own schedule would ever wait, and the number of attempts stays 11.
+ * one wait beyond what our own schedule would ever wait, and the number of attempts stays 11
+ * (outbox.ts askedWait).
  */
 export const MAX_RETRY_AFTER_MS = DAY;
-const RETRY_AFTER_STATUSES = new Set([429, 503]);
-
-const MAX_ERROR_LENGTH = 500;
 
 export interface Deliverer {
   readonly policy: UrlPolicy;
@@ -54,62 +52,39 @@ export interface Deliverer {
   attempt(id: string): Promise<Delivery | undefined>;
 }
 
-/** An attempt that has run and awaits recording. */
-export interface Performed {
-  id: string;
+/** An attempt that has run and awaits recording, with what its log lines name. */
+export interface Performed extends Sent {
   webhookId: string;
   eventId: string;
   eventType: string;
   host: string;
-  /** The attempt count including this one. */
-  attempts: number;
-  outcome: AttemptOutcome;
-  /** When the attempt started (the clock) and how long it took (ms, measured); none when nothing was attempted. */
-  startedAt: number;
-  durationMs: number;
-  /** Whether a request was attempted at all (false when the webhook was deleted before it). */
-  attempted: boolean;
 }
 
 export function createDeliverer(deps: AppDeps): Deliverer {
-  const policy = createUrlPolicy(deps.config, deps.dnsLookup);
-  const sender: Sender = createSender(deps.config);
-
-  const retryDelay = (attemptsMade: number): number | undefined => {
-    const base = RETRY_DELAYS_MS[attemptsMade - 1];
-    if (base === undefined) return undefined;
-    return Math.round(base * (1 + DEFAULT_JITTER * (2 * Math.random() - 1)));
-  };
+  const outbox = createOutbox<Performed>(deps, {
+    table: {
+      claim: claimDelivery,
+      complete: completeAttempt,
+      insertAttempt: (trx, deliveryId, a) => insertDeliveryAttempt(trx, { deliveryId, ...a }),
+    },
+    schedule: () => WEBHOOK_SCHEDULE,
+    // Deleted while this attempt was in flight: it gets nothing more.
+    owed: (trx, done) => isWebhookActive(trx, done.webhookId),
+    crash: { message: 'webhook attempt crashed', idField: 'delivery_id' },
+  });
 
   const perform = async (id: string): Promise<Performed | undefined> => {
     const ctx = await loadAttemptContext(deps.db, id);
     if (!ctx || ctx.delivery.status !== 'sending') return undefined;
     const { delivery, webhook, event } = ctx;
+    const about = { id, webhookId: webhook.id, eventId: event.id, eventType: event.type };
     if (!webhook.active) {
       // Deleted between the claim and now: nothing is sent and the delivery is cancelled when this
-      // is recorded (resultOf); the attempt count stays, since no attempt was made.
-      const outcome: AttemptOutcome = { ok: false, responseStatus: null, error: 'not sent: the webhook was deleted' };
-      const startedAt = deps.clock.now();
-      return {
-        id,
-        webhookId: webhook.id,
-        eventId: event.id,
-        eventType: event.type,
-        host: '',
-        attempts: delivery.attempts,
-        outcome,
-        startedAt,
-        durationMs: 0,
-        attempted: false,
-      };
+      // is recorded (owed); the attempt count stays, since no attempt was made.
+      const outcome = { ok: false, responseStatus: null, error: 'not sent: the webhook was deleted' };
+      return { ...about, host: '', attempts: delivery.attempts, outcome, startedAt: deps.clock.now(), durationMs: 0, attempted: false };
     }
-    let outcome: AttemptOutcome;
-    let host = '';
-    const startedAt = deps.clock.now();
-    const started = performance.now();
-    try {
-      const target = await policy.check(webhook.url);
-      host = target.hostname;
+    const sent = await outbox.send(id, webhook.url, false, () => {
       const rawBody = JSON.stringify(toEventResponse(event));
       const now = deps.clock.now();
       const rolling = webhook.previousSecretExpiresAt !== null && webhook.previousSecretExpiresAt > now;
@@ -122,73 +97,9 @@ export function createDeliverer(deps: AppDeps): Deliverer {
         nowMs: now,
         rawBody,
       });
-      outcome = await sender.send(target, rawBody, headers);
-    } catch (err) {
-      if (err instanceof UrlRejected) {
-        // The name now points somewhere it may not (or nowhere): a failed attempt, nothing sent.
-        outcome = { ok: false, responseStatus: null, error: `not sent: ${err.message}` };
-      } else {
-        // Still recorded as an attempt, so the delivery cannot stay `sending` until the next start.
-        deps.log.error({ err, delivery_id: id }, 'webhook attempt crashed');
-        outcome = { ok: false, responseStatus: null, error: 'internal error while sending; see the server log' };
-      }
-    }
-    const durationMs = Math.round(performance.now() - started);
-    return {
-      id,
-      webhookId: webhook.id,
-      eventId: event.id,
-      eventType: event.type,
-      host,
-      attempts: delivery.attempts + 1,
-      outcome,
-      startedAt,
-      durationMs,
-      attempted: true,
-    };
-  };
-
-  /** The wait a 429 or 503 asked for (capped), if any. */
-  const askedWait = (outcome: AttemptOutcome, now: number): number | undefined => {
-    if (outcome.responseStatus === null || !RETRY_AFTER_STATUSES.has(outcome.responseStatus)) return undefined;
-    const asked = parseRetryAfter(outcome.retryAfter, now);
-    return asked === undefined ? undefined : Math.min(asked, MAX_RETRY_AFTER_MS);
-  };
-
-  const resultOf = async (trx: Trx, done: Performed, now: number): Promise<AttemptResult> => {
-    const { outcome, attempts } = done;
-    if (outcome.ok) {
-      return { status: 'delivered', attempts, nextAttemptAt: null, deliveredAt: now, lastError: null, responseStatus: outcome.responseStatus };
-    }
-    const base = { attempts, deliveredAt: null, lastError: (outcome.error ?? 'failed').slice(0, MAX_ERROR_LENGTH), responseStatus: outcome.responseStatus };
-    // Deleted while this attempt was in flight: it gets nothing more.
-    if (!(await isWebhookActive(trx, done.webhookId))) return { status: 'cancelled', nextAttemptAt: null, ...base };
-    const scheduled = attempts < MAX_ATTEMPTS ? retryDelay(attempts) : undefined;
-    if (scheduled === undefined) return { status: 'failed', nextAttemptAt: null, ...base };
-    const delay = Math.max(scheduled, askedWait(outcome, now) ?? 0);
-    return { status: 'pending', nextAttemptAt: now + delay, ...base };
-  };
-
-  const recordIn = async (trx: Trx, batch: readonly Performed[], now: number): Promise<Array<AttemptResult | undefined>> => {
-    const out: Array<AttemptResult | undefined> = [];
-    for (const done of batch) {
-      const result = await resultOf(trx, done, now);
-      const recorded = await completeAttempt(trx, done.id, result, now);
-      if (recorded && done.attempted) {
-        await insertDeliveryAttempt(trx, {
-          deliveryId: done.id,
-          attempt: done.attempts,
-          startedAt: done.startedAt,
-          durationMs: done.durationMs,
-          responseStatus: done.outcome.responseStatus,
-          error: result.lastError,
-          retryAfterMs: askedWait(done.outcome, now) ?? null,
-          nextAttemptAt: result.nextAttemptAt,
-        });
-      }
-      out.push(recorded ? result : undefined);
-    }
-    return out;
+      return { body: rawBody, headers };
+    });
+    return { ...about, ...sent, attempts: delivery.attempts + 1, attempted: true };
   };
 
   const logRecorded = (batch: readonly Performed[], results: ReadonlyArray<AttemptResult | undefined>): void => {
@@ -216,17 +127,17 @@ export function createDeliverer(deps: AppDeps): Deliverer {
   const attempt = async (id: string): Promise<Delivery | undefined> => {
     const done = await perform(id);
     if (done) {
-      const results = await writeTransaction(deps.db, (trx) => recordIn(trx, [done], deps.clock.now()));
+      const results = await writeTransaction(deps.db, (trx) => outbox.recordIn(trx, [done], deps.clock.now()));
       logRecorded([done], results);
     }
     return findDeliveryById(deps.db, id);
   };
 
   return {
-    policy,
-    claim: (id, from) => claimDelivery(deps.db, id, from, deps.clock.now(), false),
+    policy: outbox.policy,
+    claim: outbox.claim,
     perform,
-    recordIn,
+    recordIn: outbox.recordIn,
     logRecorded,
     attempt,
   };

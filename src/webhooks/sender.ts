@@ -118,7 +118,11 @@ export function createSender(config: Config): Sender {
           const judged = (): void => {
             if (!judge) return;
             const error = judge(status, Buffer.concat(chunks).subarray(0, MAX_RESPONSE_BYTES).toString('utf8'));
-            finish(error === null ? { ok: true, responseStatus: status, error: null } : { ok: false, responseStatus: status, error });
+            finish(
+              error === null
+                ? { ok: true, responseStatus: status, error: null }
+                : { ok: false, responseStatus: status, error, ...(retryAfter ? { retryAfter } : {}) },
+            );
           };
           res.on('data', (chunk: Buffer) => {
             received += chunk.length;

@@ -7,6 +7,7 @@ import type { Selectable } from 'kysely';
 import { newId } from '../lib/ids.js';
 import type { Delivery } from './delivery.model.js';
 import { rowToEvent, type EventType, type StoredEvent } from '../events/events.repo.js';
+import { attemptColumns, resultColumns, toAttemptRecord, type AttemptRecord, type OutboxResult } from './outbox.model.js';
 
 export interface Webhook {
   id: string;
@@ -282,60 +283,25 @@ export async function loadAttemptContext(db: Db, deliveryId: string): Promise<At
   return { delivery, webhook: toWebhook(webhook), event: rowToEvent(event) };
 }
 
-export interface AttemptResult {
-  status: Exclude<DeliveryStatus, 'sending'>;
-  attempts: number;
-  nextAttemptAt: number | null;
-  deliveredAt: number | null;
-  lastError: string | null;
-  responseStatus: number | null;
-}
+/** How a delivery stands after an attempt (the outbox's result). */
+export type AttemptResult = OutboxResult;
 
 /** Records the end of an attempt. Guarded on `sending`: a delivery reset by crash recovery is left alone. */
 export async function completeAttempt(trx: Trx, id: string, result: AttemptResult, now: number): Promise<boolean> {
-  const r = await trx
-    .updateTable('deliveries')
-    .set({
-      status: result.status,
-      attempts: result.attempts,
-      next_attempt_at: result.nextAttemptAt,
-      delivered_at: result.deliveredAt,
-      last_error: result.lastError,
-      response_status: result.responseStatus,
-      updated_at: now,
-    })
-    .where('id', '=', id)
-    .where('status', '=', 'sending')
-    .executeTakeFirst();
+  const r = await trx.updateTable('deliveries').set(resultColumns(result, now)).where('id', '=', id).where('status', '=', 'sending').executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
 }
 
 /** One attempt's history row (delivery_attempts, migration 0026), camel-cased. */
-export interface DeliveryAttempt {
+export interface DeliveryAttempt extends AttemptRecord {
   deliveryId: string;
-  attempt: number;
-  startedAt: number;
-  durationMs: number;
-  responseStatus: number | null;
-  error: string | null;
-  retryAfterMs: number | null;
-  nextAttemptAt: number | null;
 }
 
 /** Writes an attempt's history row; called in the transaction whose completeAttempt recorded it. */
 export async function insertDeliveryAttempt(trx: Trx, a: DeliveryAttempt): Promise<void> {
   await trx
     .insertInto('delivery_attempts')
-    .values({
-      delivery_id: a.deliveryId,
-      attempt: a.attempt,
-      started_at: a.startedAt,
-      duration_ms: a.durationMs,
-      response_status: a.responseStatus,
-      error: a.error,
-      retry_after_ms: a.retryAfterMs,
-      next_attempt_at: a.nextAttemptAt,
-    })
+    .values({ delivery_id: a.deliveryId, ...attemptColumns(a) })
     .execute();
 }
 
@@ -347,16 +313,7 @@ export async function listDeliveryAttempts(db: Db | Trx, deliveryId: string): Pr
     .where('delivery_id', '=', deliveryId)
     .orderBy('attempt')
     .execute();
-  return rows.map((r) => ({
-    deliveryId: r.delivery_id,
-    attempt: Number(r.attempt),
-    startedAt: Number(r.started_at),
-    durationMs: Number(r.duration_ms),
-    responseStatus: r.response_status,
-    error: r.error,
-    retryAfterMs: r.retry_after_ms,
-    nextAttemptAt: r.next_attempt_at,
-  }));
+  return rows.map((r) => ({ deliveryId: r.delivery_id, ...toAttemptRecord(r) }));
 }
 
 export async function isWebhookActive(trx: Trx | Db, webhookId: string): Promise<boolean> {

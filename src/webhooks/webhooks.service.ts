@@ -7,6 +7,7 @@ import { insertEvent, type EventType, type StoredEvent } from '../events/events.
 import type { AppDeps } from '../app-deps.js';
 import { AppError, notFound } from '../lib/errors.js';
 import type { Deliverer } from './deliverer.js';
+import { claimForRetry } from './outbox.js';
 import { newWebhookSecret } from './signer.js';
 import { UrlRejected } from './url-policy.js';
 import {
@@ -108,14 +109,10 @@ export async function sendTestEvent(
 export async function retryDelivery(deps: AppDeps, deliverer: Deliverer, merchantId: string, deliveryId: string): Promise<Delivery> {
   const delivery = await findDelivery(deps.db, merchantId, deliveryId);
   if (!delivery) throw notFound('Delivery');
-  if (delivery.status !== 'failed' && delivery.status !== 'pending') {
-    throw new AppError('delivery_not_retryable', `A ${delivery.status} delivery cannot be retried; only failed or pending ones can`);
-  }
-  const webhook = await findWebhook(deps.db, merchantId, delivery.webhookId);
-  if (!webhook?.active) throw new AppError('webhook_inactive', 'The webhook of this delivery was deleted');
-  if (!(await deliverer.claim(delivery.id, ['failed', 'pending']))) {
-    throw new AppError('delivery_not_retryable', 'This delivery is being sent right now or has changed; reload it');
-  }
+  await claimForRetry(deliverer, delivery, 'delivery', async () => {
+    const webhook = await findWebhook(deps.db, merchantId, delivery.webhookId);
+    if (!webhook?.active) throw new AppError('webhook_inactive', 'The webhook of this delivery was deleted');
+  });
   const after = await deliverer.attempt(delivery.id);
   if (!after) throw notFound('Delivery');
   return after;

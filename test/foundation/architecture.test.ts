@@ -178,6 +178,7 @@ const TABLE_OWNERS: Record<string, string> = {
   shop_connections: 'shops',
   shop_orders: 'shops',
   shop_notifies: 'shops',
+  shop_notify_attempts: 'shops',
   support_tickets: 'support',
   support_messages: 'support',
   chain_transfers: 'chain',

@@ -11,26 +11,9 @@ import { claimNotify } from '../../src/shops/shop-notifies.repo.js';
 import { staleSendingWorker } from '../../src/workers.js';
 import { onPostgres } from '../helpers/database.js';
 import { registerWebhook } from '../webhooks/support.js';
-import { connect, local, md5, payThroughCheckout, startShopWorld, type ShopWorld } from './support.js';
+import { connect, paidEpusdtOrder as paidOrder, startShopWorld } from './support.js';
 
 const GONE = 'gatewayd 4242@a-machine-that-died';
-
-/** One Epusdt order, paid: its callback is queued (pending), with the invoice's webhook deliveries. */
-async function paidOrder(w: ShopWorld, conn: { apiUrl: string; key: string }, orderId: string): Promise<string> {
-  const order = { amount: 10, order_id: orderId, notify_url: w.standIn.url('/notify'), redirect_url: 'https://shop.example/return' };
-  const text = Object.entries(order)
-    .sort(([a], [b]) => (a < b ? -1 : 1))
-    .map(([k, v]) => `${k}=${v}`)
-    .join('&');
-  const res = await fetch(`${local(w, conn.apiUrl)}/api/v1/order/create-transaction`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ ...order, signature: md5(text + conn.key) }),
-  });
-  const created = (await res.json()) as { status_code: number; data: { payment_url: string } };
-  assert.equal(created.status_code, 200, JSON.stringify(created));
-  return (await payThroughCheckout(w, created.data.payment_url)).invoiceId;
-}
 
 test(
   'a callback or delivery left in sending by an instance that is gone is pending again at the next pass; one whose claimer is connected is not',

@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MINUTE } from '../../src/lib/clock.js';
-import { connect, local, md5, shopSign, payThroughCheckout, sendCallbacks, signed, startShopWorld, type ShopHit, type ShopWorld } from './support.js';
+import { connect, local, mapi, md5, payThroughCheckout, sendCallbacks, shopSign, signed, smallOrder, startShopWorld, type ShopHit } from './support.js';
 
 /** V2Board's notify(): every received field but sign/sign_type, empty ones included, sorted and joined. */
 function v2boardAccepts(hit: ShopHit, key: string): boolean {
@@ -17,12 +17,6 @@ function v2boardAccepts(hit: ShopHit, key: string): boolean {
     .map((k) => `${k}=${fields[k]}`)
     .join('&');
   return md5(text + key) === hit.query.get('sign');
-}
-
-async function mapi(w: ShopWorld, apiUrl: string, fields: Record<string, string>) {
-  const res = await fetch(`${local(w, apiUrl)}mapi.php`, { method: 'POST', body: new URLSearchParams(fields) });
-  assert.equal(res.status, 200);
-  return (await res.json()) as Record<string, unknown>;
 }
 
 test('epay: a V2Board-style shop signs, submits by GET to a base URL ending in "/", the payer pays at the checkout, the shop gets one verified notify and queries the order', async () => {
@@ -179,11 +173,7 @@ test('epay: a shop that never acknowledges gets five attempts at about 0, 1, 3, 
   try {
     const { t } = w.h;
     const conn = await connect(w, { protocol: 'epay', allow_http_notify: true });
-    const made = await mapi(
-      w,
-      conn.apiUrl,
-      signed({ pid: String(conn.pid), out_trade_no: 'R-1', notify_url: w.standIn.url('/n'), name: 'x', money: '5' }, conn.key),
-    );
+    const made = await smallOrder(w, conn, 'R-1');
     w.standIn.reply = () => ({ status: 200, body: 'fail' });
     const start = t.clock.now();
     await payThroughCheckout(w, made.payurl as string);
@@ -269,6 +259,34 @@ test('epay: bad signatures, unknown or deleted pids and rolled keys all get the 
     assert.equal(list.connections[0].active, false);
     assert.ok(!JSON.stringify(list).includes(rolled.body.key));
     assert.ok(!w.h.t.logText().includes(rolled.body.key) && !w.h.t.logText().includes(conn.key), 'no key in the log');
+  } finally {
+    await w.close();
+  }
+});
+
+test('epay: only a reply that is "success" acknowledges; "unsuccessful, bad signature" is a refusal and the callback is retried', async () => {
+  const w = await startShopWorld();
+  try {
+    const { t } = w.h;
+    const conn = await connect(w, { protocol: 'epay', allow_http_notify: true });
+    const made = await smallOrder(w, conn, 'ACK-1');
+    w.standIn.reply = () => ({ status: 200, body: 'unsuccessful, bad signature' });
+    await payThroughCheckout(w, made.payurl as string);
+    await sendCallbacks(w);
+    assert.equal(w.standIn.hits.length, 1);
+    const refused = await t.deps.db.selectFrom('shop_notifies').selectAll().executeTakeFirstOrThrow();
+    assert.equal(refused.status, 'pending', 'not delivered: the shop said it refused the notice');
+    assert.equal(refused.next_attempt_at, t.clock.now() + MINUTE);
+    assert.match(refused.last_error ?? '', /"unsuccessful, bad signature", not "success"/);
+
+    // The word alone, in any case and with the spaces, line ends or byte-order mark a PHP script may
+    // print around it, acknowledges (V2Board, Xboard, dujiaoka and new-api answer "success").
+    w.standIn.reply = () => ({ status: 200, body: '\uFEFF Success\r\n' });
+    t.clock.advance(MINUTE);
+    await sendCallbacks(w);
+    assert.equal(w.standIn.hits.length, 2);
+    const acknowledged = await t.deps.db.selectFrom('shop_notifies').selectAll().executeTakeFirstOrThrow();
+    assert.equal(acknowledged.status, 'delivered');
   } finally {
     await w.close();
   }

@@ -40,12 +40,19 @@ export interface ShopHit {
   body: string;
 }
 
+/** What the stand-in answers: a status, a body and, when given, headers (Retry-After). */
+export interface ShopReply {
+  status: number;
+  body: string;
+  headers?: Record<string, string>;
+}
+
 /** A plain-http shop on loopback (reached as shop.example.test); answers with what `reply` returns. */
 export interface ShopStandIn {
   port: number;
   hits: ShopHit[];
   url(path: string): string;
-  reply: (hit: ShopHit) => { status: number; body: string };
+  reply: (hit: ShopHit) => ShopReply;
   close(): Promise<void>;
 }
 
@@ -64,8 +71,8 @@ export async function startShopStandIn(): Promise<ShopStandIn> {
     req.on('end', () => {
       const hit: ShopHit = { method: req.method ?? '', path: req.url ?? '', query: new URL(req.url ?? '/', 'http://x').searchParams, body };
       hits.push(hit);
-      const { status, body: out } = standIn.reply(hit);
-      res.writeHead(status, { 'content-type': 'text/plain' }).end(out);
+      const { status, body: out, headers } = standIn.reply(hit);
+      res.writeHead(status, { 'content-type': 'text/plain', ...headers }).end(out);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -78,6 +85,8 @@ export interface ShopWorld {
   standIn: ShopStandIn;
   rx: HttpsReceiver;
   merchant: Shop;
+  /** The [webhooks] settings the app was given (a second instance takes the same). */
+  webhooks: Record<string, unknown>;
   notifier: ShopNotifier;
   close(): Promise<void>;
 }
@@ -85,22 +94,19 @@ export interface ShopWorld {
 export async function startShopWorld(options: { pricing?: Record<string, unknown> } = {}): Promise<ShopWorld> {
   const standIn = await startShopStandIn();
   const rx = await startHttpsReceiver({ hostnames: ['shop-tls.example.test'] });
-  const h = await startChainHarness({
-    config: {
-      webhooks: rx.webhookConfig({
-        allowed_ports: [443, rx.port, standIn.port],
-        resolve: { 'shop.example.test': '127.0.0.1', 'shop-tls.example.test': '127.0.0.1' },
-        timeout_seconds: 2,
-      }),
-      ...(options.pricing ? { pricing: options.pricing } : {}),
-    },
+  const webhooks = rx.webhookConfig({
+    allowed_ports: [443, rx.port, standIn.port],
+    resolve: { 'shop.example.test': '127.0.0.1', 'shop-tls.example.test': '127.0.0.1' },
+    timeout_seconds: 2,
   });
+  const h = await startChainHarness({ config: { webhooks, ...(options.pricing ? { pricing: options.pricing } : {}) } });
   const merchant = await shop(h.t);
   return {
     h,
     standIn,
     rx,
     merchant,
+    webhooks,
     notifier: createShopNotifier(h.t.deps),
     async close() {
       await h.close();
@@ -140,4 +146,32 @@ export function local(w: ShopWorld, url: string): string {
   const publicUrl = w.h.t.config.server.public_url.replace(/\/+$/, '');
   assert.ok(url.startsWith(publicUrl), `${url} is under ${publicUrl}`);
   return w.h.t.baseUrl + url.slice(publicUrl.length);
+}
+
+export async function mapi(w: ShopWorld, apiUrl: string, fields: Record<string, string>) {
+  const res = await fetch(`${local(w, apiUrl)}mapi.php`, { method: 'POST', body: new URLSearchParams(fields) });
+  assert.equal(res.status, 200);
+  return (await res.json()) as Record<string, unknown>;
+}
+
+/** An order of 5 made through mapi.php, notified at the shop stand-in's /n. */
+export function smallOrder(w: ShopWorld, conn: { apiUrl: string; pid: number; key: string }, outTradeNo: string) {
+  return mapi(w, conn.apiUrl, signed({ pid: String(conn.pid), out_trade_no: outTradeNo, notify_url: w.standIn.url('/n'), name: 'x', money: '5' }, conn.key));
+}
+
+/** One Epusdt order, paid: its callback is queued (pending), with the invoice's webhook deliveries. */
+export async function paidEpusdtOrder(w: ShopWorld, conn: { apiUrl: string; key: string }, orderId: string): Promise<string> {
+  const order = { amount: 10, order_id: orderId, notify_url: w.standIn.url('/notify'), redirect_url: 'https://shop.example/return' };
+  const text = Object.entries(order)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([k, v]) => `${k}=${v}`)
+    .join('&');
+  const res = await fetch(`${local(w, conn.apiUrl)}/api/v1/order/create-transaction`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ ...order, signature: md5(text + conn.key) }),
+  });
+  const created = (await res.json()) as { status_code: number; data: { payment_url: string } };
+  assert.equal(created.status_code, 200, JSON.stringify(created));
+  return (await payThroughCheckout(w, created.data.payment_url)).invoiceId;
 }
