@@ -15,6 +15,7 @@ import { createRouter, describeInstance, jsonResponse } from './http/openapi.js'
 import { createRoute, z } from '@hono/zod-openapi';
 import { rateLimitHeaders } from './http/rate-limit.js';
 import { finishDocument, registerWebhookDocs } from './http/openapi-document.js';
+import { instanceRules } from './openapi-instance.js';
 import { allowedMethods } from './http/allowed-methods.js';
 import { SESSION_CHALLENGE } from './http/auth.js';
 import { jsonBody } from './http/json-body.js';
@@ -129,7 +130,9 @@ export function createApp(deps: AppDeps): App {
       tags: ['System'],
       summary: 'This document',
       description:
-        'The OpenAPI 3.1 document of this API version. It is the same on every instance of a version but for `servers`, which names this server and its TRON network.',
+        'The OpenAPI 3.1 document of this API version as this instance serves it: the rules that follow its configuration are in the schemas ' +
+        "(the webhook URL pattern, `gatewayd dev`'s URL policy included; the currencies of pricing.currencies and their decimals), " +
+        'and `servers` names this server and its TRON network. Everything else is the same on every instance of a version.',
       security: [],
       request: { query: z.strictObject({}) },
       responses: { 200: jsonResponse(z.record(z.string(), z.unknown()).openapi({ description: 'An OpenAPI 3.1 document' }), 'The document') },
@@ -186,7 +189,7 @@ export function buildOpenApiDocument(app: App, deps: AppDeps): Record<string, un
     // Paths carry the /api/v1 prefix themselves, so the server is the bare public origin.
     servers: [{ url: deps.config.server.public_url.replace(/\/+$/, ''), description: 'This gatewayd server' }],
   });
-  return describeInstance(finishDocument(doc as unknown as Record<string, unknown>), deps.config.network);
+  return describeInstance(instanceRules(finishDocument(doc as unknown as Record<string, unknown>), deps.config), deps.config.network);
 }
 
 /** The error code for an exception hono's own middleware threw; undefined for one that is our bug (a 500). */

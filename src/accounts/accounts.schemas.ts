@@ -115,7 +115,7 @@ export const PatchMeBody = z
     (b) => Object.values(b).some((v) => v !== undefined),
     'give at least one of name, checkout_qr, markup_percent, underpayment_tolerance, underpayment_auto_accept',
   )
-  .openapi('UpdateMerchantRequest');
+  .openapi('UpdateMerchantRequest', { minProperties: 1 });
 
 export const MerchantSchema = z
   .object({

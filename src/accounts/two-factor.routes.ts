@@ -11,7 +11,7 @@ import { requireSession, sessionHashOf, sessionToken, setSessionCookie } from '.
 import { clientIp, rateLimitSubject } from '../http/client-ip.js';
 import type { AppDeps } from '../app-deps.js';
 import type { AppEnv } from '../http/context.js';
-import { createRouter, errorResponses, jsonBody, jsonResponse, SuccessSchema } from '../http/openapi.js';
+import { createRouter, EmptyBody, errorResponses, jsonBody, jsonResponse, optionalJsonBody, SuccessSchema } from '../http/openapi.js';
 import { resolveLocale } from '../lib/i18n.js';
 import { Locale, toMerchantResponse, TwoFactorSignedIn } from './accounts.schemas.js';
 import { beginSetup, completeTwoFactorSignIn, confirmSetup, disableTwoFactor, readChallenge, twoFactorStatus } from './two-factor.service.js';
@@ -145,7 +145,7 @@ export function twoFactorRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
       description:
         'The secret is stored encrypted and is not asked at sign-in until confirmed with POST /me/two-factor/confirm; a new setup replaces an unconfirmed one. ' +
         'It is never returned again. Already on: 409 two_factor_already_enabled. Needs a sign-in within the last 10 minutes (403 recent_sign_in_required).',
-      request: { body: jsonBody(z.strictObject({})) },
+      request: { body: optionalJsonBody(EmptyBody) },
       responses: { 200: jsonResponse(SetupSchema, 'Secret'), ...errorResponses(400, 401, 403, 409, 413) },
     }),
     async (c) => {

@@ -148,8 +148,9 @@ export function createRouter(): OpenAPIHono<AppEnv> {
 
 /**
  * One document per API version: the schemas list every network id whatever the instance runs (a
- * client generated from a test instance must accept mainnet answers), and only the server entry says
- * which network this instance runs and whether its USDT is real money.
+ * client generated from a test instance must accept mainnet answers), and the server entry says
+ * which network this instance runs and whether its USDT is real money. (The request rules that
+ * follow the configuration are written in by src/openapi-instance.ts.)
  */
 export function describeInstance(document: Record<string, unknown>, network: Readonly<TronNetwork>): Record<string, unknown> {
   const where = network.test
@@ -158,6 +159,12 @@ export function describeInstance(document: Record<string, unknown>, network: Rea
   for (const server of (document.servers as Array<{ description?: string }> | undefined) ?? []) server.description = where;
   return document;
 }
+
+/**
+ * Marks a schema whose exact rule is this instance's configuration (src/openapi-instance.ts
+ * sets it, then removes the mark): its value names which rule.
+ */
+export const INSTANCE_MARK = 'x-gatewayd-instance';
 
 /** ISO 8601 date-time string schema used by every resource. */
 export const DateTime = z.string().openapi({ format: 'date-time', example: '2026-01-01T00:00:00.000Z' });

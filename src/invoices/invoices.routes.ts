@@ -9,6 +9,7 @@ import { createRouter, EmptyBody, errorResponses, jsonBody, jsonResponse, option
 import { pageRequest, pagingQuery, repeatable } from '../http/paging.js';
 import { formatAmount } from '../lib/amounts.js';
 import { AppError } from '../lib/errors.js';
+import { priceCurrencies, requireCurrency } from '../pricing/currencies.js';
 import { findInvoiceCursor, findMerchantInvoice, listInvoicePage } from './invoices.repo.js';
 import {
   CreateInvoiceSchema,
@@ -52,6 +53,7 @@ export function invoiceRoutes(deps: AppDeps) {
   const creator = new InvoiceCreator(deps);
   const app = createRouter();
   const publicUrl = deps.config.server.public_url;
+  const acceptedCurrencies = priceCurrencies(deps.config.pricing.currencies);
 
   app.openapi(
     createRoute({
@@ -103,7 +105,8 @@ export function invoiceRoutes(deps: AppDeps) {
         'With `currency` a fiat ISO 4217 code from pricing.currencies, `amount` is in that currency: it is converted at the median of the fresh rates, ' +
         "plus `markup_percent` (or the merchant's markup), rounded up to pricing.round_to, and the invoice carries `price`. " +
         'When there is no honest rate (fewer than pricing.min_sources sources younger than pricing.max_age_seconds, rates further apart than ' +
-        'pricing.max_spread_percent, or a currency that is not configured): 503 `rate_unavailable` (with `Retry-After`, except for an unconfigured currency) and nothing is created. ' +
+        'pricing.max_spread_percent): 503 `rate_unavailable` (with `Retry-After`) and nothing is created; an instance without rate sources answers it without `Retry-After`. ' +
+        'A currency this instance does not price in (not in the enum) is 400 `validation_error`, naming the accepted ones. ' +
         'A replay returns the stored price whatever the rates are now.',
       security: KEY_OR_SESSION,
       middleware: [requireKeyOrSession(deps, 'invoices:write')] as const,
@@ -115,6 +118,8 @@ export function invoiceRoutes(deps: AppDeps) {
       },
     }),
     async (c) => {
+      const currency = c.req.valid('json').currency;
+      if (currency !== undefined) requireCurrency(currency, acceptedCurrencies);
       const { invoice, replay, view } = await creator.create(
         {
           merchantId: c.get('auth').merchantId,

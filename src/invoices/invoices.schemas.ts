@@ -1,6 +1,6 @@
 /** The Invoice resources and their requests (docs/api.md, Invoices; amounts in docs/payments.md). */
 import { z } from '@hono/zod-openapi';
-import { DateTime } from '../http/openapi.js';
+import { DateTime, INSTANCE_MARK } from '../http/openapi.js';
 import { formatAmount, parseAmount } from '../lib/amounts.js';
 import { NETWORK_IDS, type NetworkId } from '../lib/tron.js';
 import { iso, isoOrNull } from '../lib/clock.js';
@@ -8,6 +8,7 @@ import { checkoutUrl, type Invoice } from './invoice.model.js';
 import type { InvoicePrice } from '../pricing/pricing.service.js';
 import { markupPercentSchema } from '../pricing/pricing.schemas.js';
 import { USDT } from '../pricing/currencies.js';
+import { canonicalUri, uriPattern, type UriRule } from '../lib/uri.js';
 
 export const AMOUNT_PATTERN = '^(0|[1-9][0-9]{0,9})(\\.[0-9]{1,6})?$';
 /**
@@ -16,8 +17,9 @@ export const AMOUNT_PATTERN = '^(0|[1-9][0-9]{0,9})(\\.[0-9]{1,6})?$';
  */
 export const BOUNDED_AMOUNT_PATTERN =
   '^([1-9][0-9]{0,8}(\\.[0-9]{1,6})?|0\\.([1-9][0-9]{0,5}|0[1-9][0-9]{0,4}|00[1-9][0-9]{0,3}|000[1-9][0-9]{0,2}|0000[1-9][0-9]?|00000[1-9])|1000000000(\\.0{1,6})?)$';
-/** An https return URL with a host name (and port), no credentials, no whitespace or control characters. */
-export const RETURN_URL_PATTERN = '^https://([A-Za-z0-9-]+\\.)*[A-Za-z][A-Za-z0-9-]*(:[0-9]{1,4})?([/?#][^\\s\\u0000-\\u001f\\u007f]*)?$';
+/** A return URL: https, a host name (and port), a fragment allowed; docs/api.md, URLs. */
+export const RETURN_URL_RULE: UriRule = { http: false, host: 'name', fragment: true };
+export const RETURN_URL_PATTERN = uriPattern(RETURN_URL_RULE);
 export const MAX_INVOICE_AMOUNT = 1_000_000_000_000_000n; // 1 000 000 000 USDT in micro-units
 export const METADATA_MAX_BYTES = 16 * 1024;
 /**
@@ -26,17 +28,6 @@ export const METADATA_MAX_BYTES = 16 * 1024;
  * webhooks) would overflow the stack: such a body was a 500.
  */
 export const METADATA_MAX_DEPTH = 32;
-
-/** An absolute https URL as written (no "https:host" shorthand), with no credentials in it. */
-function isReturnUrl(value: string): boolean {
-  if (!/^https:\/\/[^/?#\s]/i.test(value) || /[\s\u0000-\u001f\u007f]/.test(value)) return false;
-  try {
-    const url = new URL(value);
-    return url.protocol === 'https:' && url.username === '' && url.password === '' && url.hostname !== '';
-  } catch {
-    return false;
-  }
-}
 
 /** Iterative, so the check itself cannot overflow the stack. */
 function nestsAtMost(value: unknown, max: number): boolean {
@@ -142,12 +133,18 @@ export const InvoiceSchema = z
       example: 'https://shop.example/orders/1042',
     }),
     cancelled_at: DateTime.nullable().openapi({ description: 'When the merchant cancelled the invoice (status expired)', example: null }),
-    received_amount: z.string().nullable().openapi({
-      pattern: '^[0-9]+\\.[0-9]{6}$',
-      description:
-        "USDT actually received: payable_amount when a matching transfer paid the invoice, the transfer's own amount when the owner applied a payment by hand (POST /invoices/{id}/resolve); null while unpaid",
-      example: '25.000137',
-    }),
+    received_amount: z
+      .string()
+      .nullable()
+      .openapi({
+        pattern: '^[0-9]+\\.[0-9]{6}$',
+        deprecated: true,
+        description:
+          'Deprecated: use `amount_received`, its replacement (the running sum of what arrived, "0.000000" rather than null before anything did). ' +
+          'Sent unchanged for the rest of API version 0.x and removed in 1.0.0, not before 2027-07-01 (docs/api.md, Deprecations). ' +
+          "USDT actually received: payable_amount when a matching transfer paid the invoice, the transfer's own amount when the owner applied a payment by hand (POST /invoices/{id}/resolve); null while unpaid",
+        example: '25.000137',
+      }),
   })
   .openapi('Invoice');
 
@@ -170,6 +167,11 @@ export const InvoiceListSchema = z
   })
   .openapi('InvoiceList');
 
+/** The superRefine of CreateInvoiceSchema, for the document: markup_percent only with a fiat currency (a JSON Schema 2020-12 keyword zod's types lack). */
+const MARKUP_NEEDS_FIAT = {
+  dependentSchemas: { markup_percent: { required: ['currency'], properties: { currency: { not: { const: USDT } } } } },
+} as unknown as Record<string, never>;
+
 export const CreateInvoiceSchema = z
   .strictObject({
     merchant_order_id: z.string().min(1).max(120).openapi({ description: 'Your order reference; unique per merchant', example: 'order-1042' }),
@@ -184,15 +186,19 @@ export const CreateInvoiceSchema = z
         pattern: BOUNDED_AMOUNT_PATTERN,
         example: '25.00',
         description:
-          'The price in `currency`: in USDT (the default) 0.000001 to 1000000000; in a fiat currency greater than 0 with at most its own decimals (JPY none, most 2)',
+          'The price in `currency`: in USDT (the default) 0.000001 to 1000000000; in a fiat currency greater than 0 with at most its own decimals (JPY none, most 2; ' +
+          'the document says which with one `if`/`then` per number of decimals), and at most 1000000000 USDT at the current rate',
       }),
     currency: z
       .string()
       .regex(/^([A-Z]{3}|USDT)$/, 'expected USDT or an ISO 4217 code in upper case, e.g. "EUR"')
       .optional()
       .openapi({
+        // The enum is this instance's: USDT and its pricing.currencies (src/openapi-instance.ts).
+        [INSTANCE_MARK]: 'price_currency',
         description:
-          'USDT (the default), or an ISO 4217 code from pricing.currencies: the amount is converted at the current rate (503 `rate_unavailable` when there is no honest one)',
+          "USDT (the default), or an ISO 4217 code from pricing.currencies (the enum is this instance's; another is 400 `validation_error` naming them): " +
+          'the amount is converted at the current rate (503 `rate_unavailable` when there is no honest one)',
         example: 'CNY',
       }),
     markup_percent: markupPercentSchema("Fiat prices only: the markup in percent, 0 to 20; the merchant's markup_percent when absent").optional(),
@@ -221,11 +227,17 @@ export const CreateInvoiceSchema = z
     redirect_url: z
       .string()
       .max(REDIRECT_URL_MAX)
-      .refine(isReturnUrl, 'expected an absolute https:// URL without user name or password')
+      .refine(
+        (v) => canonicalUri(v, RETURN_URL_RULE) !== undefined,
+        'expected an absolute https:// URL with a host name, no user name or password, and only the characters RFC 3986 allows (percent-encode the rest)',
+      )
       .optional()
       .openapi({
         pattern: RETURN_URL_PATTERN,
-        description: `https URL (at most ${REDIRECT_URL_MAX} characters) the checkout offers as "Return to {merchant}" once the invoice is confirmed or expired`,
+        format: 'uri',
+        description:
+          `https URL (at most ${REDIRECT_URL_MAX} characters) the checkout offers as "Return to {merchant}" once the invoice is confirmed or expired. ` +
+          'Only characters RFC 3986 allows as they are (percent-encode the rest); stored and answered in its WHATWG serialisation (lower-case host, no default port), which may differ from the text sent',
         example: 'https://shop.example/orders/1042',
       }),
   })
@@ -234,7 +246,11 @@ export const CreateInvoiceSchema = z
       ctx.addIssue({ code: 'custom', path: ['markup_percent'], message: 'a markup applies to prices in a fiat currency only' });
     }
   })
-  .openapi('CreateInvoice');
+  .openapi('CreateInvoice', {
+    ...MARKUP_NEEDS_FIAT,
+    // Each currency's own decimals (JPY none), for this instance's currencies (src/openapi-instance.ts).
+    [INSTANCE_MARK]: 'price_decimals',
+  });
 
 /** The validated body with its defaults applied (the fingerprint of a replay is taken from this). */
 export type CreateInvoiceBody = z.infer<typeof CreateInvoiceSchema> & { expires_in_minutes: number };

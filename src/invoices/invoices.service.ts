@@ -22,6 +22,7 @@ import { reviewPaymentTransaction } from '../chain/chain.service.js';
 import { GroupCommit } from './group-commit.js';
 import { type Invoice } from './invoice.model.js';
 import { type CreateInvoiceBody, type InvoiceResponse, MAX_INVOICE_AMOUNT, toInvoiceResponse, withInvoiceDefaults } from './invoices.schemas.js';
+import { serialisedUri } from '../lib/uri.js';
 import {
   cancelOpenInvoice,
   findMerchantInvoice,
@@ -190,7 +191,8 @@ export async function createInvoiceInTrx(
     createdAt: now,
     expiresAt: now + body.expires_in_minutes * MINUTE,
     reservedUntil: now + RESERVATION_MS,
-    redirectUrl: body.redirect_url ?? null,
+    // Stored in its WHATWG serialisation (src/lib/uri.ts): what the document's format: uri promises.
+    redirectUrl: body.redirect_url === undefined ? null : serialisedUri(body.redirect_url),
     cancelledAt: null,
     receivedAmount: null,
     price,

@@ -5,10 +5,15 @@
  */
 import { z } from '@hono/zod-openapi';
 
-export const EMAIL_PATTERN = z.regexes.email.source;
+/**
+ * zod's email rule with DNS labels that neither start nor end with a hyphen, so that every address
+ * it accepts is also a JSON Schema `format: email` as strict validators (ajv-formats) check it.
+ */
+const EMAIL = /^(?:[A-Za-z0-9_'+\-]+\.)*[A-Za-z0-9_'+\-]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\.)+[A-Za-z]{2,}$/;
+export const EMAIL_PATTERN = EMAIL.source;
 export const EMAIL_MAX_LENGTH = 254;
 
 /** An email address as requests carry it (registration, sign-in, contact form, CLI). */
 export function emailField() {
-  return z.email({ pattern: z.regexes.email }).max(EMAIL_MAX_LENGTH).openapi({ pattern: EMAIL_PATTERN, maxLength: EMAIL_MAX_LENGTH });
+  return z.email({ pattern: EMAIL }).max(EMAIL_MAX_LENGTH).openapi({ pattern: EMAIL_PATTERN, maxLength: EMAIL_MAX_LENGTH });
 }

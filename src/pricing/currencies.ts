@@ -3,6 +3,7 @@
  * decimals an amount may carry: JPY 0, USD 2, KWD 3). `pricing.currencies` must name codes from
  * this table; USDT is the invoice's own currency and is never converted.
  */
+import { AppError } from '../lib/errors.js';
 import { parseDecimal, shift, type Decimal } from './decimal.js';
 
 export const MINOR_UNITS: Readonly<Record<string, number>> = {
@@ -138,6 +139,22 @@ export function plausibleRange(code: string): { min: Decimal; max: Decimal } | u
   if (!Object.hasOwn(REFERENCE_RATES, code)) return undefined;
   const ref = parseDecimal(REFERENCE_RATES[code]!)!;
   return { min: shift(ref, -1), max: shift(ref, 1) };
+}
+
+/** What an instance takes a price in: USDT, then its pricing.currencies. */
+export function priceCurrencies(configured: readonly string[]): string[] {
+  return [USDT, ...configured];
+}
+
+/**
+ * 400 validation_error naming the currencies this instance takes, for a currency outside them (the
+ * served document lists the same ones): not the retryable 503 a missing rate is.
+ */
+export function requireCurrency(currency: string, accepted: readonly string[]): void {
+  if (accepted.includes(currency)) return;
+  throw new AppError('validation_error', `Currency ${currency} is not available on this instance; use one of ${accepted.join(', ')}`, [
+    { path: 'currency', message: `expected one of ${accepted.join(', ')}` },
+  ]);
 }
 
 export function minorUnits(code: string): number | undefined {

@@ -1,6 +1,6 @@
 /** The API contract of shop connections (docs/api.md, Shop connections) and the mappers that build them. */
 import { z } from '@hono/zod-openapi';
-import { DateTime } from '../http/openapi.js';
+import { DateTime, INSTANCE_MARK } from '../http/openapi.js';
 import { iso, isoOrNull } from '../lib/clock.js';
 import { pagingQuery } from '../http/paging.js';
 import type { ShopCallback, ShopNotifyView } from './shop-notifies.repo.js';
@@ -26,7 +26,14 @@ export const CreateShopConnectionBody = z
       .string()
       .regex(/^[A-Za-z]{3,5}$/, 'expected a currency code such as USDT or USD')
       .transform((v) => v.toUpperCase())
-      .openapi({ description: "What the shop's amounts are in: USDT (no conversion) or a fiat currency of [pricing]", example: 'USDT' }),
+      .openapi({
+        // The pattern is this instance's: USDT and its pricing.currencies, any case (src/openapi-instance.ts).
+        [INSTANCE_MARK]: 'connection_currency',
+        description:
+          "What the shop's amounts are in: USDT (no conversion) or a fiat currency of [pricing]; upper or lower case, answered in upper case. " +
+          "The pattern is this instance's; another currency is 400 `validation_error` naming the accepted ones",
+        example: 'USDT',
+      }),
     allow_http_notify: z.boolean().optional().openapi({
       description: 'Let the shop receive its callbacks over plain http (many shops run behind http); https only when absent or false',
       example: false,

@@ -7,7 +7,7 @@ import { writeTransaction } from '../db/database.js';
 import type { ShopProtocol } from '../db/schema.js';
 import type { AppDeps } from '../app-deps.js';
 import { AppError, notFound } from '../lib/errors.js';
-import { USDT } from '../pricing/currencies.js';
+import { priceCurrencies, requireCurrency } from '../pricing/currencies.js';
 import { findMerchantWallet } from '../wallets/wallets.repo.js';
 import { cancelPendingNotifies } from './shop-notifies.repo.js';
 import { countActiveConnections, deactivateConnection, findConnection, insertConnection, pidTaken, replaceSecret, type ShopConnection } from './shops.repo.js';
@@ -25,7 +25,7 @@ export function newShopKey(): string {
 
 /** The currencies a connection may price in: USDT, plus the fiat currencies pricing is configured for. */
 export function connectionCurrencies(deps: Pick<AppDeps, 'config'>): string[] {
-  return [USDT, ...deps.config.pricing.currencies];
+  return priceCurrencies(deps.config.pricing.currencies);
 }
 
 export interface CreateConnectionInput {
@@ -37,12 +37,7 @@ export interface CreateConnectionInput {
 }
 
 export async function createConnection(deps: AppDeps, merchantId: string, input: CreateConnectionInput): Promise<{ connection: ShopConnection; key: string }> {
-  const currencies = connectionCurrencies(deps);
-  if (!currencies.includes(input.currency)) {
-    throw new AppError('validation_error', `Currency ${input.currency} is not available on this instance; use one of ${currencies.join(', ')}`, [
-      { path: 'currency', message: `expected one of ${currencies.join(', ')}` },
-    ]);
-  }
+  requireCurrency(input.currency, connectionCurrencies(deps));
   const key = newShopKey();
   const connection = await writeTransaction(deps.db, async (trx, tx) => {
     const wallet = await findMerchantWallet(tx, merchantId, input.walletId);

@@ -52,7 +52,7 @@ export const UpdateWalletSchema = z
     archived: z.boolean().optional().openapi({ description: 'true archives the wallet, false restores it' }),
   })
   .refine((b) => b.label !== undefined || b.archived !== undefined, { message: 'give label, archived or both' })
-  .openapi('UpdateWallet');
+  .openapi('UpdateWallet', { minProperties: 1 });
 
 export function toWalletResponse(w: Wallet) {
   return {

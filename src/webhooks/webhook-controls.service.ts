@@ -30,7 +30,7 @@ async function activeWebhook(trx: Parameters<Parameters<typeof writeTransaction>
 
 /** Pausing (active=false) cancels the pending deliveries, as deleting does; resuming takes new events again. */
 export async function changeWebhook(deps: AppDeps, deliverer: Deliverer, merchantId: string, id: string, changes: WebhookChanges): Promise<Webhook> {
-  const url = changes.url === undefined ? undefined : await checkedWebhookUrl(deliverer, changes.url);
+  const url = changes.url === undefined ? undefined : await checkedWebhookUrl(deps, deliverer, changes.url);
   const webhook = await writeTransaction(deps.db, async (trx) => {
     const before = await activeWebhook(trx, merchantId, id);
     const paused = changes.active === undefined ? undefined : !changes.active;

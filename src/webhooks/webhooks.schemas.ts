@@ -1,28 +1,41 @@
 /** The API contract of webhooks, deliveries and events, and the mappers that build those resources. */
 import { z } from '@hono/zod-openapi';
 import { EventSchema, EventTypeSchema } from '../events/events.schemas.js';
-import { DateTime } from '../http/openapi.js';
+import { DateTime, INSTANCE_MARK } from '../http/openapi.js';
 import { iso, isoOrNull } from '../lib/clock.js';
 import type { Delivery, Webhook } from './webhooks.repo.js';
+import type { Config } from '../config.js';
+import { uriPattern, type UriRule } from '../lib/uri.js';
 
 export { EventSchema };
 
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
-/** https, no credentials, no fragment, no whitespace (what the URL policy checks first). */
-export const WEBHOOK_URL_PATTERN = '^https://[^\\s/?#@]+([/?][^\\s#]*)?$';
+
+/**
+ * The static part of the URL policy as a pattern (src/lib/uri.ts): https, a fully qualified DNS
+ * name, an allowed port, no credentials or fragment; on `gatewayd dev` http or https, any host and
+ * port. The served document carries this instance's (src/openapi-instance.ts).
+ */
+export function webhookUriRule(config: Pick<Config, 'devMode' | 'webhooks'>): UriRule {
+  return config.devMode ? { http: true, host: 'any', fragment: false } : { http: false, host: 'fqdn', ports: config.webhooks.allowed_ports, fragment: false };
+}
 
 const WebhookUrl = z
   .string()
   .min(1)
   .max(MAX_WEBHOOK_URL_LENGTH)
-  // The pattern is the document's: the URL policy itself refuses the rest with 400
-  // invalid_webhook_url and a reason (scheme, credentials, fragment, ...).
+  // The pattern is this instance's (set when the document is served, INSTANCE_MARK): the URL policy
+  // refuses the rest with 400 invalid_webhook_url and a reason (scheme, credentials, fragment, ...).
   .openapi({
-    pattern: WEBHOOK_URL_PATTERN,
+    [INSTANCE_MARK]: 'webhook_url',
+    pattern: uriPattern({ http: false, host: 'fqdn', ports: [443], fragment: false }),
     format: 'uri',
     example: 'https://shop.example.com/hooks/gatewayd',
     description:
-      'Public https URL on an allowed port (443 by default); no credentials, fragment or IP literal; every address the name resolves to must be public.',
+      'Public https URL on an allowed port (443 by default); no credentials, fragment or IP literal; every address the name resolves to must be public. ' +
+      "Only characters RFC 3986 allows as they are (percent-encode the rest); stored in its WHATWG serialisation. The pattern is this instance's " +
+      '(its webhooks.allowed_ports; on `gatewayd dev`, http or https to any host and port); a name that is localhost, does not resolve or resolves ' +
+      'to a non-public address is refused by the URL policy with 400 invalid_webhook_url and its reason.',
   });
 
 const EnabledEvents = z
@@ -47,7 +60,7 @@ export const UpdateWebhookBody = z
     url: WebhookUrl.optional(),
   })
   .refine((b) => b.active !== undefined || b.enabled_events !== undefined || b.url !== undefined, { message: 'give active, enabled_events or url' })
-  .openapi('UpdateWebhook');
+  .openapi('UpdateWebhook', { minProperties: 1 });
 
 export const WebhookIdParam = z.object({
   id: z

@@ -10,6 +10,8 @@ import type { Deliverer } from './deliverer.js';
 import { claimForRetry } from './outbox.js';
 import { newWebhookSecret } from './signer.js';
 import { UrlRejected } from './url-policy.js';
+import { canonicalUri } from '../lib/uri.js';
+import { webhookUriRule } from './webhooks.schemas.js';
 import {
   cancelPendingDeliveries,
   countActiveWebhooks,
@@ -30,10 +32,17 @@ export const MAX_ACTIVE_WEBHOOKS = 16;
  */
 export const MANUAL_SENDS_PER_MINUTE = 30;
 
-/** The URL as it will be stored, after the URL policy (DNS included: never inside a transaction). */
-export async function checkedWebhookUrl(deliverer: Deliverer, rawUrl: string): Promise<string> {
+/**
+ * The URL as it will be stored, after the URL policy (DNS included: never inside a transaction) and
+ * the document's pattern for this instance (src/lib/uri.ts): what is stored is a valid `format: uri`.
+ */
+export async function checkedWebhookUrl(deps: Pick<AppDeps, 'config'>, deliverer: Deliverer, rawUrl: string): Promise<string> {
   try {
-    return (await deliverer.policy.check(rawUrl)).url.href;
+    const { href } = (await deliverer.policy.check(rawUrl)).url;
+    const rule = webhookUriRule(deps.config);
+    if (canonicalUri(rawUrl, rule) !== href)
+      throw new UrlRejected('not_url', 'only the characters RFC 3986 allows may appear as they are (percent-encode the rest), and the host must be a DNS name');
+    return href;
   } catch (err) {
     if (err instanceof UrlRejected)
       throw new AppError('invalid_webhook_url', `Webhook URL refused: ${err.message}`, [{ path: 'url', message: err.message, reason: err.reason }]);
@@ -53,7 +62,7 @@ export async function registerWebhook(
   rawUrl: string,
   enabledEvents: EventType[] | null = null,
 ): Promise<{ webhook: Webhook; secret: string | null }> {
-  const url = await checkedWebhookUrl(deliverer, rawUrl);
+  const url = await checkedWebhookUrl(deps, deliverer, rawUrl);
   const secret = newWebhookSecret();
   const result = await writeTransaction(deps.db, async (trx) => {
     const existing = await findActiveWebhookByUrl(trx, merchantId, url);

@@ -1,7 +1,10 @@
 /**
  * Request schemas are as strict as the server, and the server as strict as they are (issue 30,
- * item 3), for every operation of the served document: its body, its query parameters, its path
- * parameters and its header parameters.
+ * item 3; issue 42, item 1), for every operation of the served document: its body, its query
+ * parameters, its path parameters and its header parameters. What is document-valid is decided by
+ * a strict validator reading the served document (test/helpers/openapi-validator.ts: ajv, JSON
+ * Schema 2020-12, formats asserted), as Prism would, and every answer of every request sent here
+ * must match its own schema.
  *
  * - Valid: requests drawn from the schemas alone (patterns, bounds, enums, formats, uniqueItems,
  *   the email rule) are sent as they are; none may get 400 validation_error, which would mean the
@@ -11,6 +14,9 @@
  * - Invalid: one value at a time is put outside its schema (a wrong type, too short or too long,
  *   off the pattern or the enum, out of range, repeated items, a missing required field, an unknown
  *   field or query parameter); each must get 400 with the documented error envelope, never a 5xx.
+ * - Differential: bodies drawn loosely from the schemas (the fuzzer's generator: boundaries, odd
+ *   text, wrong shapes), each judged by the validator first: a document-valid one must not get 400
+ *   validation_error, a document-invalid one must get 400.
  *
  * Amounts, scopes, return URLs and emails are also checked at the edges the issue named.
  */
@@ -23,10 +29,12 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 import { signedInMerchant } from '../helpers/fixtures.js';
 import { startHttpsReceiver, type HttpsReceiver } from '../helpers/https-receiver.js';
 import { newKey, shop, type Shop } from '../helpers/shop.js';
-import { operationsOf, resolver, sendRequest, type AuthKind, type Credentials, type Operation, type Schema } from '../reliability/openapi-fuzz.js';
+import { documentValidator, type DocumentValidator } from '../helpers/openapi-validator.js';
+import { operationsOf, resolver, sendRequest, validish, type AuthKind, type Credentials, type Operation, type Schema } from '../reliability/openapi-fuzz.js';
 
 const SEED = 30;
 const VALID_RUNS = 12;
+const DIFFERENTIAL_RUNS = 16;
 const STAFF = 'staff@example.test';
 
 /** A value the schema accepts, drawn only from what the schema says. */
@@ -162,13 +170,13 @@ function invalidValues(s0: Schema, resolve: (s: Schema) => Schema, inQuery: bool
 /**
  * The refusals of a schema-valid value that no JSON Schema can express, each stated in its field's
  * description: a paging cursor naming no row of the caller's list (stored state), a TRON address
- * whose base58check checksum is wrong, and a currency this instance does not price (its
- * configuration; the document is the same for every instance).
+ * whose base58check checksum is wrong, and a fiat amount worth more than the largest invoice at the
+ * current rate. (The currencies and their decimals are in this instance's document.)
  */
 const BEYOND_THE_SCHEMA: Array<[RegExp, RegExp]> = [
   [/^query\.(starting_after|ending_before)$/, /^no such /],
   [/^address$/, /checksum/],
-  [/^currency$/, /^expected one of |not (available|a price currency)/],
+  [/^amount$/, /more than the largest invoice .* at the current rate/],
 ];
 
 interface Generated {
@@ -178,13 +186,14 @@ interface Generated {
   body: unknown;
 }
 
-/** Repairs that keep a request about its values: unique order ids, the one cross-field rule of invoices. */
+/** Repairs that keep a request about its values: the caller's own wallet and unique order ids. */
 function repaired(op: Operation, g: Generated, walletId: string, n: number): Generated {
-  if (op.method === 'POST' && op.path === '/api/v1/invoices' && g.body && typeof g.body === 'object') {
-    const body: Record<string, unknown> = { ...(g.body as Record<string, unknown>), wallet_id: walletId, merchant_order_id: `prop-${n}` };
-    // Stated in markup_percent's description: a markup goes with a fiat currency only.
-    if (body.currency === undefined || body.currency === 'USDT') delete body.markup_percent;
-    return { ...g, body };
+  if (op.method === 'POST' && op.path === '/api/v1/invoices' && g.body && typeof g.body === 'object' && !Array.isArray(g.body)) {
+    const body = g.body as Record<string, unknown>;
+    return {
+      ...g,
+      body: { ...body, ...('wallet_id' in body ? { wallet_id: walletId } : {}), ...('merchant_order_id' in body ? { merchant_order_id: `prop-${n}` } : {}) },
+    };
   }
   return g;
 }
@@ -235,6 +244,7 @@ interface World {
   ops: Operation[];
   accepted: (op: Operation) => AuthKind;
   chatHeader: (op: Operation) => Record<string, string>;
+  validator: DocumentValidator;
 }
 const world = {} as World;
 
@@ -264,6 +274,7 @@ before(async () => {
   world.creds = { session, staffSession, otherTenantSession: staffSession, cookieName: sessionCookie, key: key.secret, revokedKey: key.secret, chatToken };
   world.creds.origin = t.config.publicOrigin;
   world.doc = (await t.client().get('/openapi.json')).body as Schema;
+  world.validator = documentValidator(world.doc);
   const paths = world.doc.paths as Record<string, Record<string, Schema>>;
   // HEAD answers as GET does, without a body to judge.
   world.ops = operationsOf(world.doc)
@@ -287,6 +298,8 @@ function freshBudget(op: Operation): void {
 }
 
 let sent = 0;
+/** Every answer that did not match its own schema (or whose status the operation does not declare). */
+const responseViolations: string[] = [];
 async function send(op: Operation, g: Generated): Promise<{ status: number; body: any; text: string }> {
   sent += 1;
   const headers: Record<string, string> = { ...world.chatHeader(op) };
@@ -294,12 +307,23 @@ async function send(op: Operation, g: Generated): Promise<{ status: number; body
   Object.assign(headers, g.headers);
   for (const [k, v] of Object.entries(headers)) if (v === '\u0000drop') delete headers[k];
   const json = g.body === undefined ? undefined : new TextEncoder().encode(JSON.stringify(g.body));
-  return sendRequest(
+  const res = await sendRequest(
     world.t.baseUrl,
     { op, auth: world.accepted(op), twist: 'property', pathParams: g.path, headers, body: json, contentType: json ? 'application/json' : undefined },
     world.creds,
     queryString(g.query),
   );
+  for (const problem of world.validator.response(op.method, op.path, res.status, res.body, res.headers.get('content-type')))
+    responseViolations.push(`${op.method} ${op.path} ${JSON.stringify(g.body)?.slice(0, 120)}: ${problem} (${res.text.slice(0, 160)})`);
+  return res;
+}
+
+/** The validator's verdict on a generated request ([] = document-valid). */
+function documentErrors(op: Operation, g: Generated): string[] {
+  const headers: Record<string, string> = {};
+  for (const p of op.params) if (p.in === 'header') headers[p.name] = g.headers[p.name] ?? `prop-${sent + 1}`;
+  for (const [k, v] of Object.entries(headers)) if (v === '\u0000drop') delete headers[k];
+  return world.validator.request(op.method, op.path, { ...g, headers });
 }
 
 test('every request schema: values drawn from it are never refused with 400 validation_error (nor answered 5xx)', { timeout: 300_000 }, async (t) => {
@@ -308,9 +332,14 @@ test('every request schema: values drawn from it are never refused with 400 vali
   let requests = 0;
   for (const [i, op] of world.ops.entries()) {
     freshBudget(op);
-    const samples = fc.sample(validRequest(op, resolve, world.doc), { seed: SEED + i, numRuns: op.params.length > 0 || op.body ? VALID_RUNS : 1 });
+    const samples = fc.sample(validRequest(op, resolve, world.doc), { seed: SEED + i, numRuns: op.params.length > 0 || op.body ? VALID_RUNS * 2 : 1 });
+    let kept = 0;
     for (const sample of samples) {
-      const g = repaired(op, sample, world.a.walletId, (requests += 1));
+      const g = repaired(op, sample, world.a.walletId, requests + 1);
+      // The generator reads the keywords one by one; the validator judges the whole (allOf, if/then, dependentSchemas, formats).
+      if (documentErrors(op, g).length > 0 || kept >= VALID_RUNS) continue;
+      kept += 1;
+      requests += 1;
       const res = await send(op, g);
       const details = (res.body?.error?.details ?? []) as Array<{ path?: string; message?: string }>;
       const beyond =
@@ -360,6 +389,10 @@ test('every request schema: a value outside it gets 400 with the error envelope,
     for (const [where, what, g] of variants) {
       requests += 1;
       covered[where] += 1;
+      if (documentErrors(op, g).length === 0) {
+        wrong.push(`${op.method} ${op.path} ${what}: the variant is document-valid (the generator is wrong)`);
+        continue;
+      }
       const res = await send(op, g);
       const envelope = res.body?.error && typeof res.body.error.code === 'string' && typeof res.body.error.message === 'string';
       // validation_error, or the webhook URL policy's own code with its reason (documented on the url field).
@@ -374,29 +407,143 @@ test('every request schema: a value outside it gets 400 with the error envelope,
   assert.ok(requests > 300, `${requests} requests`);
 });
 
-test('the edges the issue named are outside the schemas and refused alike', async () => {
-  const { a, doc } = world;
+test('differential: a body drawn loosely from its schema is refused with 400 exactly when the document says it is invalid', { timeout: 300_000 }, async (t) => {
+  const resolve = resolver(world.doc);
+  const disagreements: string[] = [];
+  const judged = { valid: 0, invalid: 0 };
+  for (const [i, op] of world.ops.entries()) {
+    if (!op.body) continue;
+    freshBudget(op);
+    const base = repaired(op, fc.sample(validRequest(op, resolve, world.doc), { seed: SEED + i, numRuns: 1 })[0]!, world.a.walletId, 0);
+    for (const [j, loose] of fc.sample(validish(op.body, resolve), { seed: SEED * 7 + i, numRuns: DIFFERENTIAL_RUNS }).entries()) {
+      const g = repaired(op, { ...base, body: loose }, world.a.walletId, 100_000 + i * 100 + j);
+      const errors = documentErrors(op, g);
+      const res = await send(op, g);
+      const details = (res.body?.error?.details ?? []) as Array<{ path?: string; message?: string }>;
+      const validation = res.status === 400 && ['validation_error', 'invalid_webhook_url'].includes(res.body?.error?.code);
+      const beyond =
+        details.length > 0 && details.every((d) => BEYOND_THE_SCHEMA.some(([path, message]) => path.test(d.path ?? '') && message.test(d.message ?? '')));
+      const policy = res.body?.error?.code === 'invalid_webhook_url';
+      const said = `${op.method} ${op.path} ${JSON.stringify(g.body)?.slice(0, 200)}`;
+      if (errors.length === 0) {
+        judged.valid += 1;
+        const serverFault = res.status === 500 || (res.status >= 500 && !op.statuses.has(res.status));
+        if ((validation && !beyond && !policy) || serverFault) disagreements.push(`${said}: document-valid, but ${res.status} ${res.text.slice(0, 200)}`);
+      } else {
+        judged.invalid += 1;
+        if (!validation) disagreements.push(`${said}: document-invalid (${errors.slice(0, 2).join('; ')}), but ${res.status} ${res.text.slice(0, 120)}`);
+      }
+    }
+  }
+  t.diagnostic(`${judged.valid + judged.invalid} loose bodies: ${judged.valid} document-valid, ${judged.invalid} document-invalid`);
+  assert.deepEqual(disagreements, []);
+  assert.ok(judged.valid > 50 && judged.invalid > 200, JSON.stringify(judged));
+});
+
+interface Edge {
+  method: string;
+  path: string;
+  parts: Parameters<DocumentValidator['request']>[2];
+  send: () => Promise<{ status: number; body: any }>;
+}
+
+test('the edges the issues named are outside the schemas and refused alike', async () => {
+  const { a, doc, validator } = world;
   const resolve = resolver(doc);
   const paths = doc.paths as Record<string, Record<string, { requestBody: { content: Record<string, { schema: Schema }> } }>>;
-  // The edges the issue named: each is outside the schema and refused by the server alike.
-  const edges: Array<[string, unknown]> = [
-    ['amount', '0'],
-    ['amount', '9999999999'],
-    ['amount', '1000000000.000001'],
-    ['redirect_url', 'http://shop.example/back'],
+  const create = (body: Record<string, unknown>, key: string): Edge => ({
+    method: 'POST',
+    path: '/api/v1/invoices',
+    parts: { path: {}, query: [], headers: { 'Idempotency-Key': key }, body },
+    send: () => a.client.post('/invoices', body, { headers: { 'idempotency-key': key } }),
+  });
+  const base = { merchant_order_id: 'edge', amount: '1', wallet_id: a.walletId };
+  // Each is document-invalid by the validator and refused by the server with 400 validation_error.
+  const edges: Array<[string, Edge]> = [
+    ['amount 0', create({ ...base, amount: '0' }, 'edge-1')],
+    ['amount 9999999999', create({ ...base, amount: '9999999999' }, 'edge-2')],
+    ['amount 1000000000.000001', create({ ...base, amount: '1000000000.000001' }, 'edge-3')],
+    ['an http redirect_url', create({ ...base, redirect_url: 'http://shop.example/back' }, 'edge-4')],
+    // Issue 42: accepted (201) before, though its own answer's format: uri refused it.
+    ['a redirect_url outside RFC 3986', create({ ...base, redirect_url: "https://AD1D.b7-03d-:261/|M?_'v" }, 'edge-5')],
+    ['a redirect_url with a space', create({ ...base, redirect_url: 'https://shop.example/a b' }, 'edge-6')],
+    ['an unknown currency', create({ ...base, currency: 'XYZ' }, 'edge-7')],
+    ['JPY with decimals', create({ ...base, currency: 'JPY', amount: '100.5' }, 'edge-8')],
+    ['EUR with three decimals', create({ ...base, currency: 'EUR', amount: '10.125' }, 'edge-9')],
+    ['markup_percent on a USDT invoice', create({ ...base, markup_percent: '2' }, 'edge-10')],
+    ['markup_percent without a currency, explicitly USDT', create({ ...base, currency: 'USDT', markup_percent: '2' }, 'edge-11')],
+    [
+      'PATCH /wallets/{id} {}',
+      {
+        method: 'PATCH',
+        path: '/api/v1/wallets/{id}',
+        parts: { path: { id: a.walletId }, query: [], headers: {}, body: {} },
+        send: () => a.client.patch(`/wallets/${a.walletId}`, {}),
+      },
+    ],
+    ['PATCH /me {}', { method: 'PATCH', path: '/api/v1/me', parts: { path: {}, query: [], headers: {}, body: {} }, send: () => a.client.patch('/me', {}) }],
+    [
+      'an unknown shop connection currency',
+      {
+        method: 'POST',
+        path: '/api/v1/shop-connections',
+        parts: { path: {}, query: [], headers: {}, body: { protocol: 'epay', name: 'Shop', wallet_id: a.walletId, currency: 'XYZ' } },
+        send: () => a.client.post('/shop-connections', { protocol: 'epay', name: 'Shop', wallet_id: a.walletId, currency: 'XYZ' }),
+      },
+    ],
   ];
-  const createSchema = resolve(paths['/api/v1/invoices']!.post!.requestBody.content['application/json']!.schema);
-  for (const [field, value] of edges) {
-    const pattern = new RegExp(((createSchema.properties as Record<string, Schema>)[field]!.pattern as string) ?? '', 'u');
-    assert.equal(pattern.test(String(value)), false, `${field}=${String(value)} is outside the schema`);
-    const res = await a.client.post(
-      '/invoices',
-      { merchant_order_id: `edge-${field}-${String(value)}`, amount: '1', wallet_id: a.walletId, [field]: value },
-      { headers: { 'idempotency-key': `edge-${String(value)}` } },
-    );
-    assert.equal(res.status, 400, `${field}=${String(value)} is refused`);
+  for (const [what, edge] of edges) {
+    assert.notDeepEqual(validator.request(edge.method, edge.path, edge.parts), [], `${what} is outside the document`);
+    const res = await edge.send();
+    assert.equal(res.status, 400, `${what} is refused: ${JSON.stringify(res.body)}`);
+    assert.equal(res.body.error.code, 'validation_error', what);
   }
+  // An unknown currency is not the retryable 503: the answer names the accepted ones, on both operations.
+  for (const [, edge] of edges.filter(([what]) => what.includes('unknown') && what.includes('currency'))) {
+    const res = await edge.send();
+    assert.deepEqual(res.body.error.details, [{ path: 'currency', message: 'expected one of USDT, USD, EUR, CNY, GBP, RUB, JPY, TRY, BRL, INR' }]);
+  }
+  // The document's own words for the ones that were allowed before.
+  const createSchema = resolve(paths['/api/v1/invoices']!.post!.requestBody.content['application/json']!.schema);
+  assert.deepEqual((createSchema.properties as Record<string, Schema>).currency!.enum, ['USDT', 'USD', 'EUR', 'CNY', 'GBP', 'RUB', 'JPY', 'TRY', 'BRL', 'INR']);
+  assert.deepEqual(
+    (createSchema.allOf as Schema[]).map((r) => [(r as any).if.properties.currency.enum, (r as any).then.properties.amount.pattern]),
+    [
+      [['JPY'], '^[0-9]+$'],
+      [['USD', 'EUR', 'CNY', 'GBP', 'RUB', 'TRY', 'BRL', 'INR'], '^[0-9]+(\\.[0-9]{1,2})?$'],
+    ],
+  );
+  const wallet = resolve(paths['/api/v1/wallets/{id}']!.patch!.requestBody.content['application/json']!.schema);
+  assert.equal(wallet.minProperties, 1);
+  // And what the document allows is taken: a whole JPY amount, a markup on a fiat price, a change of label.
+  for (const body of [
+    { ...base, merchant_order_id: 'edge-jpy', currency: 'JPY', amount: '100' },
+    { ...base, merchant_order_id: 'edge-eur', currency: 'EUR', amount: '10.12', markup_percent: '2' },
+  ]) {
+    assert.deepEqual(validator.request('POST', '/api/v1/invoices', { path: {}, query: [], headers: { 'Idempotency-Key': body.merchant_order_id }, body }), []);
+    const res = await a.client.post('/invoices', body, { headers: { 'idempotency-key': body.merchant_order_id } });
+    assert.notEqual(res.status === 400 && res.body.error.code === 'validation_error', true, JSON.stringify(res.body));
+  }
+  assert.equal((await a.client.patch(`/wallets/${a.walletId}`, { label: 'Edge' })).status, 200);
   const scopes = resolve(resolve(paths['/api/v1/api-keys']!.post!.requestBody.content['application/json']!.schema).properties!['scopes' as never] as Schema);
   assert.equal(scopes.uniqueItems, true);
-  assert.equal((await newKey(a.client)).secret.startsWith('gw_live_'), true);
+});
+
+test('a return URL is stored and answered in its WHATWG serialisation, which is a valid format: uri', async () => {
+  const { a, validator } = world;
+  const res = await a.client.post(
+    '/invoices',
+    { merchant_order_id: 'canonical-url', amount: '1', wallet_id: a.walletId, redirect_url: "https://Shop.Example:443/orders/./1042/../1043?q='x'#paid" },
+    { headers: { 'idempotency-key': 'canonical-url' } },
+  );
+  assert.equal(res.status, 201, res.text);
+  assert.equal(res.body.invoice.redirect_url, 'https://shop.example/orders/1043?q=%27x%27#paid');
+  assert.deepEqual(validator.response('POST', '/api/v1/invoices', 201, res.body, 'application/json'), []);
+  const again = await a.client.get(`/invoices/${res.body.invoice.id}`);
+  assert.equal(again.body.invoice.redirect_url, 'https://shop.example/orders/1043?q=%27x%27#paid');
+});
+
+test('every answer to every request above matched its own schema in the served document, and its status is declared', () => {
+  assert.ok(sent > 1000, `${sent} requests`);
+  assert.deepEqual(responseViolations, []);
 });

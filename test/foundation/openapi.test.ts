@@ -4,6 +4,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { projectRoot } from '../../src/lib/assets.js';
 import { startTestApp } from '../helpers/app.js';
+import { signedInMerchant } from '../helpers/fixtures.js';
 
 // The served OpenAPI document is compared with a checked-in copy, so every contract change shows
 // in review. After an intended change: `npm run openapi:update`.
@@ -77,4 +78,65 @@ test('a test-network instance serves the same document as a mainnet one, but for
   assert.match(nile.servers[0].description, /tron-nile, a TRON test network/);
   assert.match(main.servers[0].description, /tron-mainnet/);
   assert.deepEqual({ ...nile, servers: [] }, { ...main, servers: [] });
+});
+
+test("a gatewayd dev instance serves its own URL policy (http webhook receivers), and differs from serve's document only there and in servers", async () => {
+  const served = async (devMode: boolean) => {
+    const t = await startTestApp({
+      devMode,
+      config: { server: { public_url: 'http://127.0.0.1:8080' }, tron: { network: 'devnet', api_url: 'http://127.0.0.1:9' } },
+    });
+    try {
+      return (await t.client().get('/openapi.json')).body;
+    } finally {
+      await t.close();
+    }
+  };
+  const [dev, serve] = [await served(true), await served(false)];
+  const urlOf = (doc: any, schema: string) => doc.components.schemas[schema].properties.url;
+  const readme = 'http://127.0.0.1:3000/hooks';
+  for (const schema of ['CreateWebhook', 'UpdateWebhook']) {
+    assert.match(readme, new RegExp(urlOf(dev, schema).pattern, 'u'), `${schema}: the README's receiver is valid on dev`);
+    assert.doesNotMatch(readme, new RegExp(urlOf(serve, schema).pattern, 'u'), `${schema}: and not on serve`);
+    for (const ok of ['http://localhost:3001/hooks', 'https://[::1]:8443/x?y=1', 'http://receiver/hook'])
+      assert.match(ok, new RegExp(urlOf(dev, schema).pattern, 'u'), `${ok} on dev`);
+    for (const bad of ['ftp://127.0.0.1/x', 'http://127.0.0.1:3000/hooks#f', 'http://user@127.0.0.1/', 'http://127.0.0.1/a|b', 'http://999.0.0.1/'])
+      assert.doesNotMatch(bad, new RegExp(urlOf(dev, schema).pattern, 'u'), `${bad} not even on dev`);
+  }
+  // The only other difference is servers (here the same URL and network, so none).
+  const withoutUrlPolicy = (doc: any) => {
+    const copy = structuredClone(doc);
+    for (const schema of ['CreateWebhook', 'UpdateWebhook']) delete copy.components.schemas[schema].properties.url.pattern;
+    return { ...copy, servers: [] };
+  };
+  assert.notDeepEqual(dev, serve);
+  assert.deepEqual(withoutUrlPolicy(dev), withoutUrlPolicy(serve));
+});
+
+test('the dev instance accepts exactly what its document says about webhook URLs', async () => {
+  const t = await startTestApp({
+    devMode: true,
+    config: { server: { public_url: 'http://127.0.0.1:8080' }, tron: { network: 'devnet', api_url: 'http://127.0.0.1:9' } },
+  });
+  try {
+    const doc = (await t.client().get('/openapi.json')).body;
+    const pattern = new RegExp(doc.components.schemas.CreateWebhook.properties.url.pattern, 'u');
+    const owner = await signedInMerchant(t);
+    for (const [url, stored] of [
+      ['http://127.0.0.1:3000/hooks', 'http://127.0.0.1:3000/hooks'],
+      ['http://LOCALHOST:3001/a/./b', 'http://localhost:3001/a/b'],
+      ['http://127.0.0.1:3000/a|b', undefined],
+      ['http://127.0.0.1:3000/hooks#frag', undefined],
+    ] as const) {
+      const res = await owner.client.post('/webhooks', { url });
+      assert.equal(pattern.test(url), stored !== undefined, url);
+      if (stored === undefined) assert.equal(res.status, 400, `${url}: ${res.text}`);
+      else {
+        assert.equal(res.status, 201, `${url}: ${res.text}`);
+        assert.equal(res.body.webhook.url, stored);
+      }
+    }
+  } finally {
+    await t.close();
+  }
 });

@@ -7,7 +7,9 @@
  * The block needs curl, jq and openssl, as the README says. The test installs nothing: without one
  * of them it skips and names what is missing; CI installs them from Debian (.ci/run, apt_install).
  * Only GW and HOOK_PORT are set from outside (the README's own defaults, 8080 and 3001, could be in
- * use by another test); the block runs in a scratch folder holding links to bin/ and docs/.
+ * use by another test); the block runs in a scratch folder holding links to bin/ and docs/. GW is a
+ * validating proxy in front of the dev instance (test/helpers/validating-proxy.ts), which judges
+ * every request and answer by the document that instance serves.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -17,6 +19,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { projectRoot } from '../../src/lib/assets.js';
 import { cleanEnv, freePort, startGateway, type GatewayProcess } from '../helpers/process.js';
+import { startValidatingProxy } from '../helpers/validating-proxy.js';
 
 const TOOLS = ['bash', 'curl', 'jq', 'openssl'];
 const missing = TOOLS.filter((tool) => spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0);
@@ -37,10 +40,10 @@ interface Run {
 }
 
 /** bash -e -o pipefail running the block in `dir`, in its own process group (ended afterwards: the block starts a receiver). */
-async function runBlock(block: string, dir: string, dev: GatewayProcess, hookPort: number): Promise<Run> {
+async function runBlock(block: string, dir: string, dev: GatewayProcess, hookPort: number, gw = dev.baseUrl): Promise<Run> {
   const env = cleanEnv({
     GATEWAYD_CONFIG: dev.configPath,
-    GW: dev.baseUrl,
+    GW: gw,
     HOOK_PORT: String(hookPort),
     // The node that runs the tests runs the receiver too.
     PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`,
@@ -78,8 +81,15 @@ test(
     };
     const dir = scratch();
 
-    const run = await runBlock(block, dir, dev, await freePort());
+    // Through a validating proxy reading the document this dev instance serves (issue 42, item 2):
+    // every request and every answer of the walkthrough is inside it, the http webhook included.
+    const doc = (await (await fetch(`${dev.baseUrl}/api/v1/openapi.json`)).json()) as Record<string, unknown>;
+    const proxy = await startValidatingProxy(dev.baseUrl, doc);
+    t.after(() => proxy.close());
+    const run = await runBlock(block, dir, dev, await freePort(), proxy.url);
     assert.equal(run.code, 0, run.out);
+    assert.deepEqual(proxy.violations, []);
+    assert.ok(proxy.checked.length >= 10 && proxy.checked.some((r) => r === 'POST /api/v1/webhooks'), proxy.checked.join('\n'));
     const lines = run.out.split('\n');
     assert.ok(lines.includes('true'), `the replay answered idempotent_replay: true\n${run.out}`);
     assert.match(run.out, /"payable_amount": "25\.0000\d\d"/);

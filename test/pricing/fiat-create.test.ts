@@ -163,11 +163,15 @@ test('a failing source is not counted: with min_sources above the fresh ones, 50
   }
 });
 
-test('a currency that is not configured: 503 rate_unavailable; a malformed code: 400', async () => {
-  const res = await createInvoice(s.client, { amount: '100', currency: 'CHF', wallet_id: s.walletId });
-  assert.equal(res.status, 503, res.text);
-  assert.equal(res.body.error.details[0].reason, 'currency_not_configured');
-  assert.equal(res.headers.get('retry-after'), null);
+test('a currency that is not configured: 400 validation_error naming the accepted ones (not a retryable 503); a malformed code: 400', async () => {
+  for (const currency of ['CHF', 'XYZ']) {
+    const res = await createInvoice(s.client, { amount: '100', currency, wallet_id: s.walletId });
+    assert.equal(res.status, 400, res.text);
+    assert.equal(res.body.error.code, 'validation_error');
+    assert.equal(res.body.error.details[0].path, 'currency');
+    assert.match(res.body.error.details[0].message, /^expected one of USDT, /);
+    assert.equal(res.headers.get('retry-after'), null);
+  }
   const bad = await createInvoice(s.client, { amount: '100', currency: 'eur', wallet_id: s.walletId });
   assert.equal(bad.status, 400);
 });

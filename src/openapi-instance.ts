@@ -1,0 +1,80 @@
+/**
+ * The served document is this instance's (docs/api.md, The OpenAPI document): the rules that follow
+ * its configuration are written into the schemas the server checks them with, so a validating proxy
+ * or a strict client accepts exactly what this server accepts. They are:
+ *
+ * - `webhook_url`: the webhook URL pattern (webhooks.allowed_ports; `gatewayd dev`'s own policy:
+ *   http or https to any host and port);
+ * - `price_currency`, `connection_currency`: USDT and pricing.currencies, as an enum (invoices) or
+ *   a pattern in any case (shop connections, which take `usdt` as well);
+ * - `price_decimals`: each of those currencies' own decimals on an invoice's amount (JPY none).
+ *
+ * Everything else is the same on every instance of a version, and `servers` names this one.
+ */
+import type { Config } from './config.js';
+import { minorUnits, priceCurrencies } from './pricing/currencies.js';
+import { uriPattern } from './lib/uri.js';
+import { webhookUriRule } from './webhooks/webhooks.schemas.js';
+import { INSTANCE_MARK } from './http/openapi.js';
+
+type Doc = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** A pattern matching each code in any case: ECMA-262 patterns have no case-insensitive flag. */
+function anyCase(codes: readonly string[]): string {
+  const letters = (code: string) => [...code].map((ch) => (/[A-Za-z]/.test(ch) ? `[${ch.toUpperCase()}${ch.toLowerCase()}]` : ch)).join('');
+  return `^(${codes.map(letters).join('|')})$`;
+}
+
+/** One `if`/`then` per number of decimals among the fiat currencies: the amount's own pattern. */
+function decimalRules(currencies: readonly string[]): Doc[] {
+  const byDigits = new Map<number, string[]>();
+  for (const code of currencies) {
+    const digits = minorUnits(code);
+    if (digits !== undefined) byDigits.set(digits, [...(byDigits.get(digits) ?? []), code]);
+  }
+  return [...byDigits.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([digits, codes]) => ({
+      if: { required: ['currency'], properties: { currency: { enum: codes } } },
+      then: { properties: { amount: { pattern: digits === 0 ? '^[0-9]+$' : `^[0-9]+(\\.[0-9]{1,${digits}})?$` } } },
+    }));
+}
+
+function apply(schema: Doc, rule: string, config: Config): void {
+  const currencies = priceCurrencies(config.pricing.currencies);
+  switch (rule) {
+    case 'webhook_url':
+      schema.pattern = uriPattern(webhookUriRule(config));
+      return;
+    case 'price_currency':
+      delete schema.pattern;
+      schema.enum = currencies;
+      return;
+    case 'connection_currency':
+      schema.pattern = anyCase(currencies);
+      return;
+    case 'price_decimals': {
+      const rules = decimalRules(config.pricing.currencies);
+      if (rules.length > 0) schema.allOf = rules;
+      return;
+    }
+    default:
+      throw new Error(`unknown instance rule ${rule}`);
+  }
+}
+
+/** Writes this instance's rules where the schemas are marked, and removes the marks. */
+export function instanceRules(doc: Doc, config: Config): Doc {
+  const pending: unknown[] = [doc];
+  while (pending.length > 0) {
+    const node = pending.pop();
+    if (node === null || typeof node !== 'object') continue;
+    const schema = node as Doc;
+    if (typeof schema[INSTANCE_MARK] === 'string') {
+      apply(schema, schema[INSTANCE_MARK], config);
+      delete schema[INSTANCE_MARK];
+    }
+    pending.push(...Object.values(schema));
+  }
+  return doc;
+}
