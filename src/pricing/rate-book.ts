@@ -168,8 +168,8 @@ export class RateBook {
   /**
    * After each pass of the fetcher: per currency, the agreeing rate is accepted unless it jumped
    * (then it waits as pending); a pending jump is accepted by a read at least jump_confirm_seconds
-   * after it was first seen that agrees with it (within max_spread_percent), and replaced by a read
-   * that does not.
+   * after it was first seen that agrees with it (within max_spread_percent), every rate of it read
+   * after the jump was first seen, and replaced by a read that does not agree.
    */
   settle(now: number, log?: Log): void {
     const { config } = this;
@@ -194,7 +194,9 @@ export class RateBook {
       const spread = parseDecimal(config.max_spread_percent)!;
       const { pending } = guard;
       if (pending && !movesMoreThan(rate, pending.rate, spread)) {
-        if (now - pending.since >= config.jump_confirm_seconds * 1000) {
+        // Only rates read after the jump was first seen confirm it: a source that stopped answering
+        // (an error, a 429) keeps its last rate fresh for max_age_seconds, and that is the same read.
+        if (now - pending.since >= config.jump_confirm_seconds * 1000 && agreed.quote.rateAt > pending.since) {
           log?.warn({ currency, rate: formatDecimal(rate) }, 'rate jump confirmed by a later read; it is used from now on');
           guard.accepted = [{ rate, at: now }];
           guard.pending = null;
