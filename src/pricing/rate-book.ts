@@ -334,10 +334,17 @@ function agreeingGroups(fresh: readonly Fresh[], limit: Decimal): Fresh[][] {
   return best;
 }
 
-/** The accepted rates still inside the jump window. */
+/**
+ * The accepted rates still inside the jump window. While a jump is held, the last accepted rate
+ * stays even when older: only a confirming read ends a hold, never the window passing (a rate that
+ * flips between two jumped values on every read is never confirmed, and would otherwise be taken
+ * as a first rate once the rate it jumped from left the window).
+ */
 function accepted(guard: Guard, now: number, config: PricingConfig): Sample[] {
   const since = now - config.jump_window_seconds * 1000;
-  return guard.accepted.filter((s) => s.at >= since);
+  const inWindow = guard.accepted.filter((s) => s.at >= since);
+  const last = guard.accepted[guard.accepted.length - 1];
+  return inWindow.length === 0 && guard.pending && last ? [last] : inWindow;
 }
 
 /** An accepted rate that `rate` is further from than max_jump_percent, or undefined. */

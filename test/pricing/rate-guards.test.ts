@@ -178,6 +178,24 @@ test('a held jump is confirmed only by a new read: one answer of 1.2 followed by
   assert.equal(confirmed.body.invoice.price.rate, '1.2');
 });
 
+test('a rate that flips between two jumped values (USD 1.2 and 1.24 from 1.05) on every read stays held past the jump window; it is never priced', async () => {
+  await reset();
+  for (let read = 0; read < 14; read += 1) {
+    rates.setAll('USD', read % 2 === 0 ? '1.2' : '1.24');
+    await nextRead();
+    const res = await usd('10');
+    assert.equal(res.status, 503, `read ${read + 1} (${read % 2 === 0 ? '1.2' : '1.24'}): ${res.text}`);
+    assert.equal(res.body.error.details[0].reason, 'jump_unconfirmed');
+  }
+  // It settles on one of them: confirmed 120 s after it first held it.
+  rates.setAll('USD', '1.24');
+  await nextRead();
+  await nextRead();
+  const confirmed = await usd('12.40');
+  assert.equal(confirmed.status, 201, confirmed.text);
+  assert.equal(confirmed.body.invoice.price.rate, '1.24');
+});
+
 test('sources that all agree on an absurd rate price nothing: USD at 10000 or 0.000001 (100 USD for 0.01 USDT, 1000 USD for 10^9 USDT) is out_of_bounds, even confirmed', async () => {
   await reset();
   for (const absurd of ['10000', '0.000001']) {
