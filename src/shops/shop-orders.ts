@@ -9,7 +9,7 @@
 import type { Context } from 'hono';
 import { writeTransaction, type Db, type Trx } from '../db/database.js';
 import type { AppDeps } from '../app-deps.js';
-import { clientIp, rateLimitSubject } from '../http/client-ip.js';
+import { clientSubject } from '../http/client-ip.js';
 import { createInvoiceOrThrow } from '../invoices/invoices.service.js';
 import { findInvoiceAnyMerchant, findInvoiceIdByOrderId } from '../invoices/invoices.repo.js';
 import type { Invoice } from '../invoices/invoice.model.js';
@@ -21,9 +21,11 @@ import { parseDevWebhookUrl, parseWebhookUrl, UrlRejected } from '../webhooks/ur
 import { findShopOrderByNumber, insertShopOrder, type ShopConnection, type ShopOrder } from './shops.repo.js';
 
 /**
- * Requests one connection may make in a minute (creations, replays, order queries). Only requests that
+ * Requests one connection may make in a minute (creations and order queries). Only requests that
  * pass its signature or key check count: the pid is public (it is in every buyer's submit.php URL),
- * so wrong signatures must not spend the shop's budget (docs/security.md, Tenants: limits and fairness).
+ * so wrong signatures must not spend the shop's budget; nor do replays of an existing order, since
+ * every buyer holds a correctly signed submit.php form (docs/security.md, Tenants: limits and
+ * fairness). Replays count per connection and client address, as many a minute.
  */
 export const SHOP_REQUESTS_PER_MINUTE = 120;
 /** Requests that fail a signature or key check (both protocols, any pid or none), per client address and minute. */
@@ -67,14 +69,23 @@ export const NO_SHOP_KEY = newShopKey();
  * /64), never against a connection; past the limit the answer says to retry.
  */
 export async function refuseAuthentication(deps: AppDeps, c: Context): Promise<never> {
+  await take(
+    deps,
+    ['shop_auth_failed', clientSubject(c, deps.config.server.trust_proxy), AUTH_FAILURES_PER_MINUTE],
+    'too many requests with a wrong signature or key',
+    429,
+  );
+  throw new ShopRefusal(AUTH_REFUSAL, undefined, 401);
+}
+
+/** One token of a limit ([scope, key, per minute]), or the protocol's refusal "MESSAGE; retry in a minute". */
+async function take(deps: AppDeps, [scope, key, perMinute]: [string, string, number], message: string, status: 400 | 429 = 400): Promise<void> {
   try {
-    await deps.rateLimiter.consume('shop_auth_failed', rateLimitSubject(clientIp(c, deps.config.server.trust_proxy)), AUTH_FAILURES_PER_MINUTE);
+    await deps.rateLimiter.consume(scope, key, perMinute);
   } catch (err) {
-    if (err instanceof AppError)
-      throw new ShopRefusal('too many requests with a wrong signature or key; retry in a minute', Number(err.headers['Retry-After'] ?? 60), 429);
+    if (err instanceof AppError) throw new ShopRefusal(`${message}; retry in a minute`, Number(err.headers['Retry-After'] ?? 60), status);
     throw err;
   }
-  throw new ShopRefusal(AUTH_REFUSAL, undefined, 401);
 }
 
 /**
@@ -100,13 +111,17 @@ export function checkProtocolText(fields: Record<string, string | null | undefin
 
 /** Charges one request to the connection's budget; a ShopRefusal when it is spent. */
 export async function chargeConnection(deps: AppDeps, connection: ShopConnection): Promise<void> {
-  try {
-    await deps.rateLimiter.consume('shop_requests', connection.id, SHOP_REQUESTS_PER_MINUTE);
-  } catch (err) {
-    if (err instanceof AppError)
-      throw new ShopRefusal('too many requests for this shop connection; retry in a minute', Number(err.headers['Retry-After'] ?? 60));
-    throw err;
-  }
+  await take(deps, ['shop_requests', connection.id, SHOP_REQUESTS_PER_MINUTE], 'too many requests for this shop connection');
+}
+
+/**
+ * Charges a signed request for an order that exists (a replay) to the connection and the client
+ * address (an IPv6 client by its /64), never to the connection's own budget: the signed submit.php
+ * form is in every buyer's browser, so anyone may send it again.
+ */
+async function chargeReplay(deps: AppDeps, c: Context, connection: ShopConnection): Promise<void> {
+  const subject = clientSubject(c, deps.config.server.trust_proxy);
+  await take(deps, ['shop_replays', `${connection.id} ${subject}`, SHOP_REQUESTS_PER_MINUTE], 'too many repeats of an existing order from this address', 429);
 }
 
 /** The notify URL under the webhook URL policy's static rules (DNS is checked before every attempt). */
@@ -199,7 +214,11 @@ export function returnThroughGateway(publicUrl: string, connectionId: string, ou
   return `${publicUrl.replace(/\/+$/, '')}/shops/return/${encodeURIComponent(connectionId)}/${encodeURIComponent(outTradeNo)}`;
 }
 
-export async function createShopOrder(deps: AppDeps, connection: ShopConnection, input: ShopOrderInput): Promise<ShopOrderResult> {
+/**
+ * The order for a request that passed the connection's signature check: its invoice when it is a
+ * replay (charged per client address, chargeReplay), else a new one (charged to the connection).
+ */
+export async function createShopOrder(deps: AppDeps, c: Context, connection: ShopConnection, input: ShopOrderInput): Promise<ShopOrderResult> {
   if (input.outTradeNo === '' || input.outTradeNo.length > MAX_ORDER_NUMBER)
     throw new ShopRefusal(`the order number must be 1 to ${MAX_ORDER_NUMBER} characters`);
   for (const [name, value] of Object.entries({ name: input.name, type: input.type, param: input.param })) {
@@ -213,9 +232,10 @@ export async function createShopOrder(deps: AppDeps, connection: ShopConnection,
   const currency = body.currency ?? USDT;
 
   // A replay is the same order: the same amount in the same currency ("10" CNY is not "10" USDT).
-  const replayOf = async (db: Db | Trx): Promise<ShopOrderResult | undefined> => {
+  const replayOf = async (db: Db | Trx, charge: boolean): Promise<ShopOrderResult | undefined> => {
     const order = await findShopOrderByNumber(db, connection.id, input.outTradeNo);
     if (!order) return undefined;
+    if (charge) await chargeReplay(deps, c, connection);
     const invoice = (await findInvoiceAnyMerchant(db, order.invoiceId))!;
     if (!sameMoney(order.money, input.money) || invoiceCurrency(invoice) !== currency) {
       throw new ShopRefusal(
@@ -224,11 +244,12 @@ export async function createShopOrder(deps: AppDeps, connection: ShopConnection,
     }
     return { invoice, order, replay: true };
   };
-  const early = await replayOf(deps.db);
+  const early = await replayOf(deps.db, true);
   if (early) return early;
+  await chargeConnection(deps, connection);
   const result = await writeTransaction(deps.db, async (trx, tx) => {
-    // Again inside the transaction: two identical submissions at once make one invoice.
-    const again = await replayOf(trx);
+    // Again inside the transaction: two identical submissions at once make one invoice (already charged as a creation).
+    const again = await replayOf(trx, false);
     if (again) return again;
     const holder = await findInvoiceIdByOrderId(tx, connection.merchantId, input.outTradeNo);
     if (holder !== undefined) throw new ShopRefusal(`order number ${input.outTradeNo} is already used by another invoice of this merchant`);
