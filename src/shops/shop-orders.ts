@@ -90,10 +90,11 @@ async function take(deps: AppDeps, [scope, key, perMinute]: [string, string, num
 
 /**
  * Characters no protocol text field may hold: C0 and C1 controls (NUL, newlines, escapes), the line
- * and paragraph separators, and the bidi embeddings, overrides and isolates (U+202A-U+202E,
- * U+2066-U+2069), which make an order number read differently in a console, a mail or a shop's log.
+ * and paragraph separators, and every bidi control (Unicode's Bidi_Control: the embeddings,
+ * overrides and isolates U+202A-U+202E and U+2066-U+2069, and the marks LRM, RLM and ALM), which make
+ * an order number read differently in a console, a mail or a shop's log.
  */
-const UNSAFE_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+const UNSAFE_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\p{Bidi_Control}]/u;
 
 /**
  * Refuses a protocol text field (by the protocol's own name) that holds an unsafe character or
@@ -103,6 +104,8 @@ const UNSAFE_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u
 export function checkProtocolText(fields: Record<string, string | null | undefined>): void {
   for (const [name, value] of Object.entries(fields)) {
     if (!value) continue;
+    // JSON can carry half a surrogate pair; neither database stores it as sent (it becomes U+FFFD).
+    if (/\p{Cs}/u.test(value)) throw new ShopRefusal(`${name} is not valid Unicode text (an unpaired surrogate)`);
     if (UNSAFE_CHARACTER.test(value) || /^\s|\s$/.test(value)) {
       throw new ShopRefusal(`${name} must not contain control or bidi characters, nor begin or end with a space`);
     }
