@@ -168,8 +168,8 @@ export class RateBook {
   /**
    * After each pass of the fetcher: per currency, the agreeing rate is accepted unless it jumped
    * (then it waits as pending); a pending jump is accepted by a read at least jump_confirm_seconds
-   * after it was first seen that agrees with it (within max_spread_percent), and replaced by a read
-   * that does not.
+   * after it was first seen that agrees with it (within max_spread_percent), every rate of it read
+   * after the jump was first seen, and replaced by a read that does not agree.
    */
   settle(now: number, log?: Log): void {
     const { config } = this;
@@ -194,7 +194,9 @@ export class RateBook {
       const spread = parseDecimal(config.max_spread_percent)!;
       const { pending } = guard;
       if (pending && !movesMoreThan(rate, pending.rate, spread)) {
-        if (now - pending.since >= config.jump_confirm_seconds * 1000) {
+        // Only rates read after the jump was first seen confirm it: a source that stopped answering
+        // (an error, a 429) keeps its last rate fresh for max_age_seconds, and that is the same read.
+        if (now - pending.since >= config.jump_confirm_seconds * 1000 && agreed.quote.rateAt > pending.since) {
           log?.warn({ currency, rate: formatDecimal(rate) }, 'rate jump confirmed by a later read; it is used from now on');
           guard.accepted = [{ rate, at: now }];
           guard.pending = null;
@@ -332,10 +334,17 @@ function agreeingGroups(fresh: readonly Fresh[], limit: Decimal): Fresh[][] {
   return best;
 }
 
-/** The accepted rates still inside the jump window. */
+/**
+ * The accepted rates still inside the jump window. While a jump is held, the last accepted rate
+ * stays even when older: only a confirming read ends a hold, never the window passing (a rate that
+ * flips between two jumped values on every read is never confirmed, and would otherwise be taken
+ * as a first rate once the rate it jumped from left the window).
+ */
 function accepted(guard: Guard, now: number, config: PricingConfig): Sample[] {
   const since = now - config.jump_window_seconds * 1000;
-  return guard.accepted.filter((s) => s.at >= since);
+  const inWindow = guard.accepted.filter((s) => s.at >= since);
+  const last = guard.accepted[guard.accepted.length - 1];
+  return inWindow.length === 0 && guard.pending && last ? [last] : inWindow;
 }
 
 /** An accepted rate that `rate` is further from than max_jump_percent, or undefined. */

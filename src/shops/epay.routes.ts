@@ -42,15 +42,14 @@ async function readParams(c: Context): Promise<Params> {
  * The connection a request names by pid, once `passes` accepts its key (the signature over every
  * non-empty field received, or api.php's key). A pid that names no active connection is checked
  * against a key no shop holds, so it costs the same work and gets the same answer, counted against
- * the same per-address limit, as a wrong key; only a request that passes is charged to the
- * connection's budget.
+ * the same per-address limit, as a wrong key. Only a request that passes is charged: an order query
+ * here, a creation or replay by createShopOrder.
  */
 async function authenticate(deps: AppDeps, c: Context, params: Params, passes: (secret: string) => boolean): Promise<ShopConnection> {
   const pid = params.pid ?? '';
   const connection = /^[0-9]{1,9}$/.test(pid) ? await findActiveByPid(deps.db, 'epay', Number(pid)) : undefined;
   const passed = passes(connection?.secret ?? NO_SHOP_KEY);
   if (!connection || !passed) return refuseAuthentication(deps, c);
-  await chargeConnection(deps, connection);
   return connection;
 }
 
@@ -62,7 +61,7 @@ async function createFrom(deps: AppDeps, c: Context, params: Params) {
     if (!params[field]) throw new ShopRefusal(`${field} is missing`);
   }
   const timeout = params.timeout && /^[0-9]{1,7}$/.test(params.timeout) ? Number(params.timeout) : null;
-  const result = await createShopOrder(deps, connection, {
+  const result = await createShopOrder(deps, c, connection, {
     outTradeNo: params.out_trade_no!,
     money: params.money!,
     notifyUrl: params.notify_url!,
@@ -117,6 +116,7 @@ export function epayRoutes(deps: AppDeps) {
       const params = await readParams(c);
       if (params.act !== 'order') throw new ShopRefusal('only act=order is served here (act=query would return the merchant key)');
       const connection = await authenticate(deps, c, params, (secret) => safeEqual(params.key ?? '', secret));
+      await chargeConnection(deps, connection);
       checkProtocolText({ out_trade_no: params.out_trade_no, trade_no: params.trade_no });
       let invoice: Invoice | undefined;
       let order = params.out_trade_no ? await findShopOrderByNumber(deps.db, connection.id, params.out_trade_no) : undefined;

@@ -12,15 +12,7 @@ import type { AppEnv } from '../http/context.js';
 import { checkoutUrl } from '../invoices/invoice.model.js';
 import { findInvoiceAnyMerchant } from '../invoices/invoices.repo.js';
 import { formatAmount } from '../lib/amounts.js';
-import {
-  chargeConnection,
-  checkProtocolText,
-  createShopOrder,
-  invoiceCurrency,
-  refuseAuthentication,
-  returnThroughGateway,
-  ShopRefusal,
-} from './shop-orders.js';
+import { checkProtocolText, createShopOrder, invoiceCurrency, refuseAuthentication, returnThroughGateway, ShopRefusal } from './shop-orders.js';
 import { findConnectionById, findShopOrder, listActiveOfProtocol, type ShopConnection } from './shops.repo.js';
 import { callbackNumber, signedText, verify, type SignedValue } from './signing.js';
 
@@ -72,7 +64,6 @@ export function epusdtRoutes(deps: AppDeps) {
       // A signature that matches no connection names none to charge: it counts per client address.
       const connection = typeof fields.signature === 'string' ? await matchConnection(deps, fields) : undefined;
       if (!connection) return await refuseAuthentication(deps, c);
-      await chargeConnection(deps, connection);
       checkProtocolText(Object.fromEntries(PROTOCOL_TEXT.map((name) => [name, text(fields, name)])));
       const tradeType = text(fields, 'trade_type');
       if (tradeType !== null && !TRADE_TYPES.has(tradeType.toLowerCase()))
@@ -82,7 +73,7 @@ export function epusdtRoutes(deps: AppDeps) {
       const notifyUrl = text(fields, 'notify_url');
       if (orderId === null || amount === null || notifyUrl === null) throw new ShopRefusal('order_id, amount and notify_url are required');
       const timeout = typeof fields.timeout === 'number' && Number.isInteger(fields.timeout) && fields.timeout > 0 ? fields.timeout : null;
-      const { invoice, order } = await createShopOrder(deps, connection, {
+      const { invoice, order } = await createShopOrder(deps, c, connection, {
         outTradeNo: orderId,
         money: amount,
         notifyUrl,

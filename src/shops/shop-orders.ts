@@ -9,7 +9,7 @@
 import type { Context } from 'hono';
 import { writeTransaction, type Db, type Trx } from '../db/database.js';
 import type { AppDeps } from '../app-deps.js';
-import { clientIp, rateLimitSubject } from '../http/client-ip.js';
+import { clientSubject } from '../http/client-ip.js';
 import { createInvoiceOrThrow } from '../invoices/invoices.service.js';
 import { findInvoiceAnyMerchant, findInvoiceIdByOrderId } from '../invoices/invoices.repo.js';
 import type { Invoice } from '../invoices/invoice.model.js';
@@ -22,9 +22,11 @@ import { parseDevWebhookUrl, parseWebhookUrl, UrlRejected } from '../webhooks/ur
 import { findShopOrderByNumber, insertShopOrder, type ShopConnection, type ShopOrder } from './shops.repo.js';
 
 /**
- * Requests one connection may make in a minute (creations, replays, order queries). Only requests that
+ * Requests one connection may make in a minute (creations and order queries). Only requests that
  * pass its signature or key check count: the pid is public (it is in every buyer's submit.php URL),
- * so wrong signatures must not spend the shop's budget (docs/security.md, Tenants: limits and fairness).
+ * so wrong signatures must not spend the shop's budget; nor do replays of an existing order, since
+ * every buyer holds a correctly signed submit.php form (docs/security.md, Tenants: limits and
+ * fairness). Replays count per connection and client address, as many a minute.
  */
 export const SHOP_REQUESTS_PER_MINUTE = 120;
 /** Requests that fail a signature or key check (both protocols, any pid or none), per client address and minute. */
@@ -68,22 +70,32 @@ export const NO_SHOP_KEY = newShopKey();
  * /64), never against a connection; past the limit the answer says to retry.
  */
 export async function refuseAuthentication(deps: AppDeps, c: Context): Promise<never> {
+  await take(
+    deps,
+    ['shop_auth_failed', clientSubject(c, deps.config.server.trust_proxy), AUTH_FAILURES_PER_MINUTE],
+    'too many requests with a wrong signature or key',
+    429,
+  );
+  throw new ShopRefusal(AUTH_REFUSAL, undefined, 401);
+}
+
+/** One token of a limit ([scope, key, per minute]), or the protocol's refusal "MESSAGE; retry in a minute". */
+async function take(deps: AppDeps, [scope, key, perMinute]: [string, string, number], message: string, status: 400 | 429 = 400): Promise<void> {
   try {
-    await deps.rateLimiter.consume('shop_auth_failed', rateLimitSubject(clientIp(c, deps.config.server.trust_proxy)), AUTH_FAILURES_PER_MINUTE);
+    await deps.rateLimiter.consume(scope, key, perMinute);
   } catch (err) {
-    if (err instanceof AppError)
-      throw new ShopRefusal('too many requests with a wrong signature or key; retry in a minute', Number(err.headers['Retry-After'] ?? 60), 429);
+    if (err instanceof AppError) throw new ShopRefusal(`${message}; retry in a minute`, Number(err.headers['Retry-After'] ?? 60), status);
     throw err;
   }
-  throw new ShopRefusal(AUTH_REFUSAL, undefined, 401);
 }
 
 /**
  * Characters no protocol text field may hold: C0 and C1 controls (NUL, newlines, escapes), the line
- * and paragraph separators, and the bidi embeddings, overrides and isolates (U+202A-U+202E,
- * U+2066-U+2069), which make an order number read differently in a console, a mail or a shop's log.
+ * and paragraph separators, and every bidi control (Unicode's Bidi_Control: the embeddings,
+ * overrides and isolates U+202A-U+202E and U+2066-U+2069, and the marks LRM, RLM and ALM), which make
+ * an order number read differently in a console, a mail or a shop's log.
  */
-const UNSAFE_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+const UNSAFE_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\p{Bidi_Control}]/u;
 
 /**
  * Refuses a protocol text field (by the protocol's own name) that holds an unsafe character or
@@ -93,6 +105,8 @@ const UNSAFE_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u
 export function checkProtocolText(fields: Record<string, string | null | undefined>): void {
   for (const [name, value] of Object.entries(fields)) {
     if (!value) continue;
+    // JSON can carry half a surrogate pair; neither database stores it as sent (it becomes U+FFFD).
+    if (/\p{Cs}/u.test(value)) throw new ShopRefusal(`${name} is not valid Unicode text (an unpaired surrogate)`);
     if (UNSAFE_CHARACTER.test(value) || /^\s|\s$/.test(value)) {
       throw new ShopRefusal(`${name} must not contain control or bidi characters, nor begin or end with a space`);
     }
@@ -101,13 +115,17 @@ export function checkProtocolText(fields: Record<string, string | null | undefin
 
 /** Charges one request to the connection's budget; a ShopRefusal when it is spent. */
 export async function chargeConnection(deps: AppDeps, connection: ShopConnection): Promise<void> {
-  try {
-    await deps.rateLimiter.consume('shop_requests', connection.id, SHOP_REQUESTS_PER_MINUTE);
-  } catch (err) {
-    if (err instanceof AppError)
-      throw new ShopRefusal('too many requests for this shop connection; retry in a minute', Number(err.headers['Retry-After'] ?? 60));
-    throw err;
-  }
+  await take(deps, ['shop_requests', connection.id, SHOP_REQUESTS_PER_MINUTE], 'too many requests for this shop connection');
+}
+
+/**
+ * Charges a signed request for an order that exists (a replay) to the connection and the client
+ * address (an IPv6 client by its /64), never to the connection's own budget: the signed submit.php
+ * form is in every buyer's browser, so anyone may send it again.
+ */
+async function chargeReplay(deps: AppDeps, c: Context, connection: ShopConnection): Promise<void> {
+  const subject = clientSubject(c, deps.config.server.trust_proxy);
+  await take(deps, ['shop_replays', `${connection.id} ${subject}`, SHOP_REQUESTS_PER_MINUTE], 'too many repeats of an existing order from this address', 429);
 }
 
 /** The notify URL under the webhook URL policy's static rules (DNS is checked before every attempt). */
@@ -217,7 +235,11 @@ export function checkoutReturnUrl(publicUrl: string, invoice: Pick<Invoice, 'red
   return url !== null && url.startsWith(returnHopBase(publicUrl)) ? returnThroughGateway(publicUrl, invoice.checkoutToken) : url;
 }
 
-export async function createShopOrder(deps: AppDeps, connection: ShopConnection, input: ShopOrderInput): Promise<ShopOrderResult> {
+/**
+ * The order for a request that passed the connection's signature check: its invoice when it is a
+ * replay (charged per client address, chargeReplay), else a new one (charged to the connection).
+ */
+export async function createShopOrder(deps: AppDeps, c: Context, connection: ShopConnection, input: ShopOrderInput): Promise<ShopOrderResult> {
   if (input.outTradeNo === '' || input.outTradeNo.length > MAX_ORDER_NUMBER)
     throw new ShopRefusal(`the order number must be 1 to ${MAX_ORDER_NUMBER} characters`);
   for (const [name, value] of Object.entries({ name: input.name, type: input.type, param: input.param })) {
@@ -231,9 +253,10 @@ export async function createShopOrder(deps: AppDeps, connection: ShopConnection,
   const currency = body.currency ?? USDT;
 
   // A replay is the same order: the same amount in the same currency ("10" CNY is not "10" USDT).
-  const replayOf = async (db: Db | Trx): Promise<ShopOrderResult | undefined> => {
+  const replayOf = async (db: Db | Trx, charge: boolean): Promise<ShopOrderResult | undefined> => {
     const order = await findShopOrderByNumber(db, connection.id, input.outTradeNo);
     if (!order) return undefined;
+    if (charge) await chargeReplay(deps, c, connection);
     const invoice = (await findInvoiceAnyMerchant(db, order.invoiceId))!;
     if (!sameMoney(order.money, input.money) || invoiceCurrency(invoice) !== currency) {
       throw new ShopRefusal(
@@ -242,11 +265,12 @@ export async function createShopOrder(deps: AppDeps, connection: ShopConnection,
     }
     return { invoice, order, replay: true };
   };
-  const early = await replayOf(deps.db);
+  const early = await replayOf(deps.db, true);
   if (early) return early;
+  await chargeConnection(deps, connection);
   const result = await writeTransaction(deps.db, async (trx, tx) => {
-    // Again inside the transaction: two identical submissions at once make one invoice.
-    const again = await replayOf(trx);
+    // Again inside the transaction: two identical submissions at once make one invoice (already charged as a creation).
+    const again = await replayOf(trx, false);
     if (again) return again;
     const holder = await findInvoiceIdByOrderId(tx, connection.merchantId, input.outTradeNo);
     if (holder !== undefined) throw new ShopRefusal(`order number ${input.outTradeNo} is already used by another invoice of this merchant`);

@@ -154,6 +154,48 @@ test('a jump of more than max_jump_percent is held (503 jump_unconfirmed) until 
   assert.equal(creep.body.error.details[0].reason, 'jump_unconfirmed');
 });
 
+test('a held jump is confirmed only by a new read: one answer of 1.2 followed by errors or 429s does not confirm itself 120 s later', async () => {
+  await reset();
+  rates.setAll('USD', '1.2');
+  await nextRead();
+  assert.equal((await usd('10')).body.error.details[0].reason, 'jump_unconfirmed');
+  // Every source stops answering (one 429 with a short Retry-After, errors): their last rates, 1.2, stay fresh (max_age_seconds 300).
+  rates.fail('coingecko', { status: 429, body: '{}', headers: { 'retry-after': '60' } });
+  rates.fail('kraken', { status: 500, body: 'down' });
+  rates.fail('coinbase', { status: 502, body: 'down' });
+  await nextRead();
+  await nextRead();
+  await nextRead();
+  const unconfirmed = await usd('10');
+  assert.equal(unconfirmed.status, 503, `no read after the first agreed, yet: ${unconfirmed.text}`);
+  assert.equal(unconfirmed.body.error.details[0].reason, 'jump_unconfirmed');
+  assert.equal(rateOf(await pricingHealth(), 'USD').refused, 'jump_unconfirmed');
+  // The sources answer again, still 1.2: that read confirms the jump.
+  for (const kind of ['coingecko', 'kraken', 'coinbase'] as const) rates.fail(kind, undefined);
+  await nextRead();
+  const confirmed = await usd('12');
+  assert.equal(confirmed.status, 201, confirmed.text);
+  assert.equal(confirmed.body.invoice.price.rate, '1.2');
+});
+
+test('a rate that flips between two jumped values (USD 1.2 and 1.24 from 1.05) on every read stays held past the jump window; it is never priced', async () => {
+  await reset();
+  for (let read = 0; read < 14; read += 1) {
+    rates.setAll('USD', read % 2 === 0 ? '1.2' : '1.24');
+    await nextRead();
+    const res = await usd('10');
+    assert.equal(res.status, 503, `read ${read + 1} (${read % 2 === 0 ? '1.2' : '1.24'}): ${res.text}`);
+    assert.equal(res.body.error.details[0].reason, 'jump_unconfirmed');
+  }
+  // It settles on one of them: confirmed 120 s after it first held it.
+  rates.setAll('USD', '1.24');
+  await nextRead();
+  await nextRead();
+  const confirmed = await usd('12.40');
+  assert.equal(confirmed.status, 201, confirmed.text);
+  assert.equal(confirmed.body.invoice.price.rate, '1.24');
+});
+
 test('sources that all agree on an absurd rate price nothing: USD at 10000 or 0.000001 (100 USD for 0.01 USDT, 1000 USD for 10^9 USDT) is out_of_bounds, even confirmed', async () => {
   await reset();
   for (const absurd of ['10000', '0.000001']) {

@@ -83,3 +83,27 @@ test("shop budget: 125 wrong-key Epay requests naming a shop's pid leave its bud
     await w.close();
   }
 });
+
+test("shop budget: a buyer who replays the signed submit.php form the shop gave them (125 times) leaves the shop's budget whole; the replays count against the buyer's address", async () => {
+  const w = await startShopWorld();
+  try {
+    const conn = await connect(w, { protocol: 'epay', allow_http_notify: true });
+    const order = (no: string) => ({ pid: String(conn.pid), type: 'alipay', out_trade_no: no, notify_url: w.standIn.url('/n'), name: 'Plan', money: '5' });
+    // What every buyer's browser carries: the shop's signed form for their own order (pid, fields and sign in plain sight).
+    const form = epaySigned(order('BUYER-1'), conn.key);
+    const first = await epay(w, conn.apiUrl, 'submit.php', form);
+    assert.equal(first.status, 302, first.text);
+    // The buyer (or anyone who saw the URL) sends it again and again: each one is a correctly signed replay.
+    const replays = [];
+    for (let i = 0; i < 125; i++) replays.push((await epay(w, conn.apiUrl, 'mapi.php', form)).text);
+    assert.equal(JSON.parse(replays[0]!).code, 1, replays[0]);
+    assert.match(JSON.parse(replays[124]!).msg, /too many/, 'the replays are limited, per address');
+    // The shop's next new order, signed by its server, is taken.
+    const made = JSON.parse((await epay(w, conn.apiUrl, 'mapi.php', epaySigned(order('SHOP-2'), conn.key))).text);
+    assert.equal(made.code, 1, JSON.stringify(made));
+    const query = JSON.parse((await epay(w, conn.apiUrl, 'api.php', { act: 'order', pid: String(conn.pid), key: conn.key, out_trade_no: 'SHOP-2' })).text);
+    assert.equal(query.code, 1, JSON.stringify(query));
+  } finally {
+    await w.close();
+  }
+});

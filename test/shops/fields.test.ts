@@ -29,8 +29,11 @@ async function create(w: ShopWorld, body: Record<string, string | number>, key: 
   return (await res.json()) as Json;
 }
 
-/** Values no protocol text field may hold: a newline, NUL, a bidi override and isolate, surrounding spaces, a C1 control. */
-const UNSAFE = ['\u0000B', '\nB', '\u202e1-2', '\u2066B\u2069', ' ', '\u0085B', '\u2028B', '\tB'];
+/**
+ * Values no protocol text field may hold: a newline, NUL, a bidi override and isolate, the bidi marks
+ * (LRM, RLM, ALM: Unicode's Bidi_Control like the others), surrounding spaces, a C1 control.
+ */
+const UNSAFE = ['\u0000B', '\nB', '\u202e1-2', '\u2066B\u2069', '\u200fB', '\u200eB', '\u061cB', ' ', '\u0085B', '\u2028B', '\tB'];
 
 /** The field's good value spoiled by one of them: a leading and a trailing space, or the characters inside. */
 function spoiled(value: string, unsafe: string): string[] {
@@ -107,6 +110,11 @@ test('shop fields: control, bidi and surrounding-space characters in order numbe
       },
       (field) => [400, refusal(field)],
     );
+    // JSON can carry an unpaired surrogate (a form cannot: it decodes to U+FFFD); neither database can store one as sent.
+    for (const field of ['order_id', 'name'] as const) {
+      const answer = await create(w, { ...tx, [field]: 'A\ud800B' }, epusdt.key);
+      assert.deepEqual([answer.status_code, answer.message], [400, `${field} is not valid Unicode text (an unpaired surrogate)`]);
+    }
     for (const path of ['/api/v1/order/check-status/', '/pay/check-status/']) {
       const poll = (await (await fetch(`${w.h.t.baseUrl}${path}inv_%00x`)).json()) as Json;
       assert.deepEqual([poll.status_code, poll.message], [400, 'order not found']);
