@@ -19,7 +19,7 @@ test('webhooks in Chromium: add one (secret shown once), send a test, retry a fa
   const main = page.locator('main');
 
   await page.goto(`${app.baseUrl}/console/webhooks`);
-  const url = rx.url('/hooks/gateway?shop=<b>1</b>');
+  const url = rx.url('/hooks/gateway?shop=%3Cb%3E1%3C/b%3E');
   await main.getByLabel('Endpoint URL').fill(url);
   await main.getByRole('button', { name: 'Add a webhook' }).click();
   // The field is in the page before the answer fills it: wait for the text, not the element.

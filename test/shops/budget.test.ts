@@ -90,7 +90,7 @@ test("shop budget: a buyer who replays the signed submit.php form the shop gave 
     const conn = await connect(w, { protocol: 'epay', allow_http_notify: true });
     const order = (no: string) => ({ pid: String(conn.pid), type: 'alipay', out_trade_no: no, notify_url: w.standIn.url('/n'), name: 'Plan', money: '5' });
     // What every buyer's browser carries: the shop's signed form for their own order (pid, fields and sign in plain sight).
-    const form = epaySigned(order('BUYER-1'), conn.key);
+    const form = signed(order('BUYER-1'), conn.key);
     const first = await epay(w, conn.apiUrl, 'submit.php', form);
     assert.equal(first.status, 302, first.text);
     // The buyer (or anyone who saw the URL) sends it again and again: each one is a correctly signed replay.
@@ -99,7 +99,7 @@ test("shop budget: a buyer who replays the signed submit.php form the shop gave 
     assert.equal(JSON.parse(replays[0]!).code, 1, replays[0]);
     assert.match(JSON.parse(replays[124]!).msg, /too many/, 'the replays are limited, per address');
     // The shop's next new order, signed by its server, is taken.
-    const made = JSON.parse((await epay(w, conn.apiUrl, 'mapi.php', epaySigned(order('SHOP-2'), conn.key))).text);
+    const made = JSON.parse((await epay(w, conn.apiUrl, 'mapi.php', signed(order('SHOP-2'), conn.key))).text);
     assert.equal(made.code, 1, JSON.stringify(made));
     const query = JSON.parse((await epay(w, conn.apiUrl, 'api.php', { act: 'order', pid: String(conn.pid), key: conn.key, out_trade_no: 'SHOP-2' })).text);
     assert.equal(query.code, 1, JSON.stringify(query));
