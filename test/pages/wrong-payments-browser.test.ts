@@ -74,7 +74,7 @@ test('wrong payments in Chromium (en, fa, zh at 1280 and 390 px): Transfers page
   const pages = [
     { name: 'transfers', path: '/console/transfers', expect: /41\.500137/ },
     { name: 'invoice-partial', path: `/console/invoices/${showcase.pendingId}`, expect: /41\.500137/ },
-    { name: 'pay-partial', path: `/pay/${showcase.pendingToken}`, expect: /41\.500137/ },
+    { name: 'pay-partial', path: `/pay/${showcase.pendingToken}`, expect: /41\.500\u202F137/ },
     { name: 'pay-resolved', path: `/pay/${wrong.checkoutToken}`, expect: /19\.500000/ },
   ];
   const failures: string[] = [];
@@ -94,7 +94,8 @@ test('wrong payments in Chromium (en, fa, zh at 1280 and 390 px): Transfers page
   assert.deepEqual(failures, []);
   // In English, the exact words.
   await page.goto(`${app.baseUrl}/pay/${showcase.pendingToken}?lang=en`);
-  assert.match(await page.innerText('#received'), /Received 41\.500137 of 42\.500137 USDT\. Send the remaining 1\.000000 USDT/);
+  assert.match(await page.innerText('#received'), /Received so far\s+41\.500\u202F137 USDT\s+of 42\.500137 USDT: 1\.000000 USDT short/);
+  assert.match(await page.innerText('#received-do'), /^Do not pay again\./);
   await page.goto(`${app.baseUrl}/pay/${wrong.checkoutToken}?lang=en`);
   assert.match(await page.innerText('#screen-confirmed'), /Payment accepted[\s\S]*received 19\.500000 USDT for this invoice of 20\.000011 USDT/);
   await page.goto(`${app.baseUrl}/console/transfers?lang=en`);
