@@ -1,6 +1,6 @@
 /** argv -> command; exit codes (0 ok, 1 runtime failure, 2 usage or configuration error). */
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, listenOverride, loadConfig } from './config.js';
 import { NetworkMismatchError } from './db/network-guard.js';
 import { ArgumentError, HELP, HelpRequest, usageOf, UsageError, type Command } from './cli/usage.js';
 
@@ -82,8 +82,10 @@ export async function main(argv: string[]): Promise<number> {
         return await (await cli.migrate()).runMigrate(loadConfig({ path: values.config as string | undefined }), values.status === true, out);
       }
       case 'serve': {
-        const { values } = parse('serve', rest, { config: { type: 'string' } });
-        return await (await cli.serve()).runServe(loadConfig({ path: values.config as string | undefined }));
+        const { values } = parse('serve', rest, { config: { type: 'string' }, listen: { type: 'string' } });
+        return await (
+          await cli.serve()
+        ).runServe(loadConfig({ path: values.config as string | undefined, overrides: listenOverride(values.listen as string | undefined) }));
       }
       case 'merchant': {
         const [sub, ...more] = rest;
@@ -219,10 +221,11 @@ async function dev(args: string[]): Promise<number> {
     default: {
       if (sub !== undefined && !sub.startsWith('-'))
         throw new ArgumentError(`unknown dev command "${sub}"; expected dev, dev pay, dev transfer or dev merchant create`, 'dev');
-      const { values } = parse('dev', args, { config: { type: 'string' }, database: { type: 'string' } });
+      const { values } = parse('dev', args, { config: { type: 'string' }, database: { type: 'string' }, listen: { type: 'string' } });
       const path = values.config as string | undefined;
+      const listen = listenOverride(values.listen as string | undefined);
       return runDev(
-        (overrides) => loadConfig({ path, overrides, devMode: true }),
+        (overrides) => loadConfig({ path, overrides: { ...listen, ...overrides }, devMode: true }),
         values.database as string | undefined,
         (text) => process.stdout.write(`${text}\n`),
       );

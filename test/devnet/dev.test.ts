@@ -73,6 +73,14 @@ test('gatewayd dev: dev pay confirms an invoice and a signed invoice.confirmed r
   // The merchant, its API key, a wallet and a webhook, as the five-minute tour makes them.
   const made = json(cli(['dev', 'merchant', 'create', '--email', 'dev@example.com'], 'correct-horse-battery\n'));
   assert.match(made.api_key, /^gw_live_/);
+  // The banner's commands are this instance's own (it is not on the default port): as printed, without --config, they reach it.
+  const printed = /gatewayd dev merchant create(.*) --email you@example\.com/.exec(dev.output())![1]!;
+  assert.equal(printed, ` --url ${dev.baseUrl}`);
+  assert.match(dev.output(), new RegExp(`gatewayd dev pay --url ${dev.baseUrl} INVOICE_ID`));
+  const asPrinted = runCli(['dev', 'merchant', 'create', ...printed.trim().split(' '), '--email', 'printed@example.com', '--json'], {
+    input: 'correct-horse-battery\n',
+  });
+  assert.match(json(asPrinted).api_key, /^gw_live_/);
   const owner = new HttpClient(dev.baseUrl, dev.baseUrl);
   assert.equal((await owner.post('/auth/login', { email: 'dev@example.com', password: 'correct-horse-battery' })).status, 200);
   const address = 'TXVj38D1XR3TPgSHTCZGC8wkLDAGqF1oqx';
