@@ -156,6 +156,13 @@ export async function main(argv: string[]): Promise<number> {
 /** The keys every `gatewayd dev` command sets over the configuration (the node's URL comes later). */
 const DEV_OVERRIDES = { tron: { network: 'devnet', api_url: 'http://127.0.0.1:1' } };
 
+/** --amount is a USDT amount (up to six decimals): anything else is a usage error (exit 2), before any request. */
+function checkAmountFlag(amount: string | undefined, command: 'dev pay' | 'dev transfer'): void {
+  if (amount !== undefined && !/^(0|[1-9][0-9]{0,9})(\.[0-9]{1,6})?$/.test(amount)) {
+    throw new ArgumentError(`--amount ${JSON.stringify(amount)} is not a USDT amount such as 12.5 or 20.000137`, command);
+  }
+}
+
 /** `gatewayd dev [...]`: the dev instance itself, or one of its client subcommands. */
 async function dev(args: string[]): Promise<number> {
   const [sub, ...more] = args;
@@ -179,6 +186,7 @@ async function dev(args: string[]): Promise<number> {
     case 'pay': {
       const { values, positionals } = parse('dev pay', more, { ...transferFlags, amount: { type: 'string' }, late: { type: 'boolean' } }, true);
       if (positionals.length !== 1) throw new ArgumentError('needs exactly one INVOICE_ID', 'dev pay');
+      checkAmountFlag(values.amount as string | undefined, 'dev pay');
       const { base, print } = client(values);
       const body = {
         invoice_id: positionals[0],
@@ -192,6 +200,7 @@ async function dev(args: string[]): Promise<number> {
     case 'transfer': {
       const { values } = parse('dev transfer', more, { ...transferFlags, to: { type: 'string' }, amount: { type: 'string' } });
       if (values.to === undefined || values.amount === undefined) throw new ArgumentError('needs --to ADDRESS and --amount A', 'dev transfer');
+      checkAmountFlag(values.amount as string, 'dev transfer');
       const { base, print } = client(values);
       print(await callDev(base, '/_dev/transfer', { to: values.to, amount: values.amount, ...transferBody(values) }));
       return 0;
