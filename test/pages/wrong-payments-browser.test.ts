@@ -61,6 +61,11 @@ test('wrong payments in Chromium (en, fa, zh at 1280 and 390 px): Transfers page
   assert.match(await page.innerText('#received-do'), /^Do not pay again\./);
   await page.goto(`${app.baseUrl}/pay/${wrong.checkoutToken}?lang=en`);
   assert.match(await page.innerText('#screen-confirmed'), /Payment accepted[\s\S]*received 19\.500000 USDT for this invoice of 20\.000011 USDT/);
+  // The from → to arrow points the way the page reads.
+  const arrow = () => page.evaluate("getComputedStyle(document.querySelector('.arrow')).transform");
+  await page.goto(`${app.baseUrl}/console/transfers?lang=fa`);
+  assert.equal(await arrow(), 'matrix(-1, 0, 0, 1, 0, 0)', 'mirrored right to left');
   await page.goto(`${app.baseUrl}/console/transfers?lang=en`);
+  assert.equal(await arrow(), 'none');
   assert.equal(await page.locator('form.resolve input[type="radio"]:checked').count(), 0, 'nothing preselected');
 });
