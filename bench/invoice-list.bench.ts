@@ -1,9 +1,13 @@
 /**
  * GET /invoices at scale: one page of 100 under each filter, against the real `gatewayd serve` on a
  * database seeded with BENCH_BIG invoices (1 000 000 by default; one in seven on a second wallet, a
- * few thousand pending). Latency is measured request by request (one at a time, so it is the cost of
+ * few thousand pending; each confirmed one's transfer recorded). Latency is measured request by request (one at a time, so it is the cost of
  * a page, not a queue), beside two ceilings measured in the same run: the same SQL of each page on
  * bare better-sqlite3 (the database floor), and GET /health on the same server (the HTTP floor).
+ *
+ * The search cases (`q=`: an order id, a price shared by one invoice in a thousand, an exact payable
+ * amount, a transaction hash, the wallet's address) run alone with `npm run bench:invoice-search`
+ * (BENCH_CASES, a pattern of the case names to run).
  *
  *   npm run bench:invoice-list            (BENCH_BIG=100000 for a quick run)
  */
@@ -12,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { openDatabase } from '../src/db/database.js';
-import { invoicePageQueries, type InvoiceFilter } from '../src/invoices/invoices.repo.js';
+import { invoicePageQueries, resolveInvoiceSearch, type InvoiceFilter } from '../src/invoices/invoices.repo.js';
 import type { PageRequest } from '../src/db/paging.js';
 import { startBenchGateway } from './lib/gateway.js';
 import { load1, percentiles } from './lib/measure.js';
@@ -41,7 +45,22 @@ async function main(): Promise<void> {
   const setup = new Database(join(dir, 'gateway.db'));
   setup.prepare('UPDATE invoices SET wallet_id = ? WHERE rowid % 7 = 0').run(second);
   setup.prepare(`UPDATE invoices SET status = 'pending', tx_hash = NULL, confirmed_at = NULL WHERE rowid > ?`).run(BIG - 3000);
+  // The transfer of each confirmed invoice, as the scanner records it (a hash search reads these).
+  setup
+    .prepare(
+      `INSERT INTO chain_transfers (id, network, token_contract, tx_hash, log_index, from_address, to_address, amount, kind, invoice_id, block_number, block_timestamp, recorded_at)
+       SELECT 'trf_' || id, network, token_contract, tx_hash, 0, wallet_address, wallet_address, payable_amount, 'confirmed', id, rowid, confirmed_at, confirmed_at
+       FROM invoices WHERE tx_hash IS NOT NULL`,
+    )
+    .run();
   const middle = setup.prepare('SELECT id, created_at FROM invoices WHERE rowid = ?').get(Math.floor(BIG / 2)) as { id: string; created_at: number };
+  const paid = setup
+    .prepare('SELECT tx_hash, payable_amount, wallet_address FROM invoices WHERE tx_hash IS NOT NULL AND rowid > ? LIMIT 1')
+    .get(Math.floor(BIG / 3)) as {
+    tx_hash: string;
+    payable_amount: number;
+    wallet_address: string;
+  };
   setup.pragma('wal_checkpoint(TRUNCATE)');
   setup.close();
   console.error(`seeded ${BIG.toLocaleString('en-US')} invoices in ${fmt((performance.now() - t0) / 1000, 1)} s`);
@@ -88,6 +107,19 @@ async function main(): Promise<void> {
       page: { limit: LIMIT },
     },
   ];
+  const search = (name: string, q: string) => ({ name: `q=${name}`, query: `q=${encodeURIComponent(q)}`, q, page: { limit: LIMIT } });
+  const searches = [
+    search('order id', `order-${Math.floor(BIG / 4)}`),
+    search('price (1 in 1 000)', '25'),
+    search('payable amount', (paid.payable_amount / 1e6).toFixed(6)),
+    search('transaction hash', paid.tx_hash),
+    search('address (every invoice)', paid.wallet_address),
+  ];
+  const finder = openDatabase(join(dir, 'gateway.db'));
+  for (const c of searches) cases.push({ ...c, filter: { search: await resolveInvoiceSearch(finder.db, seeded.merchantId, c.q) } });
+  await finder.close();
+  const only = process.env.BENCH_CASES ? new RegExp(process.env.BENCH_CASES) : undefined;
+  if (only) cases.splice(0, cases.length, ...cases.filter((c) => only.test(c.name)));
 
   // Database floor: the same statements on bare better-sqlite3 (a Kysely handle only compiles them).
   const compiler = openDatabase(join(dir, 'gateway.db'));

@@ -41,6 +41,19 @@ export type Config = ParsedConfig & {
 };
 
 /** An http URL that reaches a listen address from this machine (a wildcard address through loopback). */
+/** Where the dev client commands look when not given --url: the default server.listen. */
+export const DEFAULT_LOCAL_URL = 'http://127.0.0.1:8080';
+
+/** " --url URL" for a printed dev client command when the instance is not at the default address, else "". */
+export function devUrlFlag(url: string): string {
+  return url === DEFAULT_LOCAL_URL ? '' : ` --url ${url}`;
+}
+
+/** server.listen given as a flag (--listen HOST:PORT), as a configuration override. */
+export function listenOverride(listen: string | undefined): Record<string, Record<string, unknown>> {
+  return listen === undefined ? {} : { server: { listen } };
+}
+
 export function localUrl(listen: string): string {
   const at = parseListen(listen)!;
   const host = at.host === '0.0.0.0' ? '127.0.0.1' : at.host === '::' ? '[::1]' : at.host.includes(':') ? `[${at.host}]` : at.host;

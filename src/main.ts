@@ -1,6 +1,6 @@
 /** argv -> command; exit codes (0 ok, 1 runtime failure, 2 usage or configuration error). */
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, listenOverride, loadConfig } from './config.js';
 import { NetworkMismatchError } from './db/network-guard.js';
 import { ArgumentError, HELP, HelpRequest, usageOf, UsageError, type Command } from './cli/usage.js';
 
@@ -106,8 +106,10 @@ export async function main(argv: string[]): Promise<number> {
         return await (await cli.migrate()).runMigrate(loadConfig({ path: values.config as string | undefined }), values.status === true, out);
       }
       case 'serve': {
-        const { values } = parse('serve', rest, { config: { type: 'string' } });
-        return await (await cli.serve()).runServe(loadConfig({ path: values.config as string | undefined }));
+        const { values } = parse('serve', rest, { config: { type: 'string' }, listen: { type: 'string' } });
+        return await (
+          await cli.serve()
+        ).runServe(loadConfig({ path: values.config as string | undefined, overrides: listenOverride(values.listen as string | undefined) }));
       }
       case 'merchant': {
         const [sub, ...more] = rest;
@@ -178,6 +180,13 @@ export async function main(argv: string[]): Promise<number> {
 /** The keys every `gatewayd dev` command sets over the configuration (the node's URL comes later). */
 const DEV_OVERRIDES = { tron: { network: 'devnet', api_url: 'http://127.0.0.1:1' } };
 
+/** --amount is a USDT amount (up to six decimals): anything else is a usage error (exit 2), before any request. */
+function checkAmountFlag(amount: string | undefined, command: 'dev pay' | 'dev transfer'): void {
+  if (amount !== undefined && !/^(0|[1-9][0-9]{0,9})(\.[0-9]{1,6})?$/.test(amount)) {
+    throw new ArgumentError(`--amount ${JSON.stringify(amount)} is not a USDT amount such as 12.5 or 20.000137`, command);
+  }
+}
+
 /** `gatewayd dev [...]`: the dev instance itself, or one of its client subcommands. */
 async function dev(args: string[]): Promise<number> {
   const [sub, ...more] = args;
@@ -201,6 +210,7 @@ async function dev(args: string[]): Promise<number> {
     case 'pay': {
       const { values, positionals } = parse('dev pay', more, { ...transferFlags, amount: { type: 'string' }, late: { type: 'boolean' } }, true);
       if (positionals.length !== 1) throw new ArgumentError('needs exactly one INVOICE_ID', 'dev pay');
+      checkAmountFlag(values.amount as string | undefined, 'dev pay');
       const { base, print } = client(values);
       const body = {
         invoice_id: positionals[0],
@@ -214,6 +224,7 @@ async function dev(args: string[]): Promise<number> {
     case 'transfer': {
       const { values } = parse('dev transfer', more, { ...transferFlags, to: { type: 'string' }, amount: { type: 'string' } });
       if (values.to === undefined || values.amount === undefined) throw new ArgumentError('needs --to ADDRESS and --amount A', 'dev transfer');
+      checkAmountFlag(values.amount as string, 'dev transfer');
       const { base, print } = client(values);
       print(await callDev(base, '/_dev/transfer', { to: values.to, amount: values.amount, ...transferBody(values) }));
       return 0;
@@ -243,10 +254,11 @@ async function dev(args: string[]): Promise<number> {
     default: {
       if (sub !== undefined && !sub.startsWith('-'))
         throw new ArgumentError(`unknown dev command "${sub}"; expected dev, dev pay, dev transfer or dev merchant create`, 'dev');
-      const { values } = parse('dev', args, { config: { type: 'string' }, database: { type: 'string' } });
+      const { values } = parse('dev', args, { config: { type: 'string' }, database: { type: 'string' }, listen: { type: 'string' } });
       const path = values.config as string | undefined;
+      const listen = listenOverride(values.listen as string | undefined);
       return runDev(
-        (overrides) => loadConfig({ path, overrides, devMode: true }),
+        (overrides) => loadConfig({ path, overrides: { ...listen, ...overrides }, devMode: true }),
         values.database as string | undefined,
         (text) => process.stdout.write(`${text}\n`),
       );

@@ -21,6 +21,13 @@ import { VERSION } from './version.js';
 
 export class ServeError extends Error {}
 
+/** What to do when the port is taken: the setting, its variable and the flag, with a free example. */
+export function addressInUse(listen: string): string {
+  const at = parseListen(listen);
+  const other = at ? `${at.host.includes(':') ? `[${at.host}]` : at.host}:${at.port === 65535 ? at.port - 1 : at.port + 1}` : '127.0.0.1:8081';
+  return `address already in use: another process listens there. Choose another address with --listen ${other}, GATEWAYD_SERVER_LISTEN=${other} or server.listen in the configuration file`;
+}
+
 /** When an idle process gives back what start-up grew (src/lib/memory.ts). */
 const STARTUP_SETTLE_MS = 2000;
 
@@ -64,7 +71,7 @@ export async function startServer(config: Config, log: Log = createLogger(config
   const server = await new Promise<Server>((resolve, reject) => {
     const s = nodeServe({ fetch: app.fetch, hostname: listen.host, port: listen.port }) as Server;
     s.once('error', (err: NodeJS.ErrnoException) => {
-      reject(new ServeError(`server.listen ${config.server.listen}: ${err.code === 'EADDRINUSE' ? 'address already in use' : err.message}`));
+      reject(new ServeError(`server.listen ${config.server.listen}: ${err.code === 'EADDRINUSE' ? addressInUse(config.server.listen) : err.message}`));
     });
     s.once('listening', () => resolve(s));
   }).catch(async (err) => {

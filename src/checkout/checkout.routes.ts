@@ -7,11 +7,18 @@ import type { AppDeps } from '../app-deps.js';
 import { clientSubject } from '../http/client-ip.js';
 import { createRouter, errorResponses, jsonBody, jsonResponse } from '../http/openapi.js';
 import { AppError } from '../lib/errors.js';
-import { CheckoutInvoiceSchema, toCheckoutInvoiceResponse } from '../invoices/invoices.schemas.js';
+import { CheckoutInvoiceSchema } from '../invoices/invoices.schemas.js';
 import { findByCheckoutToken } from '../invoices/invoices.repo.js';
+import { checkoutView, dustOf, paidTo } from './checkout-view.js';
 import { CLAIMS_PER_INVOICE_PER_MINUTE, CLAIMS_PER_IP_PER_MINUTE, claimTransaction } from './tx-claim.js';
 
-const CheckoutEnvelopeSchema = z.object({ invoice: CheckoutInvoiceSchema }).openapi('CheckoutEnvelope');
+const CheckoutViewSchema = CheckoutInvoiceSchema.extend({
+  unmatched_payment_seen: z.boolean().openapi({
+    description:
+      "A transfer of another amount (at least tron.dust_threshold) that pays no invoice reached this invoice's address while it was open: whoever sent it should not pay again but name its transaction. Says nothing of whose it is; false once anything is recorded against this invoice",
+  }),
+}).openapi('CheckoutView');
+const CheckoutEnvelopeSchema = z.object({ invoice: CheckoutViewSchema }).openapi('CheckoutEnvelope');
 const TokenParamSchema = z.object({
   token: z
     .string()
@@ -27,6 +34,10 @@ const ClaimBodySchema = z
       .openapi({ description: 'The transaction id (64 hex characters, as a wallet or explorer shows it)', example: 'a'.repeat(64) }),
   })
   .openapi('CheckoutTransactionClaim');
+const MONEY_OR_NULL = z
+  .string()
+  .regex(/^\d+\.\d{6}$/)
+  .nullable();
 const ClaimResultSchema = z
   .object({
     claim: z.object({
@@ -36,8 +47,13 @@ const ClaimResultSchema = z
           '`recorded`: verified on the solidified chain and recorded now; `already_recorded`: it was recorded before; `deferred`: it could not be verified by two providers now, and the scanner will see it',
       }),
       reason: z.string().nullable().openapi({ description: 'Why it was deferred' }),
+      paid_to: z.enum(['this_invoice', 'another_invoice', 'no_invoice']).nullable().openapi({
+        description:
+          "Where the USDT it sent to this invoice's address is recorded: `this_invoice` (matched, a partial payment, or applied by hand), `another_invoice` (it paid another invoice on the same address; which one is not said), `no_invoice` (a wrong amount: the merchant may apply it by hand); null when deferred",
+      }),
+      amount: MONEY_OR_NULL.openapi({ description: "The USDT it sent to this invoice's address (six decimals); null when deferred", example: '19.500000' }),
     }),
-    invoice: CheckoutInvoiceSchema,
+    invoice: CheckoutViewSchema,
   })
   .openapi('CheckoutTransactionClaimResult');
 
@@ -59,7 +75,7 @@ export function checkoutRoutes(deps: AppDeps) {
     async (c) => {
       const found = await findByCheckoutToken(deps.db, c.req.valid('param').token);
       if (!found) throw new AppError('not_found', 'No invoice for this checkout link');
-      return c.json({ invoice: toCheckoutInvoiceResponse(found.invoice, found.merchantName) }, 200);
+      return c.json({ invoice: await checkoutView(deps.db, found.invoice, found.merchantName, dustOf(deps.config.tron.dust_threshold)) }, 200);
     },
   );
 
@@ -91,7 +107,14 @@ export function checkoutRoutes(deps: AppDeps) {
       const txHash = c.req.valid('json').tx_hash.toLowerCase().replace(/^0x/, '');
       const result = await claimTransaction(deps, found.invoice, txHash);
       const now = (await findByCheckoutToken(deps.db, found.invoice.checkoutToken))!;
-      return c.json({ claim: { tx_hash: txHash, ...result }, invoice: toCheckoutInvoiceResponse(now.invoice, now.merchantName) }, 200);
+      const where = result.outcome === 'deferred' ? null : await paidTo(deps.db, now.invoice, txHash);
+      return c.json(
+        {
+          claim: { tx_hash: txHash, ...result, paid_to: where?.paid_to ?? null, amount: where?.amount ?? null },
+          invoice: await checkoutView(deps.db, now.invoice, now.merchantName, dustOf(deps.config.tron.dust_threshold)),
+        },
+        200,
+      );
     },
   );
 

@@ -11,6 +11,7 @@
 import type { Config } from '../config.js';
 import { localUrl } from '../config.js';
 import { openDatabase } from '../db/database.js';
+import { databaseFingerprint } from '../db/network-guard.js';
 import { HOUR } from '../lib/clock.js';
 import { insertGap, listGaps, listOpenDisputes, loadScanState, saveScanState } from '../chain/chain.repo.js';
 import { UsageError } from './usage.js';
@@ -22,10 +23,12 @@ type Out = (line: string) => void;
 
 export async function runChainStatus(config: Config, out: Out): Promise<number> {
   const database = openDatabase(config.database, { max: 1 });
+  let databaseId: string | null = null;
   try {
     const network = config.network;
     const state = await loadScanState(database.db, network);
     const gaps = await listGaps(database.db, network);
+    databaseId = await databaseFingerprint(database.db);
     out(`network: ${network.id}`);
     if (!state) out('cursor: none yet (the scanner has not run on this database)');
     else
@@ -51,6 +54,8 @@ export async function runChainStatus(config: Config, out: Out): Promise<number> 
   }
   const url = `${localUrl(config.server.listen)}/api/v1/health`;
   let health: {
+    network?: string;
+    database_id?: string | null;
     watcher?: {
       state: string;
       scan?: Record<string, unknown>;
@@ -64,6 +69,19 @@ export async function runChainStatus(config: Config, out: Out): Promise<number> 
     out(`server: not answering on ${url}; provider health is known to the running server only`);
     return 0;
   }
+  // The server on that address may be another instance (a dev server, another database): its providers are not this database's.
+  const where = config.database.url ? 'the configured PostgreSQL database' : config.database.path;
+  if (health.network !== undefined && health.network !== config.network.id) {
+    out(
+      `server: ${url} runs ${health.network}, this database is ${config.network.id}: another instance; its provider health is not shown (give --config of that instance)`,
+    );
+    return 0;
+  }
+  if (health.database_id !== undefined && health.database_id !== databaseId) {
+    out(`server: ${url} uses another database than ${where}: another instance; its provider health is not shown (give --config of that instance)`);
+    return 0;
+  }
+  out(`server: ${url}, the same instance (network ${config.network.id}, this database)`);
   const w = health.watcher;
   out(`watcher: ${w?.state ?? 'unknown'}${w?.scan?.reason ? ` (${String(w.scan.reason)})` : ''}`);
   for (const p of w?.providers ?? []) {

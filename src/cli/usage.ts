@@ -26,7 +26,7 @@ export class HelpRequest extends Error {
 
 /** Each command's usage line(s) and description, in the order `gatewayd --help` lists them. */
 const COMMANDS = {
-  serve: ['gatewayd serve [--config FILE]', 'run the API, console, checkout and workers'],
+  serve: ['gatewayd serve [--config FILE] [--listen HOST:PORT]', 'run the API, console, checkout and workers (--listen: server.listen for this run)'],
   migrate: ['gatewayd migrate [--config FILE] [--status]', 'apply pending database migrations (or list them)'],
   init: [
     'gatewayd init [--dir DIR] [--domain D | --public-url URL] [--listen H:P] [--data DIR] [--smtp-url URL] [--email-from F] [--tron-api-key K] [--system] [--ask]',
@@ -54,7 +54,7 @@ const COMMANDS = {
     're-read the blocks from N (or time T, ISO 8601) while serving; what is already recorded is not recorded again',
   ],
   dev: [
-    'gatewayd dev [--config FILE] [--database FILE]',
+    'gatewayd dev [--config FILE] [--database FILE] [--listen HOST:PORT]',
     'the gateway on tron-devnet with a simulated TRON node on loopback (test network: no real money); a fresh temporary database unless --database names one',
   ],
   'dev merchant create': [

@@ -6,7 +6,8 @@
  */
 import type { Config } from '../config.js';
 import type { NetworkId } from '../lib/tron.js';
-import type { OpenedDatabase, Sqlite } from './database.js';
+import { createHash } from 'node:crypto';
+import type { Db, OpenedDatabase, Sqlite } from './database.js';
 import { databaseMigrationStatus, isEmpty, migrateDatabase, MigrationError, type Migration } from './migrator.js';
 
 export class NetworkMismatchError extends Error {
@@ -85,4 +86,15 @@ export async function prepareDatabase(database: OpenedDatabase, path: string, cl
   }
   await claimNetwork(database, path, claim, now);
   return applied;
+}
+
+/**
+ * Which database this is, as a short public fingerprint: a hash of its recorded network and the
+ * time that claim was written (once, when the database was first prepared). Two processes on the
+ * same database give the same one; another database gives another. `GET /health` shows it, and
+ * `gatewayd chain status` compares it with the database it reads. Null before any claim.
+ */
+export async function databaseFingerprint(db: Db): Promise<string | null> {
+  const row = await db.selectFrom('instance_network').select(['network', 'recorded_at']).where('id', '=', 1).executeTakeFirst();
+  return row ? createHash('sha256').update(`${row.network}:${row.recorded_at}`).digest('hex').slice(0, 16) : null;
 }

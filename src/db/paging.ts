@@ -63,7 +63,14 @@ function newestFirst(a: Positioned, b: Positioned): number {
  */
 export async function readPage<O extends Positioned>(parts: Array<AnyQuery<O>>, page: PageRequest): Promise<Page<O>> {
   const ranges = await Promise.all(parts.map((q) => bounded(q, page).execute()));
-  const rows = ranges.length === 1 ? ranges[0]! : ranges.flat().sort(page.endingBefore ? (a, b) => newestFirst(b, a) : newestFirst);
+  // Ranges may overlap (a search by an amount that is also an order id): a row is listed once.
+  const rows =
+    ranges.length === 1
+      ? ranges[0]!
+      : ranges
+          .flat()
+          .sort(page.endingBefore ? (a, b) => newestFirst(b, a) : newestFirst)
+          .filter((row, i, all) => i === 0 || all[i - 1]!.id !== row.id);
   const hasMore = rows.length > page.limit;
   const items = rows.slice(0, page.limit);
   if (page.endingBefore) items.reverse();

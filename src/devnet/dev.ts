@@ -14,7 +14,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { parseListen, type Config } from '../config.js';
+import { devUrlFlag, parseListen, type Config } from '../config.js';
 import { NETWORKS } from '../lib/tron.js';
 import { createLogger, type Log } from '../lib/log.js';
 import { startServer, type RunningServer } from '../serve.js';
@@ -125,6 +125,8 @@ export async function startDev(load: (overrides: Record<string, Record<string, u
 export function devWelcome(dev: RunningDev): string {
   const c = dev.config;
   const secondsToSee = (c.dev.solidity_lag * c.dev.block_interval_ms) / 1000 + c.tron.poll_interval_seconds;
+  // The commands as they work against this instance: another port needs --url, or they reach another one.
+  const flag = devUrlFlag(dev.url);
   return [
     '',
     'gatewayd dev: tron-devnet, a simulated chain. Test network: no real money.',
@@ -140,9 +142,9 @@ export function devWelcome(dev: RunningDev): string {
     `             the subcommands below read it from ${dev.tokenPath})`,
     '',
     'Next, in another terminal:',
-    '  gatewayd dev merchant create --email you@example.com < password-file    # prints an API key',
-    '  gatewayd dev pay INVOICE_ID [--amount A] [--late] [--from ADDRESS] [--fake-token] [--failed]',
-    '  gatewayd dev transfer --to ADDRESS --amount A [--from ADDRESS] [--fake-token] [--failed]',
+    `  gatewayd dev merchant create${flag} --email you@example.com < password-file    # prints an API key`,
+    `  gatewayd dev pay${flag} INVOICE_ID [--amount A] [--late] [--from ADDRESS] [--fake-token] [--failed]`,
+    `  gatewayd dev transfer${flag} --to ADDRESS --amount A [--from ADDRESS] [--fake-token] [--failed]`,
     `A payment is seen about ${secondsToSee} s after it is made. Webhooks may go to http://localhost here (never under serve).`,
     '',
   ].join('\n');

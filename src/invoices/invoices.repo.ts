@@ -5,7 +5,7 @@ import { compileQuery, type BoundQuery, type Lookup, type Param } from '../db/co
 import { pageQueries, readPage, type Cursor, type Page, type PageRequest } from '../db/paging.js';
 import type { Conn, Db, Trx, Tx } from '../db/database.js';
 import type { CheckoutQr, InvoicesTable, InvoiceStatus } from '../db/schema.js';
-import { toDbAmount } from '../lib/amounts.js';
+import { parseAmount, toDbAmount } from '../lib/amounts.js';
 import type { TronNetwork } from '../lib/tron.js';
 import { rowToInvoice, type Invoice } from './invoice.model.js';
 import { INVOICE_STATUSES, OPEN_STATUSES, transition } from './invoice.states.js';
@@ -154,7 +154,67 @@ export interface InvoiceFilter {
   statuses?: InvoiceStatus[];
   walletId?: string;
   merchantOrderId?: string;
+  /** `q`, read by resolveInvoiceSearch. */
+  search?: InvoiceSearch;
 }
+
+/** What a search text can name: an order id (always), an amount, a transaction's invoices, an address's wallets. */
+export interface InvoiceSearch {
+  orderId: string;
+  amount?: bigint;
+  invoiceIds: string[];
+  walletIds: string[];
+}
+
+/** Invoices one transaction can name in a search (its transfers, each to one invoice). */
+const MAX_SEARCH_IDS = 50;
+const TX_HASH_RE = /^(0x)?[0-9a-fA-F]{64}$/;
+const ADDRESS_RE = /^T[1-9A-HJ-NP-Za-km-z]{33}$/;
+
+/**
+ * Reads a search text: an order id exactly as given; a decimal amount ("25", "25.000137") as the
+ * payable or the base amount; a transaction hash as the invoices it paid or was applied to by hand;
+ * a TRON address as the merchant's wallets at that address. Each is an index look-up.
+ */
+export async function resolveInvoiceSearch(db: Db, merchantId: string, text: string): Promise<InvoiceSearch> {
+  const q = text.trim();
+  const search: InvoiceSearch = { orderId: q, amount: parseAmount(q), invoiceIds: [], walletIds: [] };
+  if (TX_HASH_RE.test(q)) {
+    const rows = await db
+      .selectFrom('chain_transfers')
+      .leftJoin('invoice_resolutions', 'invoice_resolutions.transfer_id', 'chain_transfers.id')
+      .select(['chain_transfers.invoice_id', 'invoice_resolutions.invoice_id as resolved_invoice_id'])
+      .where('chain_transfers.tx_hash', '=', q.toLowerCase().replace(/^0x/, ''))
+      .execute();
+    search.invoiceIds = [...new Set(rows.flatMap((r) => [r.invoice_id, r.resolved_invoice_id]).filter((id): id is string => id !== null))];
+  }
+  if (ADDRESS_RE.test(q)) {
+    const rows = await db.selectFrom('wallets').select('id').where('merchant_id', '=', merchantId).where('address', '=', q).execute();
+    search.walletIds = rows.map((r) => r.id);
+  }
+  return search;
+}
+
+/** The ranges of a search: each an index range of one merchant's invoices, newest first. */
+function searchParts(base: InvoiceListBase, filter: InvoiceFilter, statuses: InvoiceStatus[] | undefined, search: InvoiceSearch) {
+  const scoped = filter.walletId !== undefined ? base.where('wallet_id', '=', filter.walletId) : base;
+  const parts = [scoped.where('merchant_order_id', '=', search.orderId)];
+  if (search.amount !== undefined) {
+    parts.push(scoped.where('payable_amount', '=', toDbAmount(search.amount)), scoped.where('base_amount', '=', toDbAmount(search.amount)));
+  }
+  // One equality each (a transaction names a few invoices): `id IN (...)` under a cursor lets SQLite walk the merchant's history instead.
+  for (const id of search.invoiceIds.slice(0, MAX_SEARCH_IDS)) parts.push(scoped.where('id', '=', id));
+  const filtered = statuses ? parts.map((q) => q.where('status', 'in', statuses)) : parts;
+  for (const walletId of search.walletIds) {
+    if (filter.walletId !== undefined && filter.walletId !== walletId) continue;
+    const wallet = base.where('wallet_id', '=', walletId);
+    filtered.push(...(statuses ?? INVOICE_STATUSES).map((status) => wallet.where('status', '=', status)));
+  }
+  return filtered;
+}
+
+type InvoiceListBase = ReturnType<typeof listBase>;
+const listBase = (db: Db, merchantId: string) => db.selectFrom('invoices').selectAll().where('merchant_id', '=', merchantId);
 
 /**
  * The filtered queries whose union is the list (see db/paging.ts): each one range of
@@ -162,8 +222,12 @@ export interface InvoiceFilter {
  * invoices_merchant_wallet_created_idx. An order id names at most one invoice (invoices_order_uq).
  */
 function invoiceListParts(db: Db, merchantId: string, filter: InvoiceFilter) {
-  const base = db.selectFrom('invoices').selectAll().where('merchant_id', '=', merchantId);
+  const base = listBase(db, merchantId);
   const statuses = filter.statuses && filter.statuses.length > 0 ? [...new Set(filter.statuses)] : undefined;
+  if (filter.search !== undefined) {
+    const parts = searchParts(base, filter, statuses, filter.search);
+    return filter.merchantOrderId !== undefined ? parts.map((q) => q.where('merchant_order_id', '=', filter.merchantOrderId!)) : parts;
+  }
   if (filter.merchantOrderId !== undefined) {
     let q = base.where('merchant_order_id', '=', filter.merchantOrderId);
     if (filter.walletId !== undefined) q = q.where('wallet_id', '=', filter.walletId);

@@ -10,7 +10,7 @@ import { pageRequest, pagingQuery, repeatable } from '../http/paging.js';
 import { formatAmount } from '../lib/amounts.js';
 import { AppError } from '../lib/errors.js';
 import { priceCurrencies, requireCurrency } from '../pricing/currencies.js';
-import { findInvoiceCursor, findMerchantInvoice, listInvoicePage } from './invoices.repo.js';
+import { findInvoiceCursor, findMerchantInvoice, listInvoicePage, resolveInvoiceSearch } from './invoices.repo.js';
 import {
   CreateInvoiceSchema,
   IdempotencyHeaderSchema,
@@ -47,6 +47,21 @@ export const InvoiceListQuerySchema = z.strictObject({
     .max(120)
     .optional()
     .openapi({ param: { name: 'merchant_order_id', in: 'query', description: 'The invoice holding this order id (at most one)' }, example: 'order-1042' }),
+  q: z
+    .string()
+    .trim()
+    .min(1)
+    .max(120)
+    .optional()
+    .openapi({
+      param: {
+        name: 'q',
+        in: 'query',
+        description:
+          'Search: the invoices whose order id is exactly this text, whose payable or base amount it is (a decimal such as `25` or `25.000137`), that a transaction with this hash (64 hex, `0x` allowed) paid or was applied to by hand, or that were paid to your wallet at this TRON address. Combines with the other filters and pages like the list',
+      },
+      example: '25.000137',
+    }),
 });
 
 export function invoiceRoutes(deps: AppDeps) {
@@ -65,7 +80,7 @@ export function invoiceRoutes(deps: AppDeps) {
       description:
         'Paged by cursor: `limit` (1 to 500, 500 when absent), then `starting_after` the last id of a page for the next (older) page, ' +
         'or `ending_before` the first id for the previous (newer) one; `has_more` says whether more lie that way. ' +
-        'Filters combine: `status` (repeatable), `wallet_id`, `merchant_order_id`, `created_gte`, `created_lt`. ' +
+        'Filters combine: `status` (repeatable), `wallet_id`, `merchant_order_id`, `created_gte`, `created_lt`, and `q`, a search by order id, amount, transaction hash or address. ' +
         'An unknown or malformed query parameter, or a cursor id that is not one of your invoices, is 400 `validation_error` naming it.',
       security: KEY_OR_SESSION,
       middleware: [requireKeyOrSession(deps, 'invoices:read')] as const,
@@ -79,7 +94,12 @@ export function invoiceRoutes(deps: AppDeps) {
       const { items, hasMore } = await listInvoicePage(
         deps.db,
         merchantId,
-        { statuses: q.status, walletId: q.wallet_id, merchantOrderId: q.merchant_order_id },
+        {
+          statuses: q.status,
+          walletId: q.wallet_id,
+          merchantOrderId: q.merchant_order_id,
+          search: q.q === undefined ? undefined : await resolveInvoiceSearch(deps.db, merchantId, q.q),
+        },
         page,
       );
       return c.json({ invoices: items.map((inv) => toInvoiceResponse(inv, publicUrl)), has_more: hasMore }, 200);

@@ -4,6 +4,7 @@
  * links stay in the URL fragment, which browsers never send to a server or a Referer.
  */
 import type { Hono } from 'hono';
+import { devUrlFlag, localUrl } from '../config.js';
 import { optionalSession } from '../http/auth.js';
 import type { AppDeps } from '../app-deps.js';
 import type { AppEnv } from '../http/context.js';
@@ -45,7 +46,7 @@ export function authPages(app: Hono<AppEnv>, deps: AppDeps, renderer: Renderer):
           emailOff: deps.config.email.smtp_url === '',
           signInUrl: `${deps.config.server.public_url.replace(/\/+$/, '')}/login`,
           // On `gatewayd dev` the database is the dev instance's own: only its client command reaches it.
-          createCommand: deps.config.devMode ? 'gatewayd dev merchant create' : 'gatewayd merchant create',
+          createCommand: deps.config.devMode ? `gatewayd dev merchant create${devUrlFlag(localUrl(deps.config.server.listen))}` : 'gatewayd merchant create',
         },
       );
     });

@@ -8,7 +8,7 @@ import type { Hono } from 'hono';
 import type { AppDeps } from '../app-deps.js';
 import type { AppEnv } from '../http/context.js';
 import { type Invoice } from '../invoices/invoice.model.js';
-import { toCheckoutInvoiceResponse } from '../invoices/invoices.schemas.js';
+import { checkoutView, dustOf } from '../checkout/checkout-view.js';
 import { findByCheckoutToken } from '../invoices/invoices.repo.js';
 import { formatAmount, micros } from '../lib/amounts.js';
 import { pageContext, type Renderer } from './render.js';
@@ -43,7 +43,7 @@ export function checkoutPages(app: Hono<AppEnv>, deps: AppDeps, renderer: Render
       return renderer.page(c, ctx, 'checkout-not-found', { title: ctx.t('page.checkout.not_found_title') }, {}, 404);
     }
     const { invoice, merchantName, checkoutQr } = found;
-    const view = toCheckoutInvoiceResponse(invoice, merchantName);
+    const view = await checkoutView(deps.db, invoice, merchantName, dustOf(deps.config.tron.dust_threshold));
     const now = deps.clock.now();
     const remainingMs = Math.max(0, invoice.expiresAt - now);
     const qrText = checkoutQr === 'tron_uri' ? tronUri(invoice) : invoice.walletAddress;
@@ -64,7 +64,9 @@ export function checkoutPages(app: Hono<AppEnv>, deps: AppDeps, renderer: Render
             screen: checkoutScreen(invoice),
             // The page reloads when what arrived changes, so its wording (rendered here) stays true.
             amount_received: view.amount_received,
+            payable_amount: view.payable_amount,
             resolution: view.resolution,
+            unmatched_payment_seen: view.unmatched_payment_seen,
           },
         },
       },
@@ -81,6 +83,8 @@ export function checkoutPages(app: Hono<AppEnv>, deps: AppDeps, renderer: Render
         // "¥100.00 = 14.06 USDT at 7.1150 CNY/USDT, rate of 10:42 UTC" for an invoice priced in fiat.
         priceLine: view.price ? priceLine(ctx, view.price, view.base_amount) : null,
         received: receivedNotice(invoice),
+        // A wrong amount reached the address while the invoice was open: maybe this payer's.
+        unmatchedSeen: view.unmatched_payment_seen,
         // Only the URL stored on the invoice (https, checked at creation) is ever offered as a way
         // back; a shop's return hop is named by this invoice's checkout token.
         returnUrl: checkoutReturnUrl(deps.config.server.public_url, invoice),
@@ -92,11 +96,16 @@ export function checkoutPages(app: Hono<AppEnv>, deps: AppDeps, renderer: Render
 /**
  * What the payer is told about money already recorded against an unpaid invoice (a partial or
  * late payment): received X of Y, and the rest when short. Null when nothing arrived, or once paid.
+ * It replaces the amount to send as the page's headline: a top-up has no adjustment of its own and
+ * would not be matched, so the payer is told to send nothing more unless the merchant asks.
  */
-export function receivedNotice(inv: Pick<Invoice, 'amountReceived' | 'payableAmount' | 'txHash'>): { amount: string; short: boolean; rest: string } | null {
+export function receivedNotice(
+  inv: Pick<Invoice, 'amountReceived' | 'payableAmount' | 'txHash'>,
+): { amount: string; grouped: string; short: boolean; rest: string } | null {
   if (inv.amountReceived <= 0n || inv.txHash !== null) return null;
   const short = inv.amountReceived < inv.payableAmount;
-  return { amount: formatAmount(inv.amountReceived), short, rest: short ? formatAmount(micros(inv.payableAmount - inv.amountReceived)) : '0.000000' };
+  const amount = formatAmount(inv.amountReceived);
+  return { amount, grouped: groupDigits(amount), short, rest: short ? formatAmount(micros(inv.payableAmount - inv.amountReceived)) : '0.000000' };
 }
 
 const QR_CACHE_MAX = 1000;

@@ -12,7 +12,7 @@ import { optionalSession } from '../http/auth.js';
 import type { AppDeps } from '../app-deps.js';
 import type { AppEnv } from '../http/context.js';
 import { toInvoiceResponse } from '../invoices/invoices.schemas.js';
-import { findMerchantInvoice, INVOICE_LIST_LIMIT, listMerchantInvoices } from '../invoices/invoices.repo.js';
+import { findInvoiceCursor, findMerchantInvoice, listInvoicePage, listMerchantInvoices, resolveInvoiceSearch } from '../invoices/invoices.repo.js';
 import { isSupportStaff } from '../accounts/support-staff.js';
 import { twoFactorStatus } from '../accounts/two-factor.service.js';
 import { telegramPanel } from '../telegram/telegram.panel.js';
@@ -40,6 +40,8 @@ import { MARKUP_PATTERN } from '../pricing/pricing.service.js';
 
 /** The event types a webhook can be limited to (webhook.test always reaches the webhook it tests). */
 const CHOOSABLE_EVENTS = EVENT_TYPES.filter((type) => type !== 'webhook.test');
+/** Invoices a page of the console's list shows. */
+export const CONSOLE_INVOICE_PAGE = 50;
 const STATUSES: readonly InvoiceStatus[] = ['pending', 'review', 'confirmed', 'expired'];
 const RECENT_INVOICES = 10;
 
@@ -203,11 +205,39 @@ export function consolePages(app: Hono<AppEnv>, deps: AppDeps, renderer: Rendere
     return render(c, req, 'console-wallets', 'wallets', req.ctx.t('console.wallets.title'), { wallets, pools: await poolWarnings(deps, req.merchant.id) });
   });
 
+  // The whole history, a page at a time (newer / older links by cursor), searchable as GET /invoices?q= is.
   consoleGet(app, deps, '/console/invoices', async (c, req) => {
-    const q = c.req.query('status');
-    const status = STATUSES.find((s) => s === q);
-    const invoices = (await listMerchantInvoices(deps.db, req.merchant.id, INVOICE_LIST_LIMIT, status)).map((inv) => toInvoiceResponse(inv, publicUrl));
-    return render(c, req, 'console-invoices', 'invoices', req.ctx.t('console.invoices.title'), { invoices, status: status ?? '', statuses: STATUSES });
+    const status = STATUSES.find((s) => s === c.req.query('status'));
+    const text = (c.req.query('q') ?? '').trim().slice(0, 120);
+    const cursor = async (id: string | undefined) => (id ? await findInvoiceCursor(deps.db, req.merchant.id, id) : undefined);
+    const startingAfter = await cursor(c.req.query('after'));
+    const endingBefore = startingAfter ? undefined : await cursor(c.req.query('before'));
+    const { items, hasMore } = await listInvoicePage(
+      deps.db,
+      req.merchant.id,
+      { statuses: status ? [status] : undefined, search: text ? await resolveInvoiceSearch(deps.db, req.merchant.id, text) : undefined },
+      { limit: CONSOLE_INVOICE_PAGE, startingAfter, endingBefore },
+    );
+    const invoices = items.map((inv) => toInvoiceResponse(inv, publicUrl));
+    const link = (key: 'after' | 'before', id: string) => {
+      const query = new URLSearchParams();
+      if (status) query.set('status', status);
+      if (text) query.set('q', text);
+      query.set(key, id);
+      return `/console/invoices?${query.toString()}`;
+    };
+    const first = invoices[0];
+    const last = invoices.at(-1);
+    const older = last && (endingBefore ? true : hasMore) ? link('after', last.id) : null;
+    const newer = first && (endingBefore ? hasMore : startingAfter !== undefined) ? link('before', first.id) : null;
+    return render(c, req, 'console-invoices', 'invoices', req.ctx.t('console.invoices.title'), {
+      invoices,
+      status: status ?? '',
+      statuses: STATUSES,
+      q: text,
+      older,
+      newer,
+    });
   });
 
   consoleGet(app, deps, '/console/invoices/new', async (c, req) => {
@@ -238,6 +268,8 @@ export function consolePages(app: Hono<AppEnv>, deps: AppDeps, renderer: Rendere
     const late = await transferRows(deps.db, deps.config.network, req.ctx, req.merchant.id, await listLatePayments(deps.db, invoice.id));
     return render(c, req, 'console-invoice', 'invoices', req.ctx.t('console.invoice.title', { order: invoice.merchantOrderId }), {
       inv: toInvoiceResponse(invoice, publicUrl),
+      // Back from "Apply here": the page is read again, so its status and actions are the new ones.
+      applied: c.req.query('applied') === '1' && invoice.resolution === 'manual',
       late,
       maybe: await invoiceChoices(deps.db, deps.config.network, req.ctx, req.merchant.id, invoice, dustThreshold),
       metadata: JSON.stringify(invoice.metadata, null, 2),

@@ -3,7 +3,8 @@
  * (Intl formats the exact decimal string, never a float), the rate to four decimals and the time
  * of the rate in UTC: "¥100.00 = 14.06 USDT at 7.1150 CNY/USDT, rate of 10:42 UTC".
  */
-import { formatFixed, parseDecimal } from '../pricing/decimal.js';
+import { convertToMicro, formatFixed, isZero, parseDecimal } from '../pricing/decimal.js';
+import { formatAmount, micros } from '../lib/amounts.js';
 import { minorUnits } from '../pricing/currencies.js';
 import type { PageContext } from './i18n.js';
 import { run, timeRun, translateHtml } from './runs.js';
@@ -66,13 +67,32 @@ export function utcTime(iso: string): string {
   return iso.slice(11, 16);
 }
 
-/** The checkout's sentence for a fiat price, as escaped markup (each amount and the time an isolated run). */
+/**
+ * The fiat amount at the rate alone, in USDT rounded up to the cent ("12.37" for 88 CNY at 7.115):
+ * the first step of the sum a marked-up price shows. Undefined when the stored texts do not parse.
+ */
+export function convertedUsdt(price: Pick<PriceView, 'amount' | 'rate'>): string | undefined {
+  const amount = parseDecimal(price.amount);
+  const rate = parseDecimal(price.rate);
+  if (!amount || !rate || rate.units <= 0n) return undefined;
+  return shortUsdt(formatAmount(micros(convertToMicro(amount, rate, { units: 0n, scale: 0 }, 10_000n))));
+}
+
+/**
+ * The checkout's sentence for a fiat price, as escaped markup (each amount and the time an isolated
+ * run). With a markup it shows the sum: "¥88.00 = 12.37 USDT at 7.1150 CNY/USDT (rate of 10:42 UTC)
+ * + 2 % = 12.62 USDT", so the payer can check every step.
+ */
 export function priceLine(ctx: PageContext, price: PriceView, baseAmount: string): string {
-  return translateHtml(ctx.t, 'page.checkout.fiat_price', {
+  const values = {
     fiat: run(fiatText(ctx, price.amount, price.currency)),
     usdt: run(shortUsdt(baseAmount)),
     rate: run(formatRate(price.rate)),
     currency: price.currency,
     time: timeRun(price.rate_at, utcTime(price.rate_at)),
-  });
+  };
+  const markup = parseDecimal(price.markup_percent);
+  const converted = convertedUsdt(price);
+  if (!markup || isZero(markup) || converted === undefined) return translateHtml(ctx.t, 'page.checkout.fiat_price', values);
+  return translateHtml(ctx.t, 'page.checkout.fiat_price_markup', { ...values, converted: run(converted), markup: run(price.markup_percent) });
 }

@@ -2,6 +2,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { AppDeps } from '../app-deps.js';
 import { watcherHealth } from '../chain/chain.health.js';
 import { WatcherHealthSchema } from '../chain/chain.schemas.js';
+import { databaseFingerprint } from '../db/network-guard.js';
 import { livePayments } from './live-payments.js';
 import { PricingHealthSchema, toPricingHealthResponse } from '../pricing/pricing.schemas.js';
 import { createRouter, errorResponses, jsonResponse } from '../http/openapi.js';
@@ -14,6 +15,12 @@ const HealthSchema = z
       description: 'false while the chain watcher cannot confirm payments (degraded); status stays "ok" because the API still serves. Alert on it.',
     }),
     version: z.string(),
+    network: z.string().openapi({ description: 'The TRON network this instance serves', example: 'tron-mainnet' }),
+    database_id: z.string().nullable().openapi({
+      description:
+        'A short fingerprint of the database this instance uses (the same for every instance on it); `gatewayd chain status` compares it with the database it reads',
+      example: '3f9c2a7be01d44c8',
+    }),
     watcher: WatcherHealthSchema,
     deliveries: z.object({ backlog: z.number().int() }),
     pricing: PricingHealthSchema.openapi({ description: "Fiat prices: each rate source's last rates, their age and its last error" }),
@@ -29,6 +36,8 @@ const ConfigSchema = z
 
 export function systemRoutes(deps: AppDeps, version: string) {
   const app = createRouter();
+  // Written once when the database was prepared: read at the first health check.
+  let fingerprint: Promise<string | null> | undefined;
 
   app.openapi(
     createRoute({
@@ -54,6 +63,8 @@ export function systemRoutes(deps: AppDeps, version: string) {
           mode: 'live' as const,
           live_payments_enabled: livePayments(deps.watcherStatus).enabled,
           version,
+          network: deps.config.network.id,
+          database_id: await (fingerprint ??= databaseFingerprint(deps.db)),
           watcher: await watcherHealth(deps),
           deliveries: { backlog: Number(backlog.n) },
           pricing: toPricingHealthResponse(deps.rates, deps.clock.now()),

@@ -35,13 +35,14 @@
     // What arrived changed in a way the server words (a partial payment on the still open invoice,
     // a payment the shop accepted): reload. A plain payment only turns the screen, without a reload.
     var partial = next === 'pay' && inv.amount_received !== undefined && inv.amount_received !== data.amount_received;
-    if (partial || (inv.resolution || null) !== (data.resolution || null)) {
+    var stray = next === 'pay' && inv.unmatched_payment_seen !== undefined && inv.unmatched_payment_seen !== data.unmatched_payment_seen;
+    if (partial || stray || (inv.resolution || null) !== (data.resolution || null)) {
       window.location.reload();
-      return;
+      return true;
     }
     var fields = document.querySelectorAll('[data-field="tx_hash"]');
     for (var i = 0; i < fields.length; i++) fields[i].textContent = inv.tx_hash || '';
-    if (next === screen) return;
+    if (next === screen) return false;
     screen = next;
     ['pay', 'confirmed', 'review', 'expired'].forEach(function (name) {
       var el = document.getElementById('screen-' + name);
@@ -53,6 +54,7 @@
       heading.setAttribute('tabindex', '-1');
       heading.focus();
     }
+    return false;
   }
 
   var timer = null;
@@ -90,8 +92,41 @@
     claim.hidden = false;
     var input = document.getElementById('claim-tx');
     var result = document.getElementById('claim-result');
-    var say = function (key) {
-      result.textContent = form.getAttribute('data-' + key) || '';
+    // The sentence with each amount its own left-to-right run, so a right-to-left page keeps its digits in order.
+    var say = function (key, amount) {
+      var values = { amount: amount || '', payable: data.payable_amount };
+      var parts = (form.getAttribute('data-' + key) || '').split(/\{(amount|payable)\}/);
+      result.textContent = '';
+      for (var i = 0; i < parts.length; i++) {
+        if (i % 2 === 0) {
+          result.appendChild(document.createTextNode(parts[i]));
+        } else {
+          var num = document.createElement('bdi');
+          num.dir = 'ltr';
+          num.className = 'num';
+          num.textContent = values[parts[i]];
+          result.appendChild(num);
+        }
+      }
+    };
+    // What the server said survives the reload that shows what it recorded.
+    var SAID = 'gatewayd-claim:' + data.api;
+    try {
+      var said = JSON.parse(window.sessionStorage.getItem(SAID) || 'null');
+      if (said) {
+        window.sessionStorage.removeItem(SAID);
+        claim.open = true;
+        say(said.key, said.amount);
+      }
+    } catch (err) {
+      /* storage off: the page itself shows what was recorded */
+    }
+    // One message for each answer: recorded for this invoice now or before, paid another invoice, a wrong amount.
+    var outcome = function (c) {
+      if (c.outcome === 'deferred') return 'deferred';
+      if (c.paid_to === 'another_invoice') return 'other-invoice';
+      if (c.paid_to === 'no_invoice') return 'wrong-amount';
+      return c.outcome === 'recorded' ? 'recorded' : 'already';
     };
     form.addEventListener('submit', function (e) {
       e.preventDefault();
@@ -108,8 +143,20 @@
         .then(function (res) {
           return res.json().then(function (body) {
             if (res.ok) {
-              say(body.claim.outcome === 'deferred' ? 'deferred' : 'recorded');
-              show(screenOf(body.invoice), body.invoice);
+              var key = outcome(body.claim);
+              say(key, body.claim.amount);
+              try {
+                window.sessionStorage.setItem(SAID, JSON.stringify({ key: key, amount: body.claim.amount }));
+              } catch (err) {
+                /* the message is shown until a reload */
+              }
+              if (!show(screenOf(body.invoice), body.invoice)) {
+                try {
+                  window.sessionStorage.removeItem(SAID);
+                } catch (err) {
+                  /* nothing kept */
+                }
+              }
               return;
             }
             var code = body.error && body.error.code;

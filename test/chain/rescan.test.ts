@@ -12,6 +12,7 @@ import { MINUTE, SECOND } from '../../src/lib/clock.js';
 import { getInvoice, insertInvoice, transfersOf } from '../helpers/chain-fixtures.js';
 import { untilSolid, world } from '../helpers/hostile-provider.js';
 import { randomAddress } from '../helpers/tron-samples.js';
+import { startTestApp } from '../helpers/app.js';
 
 test('chain rescan --from-block finds a payment the only provider left out; twice records nothing twice; chain status shows the cursor, the range and the providers', async () => {
   const w = await world(['liar']);
@@ -48,6 +49,27 @@ test('chain rescan --from-block finds a payment the only provider left out; twic
     assert.match(text, /gaps: none/);
     assert.match(text, new RegExp(`provider ${w.liar.url.replace(/\./g, '\\.')}: ok`));
     assert.match(text, /disputes: none/);
+    assert.match(text, /server: http:\S+, the same instance \(network tron-mainnet, this database\)/);
+
+    // Another instance on the address it asks (another database, or another network): said, and its providers not shown as this one's.
+    const others: Array<{ tron?: { network: string; api_url: string } }> = [{}, { tron: { network: 'devnet', api_url: 'http://127.0.0.1:1' } }];
+    for (const other of others) {
+      // Another database, prepared at another time (the fingerprint is of its network and that moment).
+      const elsewhere = await startTestApp({ config: other, now: w.t.clock.now() + 86_400_000 });
+      try {
+        lines.length = 0;
+        assert.equal(await runChainStatus({ ...w.t.config, server: { ...w.t.config.server, listen: new URL(elsewhere.baseUrl).host } }, out), 0);
+        const said = lines.join('\n');
+        assert.match(said, new RegExp(`cursor: block ${state.cursorBlock}`), 'the database is still read');
+        assert.match(
+          said,
+          other.tron ? /runs tron-devnet, this database is tron-mainnet: another instance/ : /uses another database than \S+: another instance/,
+        );
+        assert.doesNotMatch(said, /^provider /m);
+      } finally {
+        await elsewhere.close();
+      }
+    }
   } finally {
     await w.close();
   }

@@ -73,6 +73,14 @@ test('gatewayd dev: dev pay confirms an invoice and a signed invoice.confirmed r
   // The merchant, its API key, a wallet and a webhook, as the five-minute tour makes them.
   const made = json(cli(['dev', 'merchant', 'create', '--email', 'dev@example.com'], 'correct-horse-battery\n'));
   assert.match(made.api_key, /^gw_live_/);
+  // The banner's commands are this instance's own (it is not on the default port): as printed, without --config, they reach it.
+  const printed = /gatewayd dev merchant create(.*) --email you@example\.com/.exec(dev.output())![1]!;
+  assert.equal(printed, ` --url ${dev.baseUrl}`);
+  assert.match(dev.output(), new RegExp(`gatewayd dev pay --url ${dev.baseUrl} INVOICE_ID`));
+  const asPrinted = runCli(['dev', 'merchant', 'create', ...printed.trim().split(' '), '--email', 'printed@example.com', '--json'], {
+    input: 'correct-horse-battery\n',
+  });
+  assert.match(json(asPrinted).api_key, /^gw_live_/);
   const owner = new HttpClient(dev.baseUrl, dev.baseUrl);
   assert.equal((await owner.post('/auth/login', { email: 'dev@example.com', password: 'correct-horse-battery' })).status, 200);
   const address = 'TXVj38D1XR3TPgSHTCZGC8wkLDAGqF1oqx';
@@ -186,6 +194,15 @@ test('gatewayd dev refuses a mainnet database; dev pay without a dev instance sa
   assert.equal(lines.length, 1, r.stderr);
   assert.match(lines[0]!, /gateway\.db: this database belongs to tron-mainnet, but `gatewayd dev` runs tron-devnet/);
 
+  // A usage error is exit 2 before any request, like every other (it was 1, from the instance's 400).
+  for (const args of [
+    ['dev', 'pay', 'inv_x', '--amount', 'abc'],
+    ['dev', 'transfer', '--to', 'TXVj38D1XR3TPgSHTCZGC8wkLDAGqF1oqx', '--amount', '1.2345678'],
+  ]) {
+    const bad = runCli([...args, '--config', config]);
+    assert.equal(bad.status, 2, bad.stderr);
+    assert.match(bad.stderr, /--amount "(abc|1\.2345678)" is not a USDT amount such as 12\.5 or 20\.000137/);
+  }
   const pay = runCli(['dev', 'pay', 'inv_x', '--config', config]);
   assert.equal(pay.status, 1);
   assert.match(pay.stderr, /no dev instance answers at http:\/\/127\.0\.0\.1:\d+ \(start `gatewayd dev` first, or give --url\)/);

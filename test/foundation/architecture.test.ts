@@ -213,6 +213,10 @@ const FOREIGN_TABLE_USES = new Map<string, string>([
   ['chain_transfers <- checkout/tx-claim.ts', "the payer's claim of a transaction looks for it among the recorded ones"],
   ['chain_transfers <- email/payment-notices.ts', 'a join for the transfer each notice reports'],
   ['chain_transfers <- invoices/invoice-payments.ts', 'the payment applied to an invoice updates its transfer in the same transaction'],
+  ['chain_transfers <- checkout/checkout-view.ts', "the payer's page asks whether an unmatched payment reached its address while the invoice was open"],
+  ['invoice_resolutions <- checkout/checkout-view.ts', 'the same question leaves out a transfer that was applied to an invoice by hand'],
+  ['chain_transfers <- invoices/invoices.repo.ts', 'invoice search by transaction hash finds the invoices that hash paid'],
+  ['wallets <- invoices/invoices.repo.ts', "invoice search by address finds the merchant's wallet of that address"],
 ]);
 
 /** Each query on a known table: from which file, and whether it writes. */

@@ -205,3 +205,23 @@ test('serve with the built-in defaults in an empty folder (no config file)', asy
     await new Promise((r) => child.once('exit', r));
   }
 });
+
+test('a port already taken: serve says which setting, variable and flag choose another, exit 1; --listen chooses it for one run', async (t) => {
+  const { createServer } = await import('node:net');
+  const taken = createServer();
+  await new Promise<void>((r) => taken.listen(0, '127.0.0.1', () => r()));
+  t.after(() => taken.close());
+  const port = (taken.address() as { port: number }).port;
+  const dir = tempDir();
+  const r = runCli(['serve', '--listen', `127.0.0.1:${port}`], { cwd: dir, env: cleanEnv({ GATEWAYD_DATABASE_PATH: join(dir, 'gateway.db') }) });
+  assert.equal(r.status, 1, r.stdout + r.stderr);
+  assert.match(
+    r.stderr,
+    new RegExp(
+      `server\\.listen 127\\.0\\.0\\.1:${port}: address already in use: another process listens there\\. Choose another address with --listen 127\\.0\\.0\\.1:${port + 1}, GATEWAYD_SERVER_LISTEN=127\\.0\\.0\\.1:${port + 1} or server\\.listen in the configuration file`,
+    ),
+  );
+  const bad = runCli(['serve', '--listen', 'nowhere'], { cwd: dir, env: cleanEnv({ GATEWAYD_DATABASE_PATH: join(dir, 'gateway.db') }) });
+  assert.notEqual(bad.status, 0);
+  assert.match(bad.stderr, /server\.listen/);
+});

@@ -221,6 +221,17 @@ test('each filtered page is one index range read: no table scan and no sort, wha
     }
     const [byOrder] = invoicePageQueries(t.deps.db, s.merchant.id, { merchantOrderId: 'order-1' }, { limit: 100 });
     assert.match(explain(byOrder!), /USING INDEX invoices_order_uq/);
+    // A search (q=): each of its ranges an index look-up, the invoices a transaction names by their ids.
+    const search = { orderId: '25', amount: 25_000_000n, invoiceIds: ['inv_a', 'inv_b'], walletIds: [second] };
+    for (const statuses of [undefined, ['pending' as const]]) {
+      const plans = invoicePageQueries(t.deps.db, s.merchant.id, { search, statuses }, { limit: 100, startingAfter: cursor }).map(explain);
+      assert.match(plans[0]!, /^SEARCH invoices USING INDEX invoices_order_uq/);
+      assert.match(plans[1]!, /^SEARCH invoices USING INDEX invoices_merchant_payable_created_idx/);
+      assert.match(plans[2]!, /^SEARCH invoices USING INDEX invoices_merchant_base_created_idx/);
+      for (const plan of plans.slice(3, 5)) assert.match(plan, /^SEARCH invoices USING INDEX sqlite_autoindex_invoices_1 \(id=\?\)/);
+      for (const plan of plans.slice(5)) assert.match(plan, /^SEARCH invoices USING INDEX invoices_merchant_wallet_created_idx/);
+      for (const plan of plans) assert.doesNotMatch(plan, /SCAN|TEMP B-TREE/, plan);
+    }
   } finally {
     await t.close();
   }

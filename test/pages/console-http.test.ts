@@ -1,3 +1,4 @@
+import { LOCALES } from '../../src/lib/i18n.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestApp } from '../helpers/app.js';
@@ -107,6 +108,11 @@ test("console pages render the owner data escaped, never another merchant's, and
     assert.ok(!page.text.includes('<script>alert(1)'), `${path} leaks raw script`);
     assert.ok(!page.text.includes('other-secret-order'), `${path} shows another merchant's invoice`);
     assert.ok(page.text.includes(`Owner ${ESCAPED}`), `${path} escaped merchant name`);
+    // No developer terms on a merchant's page: event types and API field values are the API's words.
+    for (const lang of LOCALES) {
+      const text = lang === 'en' ? page.text : (await get(`${path}?lang=${lang}`)).text;
+      assert.doesNotMatch(text.replace(/<(script|code)[\s\S]*?<\/\1>/g, ''), /\(event invoice\.|resolution (&quot;|«|“)?tolerance/, `${path} ${lang}`);
+    }
   }
   const overview = (await get('/console')).text;
   assert.match(

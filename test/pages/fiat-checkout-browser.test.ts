@@ -94,7 +94,7 @@ test('the console creates an invoice priced in a fiat currency and shows the liv
   await page.getByRole('button', { name: 'Create invoice' }).click();
   await page.waitForURL(/\/console\/invoices\/inv_/);
   const detail = await page.locator('.fiat-price').innerText();
-  assert.equal(detail, '¥100.00 at 7.1150 CNY/USDT, markup 2 %, rate of 2026-01-15 12:00 UTC from coinbase, coingecko');
+  assert.equal(detail, '¥100.00 at 7.1150 CNY/USDT, markup 2\u00a0%, rate of 2026-01-15 12:00 UTC from coinbase, coingecko');
   // 100 / 7.115 * 1.02 = 14.3359… -> 14.34
   const facts = await page.locator('dl.facts').innerText();
   assert.match(facts, /14\.340000/);

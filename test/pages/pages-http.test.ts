@@ -291,6 +291,14 @@ test('registration without email configured says so and shows the command that w
   t.after(() => dev.close());
   const devPage = await html(dev.baseUrl, '/register');
   assert.ok(devPage.text.includes('<code dir="ltr">gatewayd dev merchant create --email you@example.com</code>'));
+  // On another port the command names it, or it would reach (and create the account on) another instance.
+  const elsewhere = await startTestApp({
+    devMode: true,
+    config: { server: { listen: '127.0.0.1:8090' }, tron: { network: 'devnet', api_url: 'http://127.0.0.1:1' } },
+  });
+  t.after(() => elsewhere.close());
+  const elsewherePage = await html(elsewhere.baseUrl, '/register');
+  assert.ok(elsewherePage.text.includes('<code dir="ltr">gatewayd dev merchant create --url http://127.0.0.1:8090 --email you@example.com</code>'));
 });
 
 test('the footer links the contact form only when support has staff to read it', async (t) => {

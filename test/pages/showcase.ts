@@ -250,3 +250,44 @@ export async function layoutProblems(page: Page): Promise<string[]> {
     return [...new Set(problems)].slice(0, 15);
   })()`);
 }
+
+/**
+ * The wrong payments of the showcase's shop: a fee-deducted 41.500137 of order-1042 (42.500137
+ * less 1 USDT, related to it), and 19.5 USDT sent for order-1043 (20.000011), unmatched.
+ */
+export async function seedWrongPayments(app: TestApp, s: Showcase): Promise<{ wrong: { id: string; checkoutToken: string }; wrongTx: string }> {
+  const merchantId = s.owner.merchant.id;
+  const now = app.clock.now();
+  const walletId = (await app.deps.db.selectFrom('wallets').select('id').where('merchant_id', '=', merchantId).executeTakeFirstOrThrow()).id;
+  const wrong = await insertInvoice(app.deps.db, {
+    merchantId,
+    walletId,
+    now: now - 300_000,
+    base: 20_000_000n,
+    adjustment: 11n,
+    orderId: 'order-1043',
+    expiresInMinutes: 60,
+  });
+  const wrongTx = 'd4'.repeat(32);
+  await writeTransaction(app.deps.db, async (trx) => {
+    const base = { from: PAYER, to: WALLET_ADDRESS, blockNumber: 69_316_570, tokenContract: app.deps.config.network.usdtContract };
+    await insertTransfer(
+      trx,
+      app.deps.config.network,
+      { ...base, txHash: 'c3'.repeat(32), logIndex: 0, amount: micros(41_500_137n), blockTimestamp: now - 30_000 },
+      'unmatched',
+      s.pendingId,
+      now,
+    );
+    await trx.updateTable('invoices').set({ amount_received: 41_500_137 }).where('id', '=', s.pendingId).execute();
+    await insertTransfer(
+      trx,
+      app.deps.config.network,
+      { ...base, txHash: wrongTx, logIndex: 1, amount: micros(19_500_000n), blockTimestamp: now - 20_000 },
+      'unmatched',
+      null,
+      now,
+    );
+  });
+  return { wrong, wrongTx };
+}

@@ -4,14 +4,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SESSION_COOKIE } from '../../src/accounts/sessions.repo.js';
-import { insertTransfer } from '../../src/chain/chain.repo.js';
-import { writeTransaction } from '../../src/db/database.js';
 import { openBrowser, startBrowserApp } from '../helpers/browser.js';
-import { layoutProblems, seedShowcase } from './showcase.js';
-import { insertInvoice, WALLET_ADDRESS } from './rows.js';
-import { micros } from '../../src/lib/amounts.js';
-
-const PAYER = 'TWd4WrZ9wn84f5x1hZhL4DHvk738ns5jwb';
+import { layoutProblems, seedShowcase, seedWrongPayments } from './showcase.js';
 
 /** Text of the resolve menus and the payer's notices that does not fit its box (cut, or an ellipsis). */
 const CLIPPED = `(() => {
@@ -29,39 +23,8 @@ test('wrong payments in Chromium (en, fa, zh at 1280 and 390 px): Transfers page
   const app = await startBrowserApp({ now: Date.UTC(2026, 4, 12, 9, 30) });
   t.after(() => app.close());
   const showcase = await seedShowcase(app);
-  const merchantId = showcase.owner.merchant.id;
-  const now = app.clock.now();
-  const walletId = (await app.deps.db.selectFrom('wallets').select('id').where('merchant_id', '=', merchantId).executeTakeFirstOrThrow()).id;
-  const wrong = await insertInvoice(app.deps.db, {
-    merchantId,
-    walletId,
-    now: now - 300_000,
-    base: 20_000_000n,
-    adjustment: 11n,
-    orderId: 'order-1043',
-    expiresInMinutes: 60,
-  });
   // A fee-deducted payment of order-1042 (42.500137 less 1 USDT) and 19.5 USDT sent for order-1043.
-  await writeTransaction(app.deps.db, async (trx) => {
-    const base = { from: PAYER, to: WALLET_ADDRESS, blockNumber: 69_316_570, tokenContract: app.deps.config.network.usdtContract };
-    await insertTransfer(
-      trx,
-      app.deps.config.network,
-      { ...base, txHash: 'c3'.repeat(32), logIndex: 0, amount: micros(41_500_137n), blockTimestamp: now - 30_000 },
-      'unmatched',
-      showcase.pendingId,
-      now,
-    );
-    await trx.updateTable('invoices').set({ amount_received: 41_500_137 }).where('id', '=', showcase.pendingId).execute();
-    await insertTransfer(
-      trx,
-      app.deps.config.network,
-      { ...base, txHash: 'd4'.repeat(32), logIndex: 1, amount: micros(19_500_000n), blockTimestamp: now - 20_000 },
-      'unmatched',
-      null,
-      now,
-    );
-  });
+  const { wrong } = await seedWrongPayments(app, showcase);
   const resolved = await showcase.owner.client.post(`/invoices/${wrong.id}/resolve`, { tx_hash: 'd4'.repeat(32), log_index: 1 });
   assert.equal(resolved.status, 200, resolved.text);
 
@@ -74,7 +37,7 @@ test('wrong payments in Chromium (en, fa, zh at 1280 and 390 px): Transfers page
   const pages = [
     { name: 'transfers', path: '/console/transfers', expect: /41\.500137/ },
     { name: 'invoice-partial', path: `/console/invoices/${showcase.pendingId}`, expect: /41\.500137/ },
-    { name: 'pay-partial', path: `/pay/${showcase.pendingToken}`, expect: /41\.500137/ },
+    { name: 'pay-partial', path: `/pay/${showcase.pendingToken}`, expect: /41\.500\u202F137/ },
     { name: 'pay-resolved', path: `/pay/${wrong.checkoutToken}`, expect: /19\.500000/ },
   ];
   const failures: string[] = [];
@@ -94,9 +57,15 @@ test('wrong payments in Chromium (en, fa, zh at 1280 and 390 px): Transfers page
   assert.deepEqual(failures, []);
   // In English, the exact words.
   await page.goto(`${app.baseUrl}/pay/${showcase.pendingToken}?lang=en`);
-  assert.match(await page.innerText('#received'), /Received 41\.500137 of 42\.500137 USDT\. Send the remaining 1\.000000 USDT/);
+  assert.match(await page.innerText('#received'), /Received so far\s+41\.500\u202F137 USDT\s+of 42\.500137 USDT: 1\.000000 USDT short/);
+  assert.match(await page.innerText('#received-do'), /^Do not pay again\./);
   await page.goto(`${app.baseUrl}/pay/${wrong.checkoutToken}?lang=en`);
   assert.match(await page.innerText('#screen-confirmed'), /Payment accepted[\s\S]*received 19\.500000 USDT for this invoice of 20\.000011 USDT/);
+  // The from → to arrow points the way the page reads.
+  const arrow = () => page.evaluate("getComputedStyle(document.querySelector('.arrow')).transform");
+  await page.goto(`${app.baseUrl}/console/transfers?lang=fa`);
+  assert.equal(await arrow(), 'matrix(-1, 0, 0, 1, 0, 0)', 'mirrored right to left');
   await page.goto(`${app.baseUrl}/console/transfers?lang=en`);
+  assert.equal(await arrow(), 'none');
   assert.equal(await page.locator('form.resolve input[type="radio"]:checked').count(), 0, 'nothing preselected');
 });
