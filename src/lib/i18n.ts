@@ -43,6 +43,11 @@ export function isRtl(locale: Locale): boolean {
   return RTL.has(locale);
 }
 
+/** Whether `locale`'s own catalogue (no English fallback) has `key`. */
+export function hasMessage(locale: Locale, key: string): boolean {
+  return Object.hasOwn(catalogue(locale), key);
+}
+
 /** The message for `key` in `locale` (English when missing there), with `{param}` replaced. */
 export function translate(locale: Locale, key: string, params: Record<string, string> = {}): string {
   const template = catalogue(locale)[key] ?? catalogue(DEFAULT_LOCALE)[key];

@@ -28,7 +28,7 @@ import { isKeyActive, listMerchantKeys } from '../api-keys/api-keys.repo.js';
 import { listWebhooks } from '../webhooks/webhooks.repo.js';
 import { formatAmount, parseAmount } from '../lib/amounts.js';
 import { formatDate, pageContext, type PageContext, type Renderer } from './render.js';
-import { timeRun, translateHtml } from './runs.js';
+import { codeRun, listRun, timeRun, translateHtml } from './runs.js';
 import { livePayments } from '../system/live-payments.js';
 import { appliedTransfers } from '../dashboard/transfers.repo.js';
 import { invoiceChoices, transferRows } from './console-resolve.js';
@@ -314,7 +314,13 @@ export function consolePages(app: Hono<AppEnv>, deps: AppDeps, renderer: Rendere
       createdAt,
     }));
     const deliveries = await listDeliveryViews(deps.db, req.merchant.id, { limit: 100 });
-    return render(c, req, 'console-webhooks', 'webhooks', req.ctx.t('console.webhooks.title'), { webhooks, deliveries, eventTypes: CHOOSABLE_EVENTS });
+    const { t, locale } = req.ctx;
+    // Every event the API sends, and the URL rule of this instance (`gatewayd dev` takes any http(s) URL).
+    const intro = translateHtml(t, 'console.webhooks.intro', { events: listRun(locale, EVENT_TYPES.map(codeRun)) });
+    const urlHint = deps.config.devMode
+      ? t('console.webhooks.url_hint_dev')
+      : t('console.webhooks.url_hint', { ports: new Intl.ListFormat(locale, { type: 'disjunction' }).format(deps.config.webhooks.allowed_ports.map(String)) });
+    return render(c, req, 'console-webhooks', 'webhooks', t('console.webhooks.title'), { webhooks, deliveries, eventTypes: CHOOSABLE_EVENTS, intro, urlHint });
   });
 
   consoleGet(app, deps, '/console/account', async (c, req) => {

@@ -4,7 +4,7 @@
  * the messages handed to page scripts.
  */
 import { readAssetText } from '../lib/assets.js';
-import { DEFAULT_LOCALE, isRtl, LOCALES, translate as translateShared, type Locale } from '../lib/i18n.js';
+import { DEFAULT_LOCALE, hasMessage, isRtl, LOCALES, translate as translateShared, type Locale } from '../lib/i18n.js';
 
 export { DEFAULT_LOCALE, isRtl, LOCALES, type Locale };
 
@@ -57,8 +57,31 @@ export function negotiateLocale(query: string | undefined, cookie: string | unde
 
 export type Translate = (key: string, params?: Record<string, string | number>) => string;
 
+/**
+ * A message that depends on a number is stored as plural forms, `<key>.<category>` for each
+ * category of `Intl.PluralRules` in that language (en: one, other; ru: one, few, many, other; ar:
+ * zero, one, two, few, many, other; zh: other alone), and asked for by its bare key with a `count`
+ * parameter: the form is chosen by the rules of the page's language (English having a `.one` and an
+ * `.other` marks a key as plural). A count shown as "200+" is chosen by its number. A form the
+ * catalogue lacks falls back to its `.other`.
+ */
+export function pluralKey(locale: Locale, key: string, count: string | number | undefined): string {
+  if (!hasMessage(DEFAULT_LOCALE, `${key}.one`) || !hasMessage(DEFAULT_LOCALE, `${key}.other`)) return key;
+  const n = typeof count === 'number' ? count : Number.parseFloat(String(count ?? ''));
+  const form = `${key}.${Number.isFinite(n) ? pluralRules(locale).select(n) : 'other'}`;
+  return hasMessage(locale, form) ? form : `${key}.other`;
+}
+
+const rules = new Map<Locale, Intl.PluralRules>();
+function pluralRules(locale: Locale): Intl.PluralRules {
+  let r = rules.get(locale);
+  if (!r) rules.set(locale, (r = new Intl.PluralRules(locale)));
+  return r;
+}
+
 export function translator(locale: Locale): Translate {
-  return (key, params = {}) => translateShared(locale, key, Object.fromEntries(Object.entries(params).map(([k, v]) => [k, String(v)])));
+  return (key, params = {}) =>
+    translateShared(locale, pluralKey(locale, key, params.count), Object.fromEntries(Object.entries(params).map(([k, v]) => [k, String(v)])));
 }
 
 let englishKeys: readonly string[] | undefined;

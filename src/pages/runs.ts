@@ -27,6 +27,17 @@ export function timeRun(iso: string, text: string): SafeHtml {
   return new SafeHtml(`<time datetime="${escapeHtml(iso)}" dir="ltr">${escapeHtml(text)}</time>`);
 }
 
+/** Runs joined as the language lists things ("a, b and c"; Arabic "a وb"), as one piece of markup. */
+export function listRun(locale: string, items: readonly SafeHtml[], type: Intl.ListFormatType = 'conjunction'): SafeHtml {
+  const text = new Intl.ListFormat(locale, { type }).format(items.map((_, i) => `\u0000${i}\u0000`));
+  return new SafeHtml(escapeHtml(text).replace(/\u0000(\d+)\u0000/g, (_, i: string) => items[Number(i)]!.html));
+}
+
+/** An identifier shown as is (an event type), isolated left-to-right. */
+export function codeRun(value: string): SafeHtml {
+  return new SafeHtml(`<code dir="ltr">${escapeHtml(value)}</code>`);
+}
+
 /**
  * The catalogue sentence `key` as markup: plain string values and the sentence itself escaped,
  * SafeHtml values (runs) inserted as they are.

@@ -154,6 +154,16 @@
     return out;
   }
 
+  // A time from the API (ISO 8601) in the pages' one format, "2026-05-12 09:30 UTC" (as the server
+  // renders dates), on a <time> keeping the exact instant.
+  function showDate(el, iso) {
+    var ms = Date.parse(iso);
+    if (isNaN(ms)) return;
+    var exact = new Date(ms).toISOString();
+    el.setAttribute('datetime', exact);
+    el.textContent = exact.slice(0, 16).replace('T', ' ') + ' UTC';
+  }
+
   function pick(obj, path) {
     return path.split('.').reduce(function (o, k) {
       return o == null ? undefined : o[k];
@@ -217,6 +227,7 @@
     for (var i = 0; i < fields.length; i++) {
       var value = pick(result, fields[i].getAttribute('data-field'));
       if (value !== undefined) fields[i].textContent = Array.isArray(value) ? value.join('\n') : String(value);
+      if (value !== undefined && fields[i].hasAttribute('data-date')) showDate(fields[i], String(value));
       if (fields[i].hasAttribute('data-copy-field')) {
         var button = panel.querySelector('button[data-copy]');
         if (button) button.setAttribute('data-copy', String(value));

@@ -4,6 +4,9 @@ import assert from 'node:assert/strict';
 import { startTestApp } from '../helpers/app.js';
 import { signedInMerchant } from '../helpers/fixtures.js';
 import { insertInvoice, insertWallet } from './rows.js';
+import { EVENT_TYPES } from '../../src/events/events.repo.js';
+import { cookieName } from '../../src/http/auth.js';
+import { SESSION_COOKIE } from '../../src/accounts/sessions.repo.js';
 
 const XSS = '<script>alert(1)</script>"\'><img src=x onerror=alert(2)>';
 const ESCAPED = '&lt;script&gt;alert(1)&lt;/script&gt;&quot;&#39;&gt;&lt;img src=x onerror=alert(2)&gt;';
@@ -190,4 +193,34 @@ test('health you can see: /health keeps status ok but says live_payments_enabled
   );
   app.deps.watcherStatus.lagSeconds = 10;
   assert.doesNotMatch(await page('/console'), /id="health-banner"/);
+});
+
+test('the webhooks page names every event type the API sends and the URL rule of this instance', async (t) => {
+  const page = async (app: Awaited<ReturnType<typeof startTestApp>>, lang: string) => {
+    const owner = await signedInMerchant(app);
+    const cookie = `${cookieName(app.config, SESSION_COOKIE)}=${owner.client.cookies.get(cookieName(app.config, SESSION_COOKIE))!}`;
+    return (await fetch(`${app.baseUrl}/console/webhooks?lang=${lang}`, { headers: { cookie, accept: 'text/html' } })).text();
+  };
+  const intro = (html: string) => /<p class="muted" id="webhooks-intro">(.*?)<\/p>/s.exec(html)![1]!;
+  const hint = (html: string) => /<p class="hint" id="h-hint">(.*?)<\/p>/s.exec(html)![1]!;
+
+  const app = await startTestApp();
+  t.after(() => app.close());
+  for (const lang of LOCALES) {
+    const html = await page(app, lang);
+    for (const type of EVENT_TYPES) assert.ok(intro(html).includes(`<code dir="ltr">${type}</code>`), `${lang}: ${type} in the intro`);
+    assert.ok(hint(html).includes('443') || hint(html).includes('۴۴۳'), `${lang}: the allowed port`);
+  }
+  assert.equal(hint(await page(app, 'en')), 'Public HTTPS on port 443; no IP addresses, credentials or fragments.');
+
+  const ports = await startTestApp({ config: { webhooks: { allowed_ports: [443, 8443] } } });
+  t.after(() => ports.close());
+  assert.equal(hint(await page(ports, 'en')), 'Public HTTPS on port 443 or 8443; no IP addresses, credentials or fragments.');
+
+  const dev = await startTestApp({ devMode: true, config: { tron: { network: 'devnet', api_url: 'http://127.0.0.1:1' } } });
+  t.after(() => dev.close());
+  const devHint = hint(await page(dev, 'en'));
+  assert.match(devHint, /gatewayd dev/);
+  assert.ok(devHint.includes('http://127.0.0.1') && !devHint.includes('443'), devHint);
+  assert.ok(!hint(await page(dev, 'ru')).includes('443'));
 });

@@ -17,16 +17,30 @@ async function html(baseUrl: string, path: string, headers: Record<string, strin
   return { status: res.status, headers: res.headers, text: await res.text() };
 }
 
-test('all seven catalogues have the same keys, every value a non-empty string with the same placeholders', () => {
+test('all seven catalogues have the same keys (plural messages with the forms their language has), every value a non-empty string with the same placeholders', () => {
   const en = JSON.parse(readAssetText('locales/en.json')) as Record<string, string>;
-  const enKeys = Object.keys(en).sort();
+  // A plural message is stored as <key>.<category>, one per category of Intl.PluralRules in that language.
+  // (English has a .one and an .other for each; "page.support.category.other" alone is no plural.)
+  const pluralBases = Object.keys(en)
+    .filter((k) => k.endsWith('.one') && en[`${k.slice(0, -'.one'.length)}.other`] !== undefined)
+    .map((k) => k.slice(0, -'.one'.length));
+  assert.ok(pluralBases.length >= 3, 'the count-bearing console messages are plural');
+  const base = (key: string) => pluralBases.find((b) => key.startsWith(`${b}.`)) ?? key;
+  const expected = (locale: string) =>
+    [
+      ...new Set(
+        Object.keys(en).flatMap((k) => (base(k) === k ? [k] : new Intl.PluralRules(locale).resolvedOptions().pluralCategories.map((c) => `${base(k)}.${c}`))),
+      ),
+    ].sort();
   for (const locale of LOCALES) {
     const cat = JSON.parse(readAssetText(`locales/${locale}.json`)) as Record<string, string>;
-    assert.deepEqual(Object.keys(cat).sort(), enKeys, `locales/${locale}.json keys`);
+    assert.deepEqual(Object.keys(cat).sort(), expected(locale), `locales/${locale}.json keys`);
     for (const [key, value] of Object.entries(cat)) {
       assert.ok(typeof value === 'string' && value.trim() !== '', `${locale} ${key} is empty`);
+      assert.ok(!value.includes('(s)'), `${locale} ${key}: a plural form, not "(s)"`);
       const params = (s: string) => (s.match(/\{[A-Za-z0-9_]+\}/g) ?? []).sort().join();
-      assert.equal(params(value), params(en[key]!), `${locale} ${key} placeholders`);
+      const reference = base(key) === key ? en[key]! : en[`${base(key)}.other`]!;
+      assert.equal(params(value), params(reference), `${locale} ${key} placeholders`);
     }
   }
 });

@@ -18,6 +18,7 @@ import { signedInMerchant } from '../helpers/fixtures.js';
 import { startHttpsReceiver, type ReceivedRequest } from '../helpers/https-receiver.js';
 import { deliveriesOf, registerWebhook, storeEvent } from '../webhooks/support.js';
 import { layoutProblems } from './showcase.js';
+import { formatDate } from '../../src/pages/render.js';
 
 function signatureOf(req: ReceivedRequest, secret: string): string {
   return `sha256=${createHmac('sha256', secret)
@@ -93,8 +94,9 @@ test('webhook controls in Chromium: pause and resume, choose event types, roll t
   assert.match(secret, /^whsec_[A-Za-z0-9_-]{43}$/);
   assert.notEqual(secret, hook.secret);
   assert.match(dialogs.at(-1)!, /24 hours/);
-  const until = await row.locator('[data-done] [data-field="webhook.previous_secret_expires_at"]').innerText();
-  assert.equal(Date.parse(until), app.clock.now() + 24 * 3_600_000, 'the old secret signs for 24 hours');
+  const until = row.locator('[data-done] time[data-field="webhook.previous_secret_expires_at"]');
+  assert.equal(Date.parse((await until.getAttribute('datetime'))!), app.clock.now() + 24 * 3_600_000, 'the old secret signs for 24 hours');
+  assert.equal(await until.innerText(), formatDate(app.clock.now() + 24 * 3_600_000), 'in the format of every other date, not raw ISO');
   assert.match(await row.locator('div[data-done]').innerText(), /keeps signing beside the new one/);
   await Promise.all([page.waitForEvent('load'), row.getByRole('link', { name: 'I have saved it' }).click()]);
   assert.ok(!(await page.content()).includes(secret), 'the new secret is never shown again');
