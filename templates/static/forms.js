@@ -219,7 +219,7 @@
       if (value !== undefined) fields[i].textContent = Array.isArray(value) ? value.join('\n') : String(value);
       if (fields[i].hasAttribute('data-copy-field')) {
         var button = panel.querySelector('button[data-copy]');
-        if (button) button.setAttribute('data-copy', String(value));
+        if (button) button.setAttribute('data-copy', Array.isArray(value) ? value.join('\n') : String(value));
       }
     }
     if (then !== 'secret') form.hidden = true;
