@@ -13,7 +13,7 @@ import { listAssets, readAssetText } from '../lib/assets.js';
 import { isRtl, LOCALE_NAMES, LOCALES, negotiateLocale, translator, type Locale, type PageContext } from './i18n.js';
 import { staticUrl } from './static.js';
 import { fiatText, formatRate, utcTime } from './price-format.js';
-import { run, SafeHtml, timeRun, translateHtml } from './runs.js';
+import { groupsHtml, run, SafeHtml, timeRun, translateHtml, urlHtml } from './runs.js';
 
 export const LANG_COOKIE = 'gw_lang';
 const LANG_COOKIE_MAX_AGE = 365 * 24 * 3600;
@@ -190,6 +190,9 @@ export function createRenderer(deps: AppDeps): Renderer {
         tHtml: (key: string, values: Record<string, string | SafeHtml>) => translateHtml(ctx.t, key, values),
         run,
         timeRun,
+        // Addresses, hashes and URLs as markup that wraps only between groups (or after '/', '?', '&').
+        groupsHtml,
+        urlHtml,
         captcha: view.captcha && provider !== '' ? { provider, siteKey: deps.config.captcha.site_key } : null,
         google: view.google && deps.config.google.client_id !== '' ? { clientId: deps.config.google.client_id } : null,
         // A test network says so on every page: a payer must never mistake it for a real payment.

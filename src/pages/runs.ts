@@ -56,3 +56,34 @@ export function translateHtml(t: Translate, key: string, values: Record<string, 
   }
   return escapeHtml(t(key, params)).replace(/\u0000(\d+)\u0000/g, (_, i: string) => marks[Number(i)]!);
 }
+
+/**
+ * A long value (an address, a hash, an id) as markup in groups of `size` characters, each a span that
+ * never breaks inside, with a break opportunity (`<wbr>`) between groups: a narrow screen wraps it
+ * only at a group boundary. A last group shorter than half a group joins the one before it, so no
+ * line ever holds two lone characters. The text itself has no spaces: selecting it copies the value.
+ */
+export function groupsHtml(value: string, size = 4): string {
+  return valueGroups(value, size)
+    .map((g) => `<span class="g">${escapeHtml(g)}</span>`)
+    .join('<wbr>');
+}
+
+export function valueGroups(value: string, size: number): string[] {
+  const groups: string[] = [];
+  for (let i = 0; i < value.length; i += size) groups.push(value.slice(i, i + size));
+  if (groups.length > 1 && groups[groups.length - 1]!.length <= size / 2) groups[groups.length - 2] += groups.pop()!;
+  return groups;
+}
+
+/**
+ * A URL as markup that breaks only after a `/`, `?` or `&`, never inside its host and port; a part
+ * longer than 24 characters (a token) is itself in groups of 8.
+ */
+export function urlHtml(url: string): string {
+  const parts = url.match(/[^/?&]*(?:[/?&]+|$)/g)!.filter((p) => p !== '');
+  return parts
+    .flatMap((p) => (p.length > 24 ? valueGroups(p, 8) : [p]))
+    .map((p) => `<span class="u">${escapeHtml(p)}</span>`)
+    .join('<wbr>');
+}

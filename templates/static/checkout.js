@@ -2,6 +2,19 @@
 // public status API and switches to the paid, in-review or expired screen without a reload.
 (function () {
   'use strict';
+  // A hash in groups of 4 that never break inside, a break opportunity between them (as the page renders it).
+  function showGroups(el, value) {
+    var groups = value.match(/.{1,4}/g) || [];
+    if (groups.length > 1 && groups[groups.length - 1].length <= 2) groups[groups.length - 2] += groups.pop();
+    el.textContent = '';
+    for (var i = 0; i < groups.length; i++) {
+      if (i > 0) el.appendChild(document.createElement('wbr'));
+      var group = document.createElement('span');
+      group.className = 'g';
+      group.textContent = groups[i];
+      el.appendChild(group);
+    }
+  }
   var data = JSON.parse(document.getElementById('page-data').textContent).checkout;
   var screen = data.screen;
   // Remaining time is anchored to a monotonic clock: a wrong phone clock cannot shorten it.
@@ -41,7 +54,7 @@
       return true;
     }
     var fields = document.querySelectorAll('[data-field="tx_hash"]');
-    for (var i = 0; i < fields.length; i++) fields[i].textContent = inv.tx_hash || '';
+    for (var i = 0; i < fields.length; i++) showGroups(fields[i], inv.tx_hash || '');
     if (next === screen) return false;
     screen = next;
     ['pay', 'confirmed', 'review', 'expired'].forEach(function (name) {

@@ -3,6 +3,19 @@
 // every console action) and shows the outcome in the page's language.
 (function () {
   'use strict';
+  // A URL that breaks only after '/', '?' or '&' (never inside its host and port), as the pages render it.
+  function showUrl(el, url) {
+    el.textContent = '';
+    var parts = url.match(/[^/?&]*(?:[/?&]+|$)/g);
+    for (var i = 0; i < parts.length; i++) {
+      if (!parts[i]) continue;
+      if (el.firstChild) el.appendChild(document.createElement('wbr'));
+      var part = document.createElement('span');
+      part.className = 'u';
+      part.textContent = parts[i];
+      el.appendChild(part);
+    }
+  }
   var page = JSON.parse(document.getElementById('page-data').textContent);
   var messages = page.messages || {};
 
@@ -226,11 +239,12 @@
     var fields = panel.querySelectorAll('[data-field]');
     for (var i = 0; i < fields.length; i++) {
       var value = pick(result, fields[i].getAttribute('data-field'));
-      if (value !== undefined) fields[i].textContent = Array.isArray(value) ? value.join('\n') : String(value);
+      if (value !== undefined && fields[i].hasAttribute('data-url')) showUrl(fields[i], String(value));
+      else if (value !== undefined) fields[i].textContent = Array.isArray(value) ? value.join('\n') : String(value);
       if (value !== undefined && fields[i].hasAttribute('data-date')) showDate(fields[i], String(value));
       if (fields[i].hasAttribute('data-copy-field')) {
         var button = panel.querySelector('button[data-copy]');
-        if (button) button.setAttribute('data-copy', String(value));
+        if (button) button.setAttribute('data-copy', Array.isArray(value) ? value.join('\n') : String(value));
       }
     }
     if (then !== 'secret') form.hidden = true;

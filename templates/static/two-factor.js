@@ -29,6 +29,29 @@
     error.focus();
     start.disabled = false;
   }
+  // Once the first code is confirmed the recovery codes replace the secret: the QR code and the
+  // secret leave the page (two-factor is on), and the codes can be copied or saved as a text file.
+  var done = box.querySelector('[data-done]');
+  var download = done.querySelector('[data-download-codes]');
+  new MutationObserver(function () {
+    if (done.hidden) return;
+    var secret = box.querySelector('[data-two-factor-secret]');
+    if (secret) secret.parentNode.removeChild(secret);
+    download.hidden = false;
+  }).observe(done, { attributes: true, attributeFilter: ['hidden'] });
+  download.addEventListener('click', function () {
+    var codes = done.querySelector('[data-field="recovery_codes"]').textContent.trim();
+    var url = URL.createObjectURL(new Blob([codes + '\n'], { type: 'text/plain;charset=utf-8' }));
+    var link = document.createElement('a');
+    link.href = url;
+    link.download = 'gatewayd-recovery-codes.txt';
+    document.body.appendChild(link);
+    link.click();
+    document.body.removeChild(link);
+    setTimeout(function () {
+      URL.revokeObjectURL(url);
+    }, 1000);
+  });
   start.addEventListener('click', function () {
     start.disabled = true;
     error.hidden = true;

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { translator } from '../../src/pages/i18n.js';
-import { run, timeRun, translateHtml } from '../../src/pages/runs.js';
+import { groupsHtml, run, timeRun, translateHtml, urlHtml, valueGroups } from '../../src/pages/runs.js';
 
 test('sentences as markup: each amount and time an isolated run, a typed name escaped, a typed NUL never taken for a run', () => {
   const t = translator('fa');
@@ -17,5 +17,22 @@ test('sentences as markup: each amount and time an isolated run, a typed name es
   assert.equal(
     timeRun('2026-05-12T10:42:00.000Z', '2026-05-12 10:42 UTC').html,
     '<time datetime="2026-05-12T10:42:00.000Z" dir="ltr">2026-05-12 10:42 UTC</time>',
+  );
+});
+
+test('long values as groups and URLs as parts: a break opportunity only between them, markup escaped', () => {
+  assert.equal(
+    groupsHtml('TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7'),
+    ['TLa2', 'f6VP', 'qDgR', 'E67v', '1736', 's7bJ', '8Ray', '5wYjU7'].map((g) => `<span class="g">${g}</span>`).join('<wbr>'),
+  );
+  assert.deepEqual(valueGroups('a'.repeat(64), 4).length, 16);
+  assert.deepEqual(valueGroups('abcde', 4), ['abcde']);
+  assert.equal(
+    urlHtml('https://shop.example:8443/epay/submit.php?pid=1&x=<2>'),
+    ['https://', 'shop.example:8443/', 'epay/', 'submit.php?', 'pid=1&amp;', 'x=&lt;2&gt;'].map((p) => `<span class="u">${p}</span>`).join('<wbr>'),
+  );
+  assert.equal(
+    urlHtml('https://a.example/pay/YIAYBBq57YrqCOCeCLee_FIui0SSyePX'),
+    ['https://', 'a.example/', 'pay/', 'YIAYBBq5', '7YrqCOCe', 'CLee_FIu', 'i0SSyePX'].map((p) => `<span class="u">${p}</span>`).join('<wbr>'),
   );
 });

@@ -218,6 +218,38 @@ export async function layoutProblems(page: Page): Promise<string[]> {
         }
       }
     }
+    // An address, hash or id in groups (.g), a URL in parts (.u): each line holds whole groups, never a piece of one.
+    for (const box of new Set([...document.querySelectorAll('.g, .u')].map((g) => g.parentElement))) {
+      if (box.getClientRects().length === 0 || box.closest('[hidden]')) continue;
+      const groups = [...box.children].filter((c) => c.matches('.g, .u')).map((c) => c.textContent);
+      const lines = [];
+      let top = null;
+      const chars = document.createTreeWalker(box, NodeFilter.SHOW_TEXT);
+      for (let n = chars.nextNode(); n; n = chars.nextNode()) {
+        if (!n.parentElement.matches('.g, .u')) continue;
+        for (let i = 0; i < n.textContent.length; i++) {
+          const range = document.createRange();
+          range.setStart(n, i);
+          range.setEnd(n, i + 1);
+          const rect = range.getClientRects()[0];
+          if (!rect) continue;
+          if (top === null || rect.top > top + rect.height / 2) {
+            lines.push('');
+            top = rect.top;
+          }
+          lines[lines.length - 1] += n.textContent[i];
+        }
+      }
+      let k = 0;
+      for (const line of lines) {
+        let rest = line;
+        while (rest && k < groups.length && rest.startsWith(groups[k])) rest = rest.slice(groups[k++].length);
+        if (rest) {
+          problems.push('broken inside a group: line "' + line + '" of ' + groups.join(''));
+          break;
+        }
+      }
+    }
     // A placeholder wider than its field shows only a part (in right-to-left, its end: "ttps://").
     const ctx = document.createElement('canvas').getContext('2d');
     for (const input of document.querySelectorAll('input[placeholder]')) {

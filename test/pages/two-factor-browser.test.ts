@@ -8,6 +8,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { Secret, TOTP } from 'otpauth';
@@ -72,7 +73,24 @@ for (const locale of ['en', 'fa'] as Locale[]) {
     await page.click('form[data-api="/api/v1/me/two-factor/confirm"] button[type="submit"]');
     const codes = page.locator('pre[data-field="recovery_codes"]');
     await codes.filter({ hasText: /-/ }).waitFor();
-    assert.equal((await codes.innerText()).trim().split('\n').length, 10);
+    const codesText = (await codes.innerText()).trim();
+    assert.equal(codesText.split('\n').length, 10);
+    // Two-factor is on: the secret and its QR code have left the page, only the codes are shown.
+    assert.equal(await page.locator('[data-secret], [data-qr]').count(), 0, 'the secret is gone once confirmed');
+    assert.ok(!(await page.locator('#two-factor').innerText()).includes(secret), 'the secret is not on screen');
+    // The codes can be copied (all ten, one a line) and downloaded as a text file made in the page.
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: app.baseUrl });
+    const copy = page.locator('#two-factor button.copy');
+    assert.equal((await copy.innerText()).trim(), translate(locale, 'console.two_factor.copy_codes'));
+    await copy.click();
+    await copy.filter({ hasText: translate(locale, 'page.checkout.copied') }).waitFor();
+    assert.equal(await page.evaluate('navigator.clipboard.readText()'), codesText);
+    const save = page.locator('#two-factor button[data-download-codes]');
+    assert.equal((await save.innerText()).trim(), translate(locale, 'console.two_factor.download_codes'));
+    const [download] = await Promise.all([page.waitForEvent('download'), save.click()]);
+    assert.equal(download.suggestedFilename(), 'gatewayd-recovery-codes.txt');
+    const file = await download.path();
+    assert.equal(readFileSync(file, 'utf8'), codesText + '\n');
     await looksRight(page, `two-factor-recovery-${locale}`);
 
     await context.clearCookies();
