@@ -52,9 +52,15 @@
       li.className = m.author;
       var who = document.createElement('strong');
       who.textContent = m.author === 'staff' ? text('page.chat.from_staff') : chat.name;
+      // The one date format of every page ("2026-05-12 09:30 UTC"), isolated left to right.
       var when = document.createElement('span');
       when.className = 'muted small';
-      when.textContent = ' · ' + new Date(m.created_at).toLocaleString(page.locale);
+      var exact = new Date(m.created_at).toISOString();
+      var time = document.createElement('time');
+      time.setAttribute('datetime', exact);
+      time.textContent = exact.slice(0, 16).replace('T', ' ') + ' UTC';
+      when.appendChild(document.createTextNode(' · '));
+      when.appendChild(time);
       var body = document.createElement('p');
       body.className = 'body';
       body.textContent = m.body;

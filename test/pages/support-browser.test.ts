@@ -77,6 +77,8 @@ test('support in Chromium: owner opens a ticket, staff answers it from the inbox
   await page.getByRole('button', { name: 'Chat with us' }).click();
   await page.locator('#chat .thread li.staff').waitFor();
   assert.equal(await page.locator('#chat .thread li.staff .body').innerText(), 'Yes, it is.');
+  // Its time in the one date format of every page, never the browser's local one.
+  assert.match(await page.locator('#chat .thread li.staff time').innerText(), /^\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC$/);
   await page.locator('#chat-reply').fill('Thanks!');
   await page.getByRole('button', { name: 'Send', exact: true }).click();
   await page.locator('#chat .thread li').nth(2).waitFor();
