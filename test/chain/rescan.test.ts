@@ -63,7 +63,7 @@ test('chain rescan --from-block finds a payment the only provider left out; twic
         assert.match(said, new RegExp(`cursor: block ${state.cursorBlock}`), 'the database is still read');
         assert.match(
           said,
-          other.tron ? /runs tron-devnet, this database is tron-mainnet: another instance/ : /uses another database than \S+: another instance/,
+          other.tron ? /runs tron-devnet, this database is tron-mainnet: another instance/ : /uses another database than .+: another instance/,
         );
         assert.doesNotMatch(said, /^provider /m);
       } finally {
