@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { parseAmount } from './lib/amounts.js';
 import { NETWORK_NAMES } from './lib/tron.js';
+import { EVM_NETWORK_IDS } from './chains/networks.js';
 import { pricingConfigSchema } from './pricing/pricing.config.js';
 
 const listenSchema = () =>
@@ -130,6 +131,44 @@ function buildConfigSchema() {
           .string()
           .refine((v) => parseAmount(v) !== undefined, { message: 'expected a decimal USDT amount such as "0.01"' })
           .default('0.01'),
+      })
+      .prefault({}),
+    /**
+     * The EVM networks this instance watches beside its TRON network (docs/configuration.md, "EVM
+     * networks"), each with its JSON-RPC providers in order of preference. None by default.
+     */
+    evm: z
+      .strictObject({
+        networks: z
+          .array(
+            z.strictObject({
+              id: z.enum(EVM_NETWORK_IDS, { message: `expected one of ${EVM_NETWORK_IDS.map((n) => `"${n}"`).join(', ')}` }),
+              providers: z
+                .array(
+                  z.strictObject({
+                    url: httpUrl('expected an absolute http(s) URL'),
+                    /** Requests started per second at most; 0 = unpaced (an own node). */
+                    requests_per_second: z.number().min(0).max(10_000).default(10),
+                    timeout_seconds: z.number().positive().max(300).default(10),
+                    /** The most blocks one eth_getLogs may span; 0 = learn it from the provider's refusals. */
+                    max_block_range: z.number().int().min(0).max(1_000_000).default(0),
+                  }),
+                )
+                .default([]),
+              /**
+               * Which block is final: "finalized" (the default: the chain's own finality), "safe",
+               * or a number of confirmations (the block hash at that height is checked before anything confirms).
+               */
+              finality: z
+                .union([z.enum(['finalized', 'safe']), z.number().int().min(1).max(100_000)], {
+                  message: 'expected "finalized", "safe" or a number of confirmations',
+                })
+                .default('finalized'),
+              /** Seconds between polls while an invoice is open on this network; 0 = from the block time. */
+              poll_interval_seconds: z.number().min(0).max(3600).default(0),
+            }),
+          )
+          .default([]),
       })
       .prefault({}),
     invoices: z

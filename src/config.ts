@@ -10,6 +10,7 @@ import { parse as parseToml } from 'smol-toml';
 import { z } from 'zod';
 import { NETWORKS, type TronNetwork } from './lib/tron.js';
 import { configSchema, parseListen, type ParsedConfig } from './config.schema.js';
+import { NETWORKS as CHAIN_NETWORKS, type EvmNetworkId, type FinalityRule, type Network } from './chains/networks.js';
 
 export { configSchema, parseListen, type ListenAddress } from './config.schema.js';
 
@@ -32,6 +33,13 @@ export type Config = ParsedConfig & {
   /** The TRON network of tron.network: its API id, USDT contract and default provider. */
   readonly network: Readonly<TronNetwork>;
   /**
+   * Every network this instance watches, its TRON network first, then [[evm.networks]] in the order
+   * given; all real networks or all test networks, never both.
+   */
+  readonly networks: readonly Readonly<Network>[];
+  /** The EVM networks of [[evm.networks]], each with its finality rule and poll interval resolved. */
+  readonly evmNetworks: readonly EvmNetworkConfig[];
+  /**
    * True only in a process started by `gatewayd dev` (never from a file or the environment): its
    * webhooks may go to http and to loopback or private addresses, such as a receiver on localhost.
    */
@@ -39,6 +47,14 @@ export type Config = ParsedConfig & {
   /** True when server.public_url is https: cookies carry the Secure flag. */
   readonly secureCookies: boolean;
 };
+
+/** One enabled EVM network: the registry's entry, its providers, its finality rule and its poll interval. */
+export interface EvmNetworkConfig {
+  readonly network: Readonly<Network> & { readonly id: EvmNetworkId };
+  readonly providers: ParsedConfig['evm']['networks'][number]['providers'];
+  readonly finality: FinalityRule;
+  readonly pollMs: number;
+}
 
 /** An http URL that reaches a listen address from this machine (a wildcard address through loopback). */
 /** Where the dev client commands look when not given --url: the default server.listen. */
@@ -144,6 +160,7 @@ function finish(parsed: ParsedConfig, source: string, devMode = false): Config {
     }
     parsed.tron.api_url = network.defaultApiUrl;
   }
+  const { networks, evmNetworks } = enabledNetworks(parsed, source, network.id);
   const { pricing } = parsed;
   if (pricing.sources.length > 0 && pricing.min_sources > pricing.sources.length) {
     throw new ConfigError(
@@ -155,7 +172,33 @@ function finish(parsed: ParsedConfig, source: string, devMode = false): Config {
   if (parsed.console.explorer_tx_url === 'auto') parsed.console.explorer_tx_url = EXPLORERS[network.name];
   const secretGenerated = parsed.server.secret === '';
   if (secretGenerated) parsed.server.secret = randomBytes(32).toString('base64url');
-  return deepFreeze({ ...parsed, source, secretGenerated, publicUrlFollowsListen, ...derived(parsed), network, devMode });
+  return deepFreeze({ ...parsed, source, secretGenerated, publicUrlFollowsListen, ...derived(parsed), network, networks, evmNetworks, devMode });
+}
+
+/**
+ * The networks of tron.network and [[evm.networks]]: each EVM network once, with a provider, and on
+ * the same side as the TRON network (a test network's worthless tokens never share a database with
+ * real money, as docs/configuration.md says).
+ */
+function enabledNetworks(parsed: ParsedConfig, source: string, tronId: Network['id']): Pick<Config, 'networks' | 'evmNetworks'> {
+  const tron = CHAIN_NETWORKS[tronId];
+  const evmNetworks: EvmNetworkConfig[] = [];
+  parsed.evm.networks.forEach((entry, i) => {
+    const key = `${source}: evm.networks[${i}]`;
+    const network = CHAIN_NETWORKS[entry.id] as EvmNetworkConfig['network'];
+    if (evmNetworks.some((e) => e.network.id === entry.id)) throw new ConfigError(`${key}.id: "${entry.id}" is listed twice; give each network once`);
+    if (network.test !== tron.test) {
+      throw new ConfigError(
+        `${key}.id: "${entry.id}" is a ${network.test ? 'test' : 'real'} network and tron.network = "${parsed.tron.network}" a ${tron.test ? 'test' : 'real'} one; ` +
+          'one instance runs real networks or test networks, never both (run a second instance with its own database for the other)',
+      );
+    }
+    if (entry.providers.length === 0) throw new ConfigError(`${key}.providers: give at least one JSON-RPC provider ({ url = "https://…" })`);
+    const finality: FinalityRule = typeof entry.finality === 'number' ? { kind: 'confirmations', blocks: entry.finality } : { kind: 'tag', tag: entry.finality };
+    const pollMs = entry.poll_interval_seconds > 0 ? entry.poll_interval_seconds * 1000 : Math.max(2000, Math.min(12_000, network.blockTimeMs));
+    evmNetworks.push({ network, providers: entry.providers, finality, pollMs });
+  });
+  return { networks: [tron, ...evmNetworks.map((e) => e.network)], evmNetworks };
 }
 
 function derived(parsed: ParsedConfig): Pick<Config, 'publicOrigin' | 'secureCookies'> {

@@ -25,11 +25,13 @@ const CIRCLES_AT_MOST = 0;
 
 /** Layers, lowest first: a file may import its own layer and those below, never one above. */
 const LAYERS: Array<{ name: string; matches: (file: string) => boolean }> = [
-  { name: 'base', matches: (f) => f.startsWith('lib/') || f === 'config.ts' || f === 'config.schema.ts' || f === 'version.ts' },
-  { name: 'infrastructure', matches: (f) => f.startsWith('db/') || f.startsWith('http/') },
-  // The chain families' readers, codecs and registry (src/chains/): they know no database, no feature
-  // and no AppDeps, so the money path's features stand above them.
+  { name: 'base', matches: (f) => f.startsWith('lib/') || f === 'version.ts' },
+  // The chain families' readers, codecs and registry (src/chains/): they know no configuration, no
+  // database, no feature and no AppDeps, so the configuration (which names the enabled networks)
+  // and the money path's features stand above them.
   { name: 'chain families', matches: (f) => f.startsWith('chains/') },
+  { name: 'configuration', matches: (f) => f === 'config.ts' || f === 'config.schema.ts' },
+  { name: 'infrastructure', matches: (f) => f.startsWith('db/') || f.startsWith('http/') },
   // The type of the dependency bag every feature receives (its builder, src/deps.ts, is composition).
   { name: 'contract', matches: (f) => f === 'app-deps.ts' },
   {
