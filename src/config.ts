@@ -194,7 +194,8 @@ function enabledNetworks(parsed: ParsedConfig, source: string, tronId: Network['
       );
     }
     if (entry.providers.length === 0) throw new ConfigError(`${key}.providers: give at least one JSON-RPC provider ({ url = "https://…" })`);
-    const finality: FinalityRule = typeof entry.finality === 'number' ? { kind: 'confirmations', blocks: entry.finality } : { kind: 'tag', tag: entry.finality };
+    const finality: FinalityRule =
+      typeof entry.finality === 'number' ? { kind: 'confirmations', blocks: entry.finality } : { kind: 'tag', tag: entry.finality };
     const pollMs = entry.poll_interval_seconds > 0 ? entry.poll_interval_seconds * 1000 : Math.max(2000, Math.min(12_000, network.blockTimeMs));
     evmNetworks.push({ network, providers: entry.providers, finality, pollMs });
   });

@@ -2,6 +2,7 @@
  * The chain feature's SQL: the scanner's durable cursor and unread ranges, the watched wallet
  * addresses, and the recorded transfers. Invoice state changes live in src/invoices/.
  */
+import { listNetworkAddresses } from '../wallets/wallets.repo.js';
 import { larger, smaller } from '../db/portable-sql.js';
 import { sql, type Selectable, type SqlBool } from 'kysely';
 import { writeTransaction, type Db, type Trx } from '../db/database.js';
@@ -88,8 +89,7 @@ export async function splitGap(db: Db, network: TronNetwork, single: ScanGap, re
 
 /** Every registered wallet address (watched while the scanner runs). */
 export async function listWalletAddresses(db: Db, network: TronNetwork): Promise<string[]> {
-  const rows = await db.selectFrom('wallets').select('address').distinct().where('network', '=', network.id).execute();
-  return rows.map((r) => r.address);
+  return listNetworkAddresses(db, network.id);
 }
 
 export async function isLogRecorded(trx: Trx, txHash: string, logIndex: number): Promise<boolean> {

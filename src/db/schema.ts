@@ -86,6 +86,13 @@ export interface WalletsTable {
 
 export type InvoiceStatus = 'pending' | 'confirmed' | 'expired' | 'review';
 
+/** 0030_wallet_networks: every network a wallet receives on, its first (wallets.network) included. */
+export interface WalletNetworksTable {
+  wallet_id: string;
+  network: string;
+  address: string;
+}
+
 export interface InvoicesTable {
   id: string;
   merchant_id: string;
@@ -330,6 +337,7 @@ export interface Database {
   sessions: SessionsTable;
   api_keys: ApiKeysTable;
   wallets: WalletsTable;
+  wallet_networks: WalletNetworksTable;
   invoices: InvoicesTable;
   amount_reservations: AmountReservationsTable;
   amount_cursors: AmountCursorsTable;

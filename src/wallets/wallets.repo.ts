@@ -1,10 +1,10 @@
 /** Receiving wallets. Several merchants may register one address; each gets its own wallet row. */
 import { sql, type RawBuilder, type Selectable } from 'kysely';
 import { compileQuery, type Lookup, type Param } from '../db/compiled.js';
-import type { Conn, Db, Trx } from '../db/database.js';
+import { writeTransaction, type Conn, type Db, type Trx } from '../db/database.js';
 import type { WalletsTable } from '../db/schema.js';
 import { newId } from '../lib/ids.js';
-import type { NetworkId } from '../lib/tron.js';
+import type { NetworkId } from '../chains/networks.js';
 
 export interface Wallet {
   id: string;
@@ -30,26 +30,92 @@ function rowToWallet(row: Selectable<WalletsTable>): Wallet {
 }
 
 /**
- * Registers an address on `network` (the instance's) for a merchant. `created` is false when this merchant already had it (the
- * existing wallet, label unchanged, is returned); the unique index settles concurrent registrations.
+ * Registers an address for a merchant on `networks` (the first is the wallet's own network; an EVM
+ * address may list several EVM networks, once). `created` is false when this merchant already had
+ * the address on that first network (the existing wallet, label and networks unchanged, is
+ * returned); the unique index settles concurrent registrations.
  */
 export async function registerWallet(
   db: Db,
-  network: NetworkId,
+  networks: readonly NetworkId[] | NetworkId,
   merchantId: string,
   label: string,
   address: string,
   now: number,
 ): Promise<{ wallet: Wallet; created: boolean }> {
+  const list = typeof networks === 'string' ? [networks] : [...new Set(networks)];
+  const first = list[0]!;
   const id = newId('wal');
-  await db
-    .insertInto('wallets')
-    .values({ id, merchant_id: merchantId, label, address, network, created_at: now, archived_at: null })
-    .onConflict((oc) => oc.columns(['merchant_id', 'network', 'address']).doNothing())
-    .executeTakeFirst();
-  // The row inserted now, or the one this merchant already had (the insert did nothing).
-  const wallet = (await findMerchantWalletByAddress(db, network, merchantId, address))!;
-  return { wallet, created: wallet.id === id };
+  return writeTransaction(db, async (trx) => {
+    const inserted = await trx
+      .insertInto('wallets')
+      .values({ id, merchant_id: merchantId, label, address, network: first, created_at: now, archived_at: null })
+      .onConflict((oc) => oc.columns(['merchant_id', 'network', 'address']).doNothing())
+      .returning('id')
+      .executeTakeFirst();
+    if (inserted !== undefined) {
+      await trx
+        .insertInto('wallet_networks')
+        .values(list.map((network) => ({ wallet_id: id, network, address })))
+        .execute();
+    }
+    // The row inserted now, or the one this merchant already had (the insert did nothing).
+    const wallet = (await findMerchantWalletByAddress(trx, first, merchantId, address))!;
+    return { wallet, created: wallet.id === id };
+  });
+}
+
+/** The networks a wallet receives on, its own (first) network first, then the others by name. */
+export async function listWalletNetworks(db: Db | Trx, walletId: string): Promise<NetworkId[]> {
+  const rows = await db
+    .selectFrom('wallet_networks')
+    .innerJoin('wallets', 'wallets.id', 'wallet_networks.wallet_id')
+    .select(['wallet_networks.network', 'wallets.network as first'])
+    .where('wallet_networks.wallet_id', '=', walletId)
+    .orderBy('wallet_networks.network')
+    .execute();
+  const first = rows.filter((r) => r.network === r.first);
+  return [...first, ...rows.filter((r) => r.network !== r.first)].map((r) => r.network as NetworkId);
+}
+
+/**
+ * Replaces the networks a wallet receives on (the first becomes its own network). Undefined when
+ * the wallet is not this merchant's. The caller has checked that each network fits the address.
+ */
+export async function setWalletNetworks(db: Db, merchantId: string, walletId: string, networks: readonly NetworkId[]): Promise<Wallet | undefined> {
+  const list = [...new Set(networks)];
+  return writeTransaction(db, async (trx) => {
+    const row = await trx.selectFrom('wallets').selectAll().where('id', '=', walletId).where('merchant_id', '=', merchantId).executeTakeFirst();
+    if (!row || list.length === 0) return row ? rowToWallet(row) : undefined;
+    await trx.deleteFrom('wallet_networks').where('wallet_id', '=', walletId).execute();
+    await trx
+      .insertInto('wallet_networks')
+      .values(list.map((network) => ({ wallet_id: walletId, network, address: row.address })))
+      .execute();
+    if (row.network !== list[0]) await trx.updateTable('wallets').set({ network: list[0]! }).where('id', '=', walletId).execute();
+    return rowToWallet({ ...row, network: list[0]! });
+  });
+}
+
+/** Every address some wallet receives on `network` (archived wallets too: they are still watched). */
+export async function listNetworkAddresses(db: Db | Trx, network: string): Promise<string[]> {
+  const rows = await db.selectFrom('wallet_networks').select('address').distinct().where('network', '=', network).execute();
+  return rows.map((r) => r.address);
+}
+
+/** This merchant's wallets that receive on `network` and take new invoices (not archived), newest first. */
+export async function listMerchantWalletsOn(db: Db | Trx, merchantId: string, network: string): Promise<Wallet[]> {
+  const rows = await db
+    .selectFrom('wallets')
+    .innerJoin('wallet_networks', 'wallet_networks.wallet_id', 'wallets.id')
+    .selectAll('wallets')
+    .where('wallets.merchant_id', '=', merchantId)
+    .where('wallet_networks.network', '=', network)
+    .where('wallets.archived_at', 'is', null)
+    .orderBy('wallets.created_at', 'desc')
+    .orderBy('wallets.id')
+    .execute();
+  return rows.map(rowToWallet);
 }
 
 const merchantWalletQuery = compileQuery((db, p: Param<{ merchantId: string; walletId: string }>) =>
@@ -87,7 +153,14 @@ export async function listMerchantWallets(db: Db, merchantId: string): Promise<W
 }
 /** Every merchant with a wallet on `address` of `network` (archived wallets too): who owns money sent there. */
 export async function listAddressOwners(db: Db | Trx, network: NetworkId, address: string): Promise<string[]> {
-  const rows = await db.selectFrom('wallets').select('merchant_id').distinct().where('network', '=', network).where('address', '=', address).execute();
+  const rows = await db
+    .selectFrom('wallets')
+    .innerJoin('wallet_networks', 'wallet_networks.wallet_id', 'wallets.id')
+    .select('wallets.merchant_id')
+    .distinct()
+    .where('wallet_networks.network', '=', network)
+    .where('wallet_networks.address', '=', address)
+    .execute();
   return rows.map((r) => r.merchant_id);
 }
 

@@ -78,7 +78,10 @@ test('a network listed twice, one without a provider, an unknown id and a bad fi
   const twice = '[[evm.networks]]\nid = "bsc-mainnet"\nproviders = [{ url = "https://a.example" }]\n';
   assert.throws(() => load(twice + twice), /evm\.networks\[1\]\.id: "bsc-mainnet" is listed twice/);
   assert.throws(() => load('[[evm.networks]]\nid = "bsc-mainnet"\n'), /evm\.networks\[0\]\.providers: give at least one JSON-RPC provider/);
-  assert.throws(() => load('[[evm.networks]]\nid = "bsc"\nproviders = [{ url = "https://a.example" }]\n'), /evm\.networks\.0\.id: expected one of "ethereum-mainnet"/);
+  assert.throws(
+    () => load('[[evm.networks]]\nid = "bsc"\nproviders = [{ url = "https://a.example" }]\n'),
+    /evm\.networks\.0\.id: expected one of "ethereum-mainnet"/,
+  );
   assert.throws(
     () => load('[[evm.networks]]\nid = "bsc-mainnet"\nfinality = "latest"\nproviders = [{ url = "https://a.example" }]\n'),
     /evm\.networks\.0\.finality: expected "finalized", "safe" or a number of confirmations/,

@@ -50,6 +50,7 @@ export async function insertInvoice(t: TestApp, input: InvoiceInput): Promise<In
       .insertInto('wallets')
       .values({ id: wallet.id, merchant_id: merchantId, label: 'Main', address: input.address, network: NETWORK, created_at: createdAt })
       .execute();
+    await db.insertInto('wallet_networks').values({ wallet_id: wallet.id, network: NETWORK, address: input.address }).execute();
   }
   const id = newId('inv');
   const adjustment = input.amount % 1_000_000n;

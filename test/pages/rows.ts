@@ -23,6 +23,7 @@ export async function insertWallet(
 ): Promise<string> {
   const id = newId('wal');
   await db.insertInto('wallets').values({ id, merchant_id: merchantId, label, address, network: network.id, created_at: now }).execute();
+  await db.insertInto('wallet_networks').values({ wallet_id: id, network: network.id, address }).execute();
   return id;
 }
 
