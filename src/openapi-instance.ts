@@ -7,7 +7,12 @@
  *   http or https to any host and port);
  * - `price_currency`, `connection_currency`: USDT and pricing.currencies, as an enum (invoices) or
  *   a pattern in any case (shop connections, which take `usdt` as well);
- * - `price_decimals`: each of those currencies' own decimals on an invoice's amount (JPY none).
+ * - `price_decimals`: each of those currencies' own decimals on an invoice's amount (JPY none);
+ * - `enabled_network`: the network ids this instance receives on (config.networks), as an enum;
+ * - `wallet_address`: the address shapes of those networks' families (a TRON-only instance takes no
+ *   EVM address);
+ * - `wallet_families`: one `if`/`then` per family: an address of that shape names only that
+ *   family's enabled networks.
  *
  * Everything else is the same on every instance of a version, and `servers` names this one.
  */
@@ -16,6 +21,8 @@ import { minorUnits, priceCurrencies } from './pricing/currencies.js';
 import { uriPattern } from './lib/uri.js';
 import { webhookUriRule } from './webhooks/webhooks.schemas.js';
 import { INSTANCE_MARK } from './http/openapi.js';
+import { ADDRESS_PATTERNS, addressPatternOf, type AddressShape } from './chains/address-codec.js';
+import type { FamilyName } from './chains/networks.js';
 
 type Doc = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -40,6 +47,13 @@ function decimalRules(currencies: readonly string[]): Doc[] {
     }));
 }
 
+/** The families this instance receives on, each with its enabled network ids, in the configuration's order. */
+function families(config: Config): Array<[AddressShape, string[]]> {
+  const byFamily = new Map<FamilyName, string[]>();
+  for (const n of config.networks) byFamily.set(n.family, [...(byFamily.get(n.family) ?? []), n.id]);
+  return [...byFamily.entries()].filter((e): e is [AddressShape, string[]] => e[0] in ADDRESS_PATTERNS);
+}
+
 function apply(schema: Doc, rule: string, config: Config): void {
   const currencies = priceCurrencies(config.pricing.currencies);
   switch (rule) {
@@ -58,6 +72,18 @@ function apply(schema: Doc, rule: string, config: Config): void {
       if (rules.length > 0) schema.allOf = rules;
       return;
     }
+    case 'enabled_network':
+      schema.enum = config.networks.map((n) => n.id);
+      return;
+    case 'wallet_address':
+      schema.pattern = addressPatternOf(families(config).map(([family]) => family));
+      return;
+    case 'wallet_families':
+      schema.allOf = families(config).map(([family, ids]) => ({
+        if: { required: ['address'], properties: { address: { pattern: ADDRESS_PATTERNS[family] } } },
+        then: { properties: { networks: { items: { enum: ids } } } },
+      }));
+      return;
     default:
       throw new Error(`unknown instance rule ${rule}`);
   }

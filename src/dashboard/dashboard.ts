@@ -13,7 +13,7 @@ import { listMerchantEvents, type StoredEvent } from '../events/events.repo.js';
 import type { Invoice } from '../invoices/invoice.model.js';
 import { readInvoiceStats, type InvoiceStats } from '../invoices/invoice-stats.repo.js';
 import { listMerchantInvoices } from '../invoices/invoices.repo.js';
-import { listMerchantWallets, type Wallet } from '../wallets/wallets.repo.js';
+import { listMerchantWallets, type WalletWithNetworks } from '../wallets/wallets.repo.js';
 import { listDeliveries, listWebhooks, type Delivery, type Webhook } from '../webhooks/webhooks.repo.js';
 import { countResources } from './dashboard.repo.js';
 
@@ -22,7 +22,7 @@ export const DASHBOARD_INVOICES = 100;
 
 export interface Dashboard {
   merchant: Merchant;
-  wallets: Wallet[];
+  wallets: WalletWithNetworks[];
   invoices: Invoice[];
   events: StoredEvent[];
   apiKeys: ApiKeyRecord[];

@@ -346,3 +346,19 @@ export function unpaidOnAddress(db: Db | Trx, network: Pick<TronNetwork, 'id' | 
     .where('tx_hash', 'is', null)
     .where('status', 'in', [...transition('resolve').from]);
 }
+
+/**
+ * The networks on which a wallet's invoices still wait for payment (pending): a network the wallet
+ * stopped receiving on would no longer be watched for them. Through the merchant's wallet index.
+ */
+export async function pendingInvoiceNetworks(db: Db | Trx, merchantId: string, walletId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('invoices')
+    .select('network')
+    .distinct()
+    .where('merchant_id', '=', merchantId)
+    .where('wallet_id', '=', walletId)
+    .where('status', '=', 'pending')
+    .execute();
+  return rows.map((r) => r.network);
+}

@@ -39,6 +39,7 @@ export const ERROR_STATUS = {
   transfer_already_used: 409,
   transfer_not_contestable: 409,
   wallet_archived: 409,
+  wallet_network_in_use: 409,
   transaction_not_accepted: 409,
   payload_too_large: 413,
   rate_limited: 429,

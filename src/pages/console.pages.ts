@@ -46,7 +46,7 @@ const STATUSES: readonly InvoiceStatus[] = ['pending', 'review', 'confirmed', 'e
 const RECENT_INVOICES = 10;
 
 /** Price pools on the merchant's addresses that are filling up, as the pool-warnings partial shows them. */
-async function poolWarnings(deps: AppDeps, merchantId: string) {
+export async function poolWarnings(deps: AppDeps, merchantId: string) {
   const pools = await findFillingPools(
     deps.db,
     merchantId,
@@ -198,11 +198,6 @@ export function consolePages(app: Hono<AppEnv>, deps: AppDeps, renderer: Rendere
       // Still the part of the email before "@": the checkout would read "Payment to you".
       nameIsDefault: req.merchant.name === defaultName(req.merchant.email, undefined),
     });
-  });
-
-  consoleGet(app, deps, '/console/wallets', async (c, req) => {
-    const wallets = await listWalletViews(deps.db, req.merchant.id, deps.config.network.usdtContract);
-    return render(c, req, 'console-wallets', 'wallets', req.ctx.t('console.wallets.title'), { wallets, pools: await poolWarnings(deps, req.merchant.id) });
   });
 
   // The whole history, a page at a time (newer / older links by cursor), searchable as GET /invoices?q= is.

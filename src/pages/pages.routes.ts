@@ -11,6 +11,7 @@ import { checkoutPages } from './checkout.pages.js';
 import { consolePages } from './console.pages.js';
 import { consoleSupportPages } from './console-support.pages.js';
 import { consoleShopPages } from './console-shops.pages.js';
+import { consoleWalletPages } from './console-wallets.pages.js';
 import { guidesPages } from './guides.pages.js';
 import { createRenderer, pageContext } from './render.js';
 import { serveStatic } from './static.js';
@@ -34,6 +35,7 @@ export function pagesRoutes(deps: AppDeps) {
   consolePages(app, deps, renderer);
   consoleSupportPages(app, deps, renderer);
   consoleShopPages(app, deps, renderer);
+  consoleWalletPages(app, deps, renderer);
   guidesPages(app, deps, renderer);
 
   const notFound = (c: Context) => {

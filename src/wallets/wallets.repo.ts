@@ -32,8 +32,9 @@ function rowToWallet(row: Selectable<WalletsTable>): Wallet {
 /**
  * Registers an address for a merchant on `networks` (the first is the wallet's own network; an EVM
  * address may list several EVM networks, once). `created` is false when this merchant already had
- * the address on that first network (the existing wallet, label and networks unchanged, is
- * returned); the unique index settles concurrent registrations.
+ * the address, on whichever networks (an address belongs to one family, and a merchant has one
+ * wallet per address): that wallet, label and networks unchanged, is returned. Writes are
+ * serialized (writeTransaction), and the unique index settles anything else.
  */
 export async function registerWallet(
   db: Db,
@@ -47,6 +48,8 @@ export async function registerWallet(
   const first = list[0]!;
   const id = newId('wal');
   return writeTransaction(db, async (trx) => {
+    const existing = await findMerchantWalletOfAddress(trx, merchantId, address);
+    if (existing) return { wallet: existing, created: false };
     const inserted = await trx
       .insertInto('wallets')
       .values({ id, merchant_id: merchantId, label, address, network: first, created_at: now, archived_at: null })
@@ -65,6 +68,19 @@ export async function registerWallet(
   });
 }
 
+/** This merchant's wallet of `address` on any network (the oldest, should there be two), if any. */
+export async function findMerchantWalletOfAddress(db: Db | Trx, merchantId: string, address: string): Promise<Wallet | undefined> {
+  const row = await db
+    .selectFrom('wallets')
+    .selectAll()
+    .where('merchant_id', '=', merchantId)
+    .where('address', '=', address)
+    .orderBy('created_at')
+    .orderBy('id')
+    .executeTakeFirst();
+  return row ? rowToWallet(row) : undefined;
+}
+
 /** The networks a wallet receives on, its own (first) network first, then the others by name. */
 export async function listWalletNetworks(db: Db | Trx, walletId: string): Promise<NetworkId[]> {
   const rows = await db
@@ -74,19 +90,31 @@ export async function listWalletNetworks(db: Db | Trx, walletId: string): Promis
     .where('wallet_networks.wallet_id', '=', walletId)
     .orderBy('wallet_networks.network')
     .execute();
-  const first = rows.filter((r) => r.network === r.first);
-  return [...first, ...rows.filter((r) => r.network !== r.first)].map((r) => r.network as NetworkId);
+  return ownFirst(
+    rows[0]?.first ?? '',
+    rows.map((r) => r.network as NetworkId),
+  );
 }
 
 /**
  * Replaces the networks a wallet receives on (the first becomes its own network). Undefined when
- * the wallet is not this merchant's. The caller has checked that each network fits the address.
+ * the wallet is not this merchant's. The caller has checked that each network fits the address;
+ * `beforeRemoving`, given the networks about to go, may refuse (throw) inside the same
+ * transaction, so nothing that needs them slips in between its check and the change.
  */
-export async function setWalletNetworks(db: Db, merchantId: string, walletId: string, networks: readonly NetworkId[]): Promise<Wallet | undefined> {
+export async function setWalletNetworks(
+  db: Db,
+  merchantId: string,
+  walletId: string,
+  networks: readonly NetworkId[],
+  beforeRemoving?: (trx: Trx, removed: NetworkId[]) => Promise<void>,
+): Promise<Wallet | undefined> {
   const list = [...new Set(networks)];
   return writeTransaction(db, async (trx) => {
     const row = await trx.selectFrom('wallets').selectAll().where('id', '=', walletId).where('merchant_id', '=', merchantId).executeTakeFirst();
     if (!row || list.length === 0) return row ? rowToWallet(row) : undefined;
+    const removed = (await listWalletNetworks(trx, walletId)).filter((n) => !list.includes(n));
+    if (removed.length > 0 && beforeRemoving) await beforeRemoving(trx, removed);
     await trx.deleteFrom('wallet_networks').where('wallet_id', '=', walletId).execute();
     await trx
       .insertInto('wallet_networks')
@@ -147,9 +175,34 @@ export async function addressHasOtherOwner(conn: Conn, network: string, address:
   return (await otherOwnerQuery.first(conn, { network, address, merchantId })) !== undefined;
 }
 
-export async function listMerchantWallets(db: Db, merchantId: string): Promise<Wallet[]> {
-  const rows = await db.selectFrom('wallets').selectAll().where('merchant_id', '=', merchantId).orderBy('created_at', 'desc').orderBy('id').execute();
-  return rows.map(rowToWallet);
+/** A wallet with the networks it receives on, its own network first. */
+export interface WalletWithNetworks extends Wallet {
+  networks: NetworkId[];
+}
+
+/** The merchant's wallets, newest first, each with its networks (its own first, then the others by name). */
+export async function listMerchantWallets(db: Db, merchantId: string): Promise<WalletWithNetworks[]> {
+  const [rows, networkRows] = await Promise.all([
+    db.selectFrom('wallets').selectAll().where('merchant_id', '=', merchantId).orderBy('created_at', 'desc').orderBy('id').execute(),
+    db
+      .selectFrom('wallet_networks')
+      .innerJoin('wallets', 'wallets.id', 'wallet_networks.wallet_id')
+      .select(['wallet_networks.wallet_id', 'wallet_networks.network'])
+      .where('wallets.merchant_id', '=', merchantId)
+      .orderBy('wallet_networks.network')
+      .execute(),
+  ]);
+  const byWallet = new Map<string, NetworkId[]>();
+  for (const r of networkRows) byWallet.set(r.wallet_id, [...(byWallet.get(r.wallet_id) ?? []), r.network as NetworkId]);
+  return rows.map((row) => {
+    const wallet = rowToWallet(row);
+    return { ...wallet, networks: ownFirst(wallet.network, byWallet.get(wallet.id) ?? []) };
+  });
+}
+
+/** The wallet's own network first, then the others in the order given. */
+function ownFirst(own: string, networks: readonly NetworkId[]): NetworkId[] {
+  return [...networks.filter((n) => n === own), ...networks.filter((n) => n !== own)];
 }
 /** Every merchant with a wallet on `address` of `network` (archived wallets too): who owns money sent there. */
 export async function listAddressOwners(db: Db | Trx, network: NetworkId, address: string): Promise<string[]> {

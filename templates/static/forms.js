@@ -39,7 +39,9 @@
   // "Label: rule" in the page's language: the field's hint, else its data-rule, else its length limits.
   function fieldRule(field) {
     var label = field.id ? document.querySelector('label[for="' + field.id + '"]') : null;
-    var name = label ? label.textContent.trim() : field.name;
+    // A box of a group (the networks of a wallet) is named by its group's legend.
+    var group = field.type === 'checkbox' && field.closest('fieldset') ? field.closest('fieldset').querySelector('legend') : null;
+    var name = label ? label.textContent.trim() : group ? group.textContent.trim() : field.name;
     var hintId = field.getAttribute('aria-describedby');
     var hint = hintId ? document.getElementById(hintId) : null;
     var rule = hint ? hint.textContent.trim() : field.getAttribute('data-rule');
@@ -144,6 +146,8 @@
     for (var i = 0; i < fields.length; i++) {
       var f = fields[i];
       if (f.name === 'cf-turnstile-response' || f.name === 'h-captcha-response' || f.name === 'g-recaptcha-response') continue;
+      // A part of the form that does not apply (data-when-field) is left out of the body.
+      if (f.matches(':disabled')) continue;
       if (f.type === 'checkbox' && f.getAttribute('data-type') === 'bool') {
         out[f.name] = f.checked;
         continue;
@@ -374,6 +378,18 @@
       });
   }
 
+  // A fieldset marked data-when-field applies only while that field matches data-when-pattern (the
+  // networks of an EVM address): otherwise it is hidden, and disabled so nothing of it is sent.
+  function applies(form) {
+    var parts = form.querySelectorAll('fieldset[data-when-field]');
+    for (var i = 0; i < parts.length; i++) {
+      var field = form.querySelector('[name="' + parts[i].getAttribute('data-when-field') + '"]');
+      var on = !!field && new RegExp(parts[i].getAttribute('data-when-pattern')).test(field.value.trim());
+      parts[i].hidden = !on;
+      parts[i].disabled = !on;
+    }
+  }
+
   function bind(form) {
     (function (form) {
       var fragment = form.getAttribute('data-fragment');
@@ -394,7 +410,9 @@
         var f = event.target;
         if (f.setCustomValidity) f.setCustomValidity('');
         if (f.removeAttribute) f.removeAttribute('aria-invalid');
+        applies(form);
       });
+      applies(form);
     })(form);
   }
 

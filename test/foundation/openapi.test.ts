@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { projectRoot } from '../../src/lib/assets.js';
 import { startTestApp } from '../helpers/app.js';
 import { signedInMerchant } from '../helpers/fixtures.js';
+import { NETWORK_IDS } from '../../src/chains/networks.js';
 
 // The served OpenAPI document is compared with a checked-in copy, so every contract change shows
 // in review. After an intended change: `npm run openapi:update`.
@@ -46,7 +47,8 @@ test('GET /api/v1/openapi.json is OpenAPI 3.1, version 0.2.0, and matches the ch
     }
     // One document per API version: every network is listed whatever the instance runs.
     assert.deepEqual(doc.components.schemas.Invoice.properties.network.enum, ['tron-mainnet', 'tron-nile', 'tron-devnet']);
-    assert.deepEqual(doc.components.schemas.Wallet.properties.network.enum, ['tron-mainnet', 'tron-nile', 'tron-devnet']);
+    assert.deepEqual(doc.components.schemas.Wallet.properties.network.enum, [...NETWORK_IDS]);
+    assert.deepEqual(doc.components.schemas.Wallet.properties.networks.items.enum, [...NETWORK_IDS]);
     assert.ok(doc.paths['/api/v1/openapi.json'].get, 'the document describes itself');
     const text = `${JSON.stringify(doc, null, 2)}\n`;
     if (process.env.UPDATE_OPENAPI === '1') {
@@ -77,6 +79,17 @@ test('a test-network instance serves the same document as a mainnet one, but for
   const [main, nile] = [await served('mainnet'), await served('nile')];
   assert.match(nile.servers[0].description, /tron-nile, a TRON test network/);
   assert.match(main.servers[0].description, /tron-mainnet/);
+  // A wallet's networks in a request are the instance's own (the answers list every network).
+  const requested = (doc: any) =>
+    ['CreateWallet', 'UpdateWallet'].map((name) => {
+      const schema = doc.components.schemas[name];
+      const own = schema.properties.networks.items.enum;
+      delete schema.properties.networks.items.enum;
+      for (const rule of schema.allOf ?? []) delete rule.then.properties.networks.items.enum;
+      return own;
+    });
+  assert.deepEqual(requested(main), [['tron-mainnet'], ['tron-mainnet']]);
+  assert.deepEqual(requested(nile), [['tron-nile'], ['tron-nile']]);
   assert.deepEqual({ ...nile, servers: [] }, { ...main, servers: [] });
 });
 
