@@ -71,9 +71,20 @@ export function findProgramAddress(seeds: readonly Uint8Array[], programId: stri
   throw new Error('no program address for these seeds');
 }
 
+/** Derivations already made: each takes about a millisecond (point decompressions), and a reader derives every watched owner's accounts on each poll. */
+const ATA_CACHE = new Map<string, string>();
+const ATA_CACHE_SIZE = 20_000;
+
 /** The associated token account of an owner for a mint: seeds [owner, token program, mint], the ATA program. */
 export function associatedTokenAddress(owner: string, mint: string, tokenProgram: string = TOKEN_PROGRAM_ID): string {
-  return findProgramAddress([bytesOf(owner), bytesOf(tokenProgram), bytesOf(mint)], ASSOCIATED_TOKEN_PROGRAM_ID).address;
+  const key = `${owner} ${mint} ${tokenProgram}`;
+  const known = ATA_CACHE.get(key);
+  if (known) return known;
+  const ata = findProgramAddress([bytesOf(owner), bytesOf(tokenProgram), bytesOf(mint)], ASSOCIATED_TOKEN_PROGRAM_ID).address;
+  // Oldest first out when full: the watched owners are what stays in use.
+  if (ATA_CACHE.size >= ATA_CACHE_SIZE) ATA_CACHE.delete(ATA_CACHE.keys().next().value!);
+  ATA_CACHE.set(key, ata);
+  return ata;
 }
 
 /** Any 32-byte address (a provider's answer: a token account, a mint, a signature's signer). */
