@@ -105,7 +105,17 @@ export type DropReason =
   | 'not_watched'
   | 'outside_range'
   | 'malformed'
-  | 'duplicate';
+  | 'duplicate'
+  // Solana: a transaction with meta.err (its instructions moved nothing), a Token-2022 instruction
+  // (no pinned mint is one), instructions that do not add up to the account's balance change, a
+  // transfer from the account to itself, a signature the provider lists but whose transaction it does
+  // not give, or one it does not list as finalized.
+  | 'failed'
+  | 'other_program'
+  | 'balance_mismatch'
+  | 'self_transfer'
+  | 'unavailable'
+  | 'not_final';
 
 /** A family's reader for one network through one provider. */
 export interface TransferReader {

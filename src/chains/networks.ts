@@ -27,7 +27,7 @@ export interface Token {
   symbol: TokenSymbol;
   /** The token's own name on that chain, as explorers show it. */
   name: string;
-  /** The contract (EIP-55 on EVM, base58check on TRON); every other contract is ignored. */
+  /** The contract (EIP-55 on EVM, base58check on TRON, the mint's base58 address on Solana); every other contract is ignored. */
   contract: string;
   decimals: 6 | 18;
   /** Who issues it there: Tether, Tether's USDT0 (LayerZero OFT), Circle, Binance (Binance-Peg), or nobody (devnet). */
@@ -47,9 +47,11 @@ export const EVM_NETWORK_IDS = [
   'base-devnet',
   'ethereum-sepolia',
 ] as const;
-export const NETWORK_IDS = ['tron-mainnet', 'tron-nile', 'tron-devnet', ...EVM_NETWORK_IDS] as const;
+export const SOLANA_NETWORK_IDS = ['solana-mainnet', 'solana-devnet'] as const;
+export const NETWORK_IDS = ['tron-mainnet', 'tron-nile', 'tron-devnet', ...EVM_NETWORK_IDS, ...SOLANA_NETWORK_IDS] as const;
 export type NetworkId = (typeof NETWORK_IDS)[number];
 export type EvmNetworkId = (typeof EVM_NETWORK_IDS)[number];
+export type SolanaNetworkId = (typeof SOLANA_NETWORK_IDS)[number];
 
 export interface Network {
   id: NetworkId;
@@ -237,6 +239,49 @@ const SEPOLIA: Network = {
   finalityTimeMs: 13 * MINUTE,
 };
 
+/**
+ * Solana: the SPL Token mints (owned by the Token program, Tokenkeg…, not Token-2022), 6 decimals.
+ * Positions are slots; `finalized` is the slot a supermajority has rooted, about 32 slots (13 s)
+ * behind the confirmed one, so one closer than 16 slots is not believed.
+ */
+const SOLANA_MAINNET: Network = {
+  id: 'solana-mainnet',
+  family: 'solana',
+  chainId: undefined,
+  test: false,
+  label: 'Solana (SPL)',
+  twin: undefined,
+  tokens: [
+    token({ symbol: 'USDT', name: 'USDT', contract: 'Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB', decimals: 6, issuer: 'tether' }),
+    token({ symbol: 'USDC', name: USDC_NAME, contract: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', decimals: 6, issuer: 'circle' }),
+  ],
+  finality: FINALIZED,
+  minFinalityLagBlocks: 16,
+  bloomHasEveryLog: false,
+  blockTimeMs: 400,
+  finalityTimeMs: 15 * SECOND,
+};
+
+/**
+ * The simulated Solana twin: its mints are the base58 of sha256("gatewayd solana-devnet {symbol}"),
+ * 32 bytes that name no real mint (a test checks the derivation). It is not Solana's public devnet
+ * cluster, whose Circle test USDC (4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU) docs/payments.md names.
+ */
+const SOLANA_DEVNET: Network = {
+  ...SOLANA_MAINNET,
+  id: 'solana-devnet',
+  test: true,
+  label: 'Solana devnet (simulated)',
+  twin: 'solana-mainnet',
+  tokens: [
+    token({ symbol: 'USDT', name: 'USDT', contract: 'GzrQzueLLjruqq3iuaFS3DPt2FaCiteCUng9tbUKCAzQ', decimals: 6, issuer: 'devnet' }),
+    token({ symbol: 'USDC', name: USDC_NAME, contract: '3Y93odnoMsoA6Rfa7PtS5ojE7V924GPacnqz5SdfP62e', decimals: 6, issuer: 'devnet' }),
+  ],
+  minFinalityLagBlocks: 1,
+  blockTimeMs: SECOND,
+  finalityTimeMs: 10 * SECOND,
+};
+
 const ALL: Network[] = [
   tron('mainnet', 0x2b6653dc, undefined),
   tron('nile', 0xcd8690dc, 'tron-mainnet'),
@@ -244,6 +289,8 @@ const ALL: Network[] = [
   ...MAINNETS,
   ...MAINNETS.map((n) => devnet(n, DEVNET_CHAIN_IDS[n.id]!)),
   SEPOLIA,
+  SOLANA_MAINNET,
+  SOLANA_DEVNET,
 ];
 
 /** Every network, frozen, by id. */

@@ -5,8 +5,7 @@
  * lie about heads), refuses a call (a range error), or answers whole HTTP requests with 429 and
  * Retry-After. Batches are taken apart and put back together, so each call is seen alone.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { serveJsonRpc } from '../loopback-rpc.js';
 
 export interface Call {
   method: string;
@@ -37,7 +36,6 @@ export interface HostileRpc {
 export async function startHostileRpc(upstream: string): Promise<HostileRpc> {
   let hostility: Hostility = {};
   const calls: Array<Call & { atMs: number }> = [];
-  const requestTimes: number[] = [];
   let upstreamId = 1;
   async function forward(call: Call): Promise<any> {
     const res = await fetch(upstream, {
@@ -58,45 +56,17 @@ export async function startHostileRpc(upstream: string): Promise<HostileRpc> {
     const result = hostility.result ? await hostility.result(call, upstreamAnswer.result) : upstreamAnswer.result;
     return { jsonrpc: '2.0', id: raw.id, result };
   }
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      requestTimes.push(performance.now());
-      const limit = hostility.rateLimit;
-      if (limit && limit.times > 0) {
-        limit.times--;
-        res.writeHead(429, { 'retry-after': limit.retryAfter, 'content-type': 'application/json' });
-        res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: 429, message: 'Too Many Requests' } }));
-        return;
-      }
-      const body = JSON.parse(Buffer.concat(chunks).toString());
-      const work = Array.isArray(body) ? Promise.all(body.map(answer)) : answer(body);
-      work.then(
-        (out) => {
-          res.writeHead(200, { 'content-type': 'application/json' });
-          res.end(JSON.stringify(out));
-        },
-        (err: Error) => {
-          res.writeHead(500);
-          res.end(err.message);
-        },
-      );
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const loopback = await serveJsonRpc(
+    (body) => (Array.isArray(body) ? Promise.all(body.map(answer)) : answer(body)),
+    () => hostility.rateLimit,
+  );
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: loopback.url,
     calls,
-    requestTimes,
+    requestTimes: loopback.requestTimes,
     set(h) {
       hostility = h;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: loopback.close,
   };
 }
