@@ -100,6 +100,7 @@ export function payTargets(invoice: PayOption, options: readonly PayOption[] = [
 
 /** The target a pay request picks: by position, else by network (and token), else the invoice's own. */
 export function pickTarget(targets: readonly PayTarget[], pick: { option?: number; network?: string; token?: string }): PayTarget {
+  if (targets.length === 0) return refuse('invoice_id', 'this invoice is on no network or token gatewayd dev can pay');
   const offered = () => targets.map((t, i) => `${i}: ${t.network.id} ${t.token.symbol}`).join(', ');
   if (pick.option !== undefined) {
     const t = targets[pick.option];
