@@ -289,6 +289,11 @@ function buildConfigSchema() {
         block_interval_ms: z.number().int().min(100).max(60_000).default(1000),
         solidity_lag: z.number().int().min(0).max(100).default(3),
         filler_per_block: z.number().int().min(0).max(1000).default(6),
+        // The simulated EVM devnets: where their JSON-RPC listens, how far `finalized` trails the
+        // latest block (`safe` half as far), and the widest eth_getLogs range they answer (0 = any).
+        evm_listen: listenSchema().default('127.0.0.1:0'),
+        evm_finality_lag: z.number().int().min(1).max(1000).default(8),
+        evm_max_block_range: z.number().int().min(0).max(1_000_000).default(1000),
       })
       .prefault({}),
     rate_limits: z

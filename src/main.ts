@@ -177,13 +177,23 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-/** The keys every `gatewayd dev` command sets over the configuration (the node's URL comes later). */
-const DEV_OVERRIDES = { tron: { network: 'devnet', api_url: 'http://127.0.0.1:1' } };
+/**
+ * The keys every `gatewayd dev` command sets over the configuration (the nodes' URLs come later;
+ * the file's [[evm.networks]] are replaced by the simulated ones, so a real network there is no mix).
+ */
+const DEV_OVERRIDES = { tron: { network: 'devnet', api_url: 'http://127.0.0.1:1' }, evm: { networks: [] } };
 
-/** --amount is a USDT amount (up to six decimals): anything else is a usage error (exit 2), before any request. */
-function checkAmountFlag(amount: string | undefined, command: 'dev pay' | 'dev transfer'): void {
-  if (amount !== undefined && !/^(0|[1-9][0-9]{0,9})(\.[0-9]{1,6})?$/.test(amount)) {
-    throw new ArgumentError(`--amount ${JSON.stringify(amount)} is not a USDT amount such as 12.5 or 20.000137`, command);
+/**
+ * --amount is a USDT amount (up to six decimals), or with --network naming an EVM network a token
+ * amount of up to 18 decimals (the instance checks the token's own): anything else is a usage
+ * error (exit 2), before any request.
+ */
+function checkAmountFlag(amount: string | undefined, network: unknown, command: 'dev pay' | 'dev transfer'): void {
+  const evm = typeof network === 'string' && !network.startsWith('tron-');
+  const decimals = evm ? 18 : 6;
+  if (amount !== undefined && !new RegExp(`^(0|[1-9][0-9]{0,${evm ? 17 : 9}})(\\.[0-9]{1,${decimals}})?$`).test(amount)) {
+    const example = evm ? 'a token amount such as 12.5 or 20.000137000000000001' : 'a USDT amount such as 12.5 or 20.000137';
+    throw new ArgumentError(`--amount ${JSON.stringify(amount)} is not ${example}`, command);
   }
 }
 
@@ -193,7 +203,14 @@ async function dev(args: string[]): Promise<number> {
   const { callDev, devUrl, printAnswer, runDev } = await cli.dev();
   const merchant: MerchantCli = await cli.merchant();
   const common = { config: { type: 'string' }, url: { type: 'string' }, json: { type: 'boolean' } } as const;
-  const transferFlags = { ...common, from: { type: 'string' }, 'fake-token': { type: 'boolean' }, failed: { type: 'boolean' } } as const;
+  const transferFlags = {
+    ...common,
+    network: { type: 'string' },
+    token: { type: 'string' },
+    from: { type: 'string' },
+    'fake-token': { type: 'boolean' },
+    failed: { type: 'boolean' },
+  } as const;
   const client = (values: Record<string, unknown>) => {
     const config = loadConfig({ path: values.config as string | undefined, overrides: DEV_OVERRIDES });
     return {
@@ -202,18 +219,25 @@ async function dev(args: string[]): Promise<number> {
     };
   };
   const transferBody = (values: Record<string, unknown>) => ({
+    ...(values.network !== undefined ? { network: values.network } : {}),
+    ...(values.token !== undefined ? { token: values.token } : {}),
     ...(values.from !== undefined ? { from: values.from } : {}),
     ...(values['fake-token'] === true ? { fake_token: true } : {}),
     ...(values.failed === true ? { failed: true } : {}),
   });
   switch (sub) {
     case 'pay': {
-      const { values, positionals } = parse('dev pay', more, { ...transferFlags, amount: { type: 'string' }, late: { type: 'boolean' } }, true);
+      const flags = { ...transferFlags, option: { type: 'string' }, amount: { type: 'string' }, late: { type: 'boolean' } } as const;
+      const { values, positionals } = parse('dev pay', more, flags, true);
       if (positionals.length !== 1) throw new ArgumentError('needs exactly one INVOICE_ID', 'dev pay');
-      checkAmountFlag(values.amount as string | undefined, 'dev pay');
+      checkAmountFlag(values.amount as string | undefined, values.network, 'dev pay');
+      const option = values.option as string | undefined;
+      if (option !== undefined && !/^[0-9]{1,2}$/.test(option))
+        throw new ArgumentError(`--option ${JSON.stringify(option)} is not a position such as 0 or 1`, 'dev pay');
       const { base, print } = client(values);
       const body = {
         invoice_id: positionals[0],
+        ...(option !== undefined ? { option: Number(option) } : {}),
         ...(values.amount !== undefined ? { amount: values.amount } : {}),
         ...(values.late === true ? { late: true } : {}),
         ...transferBody(values),
@@ -224,7 +248,7 @@ async function dev(args: string[]): Promise<number> {
     case 'transfer': {
       const { values } = parse('dev transfer', more, { ...transferFlags, to: { type: 'string' }, amount: { type: 'string' } });
       if (values.to === undefined || values.amount === undefined) throw new ArgumentError('needs --to ADDRESS and --amount A', 'dev transfer');
-      checkAmountFlag(values.amount as string, 'dev transfer');
+      checkAmountFlag(values.amount as string, values.network, 'dev transfer');
       const { base, print } = client(values);
       print(await callDev(base, '/_dev/transfer', { to: values.to, amount: values.amount, ...transferBody(values) }));
       return 0;

@@ -55,19 +55,19 @@ const COMMANDS = {
   ],
   dev: [
     'gatewayd dev [--config FILE] [--database FILE] [--listen HOST:PORT]',
-    'the gateway on tron-devnet with a simulated TRON node on loopback (test network: no real money); a fresh temporary database unless --database names one',
+    'the gateway on tron-devnet with a simulated TRON node on loopback, and the simulated EVM devnets (ethereum-, bsc-, polygon-, arbitrum-, base-devnet) beside it (test networks: no real money); a fresh temporary database unless --database names one',
   ],
   'dev merchant create': [
     'gatewayd dev merchant create --email E [--name N] [--url URL] [--json]',
     'on a running dev instance: a confirmed account and an API key; the password is read from stdin',
   ],
   'dev pay': [
-    'gatewayd dev pay INVOICE_ID [--amount A] [--late] [--from ADDRESS] [--fake-token] [--failed] [--url URL] [--json]',
-    'pay an invoice on the simulated chain (default: its exact payable amount, now; --late: in a block sealed just after the invoice expired)',
+    'gatewayd dev pay INVOICE_ID [--option K | --network N [--token T]] [--amount A] [--late] [--from ADDRESS] [--fake-token] [--failed] [--url URL] [--json]',
+    'pay an invoice on its own simulated chain and token, or the option named (default: its exact payable amount, now; --late: in a block sealed just after the invoice expired; --amount takes up to 18 decimals with --network on an 18-decimal token)',
   ],
   'dev transfer': [
-    'gatewayd dev transfer --to ADDRESS --amount A [--from ADDRESS] [--fake-token] [--failed] [--url URL] [--json]',
-    'any transfer on the simulated chain',
+    'gatewayd dev transfer [--network N] [--token T] --to ADDRESS --amount A [--from ADDRESS] [--fake-token] [--failed] [--url URL] [--json]',
+    'any transfer on a simulated chain (default tron-devnet and USDT; EVM addresses in EIP-55 or lower case)',
   ],
   version: ['gatewayd version', 'print the version, and the Node.js and SQLite it runs on'],
 } as const;

@@ -1,13 +1,16 @@
 /**
  * The control routes of `gatewayd dev` (under /_dev/, outside the API and its OpenAPI document;
  * they exist only in a process started by `gatewayd dev`). They let a shell script or a test,
- * from another process, do what a wallet would do on the simulated chain:
+ * from another process, do what a wallet would do on the simulated chains:
  *   POST /_dev/merchant {email, name?, password}         a confirmed account and an API key
- *   POST /_dev/pay {invoice_id, amount?, late?, from?, fake_token?, failed?}
- *   POST /_dev/transfer {to, amount, from?, fake_token?, failed?}
- * A payment is only a transaction put into a block of the simulated node: the gateway then finds
- * it through its real watcher and verifier, exactly as on a real chain (or, for a fake token or a
- * failed transaction, rightly does not).
+ *   POST /_dev/pay {invoice_id, option? | network? token?, amount?, late?, from?, fake_token?, failed?}
+ *   POST /_dev/transfer {network?, token?, to, amount, from?, fake_token?, failed?}
+ * A payment is only a transaction put into a block of a simulated chain: on tron-devnet (the
+ * default) the simulated TRON node, on an EVM devnet a Transfer log of its token in the simulated
+ * EVM chain (the raw value in the token's own decimals: payable x 10^(decimals - 6)). The gateway
+ * then finds it through its real watcher and verifier, exactly as on a real chain (or, for a fake
+ * token or a failed transaction, rightly does not). `/_dev/pay` pays the invoice's own network and
+ * token, or the option a request names by its position or network.
  * They accept JSON only: a cross-site form cannot send it without a preflight, so a web page a
  * developer visits cannot make payments on their dev instance. And they answer only a request
  * whose Host is a loopback literal or `localhost` (a DNS-rebinding page's requests carry its own
@@ -24,34 +27,62 @@ import type { AppDeps } from '../app-deps.js';
 import { SCOPES } from '../http/context.js';
 import { zodIssuesToDetails } from '../http/openapi.js';
 import { findInvoiceAnyMerchant } from '../invoices/invoices.repo.js';
-import { formatAmount, parseAmount, type Micros, micros } from '../lib/amounts.js';
+import type { Network, Token } from '../chains/networks.js';
+import { formatAmount, micros } from '../lib/amounts.js';
 import { iso } from '../lib/clock.js';
 import { AppError } from '../lib/errors.js';
-import { isValidTronAddress } from '../lib/tron.js';
-import { FAKE_USDT_CONTRACTS, type SimulatedTron, type SimTransfer } from './tron-node.js';
+import { addressOn, exactRaw, formatRaw, payTargets, pickTarget, rawAmount, shownAddress, simulatedNetwork, tokenOn } from './dev-targets.js';
+import { FAKE_EVM_CONTRACTS, type SimulatedEvm } from './evm-node.js';
+import { FAKE_USDT_CONTRACTS, type SimulatedTron } from './tron-node.js';
 
-/** Any amount a wallet could send, as a decimal string (0 included: zero-value transfers are spam that exists). */
-const AMOUNT_RE = /^(0|[1-9][0-9]{0,17})(\.[0-9]{1,6})?$/;
-const amount = z.string().regex(AMOUNT_RE, 'expected a decimal string with at most 6 fractional digits, e.g. "12.5"');
-const address = z.string().refine(isValidTronAddress, 'expected a TRON address (T..., valid checksum)');
+/** Any amount a wallet could send, as a decimal string (0 included: zero-value transfers are spam that exists); its token's decimals are checked next. */
+const AMOUNT_RE = /^(0|[1-9][0-9]{0,17})(\.[0-9]{1,18})?$/;
+const amount = z.string().regex(AMOUNT_RE, 'expected a decimal string, e.g. "12.5"');
+const address = z.string().min(1).max(100);
+const networkId = z.string().min(1).max(40);
+const tokenSymbol = z.string().min(1).max(10);
 
 const transferOptions = {
+  /** The payer, in the network's address form. */
   from: address.optional(),
-  /** The transfer is emitted by a token that calls itself USDT but is not the network's USDT. */
+  /** The transfer is emitted by a token that calls itself USDT (or USDC) but is not the network's. */
   fake_token: z.boolean().optional(),
-  /** The transaction fails (out of energy): it is in a block, but moves nothing. */
+  /** The transaction fails (TRON: out of energy; EVM: reverted): it is in a block, but moves nothing. */
   failed: z.boolean().optional(),
 };
 
 const MerchantBody = z.strictObject({ email: emailField(), name: z.string().min(1).max(100).optional(), password: z.string() });
-const PayBody = z.strictObject({ invoice_id: z.string().min(1).max(100), amount: amount.optional(), late: z.boolean().optional(), ...transferOptions });
-const TransferBody = z.strictObject({ to: address, amount, ...transferOptions });
+const PayBody = z.strictObject({
+  invoice_id: z.string().min(1).max(100),
+  /** Which of the invoice's options to pay: its position (0 = the invoice's own network), or its network and token. */
+  option: z.number().int().min(0).max(100).optional(),
+  network: networkId.optional(),
+  token: tokenSymbol.optional(),
+  amount: amount.optional(),
+  late: z.boolean().optional(),
+  ...transferOptions,
+});
+const TransferBody = z.strictObject({ network: networkId.optional(), token: tokenSymbol.optional(), to: address, amount, ...transferOptions });
 
 export interface DevChain {
   node: SimulatedTron;
+  /** The simulated EVM devnets, when this instance runs them. */
+  evm?: SimulatedEvm;
   /** Blocks between a block and its solidification, and the block interval: when a payment can be seen. */
   solidityLag: number;
   blockIntervalMs: number;
+}
+
+/** One transfer to put on a chain, checked. */
+interface Payment {
+  network: Readonly<Network>;
+  token: Readonly<Token>;
+  to: string;
+  raw: bigint;
+  from: string | undefined;
+  fake: boolean;
+  failed: boolean;
+  at?: number;
 }
 
 async function readJson<T extends z.ZodType>(req: Request, schema: T): Promise<z.infer<T>> {
@@ -84,22 +115,53 @@ export function devRoutes(app: App, deps: AppDeps, chain: DevChain, token: strin
     }
     await next();
   });
-  const inject = (t: SimTransfer & { amount: Micros }) => {
-    const r = chain.node.transfer(t);
+  const simulated = (id: string) => id === deps.config.network.id || chain.evm?.chain(id) !== undefined;
+  /** Puts the payment on its chain; the answer says where it landed and when the watcher can take it as final. */
+  const inject = (p: Payment) => (p.network.family === 'evm' ? injectEvm(p) : injectTron(p));
+  const injectTron = (p: Payment) => {
+    const contract = p.fake ? FAKE_USDT_CONTRACTS[0]! : p.token.contract;
+    const r = chain.node.transfer({ to: p.to, amount: p.raw, from: p.from, contract, result: p.failed ? 'FAILED' : 'SUCCESS', at: p.at });
     return {
+      network: p.network.id,
       tx_id: r.txId,
-      to: t.to,
-      amount: formatAmount(t.amount),
-      token_contract: t.contract ?? deps.config.network.usdtContract,
-      result: t.result ?? 'SUCCESS',
+      to: p.to,
+      amount: formatAmount(micros(p.raw)),
+      token_contract: contract,
+      result: p.failed ? 'FAILED' : 'SUCCESS',
       block_number: r.blockNumber,
       block_timestamp: iso(r.blockTimestamp),
       // When the solidity node serves the block: from then on the watcher can see it.
       solidified_at: iso(r.blockTimestamp + chain.solidityLag * chain.blockIntervalMs),
     };
   };
-  const tokenOf = (fake: boolean | undefined) => (fake ? FAKE_USDT_CONTRACTS[0] : undefined);
-  const resultOf = (failed: boolean | undefined): SimTransfer['result'] => (failed ? 'FAILED' : 'SUCCESS');
+  const injectEvm = (p: Payment) => {
+    const evm = chain.evm!.chain(p.network.id)!;
+    const contract = p.fake ? FAKE_EVM_CONTRACTS[0]! : p.token.contract;
+    const r = evm.transfer({ to: p.to, raw: p.raw, from: p.from, contract, failed: p.failed, at: p.at });
+    return {
+      network: p.network.id,
+      token: p.token.symbol,
+      tx_id: r.txHash,
+      to: p.to,
+      ...(p.from === undefined ? {} : { from: p.from }),
+      amount: formatRaw(p.token, p.raw),
+      raw_amount: p.raw.toString(),
+      token_contract: shownAddress(p.network, contract),
+      result: p.failed ? 'REVERTED' : 'SUCCESS',
+      block_number: r.blockNumber,
+      block_hash: r.blockHash,
+      block_timestamp: iso(r.blockTimeMs),
+      log_index: r.logIndex,
+      // When the block is `finalized`: from then on the watcher can confirm it (it sees it at once).
+      finalized_at: iso(r.blockTimeMs + evm.lag * evm.interval),
+    };
+  };
+  /** The payer, checked in the network's form, and the flags every transfer takes. */
+  const extras = (network: Readonly<Network>, body: { from?: string; fake_token?: boolean; failed?: boolean }) => ({
+    from: body.from === undefined ? undefined : addressOn(network, 'from', body.from),
+    fake: body.fake_token === true,
+    failed: body.failed === true,
+  });
 
   app.post('/_dev/merchant', async (c) => {
     const body = await readJson(c.req.raw, MerchantBody);
@@ -118,40 +180,45 @@ export function devRoutes(app: App, deps: AppDeps, chain: DevChain, token: strin
     const body = await readJson(c.req.raw, PayBody);
     const invoice = await findInvoiceAnyMerchant(deps.db, body.invoice_id);
     if (!invoice) throw new AppError('not_found', `No invoice ${body.invoice_id} on this dev instance`);
-    const micro = body.amount === undefined ? invoice.payableAmount : parseDecimal(body.amount);
+    const target = pickTarget(payTargets(invoice), body);
+    const network = simulatedNetwork(deps.config, simulated, target.network.id);
     // Late: in the first block after the invoice's window, whenever that is (now if it has passed).
     const at = body.late ? Math.max(deps.clock.now(), invoice.expiresAt + 1) : undefined;
-    const result = inject({ to: invoice.walletAddress, amount: micro, from: body.from, contract: tokenOf(body.fake_token), result: resultOf(body.failed), at });
-    deps.log.info({ invoice_id: invoice.id, tx_hash: result.tx_id, block: result.block_number }, 'dev: simulated payment');
-    const answer = { invoice_id: invoice.id, payable_amount: formatAmount(invoice.payableAmount), expires_at: iso(invoice.expiresAt), ...result };
+    const raw = body.amount === undefined ? exactRaw(target) : rawAmount(target.token, body.amount);
+    const result = inject({ network, token: target.token, to: target.address, raw, ...extras(network, body), at });
+    deps.log.info({ invoice_id: invoice.id, network: network.id, tx_hash: result.tx_id, block: result.block_number }, 'dev: simulated payment');
+    const answer = { invoice_id: invoice.id, payable_amount: formatAmount(target.payable), expires_at: iso(invoice.expiresAt), ...result };
     // The simulated chain never seals a block ahead of the clock, so a late payment to a pending
     // invoice waits for its expiry: say exactly when it will show, instead of appearing to do nothing.
-    return c.json(at === undefined ? answer : { ...answer, note: lateNote(answer.solidified_at, deps.clock.now()) }, 200);
+    if (at === undefined) return c.json(answer, 200);
+    const note =
+      'solidified_at' in result ? lateNote(result.solidified_at, deps.clock.now()) : lateEvmNote(result.block_timestamp, result.finalized_at, deps.clock.now());
+    return c.json({ ...answer, note }, 200);
   });
 
   app.post('/_dev/transfer', async (c) => {
     const body = await readJson(c.req.raw, TransferBody);
-    const result = inject({
-      to: body.to,
-      amount: parseDecimal(body.amount),
-      from: body.from,
-      contract: tokenOf(body.fake_token),
-      result: resultOf(body.failed),
-    });
-    deps.log.info({ tx_hash: result.tx_id, block: result.block_number }, 'dev: simulated transfer');
+    const network = simulatedNetwork(deps.config, simulated, body.network);
+    const token = tokenOn(network, body.token);
+    const to = addressOn(network, 'to', body.to);
+    const result = inject({ network, token, to, raw: rawAmount(token, body.amount), ...extras(network, body) });
+    deps.log.info({ network: network.id, tx_hash: result.tx_id, block: result.block_number }, 'dev: simulated transfer');
     return c.json(result, 200);
   });
 }
 
-/** When a late payment becomes visible, in words a developer reading a terminal can act on. */
-function lateNote(solidifiedAt: string, now: number): string {
-  const minutes = Math.max(0, Math.ceil((Date.parse(solidifiedAt) - now) / 60_000));
-  const when = minutes <= 1 ? 'within a minute' : `in about ${minutes} minutes`;
-  return `late payment: the gateway sees it at ${solidifiedAt} (${when}), once its block, just after the invoice's expiry, is solidified; create the invoice with "expires_in_minutes": 1 to see it sooner`;
+/** How long until a time, in words a developer reading a terminal can act on. */
+function inWords(time: string, now: number): string {
+  const minutes = Math.max(0, Math.ceil((Date.parse(time) - now) / 60_000));
+  return minutes <= 1 ? 'within a minute' : `in about ${minutes} minutes`;
 }
 
-/** Micro-units of a validated decimal string (up to 18 integer digits, beyond parseAmount's invoice range). */
-function parseDecimal(text: string): Micros {
-  const [whole, frac = ''] = text.split('.');
-  return micros(BigInt(whole!) * 1_000_000n + (parseAmount(`0.${frac.padEnd(6, '0')}`) ?? 0n));
+/** When a late payment becomes visible on tron-devnet. */
+function lateNote(solidifiedAt: string, now: number): string {
+  return `late payment: the gateway sees it at ${solidifiedAt} (${inWords(solidifiedAt, now)}), once its block, just after the invoice's expiry, is solidified; create the invoice with "expires_in_minutes": 1 to see it sooner`;
+}
+
+/** When a late payment becomes visible on an EVM devnet: seen with its block, recorded once that is final. */
+function lateEvmNote(blockAt: string, finalAt: string, now: number): string {
+  return `late payment: its block, just after the invoice's expiry, comes at ${blockAt} (${inWords(blockAt, now)}) and is final at ${finalAt}, when the gateway records it as late; create the invoice with "expires_in_minutes": 1 to see it sooner`;
 }

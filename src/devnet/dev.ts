@@ -1,6 +1,7 @@
 /**
  * `gatewayd dev`: the whole gateway on tron-devnet, with the simulated TRON node on loopback as its
- * only provider. Solidification works as on mainnet, scaled down (dev.block_interval_ms,
+ * only provider, and the simulated EVM devnets (evm-node.ts: ethereum-, bsc-, polygon-, arbitrum-
+ * and base-devnet) enabled as its [[evm.networks]], each with the simulator as its provider. Solidification works as on mainnet, scaled down (dev.block_interval_ms,
  * dev.solidity_lag); every block carries filler traffic (strangers' USDT, TRX, failed calls,
  * zero-value look-alikes, fake tokens). Payments made with `gatewayd dev pay` are transactions in
  * the node's blocks: the real watcher, verifier, invoice states, events and signed webhooks handle
@@ -15,12 +16,14 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { devUrlFlag, parseListen, type Config } from '../config.js';
+import { EVM_NETWORK_IDS, NETWORKS as CHAIN_NETWORKS, type EvmNetworkId } from '../chains/networks.js';
 import { NETWORKS } from '../lib/tron.js';
 import { createLogger, type Log } from '../lib/log.js';
 import { startServer, type RunningServer } from '../serve.js';
 import { newDevToken, removeDevToken, writeDevToken } from '../cli/dev-token.js';
 import { devRoutes } from './dev.routes.js';
 import { startSimulatedTron, type SimulatedTron } from './tron-node.js';
+import { startSimulatedEvm, type SimulatedEvm } from './evm-node.js';
 import { startSimulatedRates, type SimulatedRates } from './rate-source.js';
 import { SOURCE_KINDS } from '../pricing/sources.js';
 
@@ -40,6 +43,8 @@ export interface RunningDev {
   temporary: boolean;
   config: Config;
   node: SimulatedTron;
+  /** The simulated EVM devnets (one server, a path per network). */
+  evm: SimulatedEvm;
   server: RunningServer;
   /** The control token of /_dev/ (printed at start), and the file the subcommands read it from. */
   token: string;
@@ -49,6 +54,25 @@ export interface RunningDev {
 
 /** How `gatewayd dev` names its claim on a database, for the refusal line. */
 export const DEV_CLAIM = { network: NETWORKS.devnet.id, chosenBy: '`gatewayd dev`' } as const;
+
+/** The EVM networks `gatewayd dev` simulates: every `{chain}-devnet` twin of the registry. */
+export const DEV_EVM_NETWORKS: readonly EvmNetworkId[] = EVM_NETWORK_IDS.filter((id) => id.endsWith('-devnet'));
+
+/**
+ * [[evm.networks]] under `gatewayd dev`: the simulated twins, each with the simulator as its one
+ * provider (unpaced, its range cap learned from its refusals as from a real provider's), polled
+ * every second. They replace the file's own entries: a dev instance watches simulated chains only.
+ */
+export function devEvmConfig(urlOf: (id: EvmNetworkId) => string): Record<string, unknown> {
+  return {
+    networks: DEV_EVM_NETWORKS.map((id) => ({
+      id,
+      providers: [{ url: urlOf(id), requests_per_second: 0, timeout_seconds: 10, max_block_range: 0 }],
+      finality: 'finalized',
+      poll_interval_seconds: 1,
+    })),
+  };
+}
 
 /**
  * Starts the node, then the gateway pointed at it. `load` reads the configuration with the keys
@@ -60,15 +84,17 @@ export async function startDev(load: (overrides: Record<string, Record<string, u
   const removeTemporary = () => {
     if (temporaryDir) rmSync(temporaryDir, { recursive: true, force: true });
   };
-  const overrides = (apiUrl: string): Record<string, Record<string, unknown>> => ({
+  const overrides = (apiUrl: string, evmUrl: (id: EvmNetworkId) => string): Record<string, Record<string, unknown>> => ({
     tron: { network: 'devnet', api_url: apiUrl, poll_interval_seconds: 1 },
+    evm: devEvmConfig(evmUrl),
     database: { path: databasePath },
   });
   let node: SimulatedTron | undefined;
+  let evm: SimulatedEvm | undefined;
   let rates: SimulatedRates | undefined;
   try {
     // First read: where the node listens and how fast its chain goes (the node's URL is not known yet).
-    const first = load(overrides('http://127.0.0.1:1'));
+    const first = load(overrides('http://127.0.0.1:1', (id) => `http://127.0.0.1:1/${id}`));
     const listen = parseListen(first.dev.node_listen)!;
     if (listen.host !== '127.0.0.1') throw new Error(`dev.node_listen ${first.dev.node_listen}: the simulated node listens on 127.0.0.1 only`);
     node = await startSimulatedTron({
@@ -79,7 +105,19 @@ export async function startDev(load: (overrides: Record<string, Record<string, u
       fillerPerBlock: first.dev.filler_per_block,
       seed: randomBytes(4).readUInt32BE(0),
     });
-    const withNode = overrides(node.url);
+    const evmListen = parseListen(first.dev.evm_listen)!;
+    if (evmListen.host !== '127.0.0.1') throw new Error(`dev.evm_listen ${first.dev.evm_listen}: the simulated EVM devnets listen on 127.0.0.1 only`);
+    evm = await startSimulatedEvm({
+      networks: DEV_EVM_NETWORKS.map((id) => CHAIN_NETWORKS[id]),
+      port: evmListen.port,
+      blockIntervalMs: first.dev.block_interval_ms,
+      finalityLag: first.dev.evm_finality_lag,
+      fillerPerBlock: first.dev.filler_per_block,
+      maxBlockRange: first.dev.evm_max_block_range,
+      seed: randomBytes(4).readUInt32BE(0),
+    });
+    const startedEvm = evm;
+    const withNode = overrides(node.url, (id) => startedEvm.urlOf(id));
     if (first.pricing.sources.length === 0) {
       rates = await startSimulatedRates();
       withNode.pricing = { sources: SOURCE_KINDS.map((kind) => ({ kind, url: rates!.url })) };
@@ -88,7 +126,7 @@ export async function startDev(load: (overrides: Record<string, Record<string, u
     if (first.secretGenerated) withNode.server = { ...withNode.server, secret: randomBytes(32).toString('base64url') };
     const config = load(withNode);
     const log: Log = createLogger(config.log.level);
-    const chain = { node, solidityLag: config.dev.solidity_lag, blockIntervalMs: config.dev.block_interval_ms };
+    const chain = { node, evm, solidityLag: config.dev.solidity_lag, blockIntervalMs: config.dev.block_interval_ms };
     const token = newDevToken();
     const server = await startServer(config, log, { claim: DEV_CLAIM, extend: (app, deps) => devRoutes(app, deps, chain, token) });
     const started = node;
@@ -102,12 +140,14 @@ export async function startDev(load: (overrides: Record<string, Record<string, u
       temporary: temporaryDir !== undefined,
       config,
       node,
+      evm,
       server,
       token,
       tokenPath,
       async stop() {
         await server.stop();
         await started.close();
+        await startedEvm.close();
         removeDevToken(tokenPath);
         await startedRates?.close();
         removeTemporary();
@@ -115,6 +155,7 @@ export async function startDev(load: (overrides: Record<string, Record<string, u
     };
   } catch (err) {
     await node?.close();
+    await evm?.close();
     await rates?.close();
     removeTemporary();
     throw err;
@@ -125,6 +166,7 @@ export async function startDev(load: (overrides: Record<string, Record<string, u
 export function devWelcome(dev: RunningDev): string {
   const c = dev.config;
   const secondsToSee = (c.dev.solidity_lag * c.dev.block_interval_ms) / 1000 + c.tron.poll_interval_seconds;
+  const evmSecondsToFinal = (c.dev.evm_finality_lag * c.dev.block_interval_ms) / 1000 + 1;
   // The commands as they work against this instance: another port needs --url, or they reach another one.
   const flag = devUrlFlag(dev.url);
   return [
@@ -134,6 +176,7 @@ export function devWelcome(dev: RunningDev): string {
     `  gateway    ${dev.url}   (console ${c.server.public_url}/console)`,
     `  chain      ${dev.nodeUrl}   block every ${c.dev.block_interval_ms} ms, solidified ${c.dev.solidity_lag} blocks later, ~${c.dev.filler_per_block} filler transactions per block`,
     `  USDT       ${c.network.usdtContract} (the devnet's; any other token is ignored)`,
+    ...evmLines(dev),
     dev.rates
       ? `  rates      ${dev.rates.url}   simulated CoinGecko, Kraken and Coinbase (e.g. 7.115 CNY per USDT; not market data)`
       : `  rates      ${c.pricing.sources.length} source(s) from [[pricing.sources]]`,
@@ -143,9 +186,25 @@ export function devWelcome(dev: RunningDev): string {
     '',
     'Next, in another terminal:',
     `  gatewayd dev merchant create${flag} --email you@example.com < password-file    # prints an API key`,
-    `  gatewayd dev pay${flag} INVOICE_ID [--amount A] [--late] [--from ADDRESS] [--fake-token] [--failed]`,
-    `  gatewayd dev transfer${flag} --to ADDRESS --amount A [--from ADDRESS] [--fake-token] [--failed]`,
-    `A payment is seen about ${secondsToSee} s after it is made. Webhooks may go to http://localhost here (never under serve).`,
+    `  gatewayd dev pay${flag} INVOICE_ID [--network N] [--amount A] [--late] [--from ADDRESS] [--fake-token] [--failed]`,
+    `  gatewayd dev transfer${flag} [--network N] [--token T] --to ADDRESS --amount A [--from ADDRESS] [--fake-token] [--failed]`,
+    `A payment is seen about ${secondsToSee} s after it is made on tron-devnet, final about ${evmSecondsToFinal} s after on the EVM devnets.`,
+    'Webhooks may go to http://localhost here (never under serve).',
     '',
   ].join('\n');
+}
+
+/** The banner's lines for the simulated EVM devnets: one URL per network, its chain id and tokens. */
+function evmLines(dev: RunningDev): string[] {
+  const c = dev.config;
+  const lag = c.dev.evm_finality_lag;
+  const cap = c.dev.evm_max_block_range;
+  return [
+    `  EVM        ${dev.evm.url}/NETWORK   JSON-RPC; block every ${c.dev.block_interval_ms} ms, finalized ${lag} blocks later (safe ${Math.ceil(lag / 2)}), ` +
+      `eth_getLogs ${cap > 0 ? `up to ${cap} blocks` : 'any range'}`,
+    ...c.evmNetworks.map(({ network }) => {
+      const tokens = network.tokens.map((t) => `${t.symbol} ${t.contract} (${t.decimals})`).join('  ');
+      return `    ${network.id.padEnd(16)} chain id ${String(network.chainId).padEnd(7)} ${dev.evm.urlOf(network.id)}   ${tokens}`;
+    }),
+  ];
 }

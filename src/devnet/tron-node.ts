@@ -29,9 +29,9 @@
  *   POST /_sim/clear-faults
  *   GET  /_sim/state     -> {"head", "solid_head", "requests": {...}, "bytes": {...}}
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { gzipSync } from 'node:zlib';
+import { closeServer, listenLoopback, readBody } from './loopback.js';
 import { SimChain, type SimTransfer, type SimTransferResult, type SimulatedTronOptions } from './sim-chain.js';
 
 export { FAKE_USDT_CONTRACTS, TRANSFER_TOPIC, SimChain, type SimTransfer, type SimTransferResult, type SimulatedTronOptions } from './sim-chain.js';
@@ -151,12 +151,8 @@ class Node extends SimChain implements SimulatedTron {
     if (down) this.server.closeAllConnections();
   }
 
-  async close(): Promise<void> {
-    for (const res of this.hung) res.destroy();
-    await new Promise<void>((resolve) => {
-      this.server.close(() => resolve());
-      this.server.closeAllConnections();
-    });
+  close(): Promise<void> {
+    return closeServer(this.server, this.hung);
   }
 
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -164,7 +160,7 @@ class Node extends SimChain implements SimulatedTron {
       req.socket.destroy();
       return;
     }
-    const raw = await readBody(req);
+    const { text: raw } = await readBody(req, 1 << 20);
     const url = new URL(req.url ?? '/', 'http://sim');
     // A provider may put an access token in the path before the API's (https://host/<token>/wallet/...).
     const path = url.pathname.replace(/\/+$/, '').replace(/^\/.*?(?=\/wallet(solidity)?\/)/, '');
@@ -335,32 +331,11 @@ function parseParams(method: string, url: URL, raw: string): Record<string, unkn
   }
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size <= 1 << 20) chunks.push(c);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
 /** Starts a simulated TRON node on 127.0.0.1. */
 export async function startSimulatedTron(options: SimulatedTronOptions = {}): Promise<SimulatedTron> {
   const node = new Node(options);
-  const server = createServer((req, res) => {
-    node.handle(req, res).catch(() => {
-      if (!res.headersSent) res.writeHead(500).end();
-    });
-  });
+  const { server, url } = await listenLoopback(options.port ?? 0, (req, res) => node.handle(req, res));
   node.server = server;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
-  });
-  node.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  node.url = url;
   return node;
 }

@@ -14,6 +14,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { NETWORKS } from '../../src/lib/tron.js';
 import { tempDir } from '../helpers/app.js';
+import { until } from '../helpers/until.js';
 import { HttpClient } from '../helpers/http.js';
 import { cleanEnv, freePort, runCli, startGateway, writeConfig, type CliResult } from '../helpers/process.js';
 
@@ -38,16 +39,6 @@ async function receiver(): Promise<{ url: string; received: Received[]; close():
     received,
     close: () => new Promise<void>((r) => server.close(() => r())),
   };
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
 }
 
 const json = (r: CliResult) => {

@@ -143,6 +143,7 @@ test('Date.now() only where no injected clock exists', () => {
     ['cli/db-copy.ts', 'a command outside the server'],
     ['devnet/tron-node.ts', 'the simulated chain: wall time unless its own clock is given'],
     ['devnet/sim-chain.ts', 'the simulated chain: wall time unless its own clock is given'],
+    ['devnet/evm-chain.ts', 'the simulated EVM chains: wall time unless their own clock is given'],
     ['chain/tron.client.ts', 'request pacing measures elapsed real time'],
   ]);
   const users = files.filter((f) => /\bDate\.now\(\)/.test(texts.get(f)!));

@@ -15,12 +15,23 @@ export function parseBloom(value: unknown): Uint8Array | undefined {
   return Buffer.from(value.slice(2), 'hex');
 }
 
-/** True when the bloom has all three bits of an item (an address or a topic, as 0x-hex bytes). */
-export function bloomHas(bloom: Uint8Array, itemHex: string): boolean {
+/** The three (byte, mask) places an item (an address or a topic, as 0x-hex bytes) sets in a bloom. */
+function bloomBits(itemHex: string): Array<[byte: number, mask: number]> {
   const hash = keccak_256(Buffer.from(itemHex.slice(2), 'hex'));
+  const out: Array<[number, number]> = [];
   for (let i = 0; i < 6; i += 2) {
     const bit = ((hash[i]! << 8) | hash[i + 1]!) & 2047;
-    if ((bloom[255 - (bit >> 3)]! & (1 << (bit & 7))) === 0) return false;
+    out.push([255 - (bit >> 3), 1 << (bit & 7)]);
   }
-  return true;
+  return out;
+}
+
+/** True when the bloom has all three bits of an item (an address or a topic, as 0x-hex bytes). */
+export function bloomHas(bloom: Uint8Array, itemHex: string): boolean {
+  return bloomBits(itemHex).every(([byte, mask]) => (bloom[byte]! & mask) !== 0);
+}
+
+/** Sets an item's three bits in a bloom (256 bytes), as a node does for each log it seals. */
+export function bloomAdd(bloom: Uint8Array, itemHex: string): void {
+  for (const [byte, mask] of bloomBits(itemHex)) bloom[byte] = bloom[byte]! | mask;
 }
