@@ -118,12 +118,20 @@ export async function runChainStatus(config: Config, out: Out): Promise<number> 
   return 0;
 }
 
-export async function runChainRescan(config: Config, from: { block?: string; time?: string }, out: Out): Promise<number> {
-  // The arguments first: a wrong one is a usage error whatever the database holds.
-  if ((from.block === undefined) === (from.time === undefined)) throw new UsageError('chain rescan needs exactly one of --from-block N or --from-time T');
+/**
+ * The arguments of chain rescan, checked before any database is opened (a wrong one is a usage
+ * error whatever the database holds): the time of --from-time, or undefined for --from-block.
+ */
+export function checkRescanArgs(from: { block?: string; time?: string }): number | undefined {
+  if ((from.block === undefined) === (from.time === undefined)) throw new UsageError('needs exactly one of --from-block N or --from-time T');
   if (from.block !== undefined && !/^\d{1,15}$/.test(from.block)) throw new UsageError(`--from-block must be a block number, not "${from.block}"`);
   const t = from.time === undefined ? undefined : Date.parse(from.time);
   if (t !== undefined && !Number.isFinite(t)) throw new UsageError(`--from-time must be an ISO 8601 time such as 2026-01-15T12:00:00Z, not "${from.time}"`);
+  return t;
+}
+
+export async function runChainRescan(config: Config, from: { block?: string; time?: string }, out: Out): Promise<number> {
+  const t = checkRescanArgs(from);
   const database = await instanceDatabase(config);
   try {
     const network = config.network;
