@@ -1,7 +1,7 @@
 /**
  * The console's Account page in a merchant's words, in Chromium, in English and in Persian: with
  * every part of it showing (exchange-rate sources, two of them failing; the Telegram link code; a
- * refused password change; two-factor setup, then its recovery codes), what a merchant reads there
+ * refused password change; two-factor setup, then its recovery codes; the chat linked), what a merchant reads there
  * holds no developer's term: no API, JSON, webhook, endpoint or token, no HTTP status or system
  * error code, no event type or field name. A rate source's failure is said plainly with its time
  * (its reason is the operator's, in /api/v1/health and `gatewayd doctor`). In Persian no Latin word
@@ -13,6 +13,8 @@ import assert from 'node:assert/strict';
 import { Secret, TOTP } from 'otpauth';
 import type { Page } from 'playwright-core';
 import { translate, type Locale } from '../../src/lib/i18n.js';
+import { formatDate } from '../../src/pages/render.js';
+import { readUpdates } from '../../src/telegram/telegram.worker.js';
 import { openBrowser, startBrowserApp } from '../helpers/browser.js';
 import { signedInMerchant } from '../helpers/fixtures.js';
 import { fetchRates, pricingConfig, startRateSources } from '../helpers/rates.js';
@@ -102,6 +104,17 @@ test('the Account page holds no developer terms, in English and in Persian, with
     await page.click('form[data-api="/api/v1/me/two-factor/confirm"] button[type="submit"]');
     await page.locator('pre[data-field="recovery_codes"]').filter({ hasText: /-/ }).waitFor();
     await read('recovery codes');
+
+    // The chat linked: since when, in the one date format, an isolated run on a right-to-left page too.
+    app.deps.telegram!.pollSeconds = 0;
+    bot.message(locale === 'en' ? 4001 : 4002, `/start ${(await page.locator('#telegram-code').innerText()).trim()}`);
+    assert.equal(await readUpdates(app.deps), true);
+    await page.goto(`${app.baseUrl}/console/account?lang=${locale}`);
+    const linked = page.locator('#telegram .notice.ok time');
+    assert.equal(await linked.innerText(), formatDate(app.clock.now()), `${locale}: the date of the link`);
+    assert.equal(await linked.getAttribute('dir'), 'ltr');
+    await read('telegram linked');
+    for (const problem of await layoutProblems(page)) found.push(`${locale} linked: ${problem}`);
   }
   assert.deepEqual(found, []);
   assert.deepEqual(
