@@ -89,7 +89,16 @@ export function createApp(deps: AppDeps): App {
     await next();
   });
 
-  app.route(API_PREFIX, systemRoutes(deps, VERSION));
+  const system = systemRoutes(deps, VERSION);
+  app.route(API_PREFIX, system);
+  // The health answer at the short path too, for monitors and load balancers set up with it: the
+  // same handler, uncached like every API answer. The documented path is /api/v1/health.
+  app.get('/health', async (c) => {
+    const res = await system.fetch(c.req.raw);
+    const answer = new Response(res.body, res);
+    answer.headers.set('Cache-Control', 'no-store');
+    return answer;
+  });
   app.route(API_PREFIX, supportRoutes(deps));
   app.route(API_PREFIX, accountRoutes(deps));
   app.route(API_PREFIX, webhookRoutes(deps));

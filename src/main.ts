@@ -1,8 +1,8 @@
 /** argv -> command; exit codes (0 ok, 1 runtime failure, 2 usage or configuration error). */
 import { parseArgs } from 'node:util';
-import { ConfigError, listenOverride, loadConfig } from './config.js';
+import { ConfigError, listenOverride, loadConfig, parseListen } from './config.js';
 import { NetworkMismatchError } from './db/network-guard.js';
-import { ArgumentError, HELP, HelpRequest, usageOf, UsageError, type Command } from './cli/usage.js';
+import { ArgumentError, HELP, HelpRequest, synopsisOf, usageOf, UsageError, type Command } from './cli/usage.js';
 
 // Each command's module is imported when that command runs, so `serve` does not load the code (and
 // the drivers) of backup, db copy, doctor or dev, nor they each other's (issue 32, footprint).
@@ -48,6 +48,23 @@ function parse(command: Command, args: string[], options: Options, allowPosition
   }
 }
 
+/** A command's own checks of its arguments: what they refuse is named with that command's synopsis. */
+function checked<T>(command: Command, check: () => T): T {
+  try {
+    return check();
+  } catch (err) {
+    if (err instanceof UsageError && !(err instanceof ArgumentError)) throw new ArgumentError(err.message, command);
+    throw err;
+  }
+}
+
+/** --listen is host:port: anything else is a usage error of the command, not a configuration error. */
+function listenFlag(command: Command, listen: string | undefined): ReturnType<typeof listenOverride> {
+  if (listen !== undefined && !parseListen(listen))
+    throw new ArgumentError(`--listen ${JSON.stringify(listen)} must be host:port, e.g. 127.0.0.1:8080 (it sets server.listen for this run)`, command);
+  return listenOverride(listen);
+}
+
 /** `gatewayd dev pay ID | head -1` closes stdout early: stop quietly instead of crashing on EPIPE. */
 function quietOnClosedStdout(): void {
   if (process.stdout.listenerCount('error') > 0) return;
@@ -90,7 +107,7 @@ export async function main(argv: string[]): Promise<number> {
           tronApiKey: v['tron-api-key'],
           system: values.system === true,
         };
-        init.checkInitOptions(options);
+        checked('init', () => init.checkInitOptions(options));
         if (values.ask === true || process.stdin.isTTY) {
           const asker = init.lineAsker();
           try {
@@ -109,7 +126,7 @@ export async function main(argv: string[]): Promise<number> {
         const { values } = parse('serve', rest, { config: { type: 'string' }, listen: { type: 'string' } });
         return await (
           await cli.serve()
-        ).runServe(loadConfig({ path: values.config as string | undefined, overrides: listenOverride(values.listen as string | undefined) }));
+        ).runServe(loadConfig({ path: values.config as string | undefined, overrides: listenFlag('serve', values.listen as string | undefined) }));
       }
       case 'merchant': {
         const [sub, ...more] = rest;
@@ -118,10 +135,10 @@ export async function main(argv: string[]): Promise<number> {
           throw new ArgumentError(`unknown merchant command ${sub === undefined ? '(none)' : `"${sub}"`}; expected "merchant create"`, 'merchant create');
         }
         const { values } = parse('merchant create', more, { config: { type: 'string' }, email: { type: 'string' }, name: { type: 'string' } });
-        const config = loadConfig({ path: values.config as string | undefined });
         const input = { email: values.email as string | undefined, name: values.name as string | undefined };
         const merchant: MerchantCli = await cli.merchant();
-        merchant.checkMerchantArgs(input);
+        checked('merchant create', () => merchant.checkMerchantArgs(input));
+        const config = loadConfig({ path: values.config as string | undefined });
         return await merchant.runMerchantCreate(config, input, await merchant.readPassword({ confirm: true }), out);
       }
       case 'backup': {
@@ -138,7 +155,10 @@ export async function main(argv: string[]): Promise<number> {
         }
         const { values } = parse('db copy', more, { config: { type: 'string' }, to: { type: 'string' } });
         if (typeof values.to !== 'string') throw new ArgumentError('needs --to postgres://…', 'db copy');
-        return await (await cli.dbCopy()).runDbCopy(loadConfig({ path: values.config as string | undefined }), values.to, out);
+        const to = values.to;
+        const dbCopy = await cli.dbCopy();
+        checked('db copy', () => dbCopy.checkCopyTarget(to));
+        return await dbCopy.runDbCopy(loadConfig({ path: values.config as string | undefined }), to, out);
       }
       case 'chain': {
         const [sub, ...more] = rest;
@@ -149,9 +169,13 @@ export async function main(argv: string[]): Promise<number> {
         if (sub === 'rescan') {
           const { values } = parse('chain rescan', more, { config: { type: 'string' }, 'from-block': { type: 'string' }, 'from-time': { type: 'string' } });
           const from = { block: values['from-block'] as string | undefined, time: values['from-time'] as string | undefined };
-          return await (await cli.chain()).runChainRescan(loadConfig({ path: values.config as string | undefined }), from, out);
+          const chain = await cli.chain();
+          checked('chain rescan', () => chain.checkRescanArgs(from));
+          return await chain.runChainRescan(loadConfig({ path: values.config as string | undefined }), from, out);
         }
-        throw new UsageError(`unknown chain command ${sub === undefined ? '(none)' : `"${sub}"`}; expected "chain status" or "chain rescan"`);
+        throw new UsageError(
+          `unknown chain command ${sub === undefined ? '(none)' : `"${sub}"`}; expected "chain status" or "chain rescan"\n${synopsisOf('chain status')}\n${synopsisOf('chain rescan')}`,
+        );
       }
       case 'dev':
         return await dev(rest);
@@ -211,10 +235,10 @@ async function dev(args: string[]): Promise<number> {
     'fake-token': { type: 'boolean' },
     failed: { type: 'boolean' },
   } as const;
-  const client = (values: Record<string, unknown>) => {
+  const client = (command: Command, values: Record<string, unknown>) => {
     const config = loadConfig({ path: values.config as string | undefined, overrides: DEV_OVERRIDES });
     return {
-      base: devUrl(config, values.url as string | undefined),
+      base: checked(command, () => devUrl(config, values.url as string | undefined)),
       print: (answer: Record<string, unknown>) => printAnswer(answer, values.json === true, out),
     };
   };
@@ -234,7 +258,7 @@ async function dev(args: string[]): Promise<number> {
       const option = values.option as string | undefined;
       if (option !== undefined && !/^[0-9]{1,2}$/.test(option))
         throw new ArgumentError(`--option ${JSON.stringify(option)} is not a position such as 0 or 1`, 'dev pay');
-      const { base, print } = client(values);
+      const { base, print } = client('dev pay', values);
       const body = {
         invoice_id: positionals[0],
         ...(option !== undefined ? { option: Number(option) } : {}),
@@ -249,7 +273,7 @@ async function dev(args: string[]): Promise<number> {
       const { values } = parse('dev transfer', more, { ...transferFlags, to: { type: 'string' }, amount: { type: 'string' } });
       if (values.to === undefined || values.amount === undefined) throw new ArgumentError('needs --to ADDRESS and --amount A', 'dev transfer');
       checkAmountFlag(values.amount as string, values.network, 'dev transfer');
-      const { base, print } = client(values);
+      const { base, print } = client('dev transfer', values);
       print(await callDev(base, '/_dev/transfer', { to: values.to, amount: values.amount, ...transferBody(values) }));
       return 0;
     }
@@ -264,8 +288,8 @@ async function dev(args: string[]): Promise<number> {
       }
       const { values } = parse('dev merchant create', rest, { ...common, email: { type: 'string' }, name: { type: 'string' } });
       const input = { email: values.email as string | undefined, name: values.name as string | undefined };
-      merchant.checkMerchantArgs(input);
-      const { base, print } = client(values);
+      checked('dev merchant create', () => merchant.checkMerchantArgs(input));
+      const { base, print } = client('dev merchant create', values);
       print(
         await callDev(base, '/_dev/merchant', {
           email: input.email,
@@ -280,7 +304,7 @@ async function dev(args: string[]): Promise<number> {
         throw new ArgumentError(`unknown dev command "${sub}"; expected dev, dev pay, dev transfer or dev merchant create`, 'dev');
       const { values } = parse('dev', args, { config: { type: 'string' }, database: { type: 'string' }, listen: { type: 'string' } });
       const path = values.config as string | undefined;
-      const listen = listenOverride(values.listen as string | undefined);
+      const listen = listenFlag('dev', values.listen as string | undefined);
       return runDev(
         (overrides) => loadConfig({ path, overrides: { ...listen, ...overrides }, devMode: true }),
         values.database as string | undefined,

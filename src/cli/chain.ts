@@ -2,16 +2,19 @@
  * `gatewayd chain status` and `gatewayd chain rescan --from-block N | --from-time T`.
  *
  * status: the scanner's cursor, unread ranges and open disputes from the database, and (when the
- * server answers on server.listen) each provider's health from its /health.
+ * server on server.listen answers as the same instance: the same network and database id) each
+ * provider's health from its /api/v1/health.
  * rescan: records the range from N (or from the block of time T, estimated low from the cursor)
  * up to the cursor as an unread range and keeps the scanner active for an hour; the running
  * server reads it with the time left in its passes. Idempotent: a transfer already recorded is
  * never recorded again (one row per transaction log), and asking twice merges the ranges.
  */
+import { existsSync } from 'node:fs';
 import type { Config } from '../config.js';
-import { localUrl } from '../config.js';
-import { openDatabase } from '../db/database.js';
-import { databaseFingerprint } from '../db/network-guard.js';
+import { ConfigError, localUrl } from '../config.js';
+import { openDatabase, type OpenedDatabase } from '../db/database.js';
+import { isEmpty } from '../db/migrator.js';
+import { databaseId } from '../db/network-guard.js';
 import { HOUR } from '../lib/clock.js';
 import { insertGap, listGaps, listOpenDisputes, loadScanState, saveScanState } from '../chain/chain.repo.js';
 import { UsageError } from './usage.js';
@@ -21,14 +24,38 @@ const TIME_MARGIN_BLOCKS = 20;
 
 type Out = (line: string) => void;
 
-export async function runChainStatus(config: Config, out: Out): Promise<number> {
+/**
+ * The configured database, when an instance has used it: a missing SQLite file is not created
+ * (these tools only read and add ranges), and an empty database is refused with what to do.
+ */
+async function instanceDatabase(config: Config): Promise<OpenedDatabase> {
+  const where = config.database.url ? 'the configured PostgreSQL database' : config.database.path;
+  const refusal = `${where} holds no gatewayd database yet: give --config of the instance whose chain you mean, or start it once (gatewayd serve)`;
+  if (!config.database.url && !existsSync(config.database.path)) throw new ConfigError(refusal);
   const database = openDatabase(config.database, { max: 1 });
-  let databaseId: string | null = null;
+  if (await isEmpty(database)) {
+    await database.close();
+    throw new ConfigError(refusal);
+  }
+  return database;
+}
+
+/** What a gatewayd /api/v1/health answer says of its instance; undefined when the answer is not one. */
+function instanceOf(health: unknown): { network: string; databaseId: string | null } | undefined {
+  if (health === null || typeof health !== 'object') return undefined;
+  const { network, database_id } = health as Record<string, unknown>;
+  if (typeof network !== 'string' || !(typeof database_id === 'string' || database_id === null)) return undefined;
+  return { network, databaseId: database_id };
+}
+
+export async function runChainStatus(config: Config, out: Out): Promise<number> {
+  const database = await instanceDatabase(config);
+  let ownId: string | null = null;
   try {
     const network = config.network;
     const state = await loadScanState(database.db, network);
     const gaps = await listGaps(database.db, network);
-    databaseId = await databaseFingerprint(database.db);
+    ownId = await databaseId(database.db);
     out(`network: ${network.id}`);
     if (!state) out('cursor: none yet (the scanner has not run on this database)');
     else
@@ -53,36 +80,35 @@ export async function runChainStatus(config: Config, out: Out): Promise<number> 
     await database.close();
   }
   const url = `${localUrl(config.server.listen)}/api/v1/health`;
-  let health: {
-    network?: string;
-    database_id?: string | null;
-    watcher?: {
-      state: string;
-      scan?: Record<string, unknown>;
-      providers?: Array<Record<string, unknown>>;
-    };
-  };
+  let answered: unknown;
   try {
     const res = await fetch(url, { signal: AbortSignal.timeout(5000) });
-    health = (await res.json()) as typeof health;
+    answered = await res.json().catch(() => undefined);
   } catch {
     out(`server: not answering on ${url}; provider health is known to the running server only`);
     return 0;
   }
   // The server on that address may be another instance (a dev server, another database): its providers are not this database's.
   const where = config.database.url ? 'the configured PostgreSQL database' : config.database.path;
-  if (health.network !== undefined && health.network !== config.network.id) {
+  const instance = instanceOf(answered);
+  if (!instance) {
     out(
-      `server: ${url} runs ${health.network}, this database is ${config.network.id}: another instance; its provider health is not shown (give --config of that instance)`,
+      `server: ${url} answers, but without the network and database of a gatewayd instance (another program, or a gatewayd older than this one): it may not be this instance; its provider health is not shown`,
     );
     return 0;
   }
-  if (health.database_id !== undefined && health.database_id !== databaseId) {
+  if (instance.network !== config.network.id) {
+    out(
+      `server: ${url} runs ${instance.network}, this database is ${config.network.id}: another instance; its provider health is not shown (give --config of that instance)`,
+    );
+    return 0;
+  }
+  if (instance.databaseId !== ownId) {
     out(`server: ${url} uses another database than ${where}: another instance; its provider health is not shown (give --config of that instance)`);
     return 0;
   }
   out(`server: ${url}, the same instance (network ${config.network.id}, this database)`);
-  const w = health.watcher;
+  const w = (answered as { watcher?: { state: string; scan?: Record<string, unknown>; providers?: Array<Record<string, unknown>> } }).watcher;
   out(`watcher: ${w?.state ?? 'unknown'}${w?.scan?.reason ? ` (${String(w.scan.reason)})` : ''}`);
   for (const p of w?.providers ?? []) {
     out(
@@ -92,22 +118,31 @@ export async function runChainStatus(config: Config, out: Out): Promise<number> 
   return 0;
 }
 
+/**
+ * The arguments of chain rescan, checked before any database is opened (a wrong one is a usage
+ * error whatever the database holds): the time of --from-time, or undefined for --from-block.
+ */
+export function checkRescanArgs(from: { block?: string; time?: string }): number | undefined {
+  if ((from.block === undefined) === (from.time === undefined)) throw new UsageError('needs exactly one of --from-block N or --from-time T');
+  if (from.block !== undefined && !/^\d{1,15}$/.test(from.block)) throw new UsageError(`--from-block must be a block number, not "${from.block}"`);
+  const t = from.time === undefined ? undefined : Date.parse(from.time);
+  if (t !== undefined && !Number.isFinite(t)) throw new UsageError(`--from-time must be an ISO 8601 time such as 2026-01-15T12:00:00Z, not "${from.time}"`);
+  return t;
+}
+
 export async function runChainRescan(config: Config, from: { block?: string; time?: string }, out: Out): Promise<number> {
-  if ((from.block === undefined) === (from.time === undefined)) throw new UsageError('chain rescan needs exactly one of --from-block N or --from-time T');
-  const database = openDatabase(config.database, { max: 1 });
+  const t = checkRescanArgs(from);
+  const database = await instanceDatabase(config);
   try {
     const network = config.network;
     const state = await loadScanState(database.db, network);
     if (!state) throw new UsageError('the scanner has not run on this database yet: there is nothing to rescan');
     let fromBlock: number;
     let afterTime: number;
-    if (from.block !== undefined) {
-      if (!/^\d{1,15}$/.test(from.block)) throw new UsageError(`--from-block must be a block number, not "${from.block}"`);
+    if (t === undefined) {
       fromBlock = Number(from.block);
       afterTime = state.cursorTime - (state.cursorBlock - fromBlock + TIME_MARGIN_BLOCKS) * network.blockIntervalMs;
     } else {
-      const t = Date.parse(from.time!);
-      if (!Number.isFinite(t)) throw new UsageError(`--from-time must be an ISO 8601 time such as 2026-01-15T12:00:00Z, not "${from.time}"`);
       fromBlock = state.cursorBlock - Math.ceil(Math.max(0, state.cursorTime - t) / network.blockIntervalMs) - TIME_MARGIN_BLOCKS;
       afterTime = t - TIME_MARGIN_BLOCKS * network.blockIntervalMs;
     }

@@ -74,8 +74,13 @@ function digest(rows: Iterable<unknown[]>): { rows: number; sha256: string } {
   return { rows: n, sha256: hash.digest('hex') };
 }
 
+/** --to names a PostgreSQL database: anything else is a usage error, before anything is opened. */
+export function checkCopyTarget(to: string): void {
+  if (!isPostgresUrl(to)) throw new UsageError('--to needs a postgres:// URL, such as postgres://gatewayd@127.0.0.1:5432/gatewayd');
+}
+
 export async function runDbCopy(config: Config, to: string, out: (line: string) => void): Promise<number> {
-  if (!isPostgresUrl(to)) throw new UsageError('db copy --to needs a postgres:// URL');
+  checkCopyTarget(to);
   const source = config.database.path;
   if (source === ':memory:' || !existsSync(source)) throw new CopyError(`${source}: no SQLite database to copy`);
   const sqlite = openSqlite(source);

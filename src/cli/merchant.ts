@@ -68,11 +68,9 @@ export function checkMerchantArgs(input: {
   email: string | undefined;
   name: string | undefined;
 }): asserts input is { email: string; name: string | undefined } {
-  if (!input.email) throw new UsageError('merchant create: --email is required');
-  if (!emailSchema.safeParse(input.email.trim()).success)
-    throw new UsageError(`merchant create: --email ${JSON.stringify(input.email)} is not an email address`);
-  if (input.name !== undefined && (input.name.trim() === '' || input.name.length > 100))
-    throw new UsageError('merchant create: --name must be 1 to 100 characters');
+  if (!input.email) throw new UsageError('--email is required');
+  if (!emailSchema.safeParse(input.email.trim()).success) throw new UsageError(`--email ${JSON.stringify(input.email)} is not an email address`);
+  if (input.name !== undefined && (input.name.trim() === '' || input.name.length > 100)) throw new UsageError('--name must be 1 to 100 characters');
 }
 
 /** The password rule of `merchant create`, as a message; undefined when it holds. */

@@ -74,6 +74,9 @@ const COMMANDS = {
 
 export type Command = keyof typeof COMMANDS;
 
+/** Every command, in the order `gatewayd --help` lists them. */
+export const COMMAND_NAMES = Object.keys(COMMANDS) as Command[];
+
 /** Wraps a description to the right-hand column of the help text. */
 function wrap(text: string, width: number): string[] {
   const lines: string[] = [];
@@ -107,7 +110,7 @@ Exit codes: 0 ok, 1 runtime failure, 2 usage or configuration error.
 export const HELP = `gatewayd: self-hosted, noncustodial USDT (TRC20) invoicing gateway
 
 Usage:
-${(Object.keys(COMMANDS) as Command[]).map(entry).join('\n')}
+${COMMAND_NAMES.map(entry).join('\n')}
   ${'gatewayd COMMAND --help'.padEnd(COLUMN - 2)}that command's usage (-h works too)
 
 ${FOOTER}`;

@@ -6,7 +6,7 @@
  */
 import type { Config } from '../config.js';
 import type { NetworkId } from '../lib/tron.js';
-import { createHash } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Db, OpenedDatabase, Sqlite } from './database.js';
 import { databaseMigrationStatus, isEmpty, migrateDatabase, MigrationError, type Migration } from './migrator.js';
 
@@ -58,7 +58,7 @@ export function configuredClaim(config: Config): NetworkClaim {
 export async function claimNetwork(database: OpenedDatabase, path: string, claim: NetworkClaim, now: number): Promise<void> {
   await database.db
     .insertInto('instance_network')
-    .values({ id: 1, network: claim.network, recorded_at: now })
+    .values({ id: 1, network: claim.network, recorded_at: now, database_id: randomBytes(8).toString('hex') })
     .onConflict((oc) => oc.column('id').doNothing())
     .execute();
   const recorded = await recordedNetwork(database);
@@ -89,12 +89,12 @@ export async function prepareDatabase(database: OpenedDatabase, path: string, cl
 }
 
 /**
- * Which database this is, as a short public fingerprint: a hash of its recorded network and the
- * time that claim was written (once, when the database was first prepared). Two processes on the
- * same database give the same one; another database gives another. `GET /health` shows it, and
- * `gatewayd chain status` compares it with the database it reads. Null before any claim.
+ * Which database this is: a random id written once, with the network claim (migration 0033 gave
+ * one to a database claimed before it). Two processes on the same database give the same one;
+ * another database gives another, even one prepared at the same moment. `GET /api/v1/health` shows
+ * it, and `gatewayd chain status` compares it with the database it reads. Null before any claim.
  */
-export async function databaseFingerprint(db: Db): Promise<string | null> {
-  const row = await db.selectFrom('instance_network').select(['network', 'recorded_at']).where('id', '=', 1).executeTakeFirst();
-  return row ? createHash('sha256').update(`${row.network}:${row.recorded_at}`).digest('hex').slice(0, 16) : null;
+export async function databaseId(db: Db): Promise<string | null> {
+  const row = await db.selectFrom('instance_network').select('database_id').where('id', '=', 1).executeTakeFirst();
+  return row?.database_id ?? null;
 }

@@ -258,6 +258,8 @@ export interface InstanceNetworkTable {
   id: number;
   network: string;
   recorded_at: number;
+  /** Random, written once with the claim (migration 0033). */
+  database_id: string | null;
 }
 
 export interface SchemaMigrationsTable {

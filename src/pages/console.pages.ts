@@ -126,15 +126,16 @@ export type ConsoleRender = (
  * An open dispute has its own text (payments held until a second provider confirms, not lost; what
  * the operator can do), shown only while a dispute is open.
  */
+/** A date inside a sentence, as markup: its own isolated run, so right-to-left text never reorders it. */
+const dateRun = (ms: number) => timeRun(new Date(ms).toISOString(), formatDate(ms));
+
 function healthBanner(ctx: PageContext, status: WatcherStatus, now: number, disputedSince: number | null): string | null {
-  // Markup (the layout prints it as is): each date its own isolated run, so right-to-left text never reorders it.
-  const date = (ms: number) => timeRun(new Date(ms).toISOString(), formatDate(ms));
-  if (disputedSince !== null) return translateHtml(ctx.t, 'console.health.disputed', { since: date(disputedSince) });
+  if (disputedSince !== null) return translateHtml(ctx.t, 'console.health.disputed', { since: dateRun(disputedSince) });
   const live = livePayments(status);
   if (live.condition === 'ok') return null;
   const since = live.since ?? now;
   const params = {
-    since: date(since),
+    since: dateRun(since),
     minutes: String(Math.max(1, Math.round((now - since) / 60_000))),
     lag: String(Math.max(1, Math.round((live.lagSeconds ?? 0) / 60))),
   };
@@ -320,6 +321,7 @@ export function consolePages(app: Hono<AppEnv>, deps: AppDeps, renderer: Rendere
 
   consoleGet(app, deps, '/console/account', async (c, req) => {
     const now = deps.clock.now();
+    const telegram = await telegramPanel(deps, req.merchant.id, now);
     return render(c, req, 'console-account', 'account', req.ctx.t('console.account.title'), {
       markupPattern: MARKUP_PATTERN,
       rates: toPricingHealthResponse(deps.rates, now),
@@ -329,7 +331,8 @@ export function consolePages(app: Hono<AppEnv>, deps: AppDeps, renderer: Rendere
       staffNeeds2fa: req.staff && deps.config.auth.require_2fa_for_staff,
       // The HTML pattern is matched whole: the API's pattern without its anchors.
       tolerancePattern: BOUNDED_TOLERANCE_PATTERN.slice(1, -1),
-      telegram: await telegramPanel(deps, req.merchant.id, now),
+      telegram,
+      telegramLinked: telegram?.linkedAt ? translateHtml(req.ctx.t, 'console.telegram.linked', { since: dateRun(telegram.linkedAt) }) : null,
     });
   });
 }

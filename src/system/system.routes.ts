@@ -2,7 +2,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { AppDeps } from '../app-deps.js';
 import { watcherHealth } from '../chain/chain.health.js';
 import { WatcherHealthSchema } from '../chain/chain.schemas.js';
-import { databaseFingerprint } from '../db/network-guard.js';
+import { databaseId } from '../db/network-guard.js';
 import { livePayments } from './live-payments.js';
 import { PricingHealthSchema, toPricingHealthResponse } from '../pricing/pricing.schemas.js';
 import { createRouter, errorResponses, jsonResponse } from '../http/openapi.js';
@@ -18,7 +18,7 @@ const HealthSchema = z
     network: z.string().openapi({ description: 'The TRON network this instance serves', example: 'tron-mainnet' }),
     database_id: z.string().nullable().openapi({
       description:
-        'A short fingerprint of the database this instance uses (the same for every instance on it); `gatewayd chain status` compares it with the database it reads',
+        'A random id of the database this instance uses, written once when the database was first prepared (the same for every instance on it); `gatewayd chain status` compares it with the database it reads',
       example: '3f9c2a7be01d44c8',
     }),
     watcher: WatcherHealthSchema,
@@ -37,7 +37,7 @@ const ConfigSchema = z
 export function systemRoutes(deps: AppDeps, version: string) {
   const app = createRouter();
   // Written once when the database was prepared: read at the first health check.
-  let fingerprint: Promise<string | null> | undefined;
+  let storedId: Promise<string | null> | undefined;
 
   app.openapi(
     createRoute({
@@ -64,7 +64,7 @@ export function systemRoutes(deps: AppDeps, version: string) {
           live_payments_enabled: livePayments(deps.watcherStatus).enabled,
           version,
           network: deps.config.network.id,
-          database_id: await (fingerprint ??= databaseFingerprint(deps.db)),
+          database_id: await (storedId ??= databaseId(deps.db)),
           watcher: await watcherHealth(deps),
           deliveries: { backlog: Number(backlog.n) },
           pricing: toPricingHealthResponse(deps.rates, deps.clock.now()),

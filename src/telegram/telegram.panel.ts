@@ -11,7 +11,6 @@ export async function telegramPanel(deps: AppDeps, merchantId: string, now: numb
   return {
     ...link,
     kinds: NOTICE_KINDS,
-    linkedAt: link.linkedAt === null ? null : new Date(link.linkedAt).toISOString().replace('T', ' ').slice(0, 16),
     deepLink: bot && link.code ? `https://t.me/${bot}?start=${link.code}` : null,
   };
 }

@@ -5,6 +5,11 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { buildConfig, ConfigError } from '../../src/config.js';
 import { runChainRescan, runChainStatus } from '../../src/cli/chain.js';
 import { UsageError } from '../../src/cli/usage.js';
 import { loadScanState } from '../../src/chain/chain.repo.js';
@@ -12,7 +17,7 @@ import { MINUTE, SECOND } from '../../src/lib/clock.js';
 import { getInvoice, insertInvoice, transfersOf } from '../helpers/chain-fixtures.js';
 import { untilSolid, world } from '../helpers/hostile-provider.js';
 import { randomAddress } from '../helpers/tron-samples.js';
-import { startTestApp } from '../helpers/app.js';
+import { startTestApp, tempDir } from '../helpers/app.js';
 
 test('chain rescan --from-block finds a payment the only provider left out; twice records nothing twice; chain status shows the cursor, the range and the providers', async () => {
   const w = await world(['liar']);
@@ -54,8 +59,8 @@ test('chain rescan --from-block finds a payment the only provider left out; twic
     // Another instance on the address it asks (another database, or another network): said, and its providers not shown as this one's.
     const others: Array<{ tron?: { network: string; api_url: string } }> = [{}, { tron: { network: 'devnet', api_url: 'http://127.0.0.1:1' } }];
     for (const other of others) {
-      // Another database, prepared at another time (the fingerprint is of its network and that moment).
-      const elsewhere = await startTestApp({ config: other, now: w.t.clock.now() + 86_400_000 });
+      // Another database, prepared at the same moment as this one (test apps start at one fixed time): its own random id.
+      const elsewhere = await startTestApp({ config: other });
       try {
         lines.length = 0;
         assert.equal(await runChainStatus({ ...w.t.config, server: { ...w.t.config.server, listen: new URL(elsewhere.baseUrl).host } }, out), 0);
@@ -70,9 +75,48 @@ test('chain rescan --from-block finds a payment the only provider left out; twic
         await elsewhere.close();
       }
     }
+
+    // A server that answers, but not with a gatewayd instance's network and database (another
+    // program on the port, or a gatewayd too old to say them): never taken for this instance.
+    for (const answer of [{ status: 'ok', watcher: { state: 'ok', providers: [{ name: 'p' }] } }, { status: 'ok', network: 'tron-mainnet' }, ['x']]) {
+      const other = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer)));
+      await new Promise<void>((r) => other.listen(0, '127.0.0.1', () => r()));
+      try {
+        lines.length = 0;
+        const listen = `127.0.0.1:${(other.address() as AddressInfo).port}`;
+        assert.equal(await runChainStatus({ ...w.t.config, server: { ...w.t.config.server, listen } }, out), 0);
+        const said = lines.join('\n');
+        assert.match(said, /answers, but without the network and database of a gatewayd instance/, JSON.stringify(answer));
+        assert.doesNotMatch(said, /the same instance|^provider /m);
+      } finally {
+        await new Promise((r) => other.close(r));
+      }
+    }
   } finally {
     await w.close();
   }
+});
+
+test('chain status and rescan on a database no instance has used: said, and no empty database left behind; a wrong argument is refused first', async () => {
+  const dir = tempDir('gatewayd-chain-none-');
+  const path = join(dir, 'data', 'gateway.db');
+  const config = buildConfig({ database: { path, url: '' } });
+  const out = () => undefined;
+  await assert.rejects(runChainStatus(config, out), (err: Error) => err instanceof ConfigError && /holds no gatewayd database yet/.test(err.message));
+  await assert.rejects(runChainRescan(config, { block: '5' }, out), ConfigError);
+  assert.equal(existsSync(path), false, 'nothing created');
+  await assert.rejects(
+    runChainRescan(config, { block: 'abc' }, out),
+    (err: Error) => err instanceof UsageError && /--from-block must be a block number/.test(err.message),
+  );
+  await assert.rejects(
+    runChainRescan(config, { time: 'yesterday' }, out),
+    (err: Error) => err instanceof UsageError && /--from-time must be an ISO 8601/.test(err.message),
+  );
+  // An empty file (made by hand, or by an older chain status) is no instance's database either.
+  mkdirSync(join(dir, 'data'));
+  writeFileSync(path, '');
+  await assert.rejects(runChainStatus(config, out), ConfigError);
 });
 
 test('chain rescan --from-time reads from about that time', async () => {

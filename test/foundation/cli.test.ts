@@ -1,10 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { PassThrough } from 'node:stream';
 import { readPassword } from '../../src/cli/merchant.js';
+import { COMMAND_NAMES, type Command } from '../../src/cli/usage.js';
 import { openSqlite } from '../../src/db/database.js';
 import { tempDir } from '../helpers/app.js';
 import { cleanEnv, runCli, startGateway, writeConfig } from '../helpers/process.js';
@@ -32,44 +33,66 @@ test('version and --help exit 0; an unknown command or option exits 2 with one l
   assert.match(opt.stderr, /--bogus/);
 });
 
-test('every command answers --help and -h with its own usage and exit 0; a wrong option names that usage', () => {
-  const commands = [
-    ['serve'],
-    ['migrate'],
-    ['init'],
-    ['merchant', 'create'],
-    ['backup'],
-    ['doctor'],
-    ['dev'],
-    ['dev', 'merchant', 'create'],
-    ['dev', 'pay'],
-    ['dev', 'transfer'],
-    ['version'],
-  ];
-  for (const command of commands) {
+test('every command answers --help and -h with its own usage and exit 0', () => {
+  for (const command of COMMAND_NAMES) {
     for (const flag of ['--help', '-h']) {
-      const r = runCli([...command, flag]);
-      const name = `${command.join(' ')} ${flag}`;
+      const r = runCli([...command.split(' '), flag]);
+      const name = `${command} ${flag}`;
       assert.equal(r.status, 0, `${name}: ${r.stderr}`);
       assert.equal(r.stderr, '', name);
-      assert.ok(r.stdout.startsWith(`Usage: gatewayd ${command.join(' ')}`), `${name}: ${r.stdout}`);
+      assert.ok(r.stdout.startsWith(`Usage: gatewayd ${command}`), `${name}: ${r.stdout}`);
       assert.doesNotMatch(r.stdout, /after '--'|Unknown option/, name);
     }
   }
   // The bare group names show their one subcommand's usage too.
   assert.ok(runCli(['merchant', '--help']).stdout.startsWith('Usage: gatewayd merchant create'));
   assert.ok(runCli(['dev', 'merchant', '-h']).stdout.startsWith('Usage: gatewayd dev merchant create'));
-  for (const [args, usage] of [
-    [['serve', '--bogus'], 'usage: gatewayd serve [--config FILE]'],
-    [['backup', '--bogus', 'x'], 'usage: gatewayd backup FILE'],
-    [['dev', 'pay', 'inv_1', '--bogus'], 'usage: gatewayd dev pay INVOICE_ID'],
-    [['dev', 'pay'], 'usage: gatewayd dev pay INVOICE_ID'],
-  ] as const) {
-    const r = runCli([...args]);
-    assert.equal(r.status, 2, args.join(' '));
-    assert.ok(r.stderr.includes(usage), `${args.join(' ')}: ${r.stderr}`);
-    assert.doesNotMatch(r.stderr, /after '--'/);
+});
+
+/** For each command, arguments that are wrong in another way than an unknown option: each a usage error of that command. */
+const BAD_VALUES: Record<Command, string[][]> = {
+  serve: [['--listen', 'nonsense'], ['extra'], ['--config']],
+  migrate: [['extra'], ['--status=yes']],
+  init: [
+    ['--listen', 'x'],
+    ['--public-url', 'notaurl'],
+    ['--domain', 'pay example.com'],
+    ['--smtp-url', 'mail.example.com'],
+  ],
+  'merchant create': [[], ['--email', 'x'], ['--email', 'a@example.com', '--name', '']],
+  backup: [[], ['a', 'b']],
+  'db copy': [[], ['--to', 'mysql://u:p@127.0.0.1/x']],
+  doctor: [['extra']],
+  'chain status': [['extra']],
+  'chain rescan': [[], ['--from-block', 'abc'], ['--from-time', 'yesterday'], ['--from-block', '1', '--from-time', '2026-01-15T12:00:00Z']],
+  dev: [['--listen', 'x'], ['frobnicate']],
+  'dev merchant create': [[], ['--email', 'x']],
+  'dev pay': [[], ['inv_1', '--amount', 'abc'], ['inv_1', '--url', 'ftp://x']],
+  'dev transfer': [[], ['--to', 'T', '--amount', 'abc'], ['--to', 'T', '--amount', '1', '--url', 'nope']],
+  version: [['extra']],
+};
+
+test("a usage error of any command exits 2 with one line naming the fault, then that command's usage line; nothing is written", () => {
+  // Every command is covered: a new one needs its wrong arguments here.
+  assert.deepEqual(Object.keys(BAD_VALUES).sort(), [...COMMAND_NAMES].sort());
+  const cwd = tempDir('gatewayd-usage-');
+  const cases = COMMAND_NAMES.flatMap((command) => [['--bogus'], ...BAD_VALUES[command]].map((args) => ({ command, args: [...command.split(' '), ...args] })));
+  for (const { command, args } of cases) {
+    const r = runCli(args, { cwd, input: '' });
+    const name = args.join(' ');
+    assert.equal(r.status, 2, `${name}: ${r.stderr}`);
+    assert.equal(r.stdout, '', name);
+    const lines = r.stderr.trimEnd().split('\n');
+    assert.equal(lines.length, 2, `${name}: ${r.stderr}`);
+    assert.match(lines[0]!, new RegExp(`^gatewayd: ${command}: `), name);
+    assert.ok(lines[1]!.startsWith(`usage: gatewayd ${command}`), `${name}: ${r.stderr}`);
+    assert.doesNotMatch(r.stderr, /after '--'/, name);
   }
+  assert.deepEqual(readdirSync(cwd), [], 'no database, configuration or token file left behind');
+  // A group without its subcommand names the ones it has.
+  const chain = runCli(['chain'], { cwd });
+  assert.equal(chain.status, 2);
+  assert.match(chain.stderr, /usage: gatewayd chain status[\s\S]*usage: gatewayd chain rescan/);
 });
 
 test('merchant create on a terminal asks for the password twice and refuses two different ones', async () => {
@@ -222,6 +245,6 @@ test('a port already taken: serve says which setting, variable and flag choose a
     ),
   );
   const bad = runCli(['serve', '--listen', 'nowhere'], { cwd: dir, env: cleanEnv({ GATEWAYD_DATABASE_PATH: join(dir, 'gateway.db') }) });
-  assert.notEqual(bad.status, 0);
-  assert.match(bad.stderr, /server\.listen/);
+  assert.equal(bad.status, 2, 'a usage error');
+  assert.match(bad.stderr, /--listen "nowhere" must be host:port[^\n]*server\.listen/);
 });
