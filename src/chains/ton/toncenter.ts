@@ -85,8 +85,8 @@ function opcode(message: Json | undefined): number | undefined {
   return undefined;
 }
 
-/** True when a toncenter transaction did what it was sent to do. */
-function succeeded(tx: Json): boolean {
+/** True when a toncenter transaction did what it was sent to do: not aborted, its compute phase run and successful. */
+export function transactionSucceeded(tx: Json): boolean {
   const d = tx.description;
   return d?.aborted === false && d?.compute_ph?.success === true && d?.compute_ph?.skipped !== true;
 }
@@ -272,7 +272,9 @@ export class ToncenterReader implements TransferReader {
     const lt = uint(row?.transaction_lt);
     const where = { txHash: sourceHash, logIndex: 0 };
     if (!sourceHash || lt === undefined) return { reason: 'malformed', ...where };
-    if (row.transaction_aborted !== false) return { reason: row.transaction_aborted === true ? 'aborted' : 'malformed', ...where };
+    // Answers of 2024 had no transaction_aborted: the trace's own transaction decides then.
+    if (row.transaction_aborted === true) return { reason: 'aborted', ...where };
+    if (row.transaction_aborted !== false && row.transaction_aborted !== undefined) return { reason: 'malformed', ...where };
     const master = typeof row.jetton_master === 'string' ? canonicalTonAddress(row.jetton_master) : undefined;
     if (master !== this.token.contract) return { reason: 'other_contract', ...where };
     const owner = typeof row.destination === 'string' ? canonicalTonAddress(row.destination) : undefined;
@@ -317,7 +319,7 @@ export class ToncenterReader implements TransferReader {
     const src = txs.find((t) => hashHex(t?.hash) === c.sourceHash);
     if (!src) return { kind: 'unsettled', drop: at('not_committed'), sourceMc: undefined };
     const sourceMc = uint(src.mc_block_seqno);
-    if (!succeeded(src)) return { kind: 'drop', drop: at('aborted') };
+    if (!transactionSucceeded(src)) return { kind: 'drop', drop: at('aborted') };
     if (canonicalTonAddress(String(src.account)) !== c.sourceWallet) return { kind: 'drop', drop: at('mismatch') };
     const outs = (Array.isArray(src.out_msgs) ? src.out_msgs : []).filter((m: Json) => opcode(m) === OP_INTERNAL_TRANSFER);
     if (outs.length !== 1) return { kind: 'drop', drop: at('malformed') };
@@ -333,7 +335,7 @@ export class ToncenterReader implements TransferReader {
       return { kind: 'unsettled', drop: at('not_committed', destHash), sourceMc };
     }
     if (dest.in_msg.bounced === true) return { kind: 'drop', drop: at('bounced', destHash, mc) };
-    if (!succeeded(dest)) return { kind: 'drop', drop: at('aborted', destHash, mc) };
+    if (!transactionSucceeded(dest)) return { kind: 'drop', drop: at('aborted', destHash, mc) };
     if (canonicalTonAddress(String(dest.in_msg.source)) !== c.sourceWallet) return { kind: 'drop', drop: at('mismatch', destHash, mc) };
     return this.receiptOf(c, dest, destHash, mc, sourceMc);
   }
