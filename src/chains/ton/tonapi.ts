@@ -40,6 +40,8 @@ import { TonHttpError, type TonHttpClient } from './rpc.js';
 export interface TonapiReaderOptions {
   network: Readonly<Network>;
   client: TonHttpClient;
+  /** The hash of the jetton's wallet code, held as a library cell (default USDT's; a test jetton has its own). */
+  walletCodeHash?: string;
   windowBlocks?: number;
   /** Accounts in one bulk request before tonapi has named its limit (default 100). */
   bulkLimit?: number;
@@ -70,7 +72,7 @@ export class TonapiReader implements TransferReader {
 
   constructor(private readonly options: TonapiReaderOptions) {
     this.token = pinnedJetton(options.network);
-    this.wallets = new JettonWallets(this.token.contract);
+    this.wallets = new JettonWallets(this.token.contract, options.walletCodeHash);
     this.bulkCap = options.bulkLimit ?? 100;
   }
 

@@ -43,6 +43,8 @@ import { TonHttpError, type TonHttpClient } from './rpc.js';
 export interface ToncenterReaderOptions {
   network: Readonly<Network>;
   client: TonHttpClient;
+  /** The hash of the jetton's wallet code, held as a library cell (default USDT's; a test jetton has its own). */
+  walletCodeHash?: string;
   /** Masterchain blocks the search window reaches back before `from` (default 256). */
   windowBlocks?: number;
   /** Owners in one jetton/transfers request before the provider has refused any (default 1,000). */
@@ -100,7 +102,7 @@ export class ToncenterReader implements TransferReader {
 
   constructor(private readonly options: ToncenterReaderOptions) {
     this.token = pinnedJetton(options.network);
-    this.wallets = new JettonWallets(this.token.contract);
+    this.wallets = new JettonWallets(this.token.contract, options.walletCodeHash);
     this.ownerCap = options.maxOwnersPerRequest ?? 1000;
   }
 
