@@ -139,7 +139,11 @@ function toncenterTx(account: string, tx: SimTx, inMsg: Record<string, unknown>,
   };
 }
 
-export async function startIndexServer(model: TonChainModel, hostile: { toncenter?: Hostility; tonapi?: Hostility } = {}) {
+export async function startIndexServer(
+  model: TonChainModel,
+  hostile: { toncenter?: Hostility; tonapi?: Hostility } = {},
+  options: { maxHeaderSize?: number } = {},
+) {
   const counts = { toncenter: 0, tonapi: 0 };
   const bodyOf = (t: SimTransfer) => internalTransferBody(t);
   const outMsg = (t: SimTransfer) => ({
@@ -310,7 +314,7 @@ export async function startIndexServer(model: TonChainModel, hostile: { toncente
     return send(res, 404, { error: `no ${p}` });
   }
 
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+  const server = createServer({ maxHeaderSize: options.maxHeaderSize ?? 16 * 1024 }, (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
