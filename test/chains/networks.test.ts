@@ -9,7 +9,8 @@ import { evmAddressCodec, keccakHex, toChecksumAddress } from '../../src/chains/
 import { findNetwork, findToken, NETWORKS, NETWORK_IDS, tokenByContract } from '../../src/chains/networks.js';
 import { NETWORKS as TRON_NETWORKS } from '../../src/lib/tron.js';
 import { createHash } from 'node:crypto';
-import { toFriendlyAddress, tonAddressCodec } from '../../src/chains/ton/address.js';
+import { toFriendlyAddress } from '../../src/chains/ton/address.js';
+import { tonAddressCodec } from '../../src/chains/ton/family.js';
 
 const EXPECTED: Record<string, Array<[string, string, number]>> = {
   'ethereum-mainnet': [

@@ -13,10 +13,13 @@
  * Written here (a CRC and base64) rather than with @ton/core so that parsing an address, which the
  * API does synchronously, costs no library load.
  */
-import type { AddressCodec } from '../family.js';
-
 const RAW = /^(0|-1):([0-9a-fA-F]{64})$/;
 const CANONICAL = /^(0|-1):[0-9a-f]{64}$/;
+
+/** True when `text` is already the stored (canonical raw, lower-case) form. */
+export function isCanonicalTonAddress(text: string): boolean {
+  return CANONICAL.test(text);
+}
 const FRIENDLY_B64 = /^[A-Za-z0-9+/]{48}$/;
 const FRIENDLY_B64URL = /^[A-Za-z0-9_-]{48}$/;
 
@@ -141,12 +144,3 @@ export function sameTonAddress(a: string, b: string): boolean {
   const x = canonicalTonAddress(a);
   return x !== undefined && x === canonicalTonAddress(b);
 }
-
-/** The mainnet codec: every form accepted, testnet-flagged ones refused, raw lower case stored. */
-export const tonAddressCodec: AddressCodec = {
-  parse(text) {
-    const parsed = parseTonAddress(text);
-    return parsed.ok ? { ok: true, address: parsed.address } : parsed;
-  },
-  isCanonical: (text) => CANONICAL.test(text),
-};

@@ -7,7 +7,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { crc16, parseTonAddress, payerFacingAddress, sameTonAddress, toFriendlyAddress, tonAddressCodec } from '../../../src/chains/ton/address.js';
+import { crc16, parseTonAddress, payerFacingAddress, sameTonAddress, toFriendlyAddress } from '../../../src/chains/ton/address.js';
+import { tonAddressCodec } from '../../../src/chains/ton/family.js';
 
 const USDT_RAW = '0:b113a994b5024a16719f69139328eb759596c38a25f59028b146fecdc3621dfe';
 
