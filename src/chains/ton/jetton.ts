@@ -12,8 +12,8 @@
  * 8f452d7a4dfd74066b682365177259ed05734435be76b5fd4bd5d8af2b7c3d68, which its `get_jetton_data`
  * answers and its wallets carry; the wallet data is status:uint4 balance:Coins owner:MsgAddress
  * master:MsgAddress, all zero but the addresses at deployment. docs/payments.md ("TON") cites where
- * the hash was read, and test/chains/ton/jetton.test.ts checks the derivation against a real
- * mainnet pair of owner and wallet.
+ * the hash was read; test/chains/ton/jetton.test.ts checks it against a recorded answer of the
+ * master and the derivation against real mainnet pairs of owner and wallet.
  *
  * @ton/core is loaded on first use, so a server that watches no TON network never loads it.
  */

@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { Address, beginCell } from '@ton/core';
 import { NETWORKS } from '../../../src/chains/networks.js';
-import { JettonWallets, jettonWalletAddress, OP_TRANSFER, parseInternalTransfer } from '../../../src/chains/ton/jetton.js';
+import { JettonWallets, jettonWalletAddress, OP_TRANSFER, parseInternalTransfer, USDT_WALLET_CODE_HASH } from '../../../src/chains/ton/jetton.js';
 
 const USDT = NETWORKS['ton-mainnet'].tokens[0]!.contract;
 const OWNER = '0:1f5806c73d03bbc96eb7eebf16067f1f2e8e270cfa16d57001aa9eaf7456f008';
@@ -93,4 +93,18 @@ test('@ton/core is not loaded by importing the TON family, only when a wallet is
   const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
   assert.deepEqual(JSON.parse(r.stdout), { before: 0, after: 1, reader: 'function' });
+});
+
+test("USDT's wallet code hash is the one its master's recorded get_jetton_data answer holds, as a library cell", async () => {
+  const { Cell, parseTuple } = await import('@ton/core');
+  const { readFileSync } = await import('node:fs');
+  const fixture = JSON.parse(readFileSync(resolve(import.meta.dirname, '../../../../test/fixtures/ton/usdt-master-get-jetton-data.json'), 'utf8'));
+  const stack = parseTuple(Cell.fromHex(fixture.stack));
+  const code = stack[4];
+  assert.equal(code?.type, 'cell');
+  const cell = (code as { cell: InstanceType<typeof Cell> }).cell;
+  assert.equal(cell.isExotic, true, 'a library cell');
+  assert.equal(cell.bits.toString().toLowerCase(), `02${USDT_WALLET_CODE_HASH}`);
+  // Its content (the third item) points at Tether's own metadata.
+  assert.ok(Buffer.from(fixture.stack, 'hex').includes('https://tether.to/usdt-ton.json'));
 });
