@@ -26,7 +26,8 @@ function sameTransfer(a: VerifiedTransfer, b: VerifiedTransfer): boolean {
     a.raw === b.raw &&
     a.blockNumber === b.blockNumber &&
     a.blockHash === b.blockHash &&
-    a.blockTimeMs === b.blockTimeMs
+    a.blockTimeMs === b.blockTimeMs &&
+    a.reference === b.reference
   );
 }
 

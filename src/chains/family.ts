@@ -42,6 +42,11 @@ export interface VerifiedTransfer {
   /** Block time in ms since the epoch, from the block header, never from the log or the clock. */
   blockTimeMs: number;
   finality: Finality;
+  /**
+   * What the payer's wallet put in the payment to name it, where the chain carries one (a TON
+   * transfer's text comment); matching may use it beside the exact amount, never instead of it.
+   */
+  reference?: string;
 }
 
 /** The dedupe key of a transfer: (network, transaction hash, log index), never the transaction alone. */
@@ -115,7 +120,15 @@ export type DropReason =
   | 'balance_mismatch'
   | 'self_transfer'
   | 'unavailable'
-  | 'not_final';
+  | 'not_final'
+  // TON: the transaction aborted (or its compute phase failed), the message bounced, the jetton went
+  // to another jetton wallet than the owner's, the receiving transaction is not (yet) committed in
+  // the masterchain, or one provider's parts of a transfer disagree with each other.
+  | 'aborted'
+  | 'bounced'
+  | 'wrong_wallet'
+  | 'not_committed'
+  | 'mismatch';
 
 /** A family's reader for one network through one provider. */
 export interface TransferReader {

@@ -11,6 +11,7 @@
  * the public Sepolia testnet with Circle's test USDC.
  */
 import { NETWORKS as TRON_NETWORKS } from '../lib/tron.js';
+import { canonicalTonAddress } from './ton/address.js';
 
 /** How a family names itself (family.ts says what a family supplies). */
 export type FamilyName = 'tron' | 'evm' | 'solana' | 'ton';
@@ -27,7 +28,7 @@ export interface Token {
   symbol: TokenSymbol;
   /** The token's own name on that chain, as explorers show it. */
   name: string;
-  /** The contract (EIP-55 on EVM, base58check on TRON, the mint's base58 address on Solana); every other contract is ignored. */
+  /** The contract (EIP-55 on EVM, base58check on TRON, the mint's base58 address on Solana, the jetton master's raw `0:hex` on TON); every other contract is ignored. */
   contract: string;
   decimals: 6 | 18;
   /** Who issues it there: Tether, Tether's USDT0 (LayerZero OFT), Circle, Binance (Binance-Peg), or nobody (devnet). */
@@ -48,17 +49,21 @@ export const EVM_NETWORK_IDS = [
   'ethereum-sepolia',
 ] as const;
 export const SOLANA_NETWORK_IDS = ['solana-mainnet', 'solana-devnet'] as const;
-export const NETWORK_IDS = ['tron-mainnet', 'tron-nile', 'tron-devnet', ...EVM_NETWORK_IDS, ...SOLANA_NETWORK_IDS] as const;
+// TON: the mainnet and its simulated twin (the public testnet has no Tether USDT; see below).
+export const TON_NETWORK_IDS = ['ton-mainnet', 'ton-devnet'] as const;
+export const NETWORK_IDS = ['tron-mainnet', 'tron-nile', 'tron-devnet', ...EVM_NETWORK_IDS, ...SOLANA_NETWORK_IDS, ...TON_NETWORK_IDS] as const;
 export type NetworkId = (typeof NETWORK_IDS)[number];
 export type EvmNetworkId = (typeof EVM_NETWORK_IDS)[number];
 export type SolanaNetworkId = (typeof SOLANA_NETWORK_IDS)[number];
+export type TonNetworkId = (typeof TON_NETWORK_IDS)[number];
 
 export interface Network {
   id: NetworkId;
   family: FamilyName;
   /**
    * The EVM chain id (`eth_chainId`, EIP-155, the `@chainId` of an EIP-681 link). TRON's JSON-RPC
-   * reports one too (the last 4 bytes of its genesis block id); undefined for the TRON devnet.
+   * reports one too (the last 4 bytes of its genesis block id); undefined for the TRON devnet. On TON
+   * the `global_id` every block header carries (-239 on mainnet), which a provider is checked against.
    */
   chainId: number | undefined;
   /** A test network: its tokens are worth nothing, and every page and mail must say so. */
@@ -282,6 +287,63 @@ const SOLANA_DEVNET: Network = {
   finalityTimeMs: 10 * SECOND,
 };
 
+// ---- TON ----
+
+/**
+ * TON: Tether's USDT jetton master (6 decimals), kept in the canonical raw form
+ * (EQCxE6mUtQJKFnGfaROTKOt1lZbDiiX1kCixRv7Nw2Id_sDs printed bounceable). A transfer is final once the
+ * transaction is in a shard block that a masterchain block has committed: positions are masterchain
+ * sequence numbers, and the provider's latest masterchain block is the final one (no lag). Since
+ * April 2026 a masterchain block comes about every 0.4 s; a jetton transfer takes three hops (the
+ * payer's wallet, the payer's jetton wallet, the receiver's jetton wallet), a few seconds in all.
+ */
+const TON_MAINNET: Network = {
+  id: 'ton-mainnet',
+  family: 'ton',
+  chainId: -239,
+  test: false,
+  label: 'TON',
+  twin: undefined,
+  tokens: [
+    token({
+      symbol: 'USDT',
+      name: 'Tether USD',
+      contract: '0:b113a994b5024a16719f69139328eb759596c38a25f59028b146fecdc3621dfe',
+      decimals: 6,
+      issuer: 'tether',
+    }),
+  ],
+  finality: FINALIZED,
+  minFinalityLagBlocks: 0,
+  bloomHasEveryLog: false,
+  blockTimeMs: 400,
+  finalityTimeMs: 5 * SECOND,
+};
+
+/**
+ * The simulated TON twin: its USDT master is `0:` + sha256("gatewayd ton-devnet USDT") (a test checks
+ * the derivation), so it names no real contract; its global id 900239 is no public network's.
+ */
+const TON_DEVNET: Network = {
+  ...TON_MAINNET,
+  id: 'ton-devnet',
+  chainId: 900239,
+  test: true,
+  label: 'TON devnet (simulated)',
+  twin: 'ton-mainnet',
+  tokens: [
+    token({
+      symbol: 'USDT',
+      name: 'Tether USD',
+      contract: '0:718be9295d47ac713b8ab6a3618a91d95704ab751d5484686a560fba76c99d6e',
+      decimals: 6,
+      issuer: 'devnet',
+    }),
+  ],
+  blockTimeMs: SECOND,
+  finalityTimeMs: 5 * SECOND,
+};
+
 const ALL: Network[] = [
   tron('mainnet', 0x2b6653dc, undefined),
   tron('nile', 0xcd8690dc, 'tron-mainnet'),
@@ -291,6 +353,8 @@ const ALL: Network[] = [
   SEPOLIA,
   SOLANA_MAINNET,
   SOLANA_DEVNET,
+  TON_MAINNET,
+  TON_DEVNET,
 ];
 
 /** Every network, frozen, by id. */
@@ -310,9 +374,14 @@ export function findToken(network: Network, symbol: string): Readonly<Token> | u
 
 /**
  * The pinned token at a contract address of a network, if any. EVM addresses compare without case
- * (a provider may answer in lower case); TRON's base58check is case-sensitive and compared exactly.
+ * (a provider may answer in lower case); TRON's base58check is case-sensitive and compared exactly;
+ * TON addresses compare in their canonical raw form, whatever form and case they were given in.
  */
 export function tokenByContract(network: Network, contract: string): Readonly<Token> | undefined {
   if (network.family === 'evm') return network.tokens.find((t) => t.contract.toLowerCase() === contract.toLowerCase());
+  if (network.family === 'ton') {
+    const canonical = canonicalTonAddress(contract);
+    return canonical === undefined ? undefined : network.tokens.find((t) => t.contract === canonical);
+  }
   return network.tokens.find((t) => t.contract === contract);
 }

@@ -8,6 +8,9 @@ import assert from 'node:assert/strict';
 import { evmAddressCodec, keccakHex, toChecksumAddress } from '../../src/chains/evm/address.js';
 import { findNetwork, findToken, NETWORKS, NETWORK_IDS, tokenByContract } from '../../src/chains/networks.js';
 import { NETWORKS as TRON_NETWORKS } from '../../src/lib/tron.js';
+import { createHash } from 'node:crypto';
+import { toFriendlyAddress } from '../../src/chains/ton/address.js';
+import { tonAddressCodec } from '../../src/chains/ton/family.js';
 
 const EXPECTED: Record<string, Array<[string, string, number]>> = {
   'ethereum-mainnet': [
@@ -96,4 +99,35 @@ test('a token is found by its contract (any letter case on EVM), never by a symb
   assert.equal(tokenByContract(eth, '0x55d398326f99059fF775485246999027B3197955'), undefined, 'BSC USDT is not a token of Ethereum');
   assert.equal(tokenByContract(NETWORKS['tron-mainnet'], 'tr7nhqjeKQxGTCi8q8ZY4pL8otSzgjLj6t'), undefined, 'base58 is case-sensitive');
   assert.equal(findNetwork('ethereum'), undefined);
+});
+
+test("TON: Tether's USDT jetton master, 6 decimals, kept raw and printing as Tether publishes it; the devnet twin's master derived from a label", () => {
+  const ton = NETWORKS['ton-mainnet'];
+  assert.equal(ton.family, 'ton');
+  assert.equal(ton.chainId, -239, "the mainnet's global_id");
+  assert.deepEqual(
+    ton.tokens.map((t) => [t.symbol, t.contract, t.decimals, t.issuer]),
+    [['USDT', '0:b113a994b5024a16719f69139328eb759596c38a25f59028b146fecdc3621dfe', 6, 'tether']],
+  );
+  assert.equal(toFriendlyAddress(ton.tokens[0]!.contract, { bounceable: true }), 'EQCxE6mUtQJKFnGfaROTKOt1lZbDiiX1kCixRv7Nw2Id_sDs');
+  assert.ok(tonAddressCodec.isCanonical(ton.tokens[0]!.contract));
+  const dev = NETWORKS['ton-devnet'];
+  assert.equal(dev.test, true);
+  assert.equal(dev.twin, 'ton-mainnet');
+  assert.equal(dev.tokens[0]!.decimals, 6);
+  assert.equal(dev.tokens[0]!.contract, `0:${createHash('sha256').update('gatewayd ton-devnet USDT').digest('hex')}`);
+  assert.equal(ton.minFinalityLagBlocks, 0, 'the latest committed masterchain block is final');
+});
+
+test('a TON token is found by its master in any printed form or letter case, never by another jetton', () => {
+  const ton = NETWORKS['ton-mainnet'];
+  for (const form of [
+    'EQCxE6mUtQJKFnGfaROTKOt1lZbDiiX1kCixRv7Nw2Id_sDs',
+    toFriendlyAddress(ton.tokens[0]!.contract, { bounceable: false }),
+    '0:B113A994B5024A16719F69139328EB759596C38A25F59028B146FECDC3621DFE',
+  ]) {
+    assert.equal(tokenByContract(ton, form)?.symbol, 'USDT', form);
+  }
+  assert.equal(tokenByContract(ton, NETWORKS['ton-devnet'].tokens[0]!.contract), undefined, "the devnet's master is not mainnet USDT");
+  assert.equal(tokenByContract(ton, 'eqcxe6mutqjknfgfarotkot1lzbdiix1kcixrv7nw2id_sds'), undefined, 'a friendly form is case-sensitive (its checksum fails)');
 });
