@@ -126,7 +126,7 @@ const invoiceCommon = {
   amount_received: z.string().openapi({
     pattern: '^[0-9]+\\.[0-9]{6}$',
     description:
-      'USDT received so far: every verified transfer recorded against the invoice (the one that paid it, partial and late payments) ' +
+      "Received so far, six decimals, in the invoice's token (a late payment on another option in that option's): every verified transfer recorded against the invoice (the one that paid it, partial and late payments) " +
       'and a transfer applied to it by hand. "0.000000" until something arrives; below payable_amount on a pending invoice after a partial payment',
     example: '24.000137',
   }),
@@ -212,7 +212,8 @@ export const CreateInvoiceSchema = z
         example: '25.00',
         description:
           'The price in `currency`: in USDT (the default) 0.000001 to 1000000000; in a fiat currency greater than 0 with at most its own decimals (JPY none, most 2; ' +
-          'the document says which with one `if`/`then` per number of decimals), and at most 1000000000 USDT at the current rate',
+          'the document says which with one `if`/`then` per number of decimals), and at most 1000000000 USDT at the current rate. ' +
+          'Every option asks this base amount in its own token, USDT or USDC alike (one to one), plus its own adjustment',
       }),
     currency: z
       .string()
