@@ -54,7 +54,7 @@ function tokenRules(): Doc[] {
 
 export const InvoiceOptionRequestSchema = z
   .strictObject({
-    network: requestNetwork("One of the networks this instance watches (the enum is this instance's; GET /config lists them with their tokens)"),
+    network: requestNetwork("One of the networks this instance watches (the enum is this instance's)"),
     token: requestToken('USDT or USDC: one the network has (Base: USDC only; TRON: USDT only)'),
   })
   .openapi('InvoiceOptionRequest', nestedRules(tokenRules()) as unknown as Record<string, never>);
