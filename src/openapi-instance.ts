@@ -13,6 +13,9 @@
  *   EVM address);
  * - `wallet_families`: one `if`/`then` per family: an address of that shape names only that
  *   family's enabled networks.
+ * - `invoice_network`: the networks this instance watches (config.networks), as the enum of an
+ *   invoice's `network` and its options' (another is refused with 400 naming these), and
+ *   `invoice_options_example`: an example of `options` on those networks.
  *
  * Everything else is the same on every instance of a version, and `servers` names this one.
  */
@@ -67,9 +70,16 @@ function apply(schema: Doc, rule: string, config: Config): void {
     case 'connection_currency':
       schema.pattern = anyCase(currencies);
       return;
+    case 'invoice_network':
+      schema.enum = config.networks.map((n) => n.id);
+      if (!schema.enum.includes(schema.example)) schema.example = schema.enum.at(-1);
+      return;
+    case 'invoice_options_example':
+      schema.example = config.networks.slice(0, 3).map((n) => ({ network: n.id, token: n.tokens[0]!.symbol }));
+      return;
     case 'price_decimals': {
       const rules = decimalRules(config.pricing.currencies);
-      if (rules.length > 0) schema.allOf = rules;
+      if (rules.length > 0) schema.allOf = [...((schema.allOf as Doc[] | undefined) ?? []), ...rules];
       return;
     }
     case 'enabled_network':

@@ -47,7 +47,15 @@ export async function commitScan(deps: AppDeps, c: ScanCommit): Promise<{ record
         deps,
         trx,
         tx,
-        { to: t.to, amount: t.amount, txHash: t.txHash, blockTimestamp: t.blockTimestamp, transaction: toTransactionResponse(t) },
+        {
+          network: deps.config.network.id,
+          tokenContract: deps.config.network.usdtContract,
+          to: t.to,
+          amount: t.amount,
+          txHash: t.txHash,
+          blockTimestamp: t.blockTimestamp,
+          transaction: toTransactionResponse(t),
+        },
         now,
       );
       await insertTransfer(trx, deps.config.network, t, kind, invoiceId, now);

@@ -3,7 +3,8 @@
  * invoices, deliveries with their webhook and event) or only count them. Reads only: every state
  * change stays with the feature that owns the table. Each function is scoped to one merchant.
  */
-import { rowToInvoice, type Invoice } from '../invoices/invoice.model.js';
+import type { Invoice } from '../invoices/invoice.model.js';
+import { withOptions } from '../invoices/invoice-options.repo.js';
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import { isOpen } from '../invoices/invoices.repo.js';
@@ -134,5 +135,5 @@ export async function listUnpaidInvoices(db: Db, merchantId: string, limit = 200
     .orderBy('id')
     .limit(limit)
     .execute();
-  return rows.map(rowToInvoice);
+  return withOptions(db, rows);
 }

@@ -137,6 +137,25 @@ export interface InvoicesTable {
 
 export type ResolutionKind = 'manual' | 'tolerance';
 
+export type InvoiceOptionStatus = 'open' | 'paid' | 'released';
+
+/**
+ * 0032_invoice_options: an invoice's other networks and tokens, positions 1 and up (the invoice row
+ * is option 0; position 0 is written only once another option paid, released).
+ */
+export interface InvoiceOptionsTable {
+  invoice_id: string;
+  position: number;
+  wallet_id: string;
+  network: string;
+  token: string;
+  token_contract: string;
+  wallet_address: string;
+  adjustment: number;
+  payable_amount: number;
+  status: InvoiceOptionStatus;
+}
+
 /** 0019_wrong_payments: the merchant's underpayment settings (no row = tolerance off, no auto-accept). */
 export interface MerchantPaymentSettingsTable {
   merchant_id: string;
@@ -341,6 +360,7 @@ export interface Database {
   wallets: WalletsTable;
   wallet_networks: WalletNetworksTable;
   invoices: InvoicesTable;
+  invoice_options: InvoiceOptionsTable;
   amount_reservations: AmountReservationsTable;
   amount_cursors: AmountCursorsTable;
   invoice_stats: InvoiceStatsTable;

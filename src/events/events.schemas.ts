@@ -7,6 +7,7 @@ import { TransactionSchema } from '../chain/chain.schemas.js';
 import { DateTime, Mode } from '../http/openapi.js';
 import { iso } from '../lib/clock.js';
 import { InvoiceSchema } from '../invoices/invoices.schemas.js';
+import { InvoiceOptionSchema } from '../invoices/invoice-options.schemas.js';
 import { TransferSchema } from '../transfers/transfers.schemas.js';
 import { EVENT_TYPES, type EventType, type StoredEvent } from './events.repo.js';
 
@@ -18,6 +19,11 @@ export const InvoiceEventDataSchema = z
     transaction: TransactionSchema.optional().openapi({
       description:
         'invoice.confirmed and a paid invoice.review: the transfer that paid it; invoice.partially_paid and invoice.late_payment: the transfer recorded against it',
+    }),
+    option: InvoiceOptionSchema.optional().openapi({
+      description:
+        'invoice.confirmed, a paid invoice.review, invoice.partially_paid and invoice.late_payment of an invoice with several options: ' +
+        'the option the transfer paid (its network, token, address and amount; `released` for a late payment on an option another one had paid)',
     }),
     resolution: z
       .enum(['manual', 'tolerance'])
@@ -57,7 +63,8 @@ const WHEN: Record<EventType, string> = {
     "A transfer short of the invoice's amount, within the merchant's underpayment_tolerance and with the invoice's last six decimals, was recorded against it " +
     '(amount_received grows; the invoice stays pending unless underpayment_auto_accept confirms it, with invoice.confirmed after this event).',
   'invoice.late_payment':
-    "A transfer of the invoice's exact amount arrived after its window, or after it was already paid or closed; the invoice keeps its status (amount_received grows).",
+    "A transfer of the invoice's exact amount (or of one of its options') arrived after its window, or after it was already paid or closed, " +
+    'for example on an option the payment of another released; the invoice keeps its status (amount_received grows; `data.option` names the option on an invoice with several).',
   'transfer.unmatched':
     'A verified transfer of at least tron.dust_threshold reached one of your addresses and paid no invoice (a wrong amount); sent to every merchant of the address.',
   'webhook.test': 'A test sent from the console or POST /webhooks/{id}/test, to that webhook only.',

@@ -10,7 +10,7 @@
  * the number of reservations. Amounts taken by other base prices are skipped once and for all.
  */
 import { compileQuery, type BoundQuery, type Param } from '../db/compiled.js';
-import type { Db, Tx } from '../db/database.js';
+import type { Db, Trx, Tx } from '../db/database.js';
 import type { AmountReservationsTable } from '../db/schema.js';
 import { fromDbAmount, micros, toDbAmount, type Micros } from '../lib/amounts.js';
 import { chosenAlongside, claimedAlongside, RunAlone, sharedOnce, type CursorKey } from './allocation-batch.js';
@@ -271,6 +271,37 @@ const takeOverQuery = compileQuery((db, p: Param<ReservationRow>) =>
 /** Moves an expired reservation to a new invoice; false when it is not expired any more (guard). */
 export async function takeOverReservation(tx: Tx, target: AmountTarget, amount: Micros, invoiceId: string, now: number, until: number): Promise<boolean> {
   return (await takeOverQuery.run(tx, reservationRow(target, amount, invoiceId, now, until))) === 1;
+}
+
+/**
+ * Ends `invoiceId`'s reservation of `amount` on the target now (an option another option's payment,
+ * the invoice's expiry or its cancel released). The row stays: the amount is still used, so no fresh
+ * allocation takes it, but it is the first one reused (as a review invoice) once its prices' pools
+ * are used up. Those pools' cursors forget when they were known to be fully reserved until
+ * (reusable_from), since a reservation of theirs now ends earlier than they noted.
+ */
+export async function endReservation(trx: Trx, target: AmountTarget, amount: Micros, invoiceId: string, now: number, maxAdjustment: Micros): Promise<void> {
+  const ended = await trx
+    .updateTable('amount_reservations')
+    .set({ reserved_until: now })
+    .where('network', '=', target.network)
+    .where('token_contract', '=', target.tokenContract)
+    .where('address', '=', target.address)
+    .where('amount', '=', toDbAmount(amount))
+    .where('invoice_id', '=', invoiceId)
+    .where('reserved_until', '>', now)
+    .executeTakeFirst();
+  if (ended.numUpdatedRows === 0n) return;
+  await trx
+    .updateTable('amount_cursors')
+    .set({ reusable_from: 0 })
+    .where('network', '=', target.network)
+    .where('token_contract', '=', target.tokenContract)
+    .where('address', '=', target.address)
+    .where('base_amount', '>=', toDbAmount(amount > maxAdjustment ? amount - maxAdjustment : 0n))
+    .where('base_amount', '<', toDbAmount(amount))
+    .where('reusable_from', '>', now)
+    .execute();
 }
 
 /** A price whose pool of payable amounts on one of the merchant's wallets is largely used. */

@@ -18,10 +18,13 @@ import { sql, type SqlBool } from 'kysely';
 import type { Db, Trx, Tx } from '../db/database.js';
 import type { ChainTransferKind } from '../db/schema.js';
 import { insertEvent } from '../events/events.repo.js';
-import { toDbAmount, type Micros } from '../lib/amounts.js';
-import type { TronNetwork } from '../lib/tron.js';
-import { rowToInvoice, type Invoice } from './invoice.model.js';
-import { toInvoiceResponse } from './invoices.schemas.js';
+import { findNetwork, tokenByContract, type NetworkId } from '../chains/networks.js';
+import { toChecksumAddress } from '../chains/evm/address.js';
+import { parseAmount, toDbAmount, type Micros } from '../lib/amounts.js';
+import type { AmountTarget } from './allocation.repo.js';
+import { findOptionsByAmount, optionColumns, releaseOpenOptions, settleOptions, withOptions, withOptionsOne } from './invoice-options.repo.js';
+import type { Invoice, InvoiceOption } from './invoice.model.js';
+import { paymentEventData, toInvoiceResponse } from './invoices.schemas.js';
 import { isOpen } from './invoices.repo.js';
 import { applyPartialPayment, findPartialMatch } from './partial-payments.js';
 import { transition } from './invoice.states.js';
@@ -31,11 +34,16 @@ const payInReview = transition('payInReview');
 const expire = transition('expire');
 
 export interface PaymentDeps {
-  config: { server: { public_url: string }; network: Readonly<TronNetwork> };
+  config: { server: { public_url: string }; invoices: { max_adjustment: string } };
 }
 
 /** A verified transfer to an invoice address, as the invoices feature needs it. */
 export interface ChainPayment {
+  /** The network it was made on. */
+  network: NetworkId;
+  /** The pinned token contract it moved (the registry's spelling; an EVM one in any case). */
+  tokenContract: string;
+  /** The recipient (base58 on TRON; an EVM address in any case, matched in its EIP-55 form). */
   to: string;
   amount: Micros;
   txHash: string;
@@ -44,29 +52,59 @@ export interface ChainPayment {
   transaction: Record<string, unknown>;
 }
 
-/** Invoices on `address` whose payable amount is `amount` (several only after a 90-day reuse), newest first. */
-async function findInvoicesByAmount(trx: Trx, network: TronNetwork, address: string, amount: bigint): Promise<Invoice[]> {
+/** An invoice and the option of it a transfer pays (undefined: the invoice row itself). */
+interface Candidate {
+  invoice: Invoice;
+  option: InvoiceOption | undefined;
+}
+
+/**
+ * Where the payment arrived, in the spelling invoices and options are stored in: an EVM address
+ * and contract in EIP-55 (a provider may answer in lower case), the contract as the registry pins it.
+ */
+function targetOf(p: ChainPayment): AmountTarget {
+  const network = findNetwork(p.network);
+  if (network?.family !== 'evm') return { network: p.network, tokenContract: p.tokenContract, address: p.to };
+  return { network: p.network, tokenContract: tokenByContract(network, p.tokenContract)?.contract ?? p.tokenContract, address: toChecksumAddress(p.to) };
+}
+
+/**
+ * Invoices asking `amount` on the target (several only after a 90-day reuse), newest first: by
+ * their own row (option 0 while unpaid, the paying option once paid), or by another option of
+ * theirs that did not pay them (open, or released).
+ */
+async function findCandidates(trx: Trx, target: AmountTarget, amount: bigint): Promise<Candidate[]> {
   const rows = await trx
     .selectFrom('invoices')
     .selectAll()
-    .where('network', '=', network.id)
-    .where('token_contract', '=', network.usdtContract)
-    .where('wallet_address', '=', address)
+    .where('network', '=', target.network)
+    .where('token_contract', '=', target.tokenContract)
+    .where('wallet_address', '=', target.address)
     .where('payable_amount', '=', toDbAmount(amount))
     .orderBy('created_at', 'desc')
     .execute();
-  return rows.map(rowToInvoice);
+  const own: Candidate[] = (await withOptions(trx, rows)).map((invoice) => ({ invoice, option: undefined }));
+  const options = await findOptionsByAmount(trx, target, amount as Micros);
+  if (options.length === 0) return own;
+  return [...own, ...options].sort((a, b) => b.invoice.createdAt - a.invoice.createdAt);
 }
 
 async function findInvoiceById(trx: Trx, id: string): Promise<Invoice> {
-  return rowToInvoice(await trx.selectFrom('invoices').selectAll().where('id', '=', id).executeTakeFirstOrThrow());
+  return (await withOptionsOne(trx, await trx.selectFrom('invoices').selectAll().where('id', '=', id).executeTakeFirstOrThrow()))!;
 }
 
 /** pending (or watcher-expired, unpaid) -> confirmed, guarded: false when the invoice moved meanwhile. */
-async function confirmInvoice(trx: Trx, id: string, txHash: string, now: number): Promise<boolean> {
+async function confirmInvoice(trx: Trx, id: string, txHash: string, now: number, through: InvoiceOption | undefined): Promise<boolean> {
   const r = await trx
     .updateTable('invoices')
-    .set((eb) => ({ status: pay.to, tx_hash: txHash, confirmed_at: now, amount_received: eb('amount_received', '+', eb.ref('payable_amount')) }))
+    .set((eb) => ({
+      // Paid through another option: the row takes that option's network, token, wallet and amounts.
+      ...(through !== undefined ? optionColumns(through) : {}),
+      status: pay.to,
+      tx_hash: txHash,
+      confirmed_at: now,
+      amount_received: eb('amount_received', '+', through !== undefined ? toDbAmount(through.payableAmount) : eb.ref('payable_amount')),
+    }))
     .where('id', '=', id)
     .where('status', 'in', [...pay.from])
     .where('tx_hash', 'is', null)
@@ -75,10 +113,15 @@ async function confirmInvoice(trx: Trx, id: string, txHash: string, now: number)
 }
 
 /** A review invoice (or an expired one that was in review) is paid: record the transaction; the owner decides. */
-async function markReviewPaid(trx: Trx, id: string, txHash: string): Promise<boolean> {
+async function markReviewPaid(trx: Trx, id: string, txHash: string, through: InvoiceOption | undefined): Promise<boolean> {
   const r = await trx
     .updateTable('invoices')
-    .set((eb) => ({ status: payInReview.to, tx_hash: txHash, amount_received: eb('amount_received', '+', eb.ref('payable_amount')) }))
+    .set((eb) => ({
+      ...(through !== undefined ? optionColumns(through) : {}),
+      status: payInReview.to,
+      tx_hash: txHash,
+      amount_received: eb('amount_received', '+', through !== undefined ? toDbAmount(through.payableAmount) : eb.ref('payable_amount')),
+    }))
     .where('id', '=', id)
     .where('status', 'in', [...payInReview.from])
     .where('tx_hash', 'is', null)
@@ -86,26 +129,29 @@ async function markReviewPaid(trx: Trx, id: string, txHash: string): Promise<boo
   return r.numUpdatedRows === 1n;
 }
 
-function classify(candidates: Invoice[], p: ChainPayment): { kind: ChainTransferKind; invoice: Invoice | undefined } {
-  if (p.amount <= 0n) return { kind: 'unmatched', invoice: undefined };
-  const inWindow = candidates.find((inv) => inv.createdAt <= p.blockTimestamp && p.blockTimestamp <= inv.expiresAt);
+function classify(candidates: Candidate[], p: ChainPayment): { kind: ChainTransferKind; candidate: Candidate | undefined } {
+  if (p.amount <= 0n) return { kind: 'unmatched', candidate: undefined };
+  const inWindow = candidates.find(({ invoice: inv }) => inv.createdAt <= p.blockTimestamp && p.blockTimestamp <= inv.expiresAt);
   if (inWindow) {
-    if (inWindow.txHash === null) {
-      const reviewed = inWindow.status === 'review' || (inWindow.status === 'expired' && inWindow.amountReuseReview);
-      if (reviewed) return { kind: 'review_paid', invoice: inWindow };
-      if (inWindow.status === 'pending' || inWindow.status === 'expired') return { kind: 'confirmed', invoice: inWindow };
+    const inv = inWindow.invoice;
+    if (inv.txHash === null) {
+      const reviewed = inv.status === 'review' || (inv.status === 'expired' && inv.amountReuseReview);
+      if (reviewed) return { kind: 'review_paid', candidate: inWindow };
+      if (inv.status === 'pending' || inv.status === 'expired') return { kind: 'confirmed', candidate: inWindow };
     }
-    return { kind: 'late', invoice: inWindow };
+    return { kind: 'late', candidate: inWindow };
   }
-  const before = candidates.find((inv) => inv.createdAt <= p.blockTimestamp);
-  if (before) return { kind: 'late', invoice: before };
-  return { kind: 'unmatched', invoice: undefined };
+  const before = candidates.find(({ invoice: inv }) => inv.createdAt <= p.blockTimestamp);
+  if (before) return { kind: 'late', candidate: before };
+  return { kind: 'unmatched', candidate: undefined };
 }
 
 /**
  * Applies one verified transfer to the invoices: moves the invoice it pays (with its event) and
  * says how the transfer is to be recorded. The moves are guarded; if one ever finds the invoice
- * moved, the money is still recorded against it as late.
+ * moved, the money is still recorded against it as late. Paid through another of its options, the
+ * invoice takes that option's network, token, wallet and amounts, and every other option is
+ * released; a transfer on a released option afterwards is a late payment of the invoice.
  */
 export async function applyChainPayment(
   deps: PaymentDeps,
@@ -114,15 +160,20 @@ export async function applyChainPayment(
   p: ChainPayment,
   now: number,
 ): Promise<{ kind: ChainTransferKind; invoiceId: string | null }> {
-  const candidates = p.amount > 0n ? await findInvoicesByAmount(trx, deps.config.network, p.to, p.amount) : [];
-  let { kind, invoice } = classify(candidates, p);
+  const target = targetOf(p);
+  const publicUrl = deps.config.server.public_url;
+  const candidates = p.amount > 0n ? await findCandidates(trx, target, p.amount) : [];
+  let { kind, candidate } = classify(candidates, p);
   if (kind === 'unmatched') {
-    const partial = await findPartialMatch(trx, deps.config.network, p);
-    if (partial) return applyPartialPayment(deps.config.server.public_url, trx, tx, p, partial, now);
+    const partial = await findPartialMatch(trx, target, p);
+    if (partial) return applyPartialPayment(deps, trx, tx, p, partial, now);
   }
-  if (invoice && kind === 'confirmed' && !(await confirmInvoice(trx, invoice.id, p.txHash, now))) kind = 'late';
-  if (invoice && kind === 'review_paid' && !(await markReviewPaid(trx, invoice.id, p.txHash))) kind = 'late';
+  const invoice = candidate?.invoice;
+  const through = candidate?.option;
+  if (invoice && kind === 'confirmed' && !(await confirmInvoice(trx, invoice.id, p.txHash, now, through))) kind = 'late';
+  if (invoice && kind === 'review_paid' && !(await markReviewPaid(trx, invoice.id, p.txHash, through))) kind = 'late';
   if (invoice && (kind === 'confirmed' || kind === 'review_paid')) {
+    await settleOptions(trx, invoice, through, now, parseAmount(deps.config.invoices.max_adjustment)!);
     const updated = await findInvoiceById(trx, invoice.id);
     await insertEvent(
       tx,
@@ -130,7 +181,7 @@ export async function applyChainPayment(
         merchantId: updated.merchantId,
         type: kind === 'confirmed' ? 'invoice.confirmed' : 'invoice.review',
         invoiceId: updated.id,
-        data: { invoice: toInvoiceResponse(updated, deps.config.server.public_url), transaction: p.transaction },
+        data: paymentEventData(updated, publicUrl, p.transaction, through),
       },
       now,
     );
@@ -148,7 +199,7 @@ export async function applyChainPayment(
         merchantId: updated.merchantId,
         type: 'invoice.late_payment',
         invoiceId: updated.id,
-        data: { invoice: toInvoiceResponse(updated, deps.config.server.public_url), transaction: p.transaction },
+        data: paymentEventData(updated, publicUrl, p.transaction, through),
       },
       now,
     );
@@ -185,8 +236,8 @@ export function expirableQuery(db: Db | Trx, scannedUntil: number, now: number) 
 export async function expireScanned(deps: PaymentDeps, trx: Trx, tx: Tx, unscanned: Unscanned, now: number): Promise<Invoice[]> {
   const rows = await expirableQuery(trx, unscanned.scannedUntil, now).execute();
   const expired: Invoice[] = [];
-  for (const row of rows) {
-    const inv = rowToInvoice(row);
+  const maxAdjustment = parseAmount(deps.config.invoices.max_adjustment)!;
+  for (const inv of await withOptions(trx, rows)) {
     if (unscanned.gaps.some((g) => g.after < inv.expiresAt && g.before > inv.createdAt)) continue;
     const r = await trx
       .updateTable('invoices')
@@ -197,7 +248,9 @@ export async function expireScanned(deps: PaymentDeps, trx: Trx, tx: Tx, unscann
       .where('tx_hash', 'is', null)
       .executeTakeFirst();
     if (r.numUpdatedRows !== 1n) continue;
-    const updated: Invoice = { ...inv, status: expire.to };
+    await releaseOpenOptions(trx, inv, now, maxAdjustment);
+    const options = inv.options.map((o) => (o.status === 'open' ? { ...o, status: 'released' as const } : o));
+    const updated: Invoice = { ...inv, status: expire.to, options };
     await insertEvent(
       tx,
       { merchantId: inv.merchantId, type: 'invoice.expired', invoiceId: inv.id, data: { invoice: toInvoiceResponse(updated, deps.config.server.public_url) } },
@@ -208,14 +261,31 @@ export async function expireScanned(deps: PaymentDeps, trx: Trx, tx: Tx, unscann
   return expired;
 }
 
-/** How many invoices are open and when the oldest of them was created (null when none). */
-export async function openInvoices(db: Db, network: TronNetwork): Promise<{ count: number; oldestCreatedAt: number | null; newestCreatedAt: number | null }> {
+/**
+ * How many invoices are open on a network (asking there by their own row, or offering an open
+ * option there) and when the oldest and newest of them were created (null when none).
+ */
+export async function openInvoices(
+  db: Db,
+  network: { id: string },
+): Promise<{ count: number; oldestCreatedAt: number | null; newestCreatedAt: number | null }> {
   const row = await db
-    .selectFrom('invoices')
-    .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min('created_at').as('oldest'), eb.fn.max('created_at').as('newest')])
-    .where(isOpen('status'))
-    .where('network', '=', network.id)
-    .where('token_contract', '=', network.usdtContract)
+    .selectFrom('invoices as i')
+    .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min('i.created_at').as('oldest'), eb.fn.max('i.created_at').as('newest')])
+    .where(isOpen('i.status'))
+    .where((eb) =>
+      eb.or([
+        eb('i.network', '=', network.id),
+        eb.exists(
+          eb
+            .selectFrom('invoice_options as o')
+            .select('o.position')
+            .whereRef('o.invoice_id', '=', 'i.id')
+            .where('o.network', '=', network.id)
+            .where('o.status', '=', 'open'),
+        ),
+      ]),
+    )
     .executeTakeFirstOrThrow();
   return {
     count: Number(row.n),
@@ -224,10 +294,19 @@ export async function openInvoices(db: Db, network: TronNetwork): Promise<{ coun
   };
 }
 
-/** The addresses of open invoices (watched even if their wallet row is gone). */
-export async function openInvoiceAddresses(db: Db, network: TronNetwork): Promise<string[]> {
-  const rows = await db.selectFrom('invoices').select('wallet_address').distinct().where(isOpen('status')).where('network', '=', network.id).execute();
-  return rows.map((r) => r.wallet_address);
+/** The addresses open invoices ask or offer on a network (watched even if their wallet row is gone). */
+export async function openInvoiceAddresses(db: Db, network: { id: string }): Promise<string[]> {
+  const own = await db.selectFrom('invoices').select('wallet_address').distinct().where(isOpen('status')).where('network', '=', network.id).execute();
+  const offered = await db
+    .selectFrom('invoice_options as o')
+    .innerJoin('invoices as i', 'i.id', 'o.invoice_id')
+    .select('o.wallet_address')
+    .distinct()
+    .where(isOpen('i.status'))
+    .where('o.network', '=', network.id)
+    .where('o.status', '=', 'open')
+    .execute();
+  return [...new Set([...own, ...offered].map((r) => r.wallet_address))];
 }
 
 /**

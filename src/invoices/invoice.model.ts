@@ -3,7 +3,7 @@
  * the payer-safe CheckoutInvoice) are mapped in invoices.schemas.ts, beside their zod schemas.
  */
 import type { Selectable } from 'kysely';
-import type { InvoicesTable, InvoiceStatus, ResolutionKind } from '../db/schema.js';
+import type { InvoiceOptionsTable, InvoiceOptionStatus, InvoicesTable, InvoiceStatus, ResolutionKind } from '../db/schema.js';
 import { fromDbAmount, type Micros } from '../lib/amounts.js';
 import type { InvoicePrice } from '../pricing/pricing.service.js';
 
@@ -46,9 +46,60 @@ export interface Invoice {
   amountReceived: Micros;
   /** How it was settled when not by a transfer of its exact amount ('manual', 'tolerance'); null otherwise. */
   resolution: ResolutionKind | null;
+  /**
+   * Its stored options (invoice_options), by position: the other networks and tokens the payer may
+   * choose (1 and up), and position 0 once another option paid. Empty for a single-option invoice.
+   */
+  options: readonly InvoiceOption[];
 }
 
-export function rowToInvoice(row: Selectable<InvoicesTable>): Invoice {
+/**
+ * One more way to pay an invoice: a network, a token and the wallet receiving there, with its own
+ * unique payable amount (the invoice's base plus its own adjustment).
+ */
+export interface InvoiceOption {
+  position: number;
+  walletId: string;
+  network: string;
+  token: string;
+  tokenContract: string;
+  walletAddress: string;
+  adjustment: Micros;
+  payableAmount: Micros;
+  status: InvoiceOptionStatus;
+}
+
+/** What the invoice row asks as an option: option 0 while it is not stored. */
+export function ownOption(inv: Invoice, status: InvoiceOption['status']): InvoiceOption {
+  return {
+    position: 0,
+    walletId: inv.walletId,
+    network: inv.network,
+    token: inv.token,
+    tokenContract: inv.tokenContract,
+    walletAddress: inv.walletAddress,
+    adjustment: inv.adjustment,
+    payableAmount: inv.payableAmount,
+    status,
+  };
+}
+
+export function rowToOption(row: Selectable<InvoiceOptionsTable>): InvoiceOption {
+  return {
+    position: Number(row.position),
+    walletId: row.wallet_id,
+    network: row.network,
+    token: row.token,
+    tokenContract: row.token_contract,
+    walletAddress: row.wallet_address,
+    adjustment: fromDbAmount(row.adjustment),
+    payableAmount: fromDbAmount(row.payable_amount),
+    status: row.status,
+  };
+}
+
+/** The invoice of a row, with its stored options (invoice-options.repo.ts reads them; [] when it has none). */
+export function rowToInvoice(row: Selectable<InvoicesTable>, options: readonly InvoiceOption[]): Invoice {
   return {
     id: row.id,
     merchantId: row.merchant_id,
@@ -79,6 +130,7 @@ export function rowToInvoice(row: Selectable<InvoicesTable>): Invoice {
     price: priceOf(row),
     amountReceived: fromDbAmount(row.amount_received),
     resolution: row.resolution,
+    options: [...options].sort((a, b) => a.position - b.position),
   };
 }
 

@@ -1,13 +1,14 @@
 /** Invoice rows: all Kysely code of the invoices feature except allocation (allocation.repo.ts). */
 import { smaller } from '../db/portable-sql.js';
-import { sql, type Insertable, type SqlBool } from 'kysely';
+import { sql, type Insertable, type Selectable, type SqlBool } from 'kysely';
 import { compileQuery, type BoundQuery, type Lookup, type Param } from '../db/compiled.js';
 import { pageQueries, readPage, type Cursor, type Page, type PageRequest } from '../db/paging.js';
 import type { Conn, Db, Trx, Tx } from '../db/database.js';
 import type { CheckoutQr, InvoicesTable, InvoiceStatus } from '../db/schema.js';
 import { parseAmount, toDbAmount } from '../lib/amounts.js';
-import type { TronNetwork } from '../lib/tron.js';
-import { rowToInvoice, type Invoice } from './invoice.model.js';
+import type { AmountTarget } from './allocation.repo.js';
+import { withOptions, withOptionsOne } from './invoice-options.repo.js';
+import { type Invoice } from './invoice.model.js';
 import { INVOICE_STATUSES, OPEN_STATUSES, transition } from './invoice.states.js';
 
 export const INVOICE_LIST_LIMIT = 500;
@@ -107,9 +108,12 @@ const byIdempotencyKey = compileQuery((db, p: Param<{ merchantId: string; key: s
   db.selectFrom('invoices').selectAll().where('merchant_id', '=', p('merchantId')).where('idempotency_key', '=', p('key')),
 );
 
-/** This merchant's invoice created with this Idempotency-Key, if any: a lookup (readTogether, or `.on(conn)`). */
-export function idempotencyKeyLookup(merchantId: string, key: string): Lookup<Invoice | undefined> {
-  return byIdempotencyKey.lookup({ merchantId, key }, (rows) => (rows[0] ? rowToInvoice(rows[0]) : undefined));
+/**
+ * The row of this merchant's invoice created with this Idempotency-Key, if any: a lookup
+ * (readTogether, or `.on(conn)`); its options are read apart (optionsLookup), for a replay only.
+ */
+export function idempotencyKeyLookup(merchantId: string, key: string): Lookup<Selectable<InvoicesTable> | undefined> {
+  return byIdempotencyKey.lookup({ merchantId, key }, (rows) => rows[0]);
 }
 
 const orderIdQuery = compileQuery((db, p: Param<{ merchantId: string; orderId: string }>) =>
@@ -131,13 +135,13 @@ export async function findInvoiceIdByOrderId(conn: Conn, merchantId: string, mer
  */
 export async function findInvoiceAnyMerchant(db: Db | Trx, id: string): Promise<Invoice | undefined> {
   const row = await db.selectFrom('invoices').selectAll().where('id', '=', id).executeTakeFirst();
-  return row ? rowToInvoice(row) : undefined;
+  return withOptionsOne(db, row);
 }
 
 /** An invoice of this merchant; another merchant's invoice is absent. */
 export async function findMerchantInvoice(db: Db | Trx, merchantId: string, id: string): Promise<Invoice | undefined> {
   const row = await db.selectFrom('invoices').selectAll().where('id', '=', id).where('merchant_id', '=', merchantId).executeTakeFirst();
-  return row ? rowToInvoice(row) : undefined;
+  return withOptionsOne(db, row);
 }
 
 /** The newest invoices of a merchant, of one status when given (GET /invoices and the console show 500). */
@@ -145,7 +149,7 @@ export async function listMerchantInvoices(db: Db, merchantId: string, limit = I
   let q = db.selectFrom('invoices').selectAll().where('merchant_id', '=', merchantId);
   if (status) q = q.where('status', '=', status);
   const rows = await q.orderBy('created_at', 'desc').orderBy('id').limit(limit).execute();
-  return rows.map(rowToInvoice);
+  return withOptions(db, rows);
 }
 
 export { INVOICE_STATUSES };
@@ -245,7 +249,7 @@ function invoiceListParts(db: Db, merchantId: string, filter: InvoiceFilter) {
 /** One page of a merchant's invoices, newest first. */
 export async function listInvoicePage(db: Db, merchantId: string, filter: InvoiceFilter, page: PageRequest): Promise<Page<Invoice>> {
   const { items, hasMore } = await readPage(invoiceListParts(db, merchantId, filter), page);
-  return { items: items.map(rowToInvoice), hasMore };
+  return { items: await withOptions(db, items), hasMore };
 }
 
 /** The SQL of a page's ranges (EXPLAIN QUERY PLAN in tests and the bench). */
@@ -270,7 +274,7 @@ export async function findByCheckoutToken(db: Db, token: string): Promise<{ invo
     .executeTakeFirst();
   if (!row) return undefined;
   const { merchant_name, merchant_checkout_qr, ...invoice } = row;
-  return { invoice: rowToInvoice(invoice), merchantName: merchant_name, checkoutQr: merchant_checkout_qr };
+  return { invoice: (await withOptionsOne(db, invoice))!, merchantName: merchant_name, checkoutQr: merchant_checkout_qr };
 }
 
 /**
@@ -332,17 +336,20 @@ export async function merchantInvoicesPage(
     q = q.where('created_at', '<=', after.createdAt).where((eb) => eb.or([eb('created_at', '<', after.createdAt), eb('id', '>', after.id)]));
   }
   const rows = await q.orderBy('created_at', 'desc').orderBy('id').limit(size).execute();
-  return rows.map(rowToInvoice);
+  return withOptions(db, rows);
 }
 
-/** Unpaid invoices (pending, expired, review without a payment) on one address of the network's USDT: the base of the wrong-payment rules' queries. */
-export function unpaidOnAddress(db: Db | Trx, network: Pick<TronNetwork, 'id' | 'usdtContract'>, address: string) {
+/**
+ * Unpaid invoices (pending, expired, review without a payment) asking on one address of one
+ * network's token: the base of the wrong-payment rules' queries.
+ */
+export function unpaidOnAddress(db: Db | Trx, target: AmountTarget) {
   return db
     .selectFrom('invoices')
     .selectAll()
-    .where('network', '=', network.id)
-    .where('token_contract', '=', network.usdtContract)
-    .where('wallet_address', '=', address)
+    .where('network', '=', target.network)
+    .where('token_contract', '=', target.tokenContract)
+    .where('wallet_address', '=', target.address)
     .where('tx_hash', 'is', null)
     .where('status', 'in', [...transition('resolve').from]);
 }

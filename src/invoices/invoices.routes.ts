@@ -25,6 +25,7 @@ import {
   toInvoiceResponse,
 } from './invoices.schemas.js';
 import { resolveInvoice } from './resolve.service.js';
+import { MAX_INVOICE_OPTIONS } from './invoice-options.schemas.js';
 import { cancelInvoice, decideReview, InvoiceCreator } from './invoices.service.js';
 
 export const InvoiceListQuerySchema = z.strictObject({
@@ -127,7 +128,13 @@ export function invoiceRoutes(deps: AppDeps) {
         'When there is no honest rate (fewer than pricing.min_sources sources younger than pricing.max_age_seconds, rates further apart than ' +
         'pricing.max_spread_percent): 503 `rate_unavailable` (with `Retry-After`) and nothing is created; an instance without rate sources answers it without `Retry-After`. ' +
         'A currency this instance does not price in (not in the enum) is 400 `validation_error`, naming the accepted ones. ' +
-        'A replay returns the stored price whatever the rates are now.',
+        'A replay returns the stored price whatever the rates are now. ' +
+        "Networks and tokens: `network` (the wallet's first network when absent) and `token` (USDT, or the network's only token), or `options`, " +
+        `1 to ${MAX_INVOICE_OPTIONS} networks and tokens the payer chooses from, the first being option 0. Each option gets its own unique payable amount on its own ` +
+        '(network, token contract, address), reserved at creation, and its own `payment_uri` in `options`; the first verified exact payment on any option ' +
+        "confirms the invoice, which then says that option's `network`, `token`, `token_contract`, `wallet_address` and `payable_amount`. " +
+        "A network this instance does not watch (the enum), a token the network lacks, an option twice, `network` or `token` other than options[0]'s, " +
+        'or a network none of your wallets receives on: 400 `validation_error` naming what is allowed. The fingerprint of a replay includes them.',
       security: KEY_OR_SESSION,
       middleware: [requireKeyOrSession(deps, 'invoices:write')] as const,
       request: { headers: IdempotencyHeaderSchema, body: jsonBody(CreateInvoiceSchema) },

@@ -2,13 +2,25 @@
 import { z } from '@hono/zod-openapi';
 import { DateTime, INSTANCE_MARK } from '../http/openapi.js';
 import { formatAmount, parseAmount } from '../lib/amounts.js';
-import { NETWORK_IDS, type NetworkId } from '../lib/tron.js';
+import { NETWORK_IDS, type NetworkId, type TokenSymbol } from '../chains/networks.js';
 import { iso, isoOrNull } from '../lib/clock.js';
-import { checkoutUrl, type Invoice } from './invoice.model.js';
+import { checkoutUrl, type Invoice, type InvoiceOption } from './invoice.model.js';
 import type { InvoicePrice } from '../pricing/pricing.service.js';
 import { markupPercentSchema } from '../pricing/pricing.schemas.js';
 import { USDT } from '../pricing/currencies.js';
 import { canonicalUri, uriPattern, type UriRule } from '../lib/uri.js';
+import {
+  InvoiceOptionSchema,
+  invoiceOptions,
+  MONEY,
+  createInvoiceOptionRules,
+  optionIssues,
+  optionRequestFields,
+  requestedChoices,
+  TOKEN_SYMBOLS,
+  toOptionResponse,
+  type OptionChoice,
+} from './invoice-options.schemas.js';
 
 export const AMOUNT_PATTERN = '^(0|[1-9][0-9]{0,9})(\\.[0-9]{1,6})?$';
 /**
@@ -40,10 +52,6 @@ function nestsAtMost(value: unknown, max: number): boolean {
   }
   return true;
 }
-const MONEY = z
-  .string()
-  .regex(/^[0-9]+\.[0-9]{6}$/)
-  .openapi({ example: '25.000000' });
 export const INVOICE_ID_EXAMPLE = 'inv_Nw1Xk8cYq0pJv3sTzR5aLg';
 export const STATUSES = ['pending', 'confirmed', 'expired', 'review'] as const;
 export const InvoiceStatusSchema = z.enum(STATUSES).openapi({
@@ -81,27 +89,44 @@ const invoiceCommon = {
   id: z.string().openapi({ example: INVOICE_ID_EXAMPLE }),
   base_amount: MONEY.openapi({ description: 'The price asked', example: '25.000000' }),
   adjustment: MONEY.openapi({ description: 'Identification adjustment, paid to the merchant', example: '0.000137' }),
-  payable_amount: MONEY.openapi({ description: 'The exact amount the payer must send', example: '25.000137' }),
-  wallet_address: z.string().openapi({ description: 'The TRON receiving address (base58)', example: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7' }),
+  payable_amount: MONEY.openapi({
+    description: "The exact amount the payer must send: option 0's until the invoice is paid, then the paying option's",
+    example: '25.000137',
+  }),
+  wallet_address: z.string().openapi({
+    description: "The receiving address (base58 on TRON, EIP-55 on EVM networks): option 0's until the invoice is paid, then the paying option's",
+    example: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7',
+  }),
   status: InvoiceStatusSchema,
   created_at: DateTime,
   expires_at: DateTime.openapi({ description: 'End of the payment window (the cancel time for a cancelled invoice)', example: '2026-01-01T00:20:00.000Z' }),
   reserved_until: DateTime.openapi({ description: 'End of the 90-day amount reservation', example: '2026-04-01T00:00:00.000Z' }),
   description: z.string().optional().openapi({ example: 'Order 1042: 2 t-shirts' }),
   tx_hash: z.string().nullable().openapi({
-    description: 'Hash of the matched USDT transfer, 64 hex characters',
+    description: 'Hash of the transaction that paid it, 64 hex characters',
     example: 'c5d1a3f0e8b94c7d2a6f1e0b3c9d8a7f6e5d4c3b2a1908f7e6d5c4b3a2918070',
   }),
   mode: z.literal('live'),
-  network: z.enum(NETWORK_IDS).openapi({ description: "The instance's TRON network" }),
-  token: z.literal('USDT'),
-  token_contract: z.string().openapi({ description: 'The USDT TRC20 contract of the network', example: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' }),
+  network: z.enum(NETWORK_IDS).openapi({
+    description: "The network the invoice asks to be paid on (option 0's) until it is paid, then the paying option's",
+    example: 'tron-mainnet',
+  }),
+  token: z.enum(TOKEN_SYMBOLS).openapi({ description: "The token asked (option 0's) until paid, then the paying option's", example: 'USDT' }),
+  token_contract: z.string().openapi({
+    description: "That token's pinned contract on that network (base58 on TRON, EIP-55 on EVM networks)",
+    example: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t',
+  }),
+  options: z.array(InvoiceOptionSchema).openapi({
+    description:
+      "Every network and token the payer may use, option 0 first (the invoice's own `network`, `token`, `wallet_address` and `payable_amount` while unpaid); " +
+      'one entry for an invoice created without `options`. Once an option paid, it is `paid` and the others `released`',
+  }),
   amount_reuse_review: z.boolean().openapi({ description: 'Created in review because the amount was reused after 90 days', example: false }),
   price: PriceSchema.nullable().openapi({ description: 'The fiat price the invoice was created from; null when priced in USDT' }),
   amount_received: z.string().openapi({
     pattern: '^[0-9]+\\.[0-9]{6}$',
     description:
-      'USDT received so far: every verified transfer recorded against the invoice (the one that paid it, partial and late payments) ' +
+      "Received so far, six decimals, in the invoice's token (a late payment on another option in that option's): every verified transfer recorded against the invoice (the one that paid it, partial and late payments) " +
       'and a transfer applied to it by hand. "0.000000" until something arrives; below payable_amount on a pending invoice after a partial payment',
     example: '24.000137',
   }),
@@ -187,7 +212,8 @@ export const CreateInvoiceSchema = z
         example: '25.00',
         description:
           'The price in `currency`: in USDT (the default) 0.000001 to 1000000000; in a fiat currency greater than 0 with at most its own decimals (JPY none, most 2; ' +
-          'the document says which with one `if`/`then` per number of decimals), and at most 1000000000 USDT at the current rate',
+          'the document says which with one `if`/`then` per number of decimals), and at most 1000000000 USDT at the current rate. ' +
+          'Every option asks this base amount in its own token, USDT or USDC alike (one to one), plus its own adjustment',
       }),
     currency: z
       .string()
@@ -202,7 +228,12 @@ export const CreateInvoiceSchema = z
         example: 'CNY',
       }),
     markup_percent: markupPercentSchema("Fiat prices only: the markup in percent, 0 to 20; the merchant's markup_percent when absent").optional(),
-    wallet_id: z.string().min(1).max(100).openapi({ description: 'One of your wallets (GET /wallets)', example: 'wal_Qm4Zr8Tn2Vb6Xc0Lk5Jh1g' }),
+    wallet_id: z.string().min(1).max(100).openapi({
+      description:
+        'One of your wallets (GET /wallets): it receives every option on a network it receives on; an option on another network is received by your newest wallet there',
+      example: 'wal_Qm4Zr8Tn2Vb6Xc0Lk5Jh1g',
+    }),
+    ...optionRequestFields,
     description: z.string().min(1).max(1000).optional().openapi({ description: 'Shown to the payer', example: 'Order 1042: 2 t-shirts' }),
     metadata: z
       .record(z.string(), z.unknown())
@@ -245,25 +276,39 @@ export const CreateInvoiceSchema = z
     if (body.markup_percent !== undefined && (body.currency ?? USDT) === USDT) {
       ctx.addIssue({ code: 'custom', path: ['markup_percent'], message: 'a markup applies to prices in a fiat currency only' });
     }
+    for (const issue of optionIssues(body)) ctx.addIssue({ code: 'custom', ...issue });
   })
   .openapi('CreateInvoice', {
     ...MARKUP_NEEDS_FIAT,
+    // A token its network has, and network and token equal to options[0]'s when both are given.
+    allOf: createInvoiceOptionRules(),
     // Each currency's own decimals (JPY none), for this instance's currencies (src/openapi-instance.ts).
     [INSTANCE_MARK]: 'price_decimals',
   });
 
-/** The validated body with its defaults applied (the fingerprint of a replay is taken from this). */
-export type CreateInvoiceBody = z.infer<typeof CreateInvoiceSchema> & { expires_in_minutes: number };
+/**
+ * The validated body with its defaults applied (the fingerprint of a replay is taken from this):
+ * the networks and tokens asked are `options` (tokens filled in), or, when no network is named,
+ * at most `token` (on the wallet's first network).
+ */
+export type CreateInvoiceBody = Omit<z.infer<typeof CreateInvoiceSchema>, 'network' | 'options'> & {
+  expires_in_minutes: number;
+  options?: OptionChoice[];
+  token?: TokenSymbol;
+};
 
 /**
  * Defaults applied; `currency: "USDT"` is dropped, so it fingerprints like an absent currency (and
- * like every invoice created before fiat prices existed).
+ * like every invoice created before fiat prices existed). A body naming no network and no token
+ * keeps no such field, so it fingerprints like every invoice created before there were several.
  */
 export function withInvoiceDefaults(body: z.infer<typeof CreateInvoiceSchema>): CreateInvoiceBody {
-  const { currency, ...rest } = body;
+  const { currency, network: _network, token, options: _options, ...rest } = body;
+  const choices = requestedChoices(body);
   return {
     ...rest,
     ...(currency !== undefined && currency !== USDT ? { currency } : {}),
+    ...(choices !== undefined ? { options: choices } : token !== undefined ? { token } : {}),
     expires_in_minutes: body.expires_in_minutes ?? DEFAULT_EXPIRES_IN_MINUTES,
   };
 }
@@ -323,8 +368,9 @@ function commonFields(inv: Invoice) {
     tx_hash: inv.txHash,
     mode: 'live' as const,
     network: inv.network as NetworkId,
-    token: inv.token as 'USDT',
+    token: inv.token as TokenSymbol,
     token_contract: inv.tokenContract,
+    options: invoiceOptions(inv).map(toOptionResponse),
     amount_reuse_review: inv.amountReuseReview,
     price: toPriceResponse(inv.price),
     amount_received: formatAmount(inv.amountReceived),
@@ -353,4 +399,18 @@ export type InvoiceResponse = ReturnType<typeof toInvoiceResponse>;
 /** The CheckoutInvoice resource (payer-safe: no order id, wallet id, metadata or checkout link). */
 export function toCheckoutInvoiceResponse(inv: Invoice, merchantName: string) {
   return { ...commonFields(inv), merchant_name: merchantName };
+}
+
+/**
+ * `data` of an event a transfer causes: the invoice, the transfer and, on an invoice with several
+ * options, the option the transfer paid (`through`; undefined: the one the invoice row holds), so
+ * the event says on which network and token the money came.
+ */
+export function paymentEventData(inv: Invoice, publicUrl: string, transaction: Record<string, unknown>, through: InvoiceOption | undefined) {
+  const invoice = toInvoiceResponse(inv, publicUrl);
+  if (inv.options.length === 0) return { invoice, transaction };
+  const all = invoiceOptions(inv);
+  const paid = through?.position ?? inv.options.find((o) => o.status === 'paid')?.position ?? 0;
+  const option = all.find((o) => o.position === paid) ?? all[0]!;
+  return { invoice, transaction, option: toOptionResponse(option) };
 }

@@ -13,14 +13,15 @@ import { sha256Hex } from '../lib/crypto.js';
 import { randomBase64url } from '../lib/random.js';
 import { AppError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
-import { TOKEN } from '../lib/tron.js';
-import { addressHasOtherOwner, merchantWalletLookup } from '../wallets/wallets.repo.js';
+import { merchantWalletLookup, walletNetworksLookup } from '../wallets/wallets.repo.js';
 import { findMerchantMarkup } from '../accounts/merchants.repo.js';
 import { priceInFiat, type InvoicePrice } from '../pricing/pricing.service.js';
-import { chooseAmount, claimCursor, holdsPoolShare, reservationInsert, takeOverReservation, type AmountTarget, type ClaimedCursor } from './allocation.repo.js';
+import { reservationInsert, takeOverReservation } from './allocation.repo.js';
+import { optionInsert, optionsLookup, releaseOpenOptions } from './invoice-options.repo.js';
+import { allocateOptions, planOptions, type AllocatedOption } from './option-allocation.js';
 import { reviewPaymentTransaction } from '../chain/chain.service.js';
 import { GroupCommit } from './group-commit.js';
-import { type Invoice } from './invoice.model.js';
+import { rowToInvoice, type Invoice, type InvoiceOption } from './invoice.model.js';
 import { type CreateInvoiceBody, type InvoiceResponse, MAX_INVOICE_AMOUNT, toInvoiceResponse, withInvoiceDefaults } from './invoices.schemas.js';
 import { serialisedUri } from '../lib/uri.js';
 import {
@@ -132,13 +133,14 @@ export async function createInvoiceInTrx(
     existing: idempotencyKeyLookup(req.merchantId, req.idempotencyKey),
     holder: orderIdLookup(req.merchantId, body.merchant_order_id),
     wallet: merchantWalletLookup(req.merchantId, body.wallet_id),
+    networks: walletNetworksLookup(req.merchantId, body.wallet_id),
   });
   const existing = await lookups.existing();
   if (existing) {
-    if (existing.requestFingerprint !== fingerprint) {
+    if (existing.request_fingerprint !== fingerprint) {
       throw new AppError('idempotency_key_reused', 'This Idempotency-Key was used with a different request body; use a new key for a new invoice');
     }
-    return { invoice: existing, replay: true };
+    return { invoice: rowToInvoice(existing, await optionsLookup(existing.id).on(tx)), replay: true };
   }
   const holder = await lookups.holder();
   if (holder !== undefined) {
@@ -153,33 +155,43 @@ export async function createInvoiceInTrx(
       { path: 'wallet_id', message: 'archived' },
     ]);
   }
+  const planned = await planOptions(tx, deps, req.merchantId, { body, sent: req.body }, wallet, await lookups.networks());
 
   // Charged here, after the replay lookup in the same serialized transaction: a replay, even one
   // racing its original, finds the invoice above and never costs a creation.
   await charge?.(tx);
   const { base, price } = await priceOf(tx, deps, req.merchantId, body, now);
   const maxAdjustment = parseAmount(deps.config.invoices.max_adjustment)!;
-  const { network } = deps.config;
-  const target: AmountTarget = { network: network.id, tokenContract: network.usdtContract, address: wallet.address };
-  const cursor = await claimCursor(tx, target, base);
-  await checkPoolShare(tx, deps, cursor, maxAdjustment, req.merchantId);
-  const allocation = await chooseAmount(tx, cursor, maxAdjustment, now);
-  if (allocation.kind === 'exhausted') return { exhausted: true };
-  const review = allocation.kind === 'reuse';
+  const allocated = await allocateOptions(tx, deps, req.merchantId, planned, base, maxAdjustment);
+  if ('exhausted' in allocated) return allocated;
+  // An amount reused after its 90 days on any option: the owner decides, as for a single one.
+  const review = allocated.some((o) => o.allocation.kind === 'reuse');
+  const [first, ...others] = allocated as [AllocatedOption, ...AllocatedOption[]];
+  const options: InvoiceOption[] = others.map((o, i) => ({
+    position: i + 1,
+    walletId: o.wallet.id,
+    network: o.network.id,
+    token: o.token.symbol,
+    tokenContract: o.token.contract,
+    walletAddress: o.wallet.address,
+    adjustment: o.allocation.adjustment,
+    payableAmount: micros(base + o.allocation.adjustment),
+    status: 'open',
+  }));
   const invoice: Invoice = {
     id: newId('inv'),
     merchantId: req.merchantId,
-    walletId: wallet.id,
-    network: network.id,
-    token: TOKEN,
-    tokenContract: network.usdtContract,
-    walletAddress: wallet.address,
+    walletId: first.wallet.id,
+    network: first.network.id,
+    token: first.token.symbol,
+    tokenContract: first.token.contract,
+    walletAddress: first.wallet.address,
     merchantOrderId: body.merchant_order_id,
     idempotencyKey: req.idempotencyKey,
     requestFingerprint: fingerprint,
     baseAmount: base,
-    adjustment: allocation.adjustment,
-    payableAmount: micros(base + allocation.adjustment),
+    adjustment: first.allocation.adjustment,
+    payableAmount: micros(base + first.allocation.adjustment),
     status: review ? 'review' : 'pending',
     amountReuseReview: review,
     description: body.description ?? null,
@@ -198,40 +210,27 @@ export async function createInvoiceInTrx(
     price,
     amountReceived: micros(0n),
     resolution: null,
+    options,
   };
-  // A fresh amount: the invoice and its reservation are written with the event (one round trip on
-  // PostgreSQL). A reused one is taken over first, and only if its reservation has still run out.
-  let alongside: Array<BoundQuery<unknown>> = [];
-  if (review) {
-    await insertInvoice(tx, invoice);
-    if (!(await takeOverReservation(tx, target, invoice.payableAmount, invoice.id, now, invoice.reservedUntil))) {
+  const payables = [invoice.payableAmount, ...options.map((o) => o.payableAmount)];
+  // Fresh amounts: the invoice, its options and their reservations are written with the event (one
+  // round trip on PostgreSQL). A reused one is taken over first, and only if its reservation has
+  // still run out.
+  const alongside: Array<BoundQuery<unknown>> = [];
+  if (review) await insertInvoice(tx, invoice);
+  else alongside.push(invoiceInsert(invoice));
+  for (const [i, o] of allocated.entries()) {
+    if (o.allocation.kind === 'fresh') {
+      alongside.push(reservationInsert(o.target, payables[i]!, invoice.id, now, invoice.reservedUntil));
+    } else if (!(await takeOverReservation(tx, o.target, payables[i]!, invoice.id, now, invoice.reservedUntil))) {
       throw new Error('reservation to reuse is no longer expired');
     }
-  } else {
-    alongside = [invoiceInsert(invoice), reservationInsert(target, invoice.payableAmount, invoice.id, now, invoice.reservedUntil)];
   }
+  for (const o of options) alongside.push(optionInsert(invoice.id, o));
   const data = { invoice: toInvoiceResponse(invoice, deps.config.server.public_url) };
   await insertEvent(tx, { merchantId: invoice.merchantId, type: 'invoice.created', invoiceId: invoice.id, data }, now, alongside);
   if (review) await insertEvent(tx, { merchantId: invoice.merchantId, type: 'invoice.review', invoiceId: invoice.id, data }, now);
   return { invoice, replay: false, view: data.invoice };
-}
-
-/**
- * On an address another account registered too, one account may hold at most
- * `invoices.shared_pool_max_percent` of one price's amount pool (docs/security.md, Sharing a
- * receiving address): past it, 409 amount_pool_exhausted for that account only. An address with
- * one registrant keeps its whole pool.
- */
-async function checkPoolShare(tx: Tx, deps: InvoiceDeps, cursor: ClaimedCursor, maxAdjustment: Micros, merchantId: string): Promise<void> {
-  const percent = BigInt(deps.config.invoices.shared_pool_max_percent);
-  if (percent >= 100n) return;
-  const cap = (maxAdjustment * percent) / 100n;
-  const shared = () => addressHasOtherOwner(tx, cursor.key.network, cursor.key.address, merchantId);
-  if (!(await holdsPoolShare(tx, cursor, { maxAdjustment, cap: cap > 0n ? cap : 1n }, merchantId, shared, deps.clock.now()))) return;
-  throw new AppError(
-    'amount_pool_exhausted',
-    `Another account also registered this address, and this account already holds ${percent}% of this price's payable amounts there (reserved 90 days); use another price or an address of your own`,
-  );
 }
 
 /**
@@ -355,6 +354,7 @@ export async function cancelInvoice(deps: InvoiceDeps, merchantId: string, invoi
       );
     }
     if (!(await cancelOpenInvoice(trx, invoice.id, now))) throw new AppError('invoice_not_cancellable', 'This invoice changed meanwhile; reload it');
+    await releaseOpenOptions(trx, invoice, now, parseAmount(deps.config.invoices.max_adjustment)!);
     const after = (await findMerchantInvoice(trx, merchantId, invoice.id))!;
     await insertEvent(
       tx,

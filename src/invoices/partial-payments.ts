@@ -16,12 +16,13 @@ import { sql, type SqlBool } from 'kysely';
 import type { Trx, Tx } from '../db/database.js';
 import type { ChainTransferKind } from '../db/schema.js';
 import { insertEvent } from '../events/events.repo.js';
-import { micros, toDbAmount, type Micros } from '../lib/amounts.js';
-import type { TronNetwork } from '../lib/tron.js';
+import { micros, parseAmount, toDbAmount, type Micros } from '../lib/amounts.js';
+import type { AmountTarget } from './allocation.repo.js';
 import { DIGITS_MODULUS } from './claims.js';
-import { rowToInvoice, type Invoice } from './invoice.model.js';
+import { settleOptions, unpaidOptionsOnTarget, withOptions } from './invoice-options.repo.js';
+import type { Invoice, InvoiceOption } from './invoice.model.js';
 import { unpaidOnAddress } from './invoices.repo.js';
-import { toInvoiceResponse } from './invoices.schemas.js';
+import { paymentEventData } from './invoices.schemas.js';
 import { confirmByResolution } from './resolutions.repo.js';
 import { allowedShortfall, findPaymentSettings, parseTolerance, type PaymentSettings, type Tolerance } from './underpayment.js';
 
@@ -33,58 +34,75 @@ interface PartialPayment {
   transaction: Record<string, unknown>;
 }
 
-/** Open invoices on the address above the amount with the same last six decimals, the block time in their window. */
-async function digitsCandidates(trx: Trx, network: TronNetwork, p: PartialPayment): Promise<Invoice[]> {
-  const rows = await unpaidOnAddress(trx, network, p.to)
+/** An invoice and the option of it a transfer may pay (undefined: the invoice row, option 0). */
+interface Candidate {
+  invoice: Invoice;
+  option: InvoiceOption | undefined;
+}
+
+const payableOf = (c: Candidate) => c.option?.payableAmount ?? c.invoice.payableAmount;
+
+/**
+ * Open invoices asking on the target above the amount with the same last six decimals, the block
+ * time in their window: by their own amount, or by one of their other options.
+ */
+async function digitsCandidates(trx: Trx, target: AmountTarget, p: PartialPayment): Promise<Candidate[]> {
+  const digits = p.amount % DIGITS_MODULUS;
+  const rows = await unpaidOnAddress(trx, target)
     .where('payable_amount', '>', toDbAmount(p.amount))
-    .where(sql<SqlBool>`payable_amount % ${Number(DIGITS_MODULUS)} = ${Number(p.amount % DIGITS_MODULUS)}`)
+    .where(sql<SqlBool>`payable_amount % ${Number(DIGITS_MODULUS)} = ${Number(digits)}`)
     .where('created_at', '<=', p.blockTimestamp)
     .where('expires_at', '>=', p.blockTimestamp)
     .execute();
-  return rows.map(rowToInvoice);
+  const own = (await withOptions(trx, rows)).map((invoice) => ({ invoice, option: undefined }));
+  const options = await unpaidOptionsOnTarget(trx, target, { above: p.amount, digits: { modulus: DIGITS_MODULUS, value: digits }, at: p.blockTimestamp });
+  return [...own, ...options];
 }
 
-function within(inv: Invoice, amount: bigint, tolerance: Tolerance | undefined): boolean {
-  return tolerance !== undefined && inv.payableAmount - amount <= allowedShortfall(tolerance, inv.payableAmount);
+function within(c: Candidate, amount: bigint, tolerance: Tolerance | undefined): boolean {
+  const payable = payableOf(c);
+  return tolerance !== undefined && payable - amount <= allowedShortfall(tolerance, payable);
 }
 
-/** The one open invoice the short transfer relates to, with its merchant's settings; undefined when none or ambiguous. */
+/** The one open invoice (and option) the short transfer relates to, with its merchant's settings; undefined when none or ambiguous. */
 export async function findPartialMatch(
   trx: Trx,
-  network: TronNetwork,
+  target: AmountTarget,
   p: PartialPayment,
-): Promise<{ invoice: Invoice; settings: PaymentSettings } | undefined> {
+): Promise<{ invoice: Invoice; option: InvoiceOption | undefined; settings: PaymentSettings } | undefined> {
   if (p.amount <= 0n) return undefined;
-  const candidates = await digitsCandidates(trx, network, p);
+  const candidates = await digitsCandidates(trx, target, p);
   if (candidates.length === 0) return undefined;
   const settings = new Map<string, PaymentSettings>();
-  for (const inv of candidates) if (!settings.has(inv.merchantId)) settings.set(inv.merchantId, await findPaymentSettings(trx, inv.merchantId));
-  const toleranceOf = (inv: Invoice) => {
-    const text = settings.get(inv.merchantId)!.underpaymentTolerance;
+  for (const c of candidates) if (!settings.has(c.invoice.merchantId)) settings.set(c.invoice.merchantId, await findPaymentSettings(trx, c.invoice.merchantId));
+  const toleranceOf = (c: Candidate) => {
+    const text = settings.get(c.invoice.merchantId)!.underpaymentTolerance;
     return text === null ? undefined : parseTolerance(text);
   };
-  const matching = candidates.filter((inv) => within(inv, p.amount, toleranceOf(inv)));
+  const matching = candidates.filter((c) => within(c, p.amount, toleranceOf(c)));
   if (matching.length !== 1) return undefined;
-  const [invoice] = matching as [Invoice];
-  const tolerance = toleranceOf(invoice);
-  if (candidates.some((other) => other.id !== invoice.id && within(other, p.amount, tolerance))) return undefined;
-  return { invoice, settings: settings.get(invoice.merchantId)! };
+  const [match] = matching as [Candidate];
+  const tolerance = toleranceOf(match);
+  if (candidates.some((other) => other !== match && within(other, p.amount, tolerance))) return undefined;
+  return { ...match, settings: settings.get(match.invoice.merchantId)! };
 }
 
 /**
  * Records the partial payment against its invoice (amount_received, invoice.partially_paid) and,
  * when the merchant accepts such payments automatically, confirms it (invoice.confirmed with
- * resolution "tolerance"). Returns how the transfer is to be recorded.
+ * resolution "tolerance"; through another option, the invoice takes that option's network, token
+ * and amounts, and its other options are released). Returns how the transfer is to be recorded.
  */
 export async function applyPartialPayment(
-  publicUrl: string,
+  deps: { config: { server: { public_url: string }; invoices: { max_adjustment: string } } },
   trx: Trx,
   tx: Tx,
   p: PartialPayment,
-  match: { invoice: Invoice; settings: PaymentSettings },
+  match: { invoice: Invoice; option: InvoiceOption | undefined; settings: PaymentSettings },
   now: number,
 ): Promise<{ kind: ChainTransferKind; invoiceId: string }> {
-  const { invoice } = match;
+  const publicUrl = deps.config.server.public_url;
+  const { invoice, option } = match;
   await trx
     .updateTable('invoices')
     .set((eb) => ({ amount_received: eb('amount_received', '+', toDbAmount(p.amount)) }))
@@ -97,22 +115,24 @@ export async function applyPartialPayment(
       merchantId: invoice.merchantId,
       type: 'invoice.partially_paid',
       invoiceId: invoice.id,
-      data: { invoice: toInvoiceResponse(partial, publicUrl), transaction: p.transaction },
+      data: paymentEventData(partial, publicUrl, p.transaction, option),
     },
     now,
   );
   const acceptable = match.settings.underpaymentAutoAccept && (invoice.status === 'pending' || (invoice.status === 'expired' && !invoice.amountReuseReview));
-  if (!acceptable || !(await confirmByResolution(trx, invoice.id, p.txHash, p.amount, now, { resolution: 'tolerance', addToReceived: false }))) {
+  const how = { resolution: 'tolerance' as const, addToReceived: false, through: option };
+  if (!acceptable || !(await confirmByResolution(trx, invoice.id, p.txHash, p.amount, now, how))) {
     return { kind: 'unmatched', invoiceId: invoice.id };
   }
-  const confirmed: Invoice = { ...partial, status: 'confirmed', txHash: p.txHash, confirmedAt: now, receivedAmount: p.amount, resolution: 'tolerance' };
+  await settleOptions(trx, invoice, option, now, parseAmount(deps.config.invoices.max_adjustment)!);
+  const confirmed = (await withOptions(trx, [await trx.selectFrom('invoices').selectAll().where('id', '=', invoice.id).executeTakeFirstOrThrow()]))[0]!;
   await insertEvent(
     tx,
     {
       merchantId: invoice.merchantId,
       type: 'invoice.confirmed',
       invoiceId: invoice.id,
-      data: { invoice: toInvoiceResponse(confirmed, publicUrl), transaction: p.transaction, resolution: 'tolerance' },
+      data: { ...paymentEventData(confirmed, publicUrl, p.transaction, option), resolution: 'tolerance' },
     },
     now,
   );

@@ -6,6 +6,8 @@ import type { Db, Trx } from '../db/database.js';
 import type { InvoiceStatus, ResolutionKind } from '../db/schema.js';
 import { toDbAmount, type Micros } from '../lib/amounts.js';
 import { transition } from './invoice.states.js';
+import type { InvoiceOption } from './invoice.model.js';
+import { optionColumns } from './invoice-options.repo.js';
 
 const resolve = transition('resolve');
 
@@ -44,7 +46,8 @@ export async function insertResolution(trx: Trx, r: InvoiceResolution): Promise<
  * An unpaid invoice (pending, expired, or review without a payment) becomes confirmed with the
  * applied transfer (by hand, or a partial payment accepted within the merchant's tolerance), and
  * counts it as received unless it was already recorded against this invoice; guarded, so false
- * when it was paid or changed meanwhile.
+ * when it was paid or changed meanwhile. Paid `through` another of its options, the row takes that
+ * option's network, token, wallet and amounts (the caller then settles the options).
  */
 export async function confirmByResolution(
   trx: Trx,
@@ -52,11 +55,12 @@ export async function confirmByResolution(
   txHash: string,
   received: Micros,
   now: number,
-  how: { resolution: ResolutionKind; addToReceived: boolean },
+  how: { resolution: ResolutionKind; addToReceived: boolean; through?: InvoiceOption },
 ): Promise<boolean> {
   const r = await trx
     .updateTable('invoices')
     .set((eb) => ({
+      ...(how.through !== undefined && how.through.position !== 0 ? optionColumns(how.through) : {}),
       status: resolve.to,
       tx_hash: txHash,
       confirmed_at: now,

@@ -31,12 +31,13 @@ type ClaimTransfer = Pick<ChainTransfer, 'to' | 'amount' | 'blockTimestamp'>;
 /** The strongest claim an unpaid invoice of another merchant of the address has on the transfer (none when none is close). */
 export async function bestClaimOfOthers(db: Db | Trx, network: TronNetwork, merchantId: string, t: ClaimTransfer): Promise<Claim | undefined> {
   const { min, max } = closePayableRange(t.amount);
-  const rows = await unpaidOnAddress(db, network, t.to)
+  const rows = await unpaidOnAddress(db, { network: network.id, tokenContract: network.usdtContract, address: t.to })
     .where('merchant_id', '!=', merchantId)
     .where('payable_amount', '>=', toDbAmount(min))
     .where('payable_amount', '<=', toDbAmount(max))
     .execute();
-  const claims = rows.map((r) => ({ ...claimOf(t, rowToInvoice(r)), createdAt: r.created_at })).sort(compareClaims);
+  // A claim reads the amounts and the window alone: the invoices' other options are not needed.
+  const claims = rows.map((r) => ({ ...claimOf(t, rowToInvoice(r, [])), createdAt: r.created_at })).sort(compareClaims);
   return claims[0];
 }
 

@@ -18,7 +18,8 @@ import { findMerchantInvoice } from './invoices.repo.js';
 import { judgeResolve, resolveContext } from './resolve-policy.js';
 import { confirmByResolution, findResolutionByTransfer, insertResolution } from './resolutions.repo.js';
 import { canStart } from './invoice.states.js';
-import { micros } from '../lib/amounts.js';
+import { parseAmount } from '../lib/amounts.js';
+import { settleOptions } from './invoice-options.repo.js';
 
 type ResolveDeps = Pick<AppDeps, 'db' | 'sqlite' | 'config' | 'clock' | 'deliveriesQueued'>;
 
@@ -84,15 +85,9 @@ export async function resolveInvoice(deps: ResolveDeps, req: ResolveRequest): Pr
       previousStatus: invoice.status,
       resolvedAt: now,
     });
-    const after: Invoice = {
-      ...invoice,
-      status: 'confirmed',
-      txHash: transfer.txHash,
-      confirmedAt: now,
-      receivedAmount: transfer.amount,
-      resolution: 'manual',
-      amountReceived: micros(invoice.amountReceived + (transfer.invoiceId === invoice.id ? 0n : transfer.amount)),
-    };
+    // Paid on its own address: the invoice's other options, if any, are released.
+    await settleOptions(trx, invoice, undefined, now, parseAmount(deps.config.invoices.max_adjustment)!);
+    const after = (await findMerchantInvoice(trx, req.merchantId, invoice.id))!;
     await insertEvent(
       tx,
       {

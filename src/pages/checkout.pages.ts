@@ -11,6 +11,7 @@ import { type Invoice } from '../invoices/invoice.model.js';
 import { checkoutView, dustOf } from '../checkout/checkout-view.js';
 import { findByCheckoutToken } from '../invoices/invoices.repo.js';
 import { formatAmount, micros } from '../lib/amounts.js';
+import { tronTransferLink } from '../chains/payment-uri.js';
 import { pageContext, type Renderer } from './render.js';
 import { priceLine } from './price-format.js';
 import { checkoutReturnUrl } from '../shops/shop-orders.js';
@@ -116,7 +117,7 @@ const qrCache = new Map<string, string>();
  * and the exact amount. Some wallets reject such URIs, so the default is the address alone.
  */
 export function tronUri(inv: Pick<Invoice, 'walletAddress' | 'tokenContract' | 'payableAmount'>): string {
-  return `tron:${inv.walletAddress}?token=${inv.tokenContract}&amount=${formatAmount(inv.payableAmount)}`;
+  return tronTransferLink(inv.walletAddress, inv.tokenContract, inv.payableAmount);
 }
 
 /**

@@ -14,6 +14,7 @@ import { isRtl, LOCALE_NAMES, LOCALES, negotiateLocale, translator, type Locale,
 import { staticUrl } from './static.js';
 import { fiatText, formatRate, utcTime } from './price-format.js';
 import { groupsHtml, run, SafeHtml, timeRun, translateHtml, urlHtml } from './runs.js';
+import { findNetwork } from '../chains/networks.js';
 
 export const LANG_COOKIE = 'gw_lang';
 const LANG_COOKIE_MAX_AGE = 365 * 24 * 3600;
@@ -198,6 +199,8 @@ export function createRenderer(deps: AppDeps): Renderer {
         // A test network says so on every page: a payer must never mistake it for a real payment.
         testNetwork: deps.config.network.test ? deps.config.network.id : null,
         networkLabel: deps.config.network.label,
+        // Any network's plain name ("BNB Smart Chain (BEP20)"), the same in every language.
+        networkName,
       };
       const body = eta.render(`@${name}`, { ...common, title: view.title, ...data });
       const scripts = (view.scripts ?? []).map(staticUrl);
@@ -227,4 +230,9 @@ export function createRenderer(deps: AppDeps): Renderer {
       return c.html(html, status as 200);
     },
   };
+}
+
+/** The plain name of a network by its id; the id itself for one this version does not know. */
+export function networkName(id: string): string {
+  return findNetwork(id)?.label ?? id;
 }

@@ -146,6 +146,38 @@ export async function listMerchantWalletsOn(db: Db | Trx, merchantId: string, ne
   return rows.map(rowToWallet);
 }
 
+const walletNetworksQuery = compileQuery((db, p: Param<{ merchantId: string; walletId: string }>) =>
+  db
+    .selectFrom('wallet_networks')
+    .innerJoin('wallets', 'wallets.id', 'wallet_networks.wallet_id')
+    .select('wallet_networks.network')
+    .where('wallets.id', '=', p('walletId'))
+    .where('wallets.merchant_id', '=', p('merchantId')),
+);
+
+/** The networks this merchant's wallet receives on (none for another merchant's): a lookup for compiled paths (invoice creation). */
+export function walletNetworksLookup(merchantId: string, walletId: string): Lookup<string[]> {
+  return walletNetworksQuery.lookup({ merchantId, walletId }, (rows) => rows.map((r) => r.network));
+}
+
+const newestWalletOnQuery = compileQuery((db, p: Param<{ merchantId: string; network: string }>) =>
+  db
+    .selectFrom('wallets')
+    .innerJoin('wallet_networks', 'wallet_networks.wallet_id', 'wallets.id')
+    .select(['wallets.id', 'wallets.merchant_id', 'wallets.label', 'wallets.address', 'wallets.network', 'wallets.created_at', 'wallets.archived_at'])
+    .where('wallets.merchant_id', '=', p('merchantId'))
+    .where('wallet_networks.network', '=', p('network'))
+    .where('wallets.archived_at', 'is', null)
+    .orderBy('wallets.created_at', 'desc')
+    .orderBy('wallets.id')
+    .limit(1),
+);
+
+/** listMerchantWalletsOn's first (newest) wallet, as a lookup for compiled paths (invoice creation). */
+export function newestWalletOnLookup(merchantId: string, network: string): Lookup<Wallet | undefined> {
+  return newestWalletOnQuery.lookup({ merchantId, network }, (rows) => (rows[0] ? rowToWallet(rows[0]) : undefined));
+}
+
 const merchantWalletQuery = compileQuery((db, p: Param<{ merchantId: string; walletId: string }>) =>
   db.selectFrom('wallets').selectAll().where('id', '=', p('walletId')).where('merchant_id', '=', p('merchantId')),
 );

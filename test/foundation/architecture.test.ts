@@ -169,6 +169,7 @@ const TABLE_OWNERS: Record<string, string> = {
   wallets: 'wallets',
   wallet_networks: 'wallets',
   invoices: 'invoices',
+  invoice_options: 'invoices',
   amount_reservations: 'invoices',
   amount_cursors: 'invoices',
   invoice_stats: 'invoices',

@@ -42,8 +42,8 @@ test('readTogether gives each read exactly what it gives alone (the same rows, t
       const got = { tokens: await together.tokens(), wallet: await together.wallet(), invoice: await together.invoice(), holder: await together.holder() };
       const missing = await together.missing();
       assert.equal(missing, undefined);
-      assert.equal(got.invoice?.merchantOrderId, 'o1');
-      assert.equal(typeof got.invoice?.payableAmount, 'bigint');
+      assert.equal(got.invoice?.merchant_order_id, 'o1');
+      assert.equal(typeof got.invoice?.payable_amount, 'number');
       assert.deepEqual(got.invoice, await lookups.invoice.on(conn));
       assert.equal(got.holder, got.invoice?.id);
       assert.deepEqual(got.wallet, await lookups.wallet.on(conn));

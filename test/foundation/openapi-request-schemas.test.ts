@@ -177,6 +177,8 @@ const BEYOND_THE_SCHEMA: Array<[RegExp, RegExp]> = [
   [/^query\.(starting_after|ending_before)$/, /^no such /],
   [/^address$/, /checksum/],
   [/^amount$/, /more than the largest invoice .* at the current rate/],
+  // A token without a network is asked on the wallet's first network: a stored row, not the value.
+  [/^token$/, /^the wallet's first network: /],
 ];
 
 interface Generated {
@@ -507,7 +509,9 @@ test('the edges the issues named are outside the schemas and refused alike', asy
   const createSchema = resolve(paths['/api/v1/invoices']!.post!.requestBody.content['application/json']!.schema);
   assert.deepEqual((createSchema.properties as Record<string, Schema>).currency!.enum, ['USDT', 'USD', 'EUR', 'CNY', 'GBP', 'RUB', 'JPY', 'TRY', 'BRL', 'INR']);
   assert.deepEqual(
-    (createSchema.allOf as Schema[]).map((r) => [(r as any).if.properties.currency.enum, (r as any).then.properties.amount.pattern]),
+    (createSchema.allOf as Schema[])
+      .filter((r) => (r as any).if.properties.currency !== undefined)
+      .map((r) => [(r as any).if.properties.currency.enum, (r as any).then.properties.amount.pattern]),
     [
       [['JPY'], '^[0-9]+$'],
       [['USD', 'EUR', 'CNY', 'GBP', 'RUB', 'TRY', 'BRL', 'INR'], '^[0-9]+(\\.[0-9]{1,2})?$'],

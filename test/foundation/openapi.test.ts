@@ -45,8 +45,10 @@ test('GET /api/v1/openapi.json is OpenAPI 3.1, version 0.2.0, and matches the ch
         if (op.security.length > 0) assert.ok(op.responses['401'].headers['WWW-Authenticate'], `${method} ${path}: 401 with WWW-Authenticate`);
       }
     }
-    // One document per API version: every network is listed whatever the instance runs.
-    assert.deepEqual(doc.components.schemas.Invoice.properties.network.enum, ['tron-mainnet', 'tron-nile', 'tron-devnet']);
+    // One document per API version: every network is listed in answers whatever the instance runs
+    // (a request may name only the instance's own: src/openapi-instance.ts).
+    assert.deepEqual(doc.components.schemas.Invoice.properties.network.enum, [...NETWORK_IDS]);
+    assert.deepEqual(doc.components.schemas.InvoiceOption.properties.network.enum, [...NETWORK_IDS]);
     assert.deepEqual(doc.components.schemas.Wallet.properties.network.enum, [...NETWORK_IDS]);
     assert.deepEqual(doc.components.schemas.Wallet.properties.networks.items.enum, [...NETWORK_IDS]);
     assert.ok(doc.paths['/api/v1/openapi.json'].get, 'the document describes itself');
@@ -67,7 +69,7 @@ test('GET /api/v1/openapi.json is OpenAPI 3.1, version 0.2.0, and matches the ch
   }
 });
 
-test('a test-network instance serves the same document as a mainnet one, but for its server entry', async () => {
+test('a test-network instance serves the same document as a mainnet one, but for its server entry and the networks an invoice may ask', async () => {
   const served = async (network: string) => {
     const t = await startTestApp({ config: { server: { public_url: 'https://pay.example.com' }, tron: { network } } });
     try {
@@ -79,7 +81,8 @@ test('a test-network instance serves the same document as a mainnet one, but for
   const [main, nile] = [await served('mainnet'), await served('nile')];
   assert.match(nile.servers[0].description, /tron-nile, a TRON test network/);
   assert.match(main.servers[0].description, /tron-mainnet/);
-  // A wallet's networks in a request are the instance's own (the answers list every network).
+  // A request names only the instance's own networks (the answers list every network): a wallet's
+  // networks and an invoice's network and options.
   const requested = (doc: any) =>
     ['CreateWallet', 'UpdateWallet'].map((name) => {
       const schema = doc.components.schemas[name];
@@ -90,7 +93,23 @@ test('a test-network instance serves the same document as a mainnet one, but for
     });
   assert.deepEqual(requested(main), [['tron-mainnet'], ['tron-mainnet']]);
   assert.deepEqual(requested(nile), [['tron-nile'], ['tron-nile']]);
-  assert.deepEqual({ ...nile, servers: [] }, { ...main, servers: [] });
+  const networks = (doc: any) => [
+    doc.components.schemas.CreateInvoice.properties.network.enum,
+    doc.components.schemas.InvoiceOptionRequest.properties.network.enum,
+  ];
+  assert.deepEqual(networks(main), [['tron-mainnet'], ['tron-mainnet']]);
+  assert.deepEqual(networks(nile), [['tron-nile'], ['tron-nile']]);
+  const withoutNetworks = (doc: any) => {
+    const copy = structuredClone({ ...doc, servers: [] });
+    const { CreateInvoice, InvoiceOptionRequest } = copy.components.schemas;
+    for (const network of [CreateInvoice.properties.network, InvoiceOptionRequest.properties.network]) {
+      delete network.enum;
+      delete network.example;
+    }
+    delete CreateInvoice.properties.options.example;
+    return copy;
+  };
+  assert.deepEqual(withoutNetworks(nile), withoutNetworks(main));
 });
 
 test("a gatewayd dev instance serves its own URL policy (http webhook receivers), and differs from serve's document only there and in servers", async () => {

@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { insertMerchant } from '../../src/accounts/merchants.repo.js';
 import { rowToInvoice, type Invoice } from '../../src/invoices/invoice.model.js';
+import { withOptionsOne } from '../../src/invoices/invoice-options.repo.js';
 import type { InvoiceStatus } from '../../src/db/schema.js';
 import { DAY, HOUR, SECOND } from '../../src/lib/clock.js';
 import { newId } from '../../src/lib/ids.js';
@@ -108,11 +109,11 @@ export async function insertInvoice(t: TestApp, input: InvoiceInput): Promise<In
         .doUpdateSet({ invoice_id: id, reserved_at: createdAt, reserved_until: row.reserved_until }),
     )
     .execute();
-  return rowToInvoice(row);
+  return rowToInvoice(row, []);
 }
 
 export async function getInvoice(t: TestApp, id: string): Promise<Invoice> {
-  return rowToInvoice(await t.deps.db.selectFrom('invoices').selectAll().where('id', '=', id).executeTakeFirstOrThrow());
+  return (await withOptionsOne(t.deps.db, await t.deps.db.selectFrom('invoices').selectAll().where('id', '=', id).executeTakeFirstOrThrow()))!;
 }
 
 export async function eventsOf(t: TestApp, invoiceId: string): Promise<Array<{ type: string; data: Record<string, unknown> }>> {

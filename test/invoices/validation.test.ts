@@ -84,8 +84,8 @@ test('metadata: an object of at most 16 KiB serialized (UTF-8 bytes)', async () 
 });
 
 test('unknown fields and missing required fields are 400; a non-JSON body too', async () => {
-  // currency is a field since fiat prices; token is not one of the request's.
-  await expect400({ token: 'USDT' }, 'unknown field');
+  // currency is a field since fiat prices, network and token since several networks; chain is not one of the request's.
+  await expect400({ chain: 'tron' }, 'unknown field');
   const noAmount = await s.client.post('/invoices', { merchant_order_id: 'x', wallet_id: s.walletId }, { headers: { 'idempotency-key': 'v-1' } });
   assert.equal(noAmount.status, 400);
   const notJson = await s.client.post('/invoices', undefined, { raw: 'amount=1', headers: { 'idempotency-key': 'v-2', 'content-type': 'application/json' } });
