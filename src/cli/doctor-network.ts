@@ -19,7 +19,7 @@ export interface TronCheck {
   blockTime: number | undefined;
 }
 
-function describeFetchError(err: unknown): string {
+export function describeFetchError(err: unknown): string {
   const e = err as Error & { cause?: { code?: string; message?: string } };
   if (e.name === 'TimeoutError' || e.name === 'AbortError') return 'timed out';
   return e.cause?.code ?? e.cause?.message ?? e.message;
