@@ -19,7 +19,17 @@ export interface TronCheck {
   blockTime: number | undefined;
 }
 
-function describeFetchError(err: unknown): string {
+/** Scheme and host of a provider URL: hosted TRON APIs (GetBlock, QuickNode) put the access token in the path. */
+export function providerOrigin(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}`;
+  } catch {
+    return 'invalid-url';
+  }
+}
+
+export function describeFetchError(err: unknown): string {
   const e = err as Error & { cause?: { code?: string; message?: string } };
   if (e.name === 'TimeoutError' || e.name === 'AbortError') return 'timed out';
   return e.cause?.code ?? e.cause?.message ?? e.message;
@@ -32,6 +42,7 @@ export async function checkTron(config: Config, timeoutMs: number): Promise<Tron
   const apiKey = provider.api_key;
   const base = provider.url.replace(/\/+$/, '');
   const url = `${base}/walletsolidity/getnowblock`;
+  const shown = providerOrigin(base);
   const findings: Finding[] = [];
   const headers: Record<string, string> = { accept: 'application/json' };
   if (apiKey) headers['TRON-PRO-API-KEY'] = apiKey;
@@ -39,7 +50,7 @@ export async function checkTron(config: Config, timeoutMs: number): Promise<Tron
   try {
     res = await fetch(url, { headers, signal: AbortSignal.timeout(timeoutMs) });
   } catch (err) {
-    findings.push({ level: 'fail', check: 'tron', detail: `${base}: unreachable (${describeFetchError(err)})` });
+    findings.push({ level: 'fail', check: 'tron', detail: `${shown}: unreachable (${describeFetchError(err)})` });
     return { findings, dateHeader: undefined, blockTime: undefined };
   }
   const date = res.headers.get('date');
@@ -49,12 +60,12 @@ export async function checkTron(config: Config, timeoutMs: number): Promise<Tron
     findings.push({
       level: 'fail',
       check: 'tron',
-      detail: `${base} answered ${res.status}: ${apiKey ? 'tron.api_key is rejected (or rate-limited)' : 'access refused; set tron.api_key'}`,
+      detail: `${shown} answered ${res.status}: ${apiKey ? 'tron.api_key is rejected (or rate-limited)' : 'access refused; set tron.api_key'}`,
     });
     return { findings, dateHeader, blockTime: undefined };
   }
   if (!res.ok) {
-    findings.push({ level: 'fail', check: 'tron', detail: `${base} answered HTTP ${res.status}` });
+    findings.push({ level: 'fail', check: 'tron', detail: `${shown} answered HTTP ${res.status}` });
     return { findings, dateHeader, blockTime: undefined };
   }
   let number: unknown;
@@ -67,10 +78,14 @@ export async function checkTron(config: Config, timeoutMs: number): Promise<Tron
     /* reported below */
   }
   if (typeof number !== 'number' || typeof timestamp !== 'number') {
-    findings.push({ level: 'fail', check: 'tron', detail: `${url} did not return a block (is tron.api_url a TronGrid-compatible API?)` });
+    findings.push({
+      level: 'fail',
+      check: 'tron',
+      detail: `${shown}/walletsolidity/getnowblock did not return a block (is tron.api_url a TronGrid-compatible API?)`,
+    });
     return { findings, dateHeader, blockTime: undefined };
   }
-  findings.push({ level: 'ok', check: 'tron', detail: `${base}: solidified block ${number} at ${new Date(timestamp).toISOString()}` });
+  findings.push({ level: 'ok', check: 'tron', detail: `${shown}: solidified block ${number} at ${new Date(timestamp).toISOString()}` });
   findings.push(
     apiKey
       ? { level: 'ok', check: 'tron key', detail: 'tron.api_key accepted' }
@@ -120,28 +135,29 @@ async function walletCall(
  */
 export async function checkServedNetwork(config: Config, base: string, headers: Record<string, string>, timeoutMs: number): Promise<Finding[]> {
   const network = config.network;
+  const shown = providerOrigin(base);
   const findings: Finding[] = [];
   if (network.genesisBlockId !== undefined) {
     const genesis = await walletCall(`${base}/wallet/getblockbynum`, { num: 0 }, headers, timeoutMs);
     if ('error' in genesis) {
-      findings.push({ level: 'warn', check: 'chain', detail: `${base}/wallet/getblockbynum: ${genesis.error}; the genesis block was not compared` });
+      findings.push({ level: 'warn', check: 'chain', detail: `${shown}/wallet/getblockbynum: ${genesis.error}; the genesis block was not compared` });
     } else {
       const id = String(genesis.json.blockID ?? '').toLowerCase();
       const other = Object.values(NETWORKS).find((n) => n.genesisBlockId === id);
       findings.push(
         id === network.genesisBlockId
-          ? { level: 'ok', check: 'chain', detail: `${base} serves ${network.id} (genesis block ${id.slice(-8)})` }
+          ? { level: 'ok', check: 'chain', detail: `${shown} serves ${network.id} (genesis block ${id.slice(-8)})` }
           : {
               level: 'fail',
               check: 'chain',
-              detail: `${base} serves ${other ? other.id : `another network (genesis block ${id || 'missing'})`}, not ${network.id} (tron.network = "${network.name}"): fix tron.api_url or tron.network`,
+              detail: `${shown} serves ${other ? other.id : `another network (genesis block ${id || 'missing'})`}, not ${network.id} (tron.network = "${network.name}"): fix tron.api_url or tron.network`,
             },
       );
     }
   }
   const contract = await walletCall(`${base}/wallet/getcontract`, { value: network.usdtContract, visible: true }, headers, timeoutMs);
   if ('error' in contract) {
-    findings.push({ level: 'warn', check: 'usdt', detail: `${base}/wallet/getcontract: ${contract.error}; the USDT contract's presence was not checked` });
+    findings.push({ level: 'warn', check: 'usdt', detail: `${shown}/wallet/getcontract: ${contract.error}; the USDT contract's presence was not checked` });
   } else if (contract.json.contract_address === network.usdtContract) {
     findings.push({
       level: 'ok',
@@ -152,7 +168,7 @@ export async function checkServedNetwork(config: Config, base: string, headers: 
     findings.push({
       level: 'fail',
       check: 'usdt',
-      detail: `${base} has no contract at ${network.usdtContract}, the USDT of ${network.id}: the provider serves another network; fix tron.api_url or tron.network`,
+      detail: `${shown} has no contract at ${network.usdtContract}, the USDT of ${network.id}: the provider serves another network; fix tron.api_url or tron.network`,
     });
   }
   return findings;

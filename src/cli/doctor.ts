@@ -13,13 +13,14 @@ import { recordedSqliteNetwork } from '../db/network-guard.js';
 import { checkPostgres } from './doctor-postgres.js';
 import { checkRecordedNetwork, isLoopbackHost, type Finding } from './doctor-findings.js';
 import { checkClock, checkSmtp, checkTron } from './doctor-network.js';
+import { checkEvmNetworks } from './doctor-evm.js';
 import { checkRates } from './doctor-rates.js';
 import { checkDeploy, type DeployPaths } from './doctor-deploy.js';
 
 export { isLoopbackHost, type Finding, type Level } from './doctor-findings.js';
 
 export interface DoctorOptions {
-  /** Per network check. */
+  /** Per network check (an EVM provider's own timeout_seconds when shorter). */
   timeoutMs?: number;
   /** Where the Caddy site and the systemd unit are looked for (tests); default deployPaths(config). */
   deployPaths?: DeployPaths;
@@ -49,6 +50,8 @@ export async function runDoctor(load: () => Config, out: (line: string) => void,
   const tron = await checkTron(config, timeoutMs);
   for (const f of tron.findings) report(f);
   report(checkClock(tron.dateHeader, tron.blockTime));
+  // Each EVM provider with its own timeout_seconds (as the watcher asks it), no longer than a test asks.
+  for (const f of await checkEvmNetworks(config, options.timeoutMs)) report(f);
   report(await checkSmtp(config, timeoutMs));
   for (const f of await checkRates(config, timeoutMs)) report(f);
   return summarize(findings, out);

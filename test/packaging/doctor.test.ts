@@ -344,6 +344,22 @@ test('doctor: a damaged database, a missing one, and a configuration error are p
   assert.match(bad.lines[0]!, /^FAIL  config +.*server\.listen/);
 });
 
+test('doctor names a TRON provider by its scheme and host: an access token in the path is never printed', async (t) => {
+  const tron = await tronStandIn();
+  t.after(() => tron.close());
+  const dir = tempDir('gatewayd-doctor-');
+  const config = join(dir, 'gatewayd.toml');
+  const closed = await freePort();
+  const write = (url: string) => writeFileSync(config, `[tron]\napi_url = "${url}"\n[database]\npath = "${join(dir, 'gateway.db')}"\n`, { mode: 0o600 });
+  write(`${tron.url}/S3cretAccessToken`);
+  const refused = await doctor(config);
+  assert.match(line(refused.lines, 'FAIL', 'tron') ?? '', new RegExp(`^FAIL  tron +${tron.url} answered HTTP 404$`));
+  write(`http://127.0.0.1:${closed}/S3cretAccessToken/`);
+  const unreachable = await doctor(config);
+  assert.match(line(unreachable.lines, 'FAIL', 'tron') ?? '', new RegExp(`http://127\\.0\\.0\\.1:${closed}: unreachable \\(ECONNREFUSED\\)$`));
+  assert.doesNotMatch(refused.text + unreachable.text, /S3cret/);
+});
+
 test('gatewayd doctor from the command line exits 1 on a problem', async () => {
   const dir = tempDir('gatewayd-doctor-');
   const config = join(dir, 'gatewayd.toml');
