@@ -4,6 +4,7 @@
  * api.php?act=order (the order query). Base URLs that end in "/" reach here as /epay//submit.php
  * (V2Board and Xboard append "/submit.php" blindly), so both spellings are served.
  */
+import { isTradeType } from './trade-types.js';
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { AppDeps } from '../app-deps.js';
@@ -71,6 +72,8 @@ async function createFrom(deps: AppDeps, c: Context, params: Params) {
     param: params.param || null,
     timeoutSeconds: timeout,
     currency: params.fiat || params.currency || null,
+    // An Epay `type` is the shop's payment method name; one that is a trade type picks the network.
+    tradeType: params.type && isTradeType(params.type) ? params.type : null,
   });
   return { connection, ...result };
 }

@@ -18,7 +18,6 @@ import { callbackNumber, signedText, verify, type SignedValue } from './signing.
 
 const MAX_BODY = 64 * 1024;
 /** What the Epusdt protocol can carry; BEpusdt's extensions (fiat, trade_type, name, timeout...) are signed like the rest. */
-const TRADE_TYPES = new Set(['usdt.trc20', 'usdt_trc20', 'usdt']);
 /** What a trade id (an invoice id) can look like; anything else is not looked up (PostgreSQL's text cannot hold NUL). */
 const TRADE_ID = /^[A-Za-z0-9_-]{1,100}$/;
 /** The text fields the gateway keeps or acts on, checked for unsafe characters (checkProtocolText). */
@@ -66,8 +65,6 @@ export function epusdtRoutes(deps: AppDeps) {
       if (!connection) return await refuseAuthentication(deps, c);
       checkProtocolText(Object.fromEntries(PROTOCOL_TEXT.map((name) => [name, text(fields, name)])));
       const tradeType = text(fields, 'trade_type');
-      if (tradeType !== null && !TRADE_TYPES.has(tradeType.toLowerCase()))
-        throw new ShopRefusal(`trade_type ${tradeType} is not available; this gateway takes usdt.trc20`);
       const orderId = text(fields, 'order_id');
       const amount = text(fields, 'amount');
       const notifyUrl = text(fields, 'notify_url');
@@ -83,6 +80,7 @@ export function epusdtRoutes(deps: AppDeps) {
         param: null,
         timeoutSeconds: timeout,
         currency: text(fields, 'fiat'),
+        tradeType,
       });
       return c.json(
         {

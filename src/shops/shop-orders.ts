@@ -6,6 +6,8 @@
  * reloads); another amount or currency is refused. Both facades call createShopOrder and map a
  * ShopRefusal to their own error shape.
  */
+import type { NetworkId, TokenSymbol } from '../chains/networks.js';
+import { resolveTradeType } from './trade-types.js';
 import type { Context } from 'hono';
 import { writeTransaction, type Db, type Trx } from '../db/database.js';
 import type { AppDeps } from '../app-deps.js';
@@ -56,6 +58,8 @@ export type ShopOrderInput = Pick<ShopOrder, 'outTradeNo' | 'money' | 'notifyUrl
   timeoutSeconds: number | null;
   /** The currency the shop named (the WooCommerce plugin's `fiat`), if any. */
   currency: string | null;
+  /** The trade type the shop named (BEpusdt's `trade_type`, or an Epay `type` that is one), if any. */
+  tradeType?: string | null;
 };
 
 /**
@@ -186,6 +190,7 @@ function invoiceBody(deps: AppDeps, connection: ShopConnection, input: ShopOrder
     amount: plainDecimal(input.money),
     ...(currency !== USDT ? { currency } : {}),
     wallet_id: connection.walletId,
+    ...paymentChoice(deps, input.tradeType ?? null),
     ...(input.name ? { description: input.name.slice(0, MAX_DESCRIPTION) } : {}),
     metadata: { shop_connection_id: connection.id, shop_connection_name: connection.name, shop_protocol: connection.protocol },
     ...(minutes !== undefined ? { expires_in_minutes: minutes } : {}),
@@ -195,6 +200,17 @@ function invoiceBody(deps: AppDeps, connection: ShopConnection, input: ShopOrder
     throw new ShopRefusal(`${issue.path.join('.') === 'amount' ? 'money' : issue.path.join('.')}: ${issue.message}`);
   }
   return parsed.data;
+}
+
+/**
+ * The network and token a shop's trade type names on this instance (none named: the wallet's first
+ * network and its USDT, as before); one the instance cannot take is refused, naming those it takes.
+ */
+function paymentChoice(deps: AppDeps, tradeType: string | null): { network?: NetworkId; token?: TokenSymbol } {
+  if (tradeType === null) return {};
+  const choice = resolveTradeType(tradeType, deps.config.networks);
+  if (!choice.ok) throw new ShopRefusal(choice.error);
+  return { network: choice.network, token: choice.token };
 }
 
 /** The same amount written differently ("10", "10.00") is the same amount. */

@@ -36,6 +36,11 @@ export function acceptedTradeTypes(enabled: readonly Readonly<Network>[]): strin
     .map(([name]) => name);
 }
 
+/** True when `name` (any letter case) is a trade type gatewayd knows. */
+export function isTradeType(name: string): boolean {
+  return Object.hasOwn(TRADE_TYPES, name.toLowerCase());
+}
+
 /** A shop's trade type (any letter case) as a network and token of this instance, or why not. */
 export function resolveTradeType(tradeType: string, enabled: readonly Readonly<Network>[]): TradeTypeChoice {
   const known = TRADE_TYPES[tradeType.toLowerCase()];

@@ -91,7 +91,7 @@ export interface ShopWorld {
   close(): Promise<void>;
 }
 
-export async function startShopWorld(options: { pricing?: Record<string, unknown> } = {}): Promise<ShopWorld> {
+export async function startShopWorld(options: { pricing?: Record<string, unknown>; evm?: Record<string, unknown> } = {}): Promise<ShopWorld> {
   const standIn = await startShopStandIn();
   const rx = await startHttpsReceiver({ hostnames: ['shop-tls.example.test'] });
   const webhooks = rx.webhookConfig({
@@ -99,7 +99,9 @@ export async function startShopWorld(options: { pricing?: Record<string, unknown
     resolve: { 'shop.example.test': '127.0.0.1', 'shop-tls.example.test': '127.0.0.1' },
     timeout_seconds: 2,
   });
-  const h = await startChainHarness({ config: { webhooks, ...(options.pricing ? { pricing: options.pricing } : {}) } });
+  const h = await startChainHarness({
+    config: { webhooks, ...(options.pricing ? { pricing: options.pricing } : {}), ...(options.evm ? { evm: options.evm } : {}) },
+  });
   const merchant = await shop(h.t);
   return {
     h,
