@@ -66,7 +66,7 @@ async function checked(deps: AppDeps, n: number, infos: TxInfo[], watched: Watch
   }
   const found = transfersInBlock(infos, watched, deps.config.network.usdtContract);
   if (found.transfers.length > 0) {
-    const elsewhere = await findTransferBlocks(deps.db, [...new Set(found.transfers.map((t) => t.txHash))], n);
+    const elsewhere = await findTransferBlocks(deps.db, deps.config.network.id, [...new Set(found.transfers.map((t) => t.txHash))], n);
     if (elsewhere.length > 0) throw malformed(n, `transaction ${elsewhere[0]!.txHash} already recorded from block ${elsewhere[0]!.block}`);
   }
   return infos;

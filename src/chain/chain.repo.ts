@@ -2,6 +2,7 @@
  * The chain feature's SQL: the scanner's durable cursor and unread ranges, the watched wallet
  * addresses, and the recorded transfers. Invoice state changes live in src/invoices/.
  */
+import { findNetwork, tokenByContract, type NetworkId } from '../chains/networks.js';
 import { listNetworkAddresses } from '../wallets/wallets.repo.js';
 import { larger, smaller } from '../db/portable-sql.js';
 import { sql, type Selectable, type SqlBool } from 'kysely';
@@ -92,8 +93,15 @@ export async function listWalletAddresses(db: Db, network: TronNetwork): Promise
   return listNetworkAddresses(db, network.id);
 }
 
-export async function isLogRecorded(trx: Trx, txHash: string, logIndex: number): Promise<boolean> {
-  const row = await trx.selectFrom('chain_transfers').select('id').where('tx_hash', '=', txHash).where('log_index', '=', logIndex).executeTakeFirst();
+/** True when this Transfer log of this network is recorded already: (network, tx hash, log index) is a transfer's key. */
+export async function isLogRecorded(trx: Trx, network: string, txHash: string, logIndex: number): Promise<boolean> {
+  const row = await trx
+    .selectFrom('chain_transfers')
+    .select('id')
+    .where('tx_hash', '=', txHash)
+    .where('log_index', '=', logIndex)
+    .where('network', '=', network)
+    .executeTakeFirst();
   return row !== undefined;
 }
 
@@ -121,26 +129,43 @@ export async function insertTransfer(
       block_number: t.blockNumber,
       block_timestamp: t.blockTimestamp,
       recorded_at: now,
+      // TRON's USDT has 6 decimals: the raw value is the micro-units; its block reads carry no block hash.
+      raw_amount: t.amount.toString(),
+      block_hash: null,
+      token: 'USDT',
     })
     .execute();
 }
 
 // ---- Reads for the Dashboard and the ledger -------------------------------------------------
 
+/** A row's raw value: stored, or (rows written before migration 0031) the micro-units scaled to the token's decimals. */
+function rawOf(row: Selectable<ChainTransfersTable>): bigint {
+  if (row.raw_amount !== null) return BigInt(row.raw_amount);
+  const network = findNetwork(row.network);
+  const decimals = (network && tokenByContract(network, row.token_contract)?.decimals) ?? 6;
+  return BigInt(row.amount) * 10n ** BigInt(decimals - 6);
+}
+
 export function rowToTransfer(row: Selectable<ChainTransfersTable>): ChainTransfer {
   return {
     id: row.id,
+    network: row.network as NetworkId,
+    token: row.token ?? 'USDT',
     txHash: row.tx_hash,
     logIndex: row.log_index,
     from: row.from_address,
     to: row.to_address,
     amount: fromDbAmount(row.amount),
+    rawAmount: rawOf(row),
     tokenContract: row.token_contract,
     kind: row.kind,
     invoiceId: row.invoice_id,
     blockNumber: row.block_number,
+    blockHash: row.block_hash,
     blockTimestamp: row.block_timestamp,
     recordedAt: row.recorded_at,
+    reason: row.reason,
   };
 }
 
@@ -229,19 +254,30 @@ export async function findReviewPayment(db: Db | Trx, invoiceId: string): Promis
   return (await listInvoiceTransfers(db, invoiceId, 'review_paid'))[0];
 }
 
-/** One recorded transfer by its Transfer log (a manual resolution names it so). */
-export async function findTransferByLog(db: Db | Trx, txHash: string, logIndex: number): Promise<ChainTransfer | undefined> {
-  const row = await db.selectFrom('chain_transfers').selectAll().where('tx_hash', '=', txHash).where('log_index', '=', logIndex).executeTakeFirst();
+/**
+ * One recorded transfer by its Transfer log, on `network` when given (a transfer's key); without
+ * one, the oldest recorded with that hash and index (a manual resolution names a log by those two).
+ */
+export async function findTransferByLog(db: Db | Trx, txHash: string, logIndex: number, network?: string): Promise<ChainTransfer | undefined> {
+  let q = db.selectFrom('chain_transfers').selectAll().where('tx_hash', '=', txHash).where('log_index', '=', logIndex);
+  if (network !== undefined) q = q.where('network', '=', network);
+  const row = await q.orderBy('recorded_at').orderBy('id').executeTakeFirst();
   return row ? rowToTransfer(row) : undefined;
 }
 
-/** Recorded transfers of these transactions in another block than `block` (a transaction lives in one block). */
-export async function findTransferBlocks(db: Db | Trx, txHashes: readonly string[], block: number): Promise<Array<{ txHash: string; block: number }>> {
+/** Recorded transfers of these transactions of a network in another block than `block` (a transaction lives in one block). */
+export async function findTransferBlocks(
+  db: Db | Trx,
+  network: string,
+  txHashes: readonly string[],
+  block: number,
+): Promise<Array<{ txHash: string; block: number }>> {
   if (txHashes.length === 0) return [];
   const rows = await db
     .selectFrom('chain_transfers')
     .select(['tx_hash', 'block_number'])
     .where('tx_hash', 'in', [...txHashes])
+    .where('network', '=', network)
     .where('block_number', '!=', block)
     .limit(1)
     .execute();

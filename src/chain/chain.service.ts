@@ -38,7 +38,7 @@ export async function commitScan(deps: AppDeps, c: ScanCommit): Promise<{ record
   const result = await writeTransaction(deps.db, async (trx, tx) => {
     const recorded: RecordedTransfer[] = [];
     for (const t of c.transfers) {
-      if (await isLogRecorded(trx, t.txHash, t.logIndex)) continue;
+      if (await isLogRecorded(trx, deps.config.network.id, t.txHash, t.logIndex)) continue;
       if (t.amount > MAX_STORABLE) {
         deps.log.error({ tx_hash: t.txHash, log_index: t.logIndex, to: t.to }, 'chain: transfer amount too large to store; not recorded');
         continue;
@@ -51,7 +51,8 @@ export async function commitScan(deps: AppDeps, c: ScanCommit): Promise<{ record
         now,
       );
       await insertTransfer(trx, deps.config.network, t, kind, invoiceId, now);
-      if (kind === 'late' || kind === 'unmatched') await afterTransferRecorded(deps.config, trx, tx, t, now);
+      if (kind === 'late' || kind === 'unmatched')
+        await afterTransferRecorded(deps.config, trx, tx, { network: deps.config.network.id, txHash: t.txHash, logIndex: t.logIndex }, now);
       recorded.push({ transfer: t, kind, invoiceId });
     }
     if (c.state) await saveScanState(trx, deps.config.network, c.state, now);

@@ -103,7 +103,7 @@ export async function claimTransaction(deps: AppDeps, invoice: Invoice, txHash: 
       return { outcome: 'deferred', reason: 'The TRON providers do not agree about this transaction yet; the scanner will see it' };
     }
   }
-  const elsewhere = await findTransferBlocks(deps.db, [txHash], info.blockNumber);
+  const elsewhere = await findTransferBlocks(deps.db, deps.config.network.id, [txHash], info.blockNumber);
   if (elsewhere.length > 0) return { outcome: 'deferred', reason: 'The transaction could not be verified now; the scanner will see it' };
   const { recorded: done } = await commitScan(deps, { transfers: found.transfers });
   for (const r of done) {

@@ -190,6 +190,7 @@ const TABLE_OWNERS: Record<string, string> = {
   chain_transfers: 'chain',
   chain_scan: 'chain',
   chain_scan_gaps: 'chain',
+  chain_disputes: 'chain',
   telegram_links: 'telegram',
   telegram_outbox: 'telegram',
   telegram_bot_state: 'telegram',
