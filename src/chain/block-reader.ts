@@ -30,7 +30,7 @@
  * With one provider, that provider is trusted as it answers (the checks above still hold).
  */
 import type { AppDeps } from '../app-deps.js';
-import { findTransferBlocks } from './chain.repo.js';
+import { findTransferBlocks } from '../payments/transfers.repo.js';
 import { FUTURE_SKEW_MS, GENESIS_TIME } from './head.js';
 import type { Provider } from './providers.js';
 import { TronApiError, type TronClient, type TxInfo } from './tron.client.js';

@@ -17,7 +17,8 @@
  *   webhooks are the same, and each (transaction, log) is recorded once, whoever sees it first.
  */
 import type { AppDeps } from '../app-deps.js';
-import { findTransferBlocks, loadScanState } from '../chain/chain.repo.js';
+import { loadScanState } from '../payments/scan.repo.js';
+import { findTransferBlocks } from '../payments/transfers.repo.js';
 import { commitScan } from '../chain/chain.service.js';
 import { FUTURE_SKEW_MS, GENESIS_TIME, scannedUntil } from '../chain/head.js';
 import { TronApiError, type TronClient, type TxInfo } from '../chain/tron.client.js';

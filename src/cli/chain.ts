@@ -13,7 +13,7 @@ import { localUrl } from '../config.js';
 import { openDatabase } from '../db/database.js';
 import { databaseFingerprint } from '../db/network-guard.js';
 import { HOUR } from '../lib/clock.js';
-import { insertGap, listGaps, listOpenDisputes, loadScanState, saveScanState } from '../chain/chain.repo.js';
+import { insertGap, listGaps, listOpenDisputes, loadScanState, saveScanState } from '../payments/scan.repo.js';
 import { UsageError } from './usage.js';
 
 /** Blocks read before the block estimated for --from-time (missed slots make real numbers higher). */

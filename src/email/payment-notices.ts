@@ -19,7 +19,7 @@ import { formatAmount, fromDbAmount, parseAmount } from '../lib/amounts.js';
 import { HOUR, MINUTE } from '../lib/clock.js';
 import { resolveLocale, translator } from '../lib/i18n.js';
 import type { Worker } from '../lib/loop.js';
-import { findTransferByLog } from '../chain/chain.repo.js';
+import { findTransferByLog } from '../payments/transfers.repo.js';
 import { findInvoiceAnyMerchant } from '../invoices/invoices.repo.js';
 import { listAddressOwners } from '../wallets/wallets.repo.js';
 

@@ -16,10 +16,9 @@
  */
 import { sql, type SqlBool } from 'kysely';
 import type { Db, Trx, Tx } from '../db/database.js';
-import type { ChainTransferKind } from '../db/schema.js';
+import type { ChainTransferKind, UnmatchedReason } from '../db/schema.js';
 import { insertEvent } from '../events/events.repo.js';
 import { toDbAmount, type Micros } from '../lib/amounts.js';
-import type { TronNetwork } from '../lib/tron.js';
 import { rowToInvoice, type Invoice } from './invoice.model.js';
 import { toInvoiceResponse } from './invoices.schemas.js';
 import { isOpen } from './invoices.repo.js';
@@ -31,26 +30,32 @@ const payInReview = transition('payInReview');
 const expire = transition('expire');
 
 export interface PaymentDeps {
-  config: { server: { public_url: string }; network: Readonly<TronNetwork> };
+  config: { server: { public_url: string } };
 }
 
 /** A verified transfer to an invoice address, as the invoices feature needs it. */
 export interface ChainPayment {
+  /** The network it was made on and the token contract that emitted it: an invoice asks for both. */
+  network: string;
+  tokenContract: string;
   to: string;
+  /** Micro-units; when `inexact`, the micro-units below the value (it has digits below 10^-6). */
   amount: Micros;
+  /** A value with digits below the micro-unit (an 18-decimal token): never an exact match, never rounded up. */
+  inexact?: boolean;
   txHash: string;
   blockTimestamp: number;
   /** The `transaction` object of the event it causes. */
   transaction: Record<string, unknown>;
 }
 
-/** Invoices on `address` whose payable amount is `amount` (several only after a 90-day reuse), newest first. */
-async function findInvoicesByAmount(trx: Trx, network: TronNetwork, address: string, amount: bigint): Promise<Invoice[]> {
+/** Invoices of this network and token on `address` whose payable amount is `amount` (several only after a 90-day reuse), newest first. */
+async function findInvoicesByAmount(trx: Trx, p: Pick<ChainPayment, 'network' | 'tokenContract'>, address: string, amount: bigint): Promise<Invoice[]> {
   const rows = await trx
     .selectFrom('invoices')
     .selectAll()
-    .where('network', '=', network.id)
-    .where('token_contract', '=', network.usdtContract)
+    .where('network', '=', p.network)
+    .where('token_contract', '=', p.tokenContract)
     .where('wallet_address', '=', address)
     .where('payable_amount', '=', toDbAmount(amount))
     .orderBy('created_at', 'desc')
@@ -87,7 +92,7 @@ async function markReviewPaid(trx: Trx, id: string, txHash: string): Promise<boo
 }
 
 function classify(candidates: Invoice[], p: ChainPayment): { kind: ChainTransferKind; invoice: Invoice | undefined } {
-  if (p.amount <= 0n) return { kind: 'unmatched', invoice: undefined };
+  if (p.amount <= 0n || p.inexact) return { kind: 'unmatched', invoice: undefined };
   const inWindow = candidates.find((inv) => inv.createdAt <= p.blockTimestamp && p.blockTimestamp <= inv.expiresAt);
   if (inWindow) {
     if (inWindow.txHash === null) {
@@ -114,10 +119,10 @@ export async function applyChainPayment(
   p: ChainPayment,
   now: number,
 ): Promise<{ kind: ChainTransferKind; invoiceId: string | null }> {
-  const candidates = p.amount > 0n ? await findInvoicesByAmount(trx, deps.config.network, p.to, p.amount) : [];
+  const candidates = p.amount > 0n && !p.inexact ? await findInvoicesByAmount(trx, p, p.to, p.amount) : [];
   let { kind, invoice } = classify(candidates, p);
   if (kind === 'unmatched') {
-    const partial = await findPartialMatch(trx, deps.config.network, p);
+    const partial = await findPartialMatch(trx, { id: p.network, usdtContract: p.tokenContract }, p);
     if (partial) return applyPartialPayment(deps.config.server.public_url, trx, tx, p, partial, now);
   }
   if (invoice && kind === 'confirmed' && !(await confirmInvoice(trx, invoice.id, p.txHash, now))) kind = 'late';
@@ -156,25 +161,65 @@ export async function applyChainPayment(
   return { kind, invoiceId: invoice?.id ?? null };
 }
 
+/**
+ * Why an unmatched transfer (one that paid no invoice and relates to none) matched nothing, for the
+ * merchant who looks for it: its value has digits below the micro-unit; or an open invoice of this
+ * address with this amount waits on another network (`wrong_network`) or for another token of this
+ * network (`other_token`); or none does. `elsewhere` lists the other (network, token contract) pairs
+ * to look at (the enabled networks' pinned tokens).
+ */
+export async function unmatchedReason(
+  trx: Trx,
+  p: Pick<ChainPayment, 'network' | 'tokenContract' | 'to' | 'amount' | 'inexact'>,
+  elsewhere: ReadonlyArray<{ network: string; tokenContract: string }>,
+): Promise<UnmatchedReason> {
+  if (p.inexact) return 'inexact_amount';
+  if (p.amount <= 0n) return 'no_invoice';
+  let reason: UnmatchedReason = 'no_invoice';
+  for (const other of elsewhere) {
+    if (other.network === p.network && other.tokenContract === p.tokenContract) continue;
+    // One index range each (network, token contract, address, amount): the open invoices of that amount there.
+    const row = await trx
+      .selectFrom('invoices')
+      .select('id')
+      .where('network', '=', other.network)
+      .where('token_contract', '=', other.tokenContract)
+      .where('wallet_address', '=', p.to)
+      .where('payable_amount', '=', toDbAmount(p.amount))
+      .where(isOpen('status'))
+      .where('tx_hash', 'is', null)
+      .limit(1)
+      .executeTakeFirst();
+    if (!row) continue;
+    if (other.network !== p.network) return 'wrong_network';
+    reason = 'other_token';
+  }
+  return reason;
+}
+
 /** Block times not scanned yet: every unscanned block's time lies in one of these open intervals (ms). */
 export interface Unscanned {
   /** Every block up to this time (ms, inclusive) is scanned, except in `gaps`. */
   scannedUntil: number;
   gaps: Array<{ after: number; before: number }>;
+  /** The network whose scan this is: only its invoices expire (absent: every network's, as when TRON was the only one). */
+  network?: string;
 }
 
 /**
  * The query behind expireScanned (exported for the query-plan test): through the partial index of
  * open invoices by expires_at (every invoice of a database is USDT of its one network).
  */
-export function expirableQuery(db: Db | Trx, scannedUntil: number, now: number) {
-  return db
+export function expirableQuery(db: Db | Trx, scannedUntil: number, now: number, network?: string) {
+  let q = db
     .selectFrom('invoices')
     .selectAll()
     .where(isOpen('status'))
     .where('expires_at', '<=', scannedUntil)
     .where('expires_at', '<', now)
     .where('tx_hash', 'is', null);
+  if (network !== undefined) q = q.where('network', '=', network);
+  return q;
 }
 
 /**
@@ -183,7 +228,7 @@ export function expirableQuery(db: Db | Trx, scannedUntil: number, now: number) 
  * meets its window. A paid review invoice waits for its owner and never expires here.
  */
 export async function expireScanned(deps: PaymentDeps, trx: Trx, tx: Tx, unscanned: Unscanned, now: number): Promise<Invoice[]> {
-  const rows = await expirableQuery(trx, unscanned.scannedUntil, now).execute();
+  const rows = await expirableQuery(trx, unscanned.scannedUntil, now, unscanned.network).execute();
   const expired: Invoice[] = [];
   for (const row of rows) {
     const inv = rowToInvoice(row);
@@ -208,14 +253,17 @@ export async function expireScanned(deps: PaymentDeps, trx: Trx, tx: Tx, unscann
   return expired;
 }
 
-/** How many invoices are open and when the oldest of them was created (null when none). */
-export async function openInvoices(db: Db, network: TronNetwork): Promise<{ count: number; oldestCreatedAt: number | null; newestCreatedAt: number | null }> {
+/** How many invoices are open on a network (in its USDT when usdtContract is given) and when the oldest and newest of them were created (null when none). */
+export async function openInvoices(
+  db: Db,
+  network: { id: string; usdtContract?: string },
+): Promise<{ count: number; oldestCreatedAt: number | null; newestCreatedAt: number | null }> {
   const row = await db
     .selectFrom('invoices')
     .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min('created_at').as('oldest'), eb.fn.max('created_at').as('newest')])
     .where(isOpen('status'))
     .where('network', '=', network.id)
-    .where('token_contract', '=', network.usdtContract)
+    .$if(network.usdtContract !== undefined, (q) => q.where('token_contract', '=', network.usdtContract!))
     .executeTakeFirstOrThrow();
   return {
     count: Number(row.n),
@@ -225,7 +273,7 @@ export async function openInvoices(db: Db, network: TronNetwork): Promise<{ coun
 }
 
 /** The addresses of open invoices (watched even if their wallet row is gone). */
-export async function openInvoiceAddresses(db: Db, network: TronNetwork): Promise<string[]> {
+export async function openInvoiceAddresses(db: Db, network: { id: string }): Promise<string[]> {
   const rows = await db.selectFrom('invoices').select('wallet_address').distinct().where(isOpen('status')).where('network', '=', network.id).execute();
   return rows.map((r) => r.wallet_address);
 }

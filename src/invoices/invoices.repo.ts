@@ -6,7 +6,6 @@ import { pageQueries, readPage, type Cursor, type Page, type PageRequest } from 
 import type { Conn, Db, Trx, Tx } from '../db/database.js';
 import type { CheckoutQr, InvoicesTable, InvoiceStatus } from '../db/schema.js';
 import { parseAmount, toDbAmount } from '../lib/amounts.js';
-import type { TronNetwork } from '../lib/tron.js';
 import { rowToInvoice, type Invoice } from './invoice.model.js';
 import { INVOICE_STATUSES, OPEN_STATUSES, transition } from './invoice.states.js';
 
@@ -336,7 +335,7 @@ export async function merchantInvoicesPage(
 }
 
 /** Unpaid invoices (pending, expired, review without a payment) on one address of the network's USDT: the base of the wrong-payment rules' queries. */
-export function unpaidOnAddress(db: Db | Trx, network: Pick<TronNetwork, 'id' | 'usdtContract'>, address: string) {
+export function unpaidOnAddress(db: Db | Trx, network: { id: string; usdtContract: string }, address: string) {
   return db
     .selectFrom('invoices')
     .selectAll()

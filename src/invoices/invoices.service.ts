@@ -18,7 +18,7 @@ import { addressHasOtherOwner, merchantWalletLookup } from '../wallets/wallets.r
 import { findMerchantMarkup } from '../accounts/merchants.repo.js';
 import { priceInFiat, type InvoicePrice } from '../pricing/pricing.service.js';
 import { chooseAmount, claimCursor, holdsPoolShare, reservationInsert, takeOverReservation, type AmountTarget, type ClaimedCursor } from './allocation.repo.js';
-import { reviewPaymentTransaction } from '../chain/chain.service.js';
+import { reviewPaymentTransaction } from '../payments/record.js';
 import { GroupCommit } from './group-commit.js';
 import { type Invoice } from './invoice.model.js';
 import { type CreateInvoiceBody, type InvoiceResponse, MAX_INVOICE_AMOUNT, toInvoiceResponse, withInvoiceDefaults } from './invoices.schemas.js';

@@ -17,7 +17,6 @@ import type { Trx, Tx } from '../db/database.js';
 import type { ChainTransferKind } from '../db/schema.js';
 import { insertEvent } from '../events/events.repo.js';
 import { micros, toDbAmount, type Micros } from '../lib/amounts.js';
-import type { TronNetwork } from '../lib/tron.js';
 import { DIGITS_MODULUS } from './claims.js';
 import { rowToInvoice, type Invoice } from './invoice.model.js';
 import { unpaidOnAddress } from './invoices.repo.js';
@@ -34,7 +33,7 @@ interface PartialPayment {
 }
 
 /** Open invoices on the address above the amount with the same last six decimals, the block time in their window. */
-async function digitsCandidates(trx: Trx, network: TronNetwork, p: PartialPayment): Promise<Invoice[]> {
+async function digitsCandidates(trx: Trx, network: { id: string; usdtContract: string }, p: PartialPayment): Promise<Invoice[]> {
   const rows = await unpaidOnAddress(trx, network, p.to)
     .where('payable_amount', '>', toDbAmount(p.amount))
     .where(sql<SqlBool>`payable_amount % ${Number(DIGITS_MODULUS)} = ${Number(p.amount % DIGITS_MODULUS)}`)
@@ -51,7 +50,7 @@ function within(inv: Invoice, amount: bigint, tolerance: Tolerance | undefined):
 /** The one open invoice the short transfer relates to, with its merchant's settings; undefined when none or ambiguous. */
 export async function findPartialMatch(
   trx: Trx,
-  network: TronNetwork,
+  network: { id: string; usdtContract: string },
   p: PartialPayment,
 ): Promise<{ invoice: Invoice; settings: PaymentSettings } | undefined> {
   if (p.amount <= 0n) return undefined;

@@ -6,7 +6,7 @@
  */
 import type { Config } from '../config.js';
 import type { Trx, Tx } from '../db/database.js';
-import { findTransferByLog } from '../chain/chain.repo.js';
+import { findTransferByLog } from '../payments/transfers.repo.js';
 import { queuePaymentNotices } from '../email/payment-notices.js';
 import { insertEvent } from '../events/events.repo.js';
 import { parseAmount } from '../lib/amounts.js';

@@ -1,6 +1,6 @@
 /**
  * A recorded chain transfer (confirmed, review paid, late or unmatched); its JSON views live beside
- * their schemas in chain.schemas.ts.
+ * their schemas in transfer.schemas.ts.
  */
 import type { NetworkId, TokenSymbol } from '../chains/networks.js';
 import type { ChainTransferKind, UnmatchedReason } from '../db/schema.js';
