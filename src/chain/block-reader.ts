@@ -30,7 +30,7 @@
  * With one provider, that provider is trusted as it answers (the checks above still hold).
  */
 import type { AppDeps } from '../app-deps.js';
-import { findTransferBlocks } from './chain.repo.js';
+import { findTransferBlocks } from '../payments/transfers.repo.js';
 import { FUTURE_SKEW_MS, GENESIS_TIME } from './head.js';
 import type { Provider } from './providers.js';
 import { TronApiError, type TronClient, type TxInfo } from './tron.client.js';
@@ -66,7 +66,7 @@ async function checked(deps: AppDeps, n: number, infos: TxInfo[], watched: Watch
   }
   const found = transfersInBlock(infos, watched, deps.config.network.usdtContract);
   if (found.transfers.length > 0) {
-    const elsewhere = await findTransferBlocks(deps.db, [...new Set(found.transfers.map((t) => t.txHash))], n);
+    const elsewhere = await findTransferBlocks(deps.db, deps.config.network.id, [...new Set(found.transfers.map((t) => t.txHash))], n);
     if (elsewhere.length > 0) throw malformed(n, `transaction ${elsewhere[0]!.txHash} already recorded from block ${elsewhere[0]!.block}`);
   }
   return infos;

@@ -2,7 +2,7 @@
 import type { AppDeps } from '../app-deps.js';
 import { iso, isoOrNull } from '../lib/clock.js';
 import type { Metrics } from '../ops/metrics.js';
-import { listOpenDisputes } from './chain.repo.js';
+import { listOpenDisputes } from '../payments/scan.repo.js';
 
 /**
  * The `watcher` object of GET /health. The disputes come from the database (chain_disputes): the

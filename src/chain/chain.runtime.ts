@@ -5,7 +5,7 @@
 import type { Config } from '../config.js';
 import { HOUR } from '../lib/clock.js';
 import { ProviderPool, providerSettings } from './providers.js';
-import type { DisputeRow } from './chain.repo.js';
+import type { DisputeRow } from '../payments/scan.repo.js';
 import type { BlockRef } from './tron.client.js';
 
 /** TRON makes a block every 3 s (a private or simulated chain may be faster: the scanner learns it). */
@@ -24,7 +24,7 @@ export const HEAD_REFRESH_MS = 100_000;
 export const FAILED_PASSES_DEGRADED = 1;
 
 /** A block the providers could not agree on: held, never confirmed from and never dropped (durable: chain_disputes). */
-export type { DisputeRow as Dispute } from './chain.repo.js';
+export type { DisputeRow as Dispute } from '../payments/scan.repo.js';
 
 /** The scanner's figures for /health and the metrics. */
 export interface ScanFigures {

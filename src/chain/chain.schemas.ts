@@ -1,42 +1,6 @@
-/** The recorded on-chain transfers as the Dashboard shows them (late payments, unmatched transfers). */
+/** The TRON chain watcher's part of GET /health. */
 import { z } from '@hono/zod-openapi';
 import { DateTime } from '../http/openapi.js';
-import { formatAmount } from '../lib/amounts.js';
-import { iso } from '../lib/clock.js';
-import type { ChainTransfer } from './chain.model.js';
-
-export const ChainTransferSchema = z
-  .object({
-    id: z.string(),
-    kind: z.enum(['confirmed', 'review_paid', 'late', 'unmatched']).openapi({
-      description: 'late: a reserved amount paid outside its invoice window; unmatched: an amount no invoice of this address holds',
-    }),
-    invoice_id: z.string().nullable(),
-    tx_hash: z.string(),
-    log_index: z.number().int(),
-    from: z.string(),
-    to: z.string(),
-    amount: z.string(),
-    token_contract: z.string(),
-    block_number: z.number().int(),
-    block_timestamp: DateTime,
-    recorded_at: DateTime,
-  })
-  .openapi('ChainTransfer');
-
-/** The USDT transfer that paid an invoice (data.transaction of invoice.confirmed and of a paid invoice.review). */
-export const TransactionSchema = z
-  .object({
-    tx_hash: z.string().openapi({ example: 'c5d1a3f0e8b94c7d2a6f1e0b3c9d8a7f6e5d4c3b2a1908f7e6d5c4b3a2918070' }),
-    log_index: z.number().int().openapi({ example: 0 }),
-    from: z.string().openapi({ description: 'The payer address (base58)', example: 'TNPeeaaFB7K9cmo4uQpcU32zGK8G1NYqeL' }),
-    to: z.string().openapi({ description: 'The receiving address (base58)', example: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7' }),
-    amount: z.string().openapi({ description: 'The transferred amount, six decimals', example: '25.000137' }),
-    token_contract: z.string().openapi({ example: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t' }),
-    block_number: z.number().int().openapi({ example: 68123456 }),
-    block_timestamp: DateTime.openapi({ example: '2026-01-01T00:04:09.000Z' }),
-  })
-  .openapi('Transaction');
 
 /** The chain watcher's part of GET /health. */
 export const WatcherHealthSchema = z
@@ -94,24 +58,3 @@ export const WatcherHealthSchema = z
     ),
   })
   .openapi('WatcherHealth');
-
-/** The `transaction` object of invoice events and of the console views (docs/api.md, Webhooks: receiving events). */
-export function toTransactionResponse(
-  t: Pick<ChainTransfer, 'txHash' | 'logIndex' | 'from' | 'to' | 'amount' | 'tokenContract' | 'blockNumber' | 'blockTimestamp'>,
-) {
-  return {
-    tx_hash: t.txHash,
-    log_index: t.logIndex,
-    from: t.from,
-    to: t.to,
-    amount: formatAmount(t.amount),
-    token_contract: t.tokenContract,
-    block_number: t.blockNumber,
-    block_timestamp: iso(t.blockTimestamp),
-  };
-}
-
-/** A recorded transfer as the Dashboard shows it. */
-export function toChainTransferResponse(t: ChainTransfer) {
-  return { id: t.id, kind: t.kind, invoice_id: t.invoiceId, ...toTransactionResponse(t), recorded_at: iso(t.recordedAt) };
-}

@@ -1,28 +1,24 @@
 /**
- * Recording what the scanner found: each call is one short write transaction in which the
- * verified transfers are recorded (each log once: UNIQUE tx hash + log index), the invoices they
- * pay move (through the invoices feature, with their events), the scan state moves, and the
- * invoices whose whole window is now scanned expire. A crash anywhere repeats work, never loses
- * it or counts it twice. No network here.
+ * The TRON scanner's side of the payments layer: its verified transfers (verifier.ts, one solidified
+ * block's USDT Transfer logs) become chain-neutral ones at this boundary, final by construction
+ * (a solidified block is TRON's final), and are recorded with the scan state by
+ * src/payments/record.ts in one write transaction. No network here.
  */
-import { writeTransaction, type Db, type Trx } from '../db/database.js';
-import type { ChainTransferKind } from '../db/schema.js';
 import type { AppDeps } from '../app-deps.js';
+import type { VerifiedTransfer as NeutralTransfer } from '../chains/family.js';
+import type { ChainTransferKind } from '../db/schema.js';
 import type { Invoice } from '../invoices/invoice.model.js';
-import { applyChainPayment, expireScanned } from '../invoices/invoice-payments.js';
-import { findReviewPayment, insertTransfer, isLogRecorded, saveScanState, updateGap, type ScanGap, type ScanState } from './chain.repo.js';
-import { toTransactionResponse } from './chain.schemas.js';
-import { afterTransferRecorded } from '../transfers/transfer-events.js';
+import { networkOf, recordTransfers } from '../payments/record.js';
+import type { ScanGap, ScanState } from '../payments/scan.repo.js';
 import type { VerifiedTransfer } from './verifier.js';
+
+export { reviewPaymentTransaction } from '../payments/record.js';
 
 export interface RecordedTransfer {
   transfer: VerifiedTransfer;
   kind: ChainTransferKind;
   invoiceId: string | null;
 }
-
-/** Largest amount SQLite stores exactly here; a bigger USDT transfer would exceed the token's supply. */
-const MAX_STORABLE = BigInt(Number.MAX_SAFE_INTEGER);
 
 export interface ScanCommit {
   transfers: VerifiedTransfer[];
@@ -33,51 +29,37 @@ export interface ScanCommit {
   unscanned?: { scannedUntil: number; gaps: Array<{ after: number; before: number }> };
 }
 
-export async function commitScan(deps: AppDeps, c: ScanCommit): Promise<{ recorded: RecordedTransfer[]; expired: Invoice[] }> {
-  const now = deps.clock.now();
-  const result = await writeTransaction(deps.db, async (trx, tx) => {
-    const recorded: RecordedTransfer[] = [];
-    for (const t of c.transfers) {
-      if (await isLogRecorded(trx, t.txHash, t.logIndex)) continue;
-      if (t.amount > MAX_STORABLE) {
-        deps.log.error({ tx_hash: t.txHash, log_index: t.logIndex, to: t.to }, 'chain: transfer amount too large to store; not recorded');
-        continue;
-      }
-      const { kind, invoiceId } = await applyChainPayment(
-        deps,
-        trx,
-        tx,
-        {
-          network: deps.config.network.id,
-          tokenContract: deps.config.network.usdtContract,
-          to: t.to,
-          amount: t.amount,
-          txHash: t.txHash,
-          blockTimestamp: t.blockTimestamp,
-          transaction: toTransactionResponse(t),
-        },
-        now,
-      );
-      await insertTransfer(trx, deps.config.network, t, kind, invoiceId, now);
-      if (kind === 'late' || kind === 'unmatched') await afterTransferRecorded(deps.config, trx, tx, t, now);
-      recorded.push({ transfer: t, kind, invoiceId });
-    }
-    if (c.state) await saveScanState(trx, deps.config.network, c.state, now);
-    if (c.gap) await updateGap(trx, deps.config.network, c.gap.oldFrom, c.gap.gap);
-    const expired = c.unscanned ? await expireScanned(deps, trx, tx, c.unscanned, now) : [];
-    return { recorded, expired };
-  });
-  // Events were committed with their deliveries: wake the delivery worker now, not at its next poll.
-  if (result.expired.length > 0 || result.recorded.length > 0) deps.deliveriesQueued.notify();
-  return result;
+/** A TRON transfer in the chain-neutral shape: USDT (6 decimals, so the raw value is the micro-units), final, no block hash. */
+export function toNeutralTransfer(network: AppDeps['config']['network'], t: VerifiedTransfer): NeutralTransfer {
+  return {
+    network: network.id,
+    token: 'USDT',
+    contract: t.tokenContract,
+    from: t.from,
+    to: t.to,
+    raw: t.amount,
+    amount: { exact: true, micros: t.amount },
+    txHash: t.txHash,
+    logIndex: t.logIndex,
+    blockNumber: BigInt(t.blockNumber),
+    // TRON's block reads (gettransactioninfobyblocknum) carry no block hash; the block number is the position.
+    blockHash: '',
+    blockTimeMs: t.blockTimestamp,
+    finality: 'final',
+  };
 }
 
-/**
- * The transaction that paid a review invoice, as events show it (`data.transaction` of the owner's
- * accept decision); undefined when none is recorded. The invoices feature asks here rather than
- * reading chain_transfers, which the chain feature owns (docs/architecture.md, one owner per table).
- */
-export async function reviewPaymentTransaction(db: Db | Trx, invoiceId: string): Promise<ReturnType<typeof toTransactionResponse> | undefined> {
-  const transfer = await findReviewPayment(db, invoiceId);
-  return transfer ? toTransactionResponse(transfer) : undefined;
+export async function commitScan(deps: AppDeps, c: ScanCommit): Promise<{ recorded: RecordedTransfer[]; expired: Invoice[] }> {
+  const network = deps.config.network;
+  const byKey = new Map(c.transfers.map((t) => [`${t.txHash}:${t.logIndex}`, t]));
+  const { recorded, expired } = await recordTransfers(deps, networkOf(network.id), {
+    transfers: c.transfers.map((t) => toNeutralTransfer(network, t)),
+    state: c.state,
+    gap: c.gap,
+    unscanned: c.unscanned,
+  });
+  return {
+    recorded: recorded.map((r) => ({ transfer: byKey.get(`${r.transfer.txHash}:${r.transfer.logIndex}`)!, kind: r.kind, invoiceId: r.invoiceId })),
+    expired,
+  };
 }

@@ -29,17 +29,8 @@ import { MINUTE } from '../lib/clock.js';
 import type { Worker } from '../lib/loop.js';
 import { openInvoiceAddresses, openInvoices } from '../invoices/invoice-payments.js';
 import { BLOCK_INTERVAL_MS, HEAD_REFRESH_MS, MAX_FOLLOW_BEHIND, START_MARGIN_BLOCKS } from './chain.runtime.js';
-import {
-  insertGap,
-  listGaps,
-  listOpenDisputes,
-  listWalletAddresses,
-  loadScanState,
-  saveScanState,
-  updateGap,
-  type ScanGap,
-  type ScanState,
-} from './chain.repo.js';
+import { insertGap, listGaps, listOpenDisputes, loadScanState, saveScanState, updateGap, type ScanGap, type ScanState } from '../payments/scan.repo.js';
+import { listWalletAddresses } from './chain.repo.js';
 import { backfill, flush, follow, type Pass } from './follower.js';
 import { blockFor, expectedDelay, logRefusedHeads, refreshHead } from './head.js';
 import { TronApiError, type BlockRef } from './tron.client.js';

@@ -6,7 +6,7 @@
  * after a restart; notified_at records that it went.
  */
 import type { AppDeps } from '../app-deps.js';
-import { markDisputeNotified, type DisputeRow as Dispute } from './chain.repo.js';
+import { markDisputeNotified, type DisputeRow as Dispute } from '../payments/scan.repo.js';
 
 export function disputeMail(deps: AppDeps, d: Dispute): { subject: string; text: string } {
   const lines = [

@@ -9,7 +9,7 @@ import type { AppDeps } from '../app-deps.js';
 import { MINUTE } from '../lib/clock.js';
 import { readBlock, type BlockRead } from './block-reader.js';
 import { HEAD_REFRESH_MS } from './chain.runtime.js';
-import { holdDispute, insertGap, resolveDispute, splitGap, type ScanGap, type ScanState } from './chain.repo.js';
+import { holdDispute, insertGap, resolveDispute, splitGap, type ScanGap, type ScanState } from '../payments/scan.repo.js';
 import { commitScan } from './chain.service.js';
 import { notifyDispute } from './dispute-mail.js';
 import { expectedDelay, learnDelay, learnInterval, refreshHead } from './head.js';

@@ -12,7 +12,7 @@
 import type { AppDeps } from '../app-deps.js';
 import { MINUTE } from '../lib/clock.js';
 import type { ChainRuntime } from './chain.runtime.js';
-import type { ScanState } from './chain.repo.js';
+import type { ScanState } from '../payments/scan.repo.js';
 import { TronApiError, type BlockRef, type TronClient } from './tron.client.js';
 
 /** No TRON block is older than mainnet's genesis (2018-06-25). */

@@ -17,7 +17,8 @@
  *   webhooks are the same, and each (transaction, log) is recorded once, whoever sees it first.
  */
 import type { AppDeps } from '../app-deps.js';
-import { findTransferBlocks, loadScanState } from '../chain/chain.repo.js';
+import { loadScanState } from '../payments/scan.repo.js';
+import { findTransferBlocks } from '../payments/transfers.repo.js';
 import { commitScan } from '../chain/chain.service.js';
 import { FUTURE_SKEW_MS, GENESIS_TIME, scannedUntil } from '../chain/head.js';
 import { TronApiError, type TronClient, type TxInfo } from '../chain/tron.client.js';
@@ -103,7 +104,7 @@ export async function claimTransaction(deps: AppDeps, invoice: Invoice, txHash: 
       return { outcome: 'deferred', reason: 'The TRON providers do not agree about this transaction yet; the scanner will see it' };
     }
   }
-  const elsewhere = await findTransferBlocks(deps.db, [txHash], info.blockNumber);
+  const elsewhere = await findTransferBlocks(deps.db, deps.config.network.id, [txHash], info.blockNumber);
   if (elsewhere.length > 0) return { outcome: 'deferred', reason: 'The transaction could not be verified now; the scanner will see it' };
   const { recorded: done } = await commitScan(deps, { transfers: found.transfers });
   for (const r of done) {

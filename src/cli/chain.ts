@@ -16,7 +16,7 @@ import { openDatabase, type OpenedDatabase } from '../db/database.js';
 import { isEmpty } from '../db/migrator.js';
 import { databaseId } from '../db/network-guard.js';
 import { HOUR } from '../lib/clock.js';
-import { insertGap, listGaps, listOpenDisputes, loadScanState, saveScanState } from '../chain/chain.repo.js';
+import { insertGap, listGaps, listOpenDisputes, loadScanState, saveScanState } from '../payments/scan.repo.js';
 import { UsageError } from './usage.js';
 
 /** Blocks read before the block estimated for --from-time (missed slots make real numbers higher). */

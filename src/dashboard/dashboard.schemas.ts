@@ -3,7 +3,7 @@ import { toPaymentSettingsResponse } from '../accounts/accounts.schemas.js';
 import { z } from '@hono/zod-openapi';
 import { OwnMerchantSchema, toMerchantResponse } from '../accounts/accounts.schemas.js';
 import { ApiKeySchema, toApiKeyResponse } from '../api-keys/api-keys.schemas.js';
-import { ChainTransferSchema, toChainTransferResponse } from '../chain/chain.schemas.js';
+import { ChainTransferSchema, toChainTransferResponse } from '../payments/transfer.schemas.js';
 import type { Config } from '../config.js';
 import { EventSchema, toEventResponse } from '../events/events.schemas.js';
 import type { InvoiceStats } from '../invoices/invoice-stats.repo.js';

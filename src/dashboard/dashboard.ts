@@ -6,8 +6,8 @@
 import { findPaymentSettings, type PaymentSettings } from '../invoices/underpayment.js';
 import type { Merchant } from '../accounts/merchants.repo.js';
 import { isKeyActive, listMerchantKeys, type ApiKeyRecord } from '../api-keys/api-keys.repo.js';
-import { listMerchantLatePayments, listUnmatchedTransfers } from '../chain/chain.repo.js';
-import type { ChainTransfer } from '../chain/chain.model.js';
+import { listMerchantLatePayments, listUnmatchedTransfers } from '../payments/transfers.repo.js';
+import type { ChainTransfer } from '../payments/transfer.model.js';
 import type { AppDeps } from '../app-deps.js';
 import { listMerchantEvents, type StoredEvent } from '../events/events.repo.js';
 import type { Invoice } from '../invoices/invoice.model.js';

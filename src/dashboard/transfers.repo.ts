@@ -14,11 +14,13 @@
 import { sql, type SqlBool } from 'kysely';
 import type { Db, Trx } from '../db/database.js';
 import { readPage, type Cursor, type Page, type PageRequest } from '../db/paging.js';
-import type { TronNetwork } from '../lib/tron.js';
-import { rowToTransfer } from '../chain/chain.repo.js';
-import type { ChainTransfer } from '../chain/chain.model.js';
+import { rowToTransfer } from '../payments/transfers.repo.js';
+import type { ChainTransfer } from '../payments/transfer.model.js';
 
 export const TRANSFER_KINDS = ['unmatched', 'late', 'dust'] as const;
+
+/** The networks whose transfers are listed (every network the instance watches). */
+type Networks = ReadonlyArray<{ readonly id: string }>;
 export type TransferKind = (typeof TRANSFER_KINDS)[number];
 
 export interface TransferFilter {
@@ -29,18 +31,31 @@ export interface TransferFilter {
 }
 
 /** The merchant's visible transfers as a derived table with the paging columns created_at (= recorded_at) and id. */
-function visible(db: Db, network: TronNetwork, merchantId: string, dustBelow: number, filter: TransferFilter, kind: TransferKind | undefined) {
+function visible(db: Db, networks: Networks, merchantId: string, dustBelow: number, filter: TransferFilter, kind: TransferKind | undefined) {
   let q = db
     .selectFrom('chain_transfers as t')
     .selectAll('t')
     .select('t.recorded_at as created_at')
-    .where('t.network', '=', network.id)
+    .where(
+      't.network',
+      'in',
+      networks.map((n) => n.id),
+    )
     .where(sql<SqlBool>`t.kind in ('unmatched', 'late')`)
     .where((eb) =>
       eb.or([
         eb.and([
           eb('t.invoice_id', 'is', null),
-          eb('t.to_address', 'in', eb.selectFrom('wallets').select('address').where('merchant_id', '=', merchantId).where('network', '=', network.id)),
+          // An address of one of the merchant's wallets on the transfer's network (one EVM wallet receives on several).
+          eb.exists(
+            eb
+              .selectFrom('wallet_networks as wn')
+              .innerJoin('wallets as w', 'w.id', 'wn.wallet_id')
+              .select('wn.address')
+              .where('w.merchant_id', '=', merchantId)
+              .whereRef('wn.network', '=', 't.network')
+              .whereRef('wn.address', '=', 't.to_address'),
+          ),
         ]),
         eb('t.invoice_id', 'in', eb.selectFrom('invoices').select('id').where('merchant_id', '=', merchantId)),
       ]),
@@ -61,9 +76,9 @@ function visible(db: Db, network: TronNetwork, merchantId: string, dustBelow: nu
   return db.selectFrom(q.as('x')).selectAll();
 }
 
-function parts(db: Db, network: TronNetwork, merchantId: string, dustBelow: number, filter: TransferFilter) {
+function parts(db: Db, networks: Networks, merchantId: string, dustBelow: number, filter: TransferFilter) {
   const kinds = filter.kinds && filter.kinds.length > 0 ? [...new Set(filter.kinds)] : [undefined];
-  return kinds.map((kind) => visible(db, network, merchantId, dustBelow, filter, kind));
+  return kinds.map((kind) => visible(db, networks, merchantId, dustBelow, filter, kind));
 }
 
 export function transferKind(t: ChainTransfer, dustBelow: number): TransferKind {
@@ -73,25 +88,25 @@ export function transferKind(t: ChainTransfer, dustBelow: number): TransferKind 
 
 export async function listTransferPage(
   db: Db,
-  network: TronNetwork,
+  networks: Networks,
   merchantId: string,
   dustBelow: number,
   filter: TransferFilter,
   page: PageRequest,
 ): Promise<Page<ChainTransfer>> {
-  const { items, hasMore } = await readPage(parts(db, network, merchantId, dustBelow, filter), page);
+  const { items, hasMore } = await readPage(parts(db, networks, merchantId, dustBelow, filter), page);
   return { items: items.map(({ created_at: _, ...row }) => rowToTransfer(row)), hasMore };
 }
 
 /** Where a transfer the merchant may see stands in the list (a paging cursor). */
-export async function findTransferCursor(db: Db, network: TronNetwork, merchantId: string, id: string): Promise<Cursor | undefined> {
-  const row = await visible(db, network, merchantId, 0, {}, undefined).where('id', '=', id).executeTakeFirst();
+export async function findTransferCursor(db: Db, networks: Networks, merchantId: string, id: string): Promise<Cursor | undefined> {
+  const row = await visible(db, networks, merchantId, 0, {}, undefined).where('id', '=', id).executeTakeFirst();
   return row ? { createdAt: row.created_at, id: row.id } : undefined;
 }
 
 /** One transfer the merchant may see (POST /transfers/{id}/contest). */
-export async function findVisibleTransfer(db: Db, network: TronNetwork, merchantId: string, id: string): Promise<ChainTransfer | undefined> {
-  const row = await visible(db, network, merchantId, 0, {}, undefined).where('id', '=', id).executeTakeFirst();
+export async function findVisibleTransfer(db: Db, networks: Networks, merchantId: string, id: string): Promise<ChainTransfer | undefined> {
+  const row = await visible(db, networks, merchantId, 0, {}, undefined).where('id', '=', id).executeTakeFirst();
   if (!row) return undefined;
   const { created_at: _, ...rest } = row;
   return rowToTransfer(rest);

@@ -239,6 +239,36 @@ export interface ChainTransfersTable {
   block_number: number;
   block_timestamp: number;
   recorded_at: number;
+  /** 0031_chain_multichain: the on-chain integer as decimal text; null on older rows (amount x 10^(decimals-6)). */
+  raw_amount: string | null;
+  /** 0031: the hash of the block the transfer was read in; null on older rows. */
+  block_hash: string | null;
+  /** 0031: USDT or USDC; null on older rows (USDT). */
+  token: TokenSymbolColumn | null;
+  /** 0031: why an unmatched transfer matched no invoice; null otherwise (and on older rows). */
+  reason: UnmatchedReason | null;
+}
+
+export type TokenSymbolColumn = 'USDT' | 'USDC';
+
+/** Why an unmatched transfer paid no invoice (migration 0031). */
+export type UnmatchedReason = 'inexact_amount' | 'wrong_network' | 'other_token' | 'no_invoice';
+
+/** A transfer seen above its network's finality that matches an open invoice (migration 0031; src/payments/seen.repo.ts). */
+export interface ChainSeenTable {
+  network: string;
+  tx_hash: string;
+  log_index: number;
+  to_address: string;
+  token_contract: string;
+  amount: number;
+  raw_amount: string;
+  block_number: number;
+  block_hash: string;
+  invoice_id: string | null;
+  seen_at: number;
+  dropped_at: number | null;
+  final_at: number | null;
 }
 
 export interface ChainScanTable {
@@ -381,6 +411,7 @@ export interface Database {
   registrations: RegistrationsTable;
   password_resets: PasswordResetsTable;
   chain_transfers: ChainTransfersTable;
+  chain_seen: ChainSeenTable;
   chain_scan: ChainScanTable;
   chain_scan_gaps: ChainScanGapsTable;
   chain_disputes: ChainDisputesTable;

@@ -19,7 +19,7 @@ import { formatAmount, fromDbAmount, parseAmount } from '../lib/amounts.js';
 import { HOUR, MINUTE } from '../lib/clock.js';
 import { resolveLocale, translator } from '../lib/i18n.js';
 import type { Worker } from '../lib/loop.js';
-import { findTransferByLog } from '../chain/chain.repo.js';
+import { findTransferByLog } from '../payments/transfers.repo.js';
 import { findInvoiceAnyMerchant } from '../invoices/invoices.repo.js';
 import { listAddressOwners } from '../wallets/wallets.repo.js';
 
@@ -44,9 +44,9 @@ export function paymentNoticesOn(config: Config): boolean {
  * is unmatched (every owner of a wallet on its address, archived wallets too), or late or a partial
  * payment (the owner of the invoice). Other kinds, and unmatched dust, queue nothing.
  */
-export async function queuePaymentNotices(config: Config, trx: Trx, log: { txHash: string; logIndex: number }, now: number): Promise<void> {
+export async function queuePaymentNotices(config: Config, trx: Trx, log: { network: string; txHash: string; logIndex: number }, now: number): Promise<void> {
   if (!paymentNoticesOn(config)) return;
-  const transfer = await findTransferByLog(trx, log.txHash, log.logIndex);
+  const transfer = await findTransferByLog(trx, log.txHash, log.logIndex, log.network);
   if (!transfer) return;
   let owners: string[] = [];
   // A late or partial payment is its invoice's owner's alone.
@@ -54,7 +54,7 @@ export async function queuePaymentNotices(config: Config, trx: Trx, log: { txHas
     const invoice = await findInvoiceAnyMerchant(trx, transfer.invoiceId);
     owners = invoice ? [invoice.merchantId] : [];
   } else if (transfer.kind === 'unmatched' && transfer.amount >= noticeMinUnmatched(config)) {
-    owners = await listAddressOwners(trx, config.network.id, transfer.to);
+    owners = await listAddressOwners(trx, transfer.network, transfer.to);
   }
   if (owners.length === 0) return;
   await trx

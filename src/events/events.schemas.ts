@@ -3,7 +3,7 @@
  * `data` typed per event type (the OpenAPI document's `webhooks` section names each one).
  */
 import { z } from '@hono/zod-openapi';
-import { TransactionSchema } from '../chain/chain.schemas.js';
+import { TransactionSchema } from '../payments/transfer.schemas.js';
 import { DateTime, Mode } from '../http/openapi.js';
 import { iso } from '../lib/clock.js';
 import { InvoiceSchema } from '../invoices/invoices.schemas.js';

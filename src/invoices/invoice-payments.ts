@@ -16,7 +16,7 @@
  */
 import { sql, type SqlBool } from 'kysely';
 import type { Db, Trx, Tx } from '../db/database.js';
-import type { ChainTransferKind } from '../db/schema.js';
+import type { ChainTransferKind, UnmatchedReason } from '../db/schema.js';
 import { insertEvent } from '../events/events.repo.js';
 import { findNetwork, tokenByContract, type NetworkId } from '../chains/networks.js';
 import { toChecksumAddress } from '../chains/evm/address.js';
@@ -45,7 +45,10 @@ export interface ChainPayment {
   tokenContract: string;
   /** The recipient (base58 on TRON; an EVM address in any case, matched in its EIP-55 form). */
   to: string;
+  /** Micro-units; when `inexact`, the micro-units below the value (it has digits below 10^-6). */
   amount: Micros;
+  /** A value with digits below the micro-unit (an 18-decimal token): never an exact match, never rounded up. */
+  inexact?: boolean;
   txHash: string;
   blockTimestamp: number;
   /** The `transaction` object of the event it causes. */
@@ -130,7 +133,7 @@ async function markReviewPaid(trx: Trx, id: string, txHash: string, through: Inv
 }
 
 function classify(candidates: Candidate[], p: ChainPayment): { kind: ChainTransferKind; candidate: Candidate | undefined } {
-  if (p.amount <= 0n) return { kind: 'unmatched', candidate: undefined };
+  if (p.amount <= 0n || p.inexact) return { kind: 'unmatched', candidate: undefined };
   const inWindow = candidates.find(({ invoice: inv }) => inv.createdAt <= p.blockTimestamp && p.blockTimestamp <= inv.expiresAt);
   if (inWindow) {
     const inv = inWindow.invoice;
@@ -162,7 +165,7 @@ export async function applyChainPayment(
 ): Promise<{ kind: ChainTransferKind; invoiceId: string | null }> {
   const target = targetOf(p);
   const publicUrl = deps.config.server.public_url;
-  const candidates = p.amount > 0n ? await findCandidates(trx, target, p.amount) : [];
+  const candidates = p.amount > 0n && !p.inexact ? await findCandidates(trx, target, p.amount) : [];
   let { kind, candidate } = classify(candidates, p);
   if (kind === 'unmatched') {
     const partial = await findPartialMatch(trx, target, p);
@@ -207,25 +210,65 @@ export async function applyChainPayment(
   return { kind, invoiceId: invoice?.id ?? null };
 }
 
+/**
+ * Why an unmatched transfer (one that paid no invoice and relates to none) matched nothing, for the
+ * merchant who looks for it: its value has digits below the micro-unit; or an open invoice of this
+ * address with this amount waits on another network (`wrong_network`) or for another token of this
+ * network (`other_token`); or none does. `elsewhere` lists the other (network, token contract) pairs
+ * to look at (the enabled networks' pinned tokens).
+ */
+export async function unmatchedReason(
+  trx: Trx,
+  p: Pick<ChainPayment, 'network' | 'tokenContract' | 'to' | 'amount' | 'inexact'>,
+  elsewhere: ReadonlyArray<{ network: string; tokenContract: string }>,
+): Promise<UnmatchedReason> {
+  if (p.inexact) return 'inexact_amount';
+  if (p.amount <= 0n) return 'no_invoice';
+  let reason: UnmatchedReason = 'no_invoice';
+  for (const other of elsewhere) {
+    if (other.network === p.network && other.tokenContract === p.tokenContract) continue;
+    // One index range each (network, token contract, address, amount): the open invoices of that amount there.
+    const row = await trx
+      .selectFrom('invoices')
+      .select('id')
+      .where('network', '=', other.network)
+      .where('token_contract', '=', other.tokenContract)
+      .where('wallet_address', '=', p.to)
+      .where('payable_amount', '=', toDbAmount(p.amount))
+      .where(isOpen('status'))
+      .where('tx_hash', 'is', null)
+      .limit(1)
+      .executeTakeFirst();
+    if (!row) continue;
+    if (other.network !== p.network) return 'wrong_network';
+    reason = 'other_token';
+  }
+  return reason;
+}
+
 /** Block times not scanned yet: every unscanned block's time lies in one of these open intervals (ms). */
 export interface Unscanned {
   /** Every block up to this time (ms, inclusive) is scanned, except in `gaps`. */
   scannedUntil: number;
   gaps: Array<{ after: number; before: number }>;
+  /** The network whose scan this is: only its invoices expire (absent: every network's, as when TRON was the only one). */
+  network?: string;
 }
 
 /**
  * The query behind expireScanned (exported for the query-plan test): through the partial index of
  * open invoices by expires_at (every invoice of a database is USDT of its one network).
  */
-export function expirableQuery(db: Db | Trx, scannedUntil: number, now: number) {
-  return db
+export function expirableQuery(db: Db | Trx, scannedUntil: number, now: number, network?: string) {
+  let q = db
     .selectFrom('invoices')
     .selectAll()
     .where(isOpen('status'))
     .where('expires_at', '<=', scannedUntil)
     .where('expires_at', '<', now)
     .where('tx_hash', 'is', null);
+  if (network !== undefined) q = q.where('network', '=', network);
+  return q;
 }
 
 /**
@@ -234,7 +277,7 @@ export function expirableQuery(db: Db | Trx, scannedUntil: number, now: number) 
  * meets its window. A paid review invoice waits for its owner and never expires here.
  */
 export async function expireScanned(deps: PaymentDeps, trx: Trx, tx: Tx, unscanned: Unscanned, now: number): Promise<Invoice[]> {
-  const rows = await expirableQuery(trx, unscanned.scannedUntil, now).execute();
+  const rows = await expirableQuery(trx, unscanned.scannedUntil, now, unscanned.network).execute();
   const expired: Invoice[] = [];
   const maxAdjustment = parseAmount(deps.config.invoices.max_adjustment)!;
   for (const inv of await withOptions(trx, rows)) {

@@ -19,7 +19,7 @@ import { priceInFiat, type InvoicePrice } from '../pricing/pricing.service.js';
 import { reservationInsert, takeOverReservation } from './allocation.repo.js';
 import { optionInsert, optionsLookup, releaseOpenOptions } from './invoice-options.repo.js';
 import { allocateOptions, planOptions, type AllocatedOption } from './option-allocation.js';
-import { reviewPaymentTransaction } from '../chain/chain.service.js';
+import { reviewPaymentTransaction } from '../payments/record.js';
 import { GroupCommit } from './group-commit.js';
 import { rowToInvoice, type Invoice, type InvoiceOption } from './invoice.model.js';
 import { type CreateInvoiceBody, type InvoiceResponse, MAX_INVOICE_AMOUNT, toInvoiceResponse, withInvoiceDefaults } from './invoices.schemas.js';

@@ -15,9 +15,9 @@
  *   never theirs to apply (resolve.service.ts answers 404, as for any resource of another tenant).
  */
 import type { Db, Trx } from '../db/database.js';
-import type { ChainTransfer } from '../chain/chain.model.js';
+import type { ChainTransfer } from '../payments/transfer.model.js';
 import { toDbAmount } from '../lib/amounts.js';
-import type { TronNetwork } from '../lib/tron.js';
+import type { NetworkId } from '../chains/networks.js';
 import { listAddressOwners } from '../wallets/wallets.repo.js';
 import { claimOf, closePayableRange, compareClaims, strongerThan, type Claim } from './claims.js';
 import { rowToInvoice, type Invoice } from './invoice.model.js';
@@ -28,8 +28,18 @@ export type ResolveVerdict = { ok: true; claim: Claim } | { ok: false; claim: Cl
 
 type ClaimTransfer = Pick<ChainTransfer, 'to' | 'amount' | 'blockTimestamp'>;
 
+/** The network and token a transfer was made in: the other merchants' invoices that could claim it ask for the same. */
+export interface TransferNetwork {
+  id: NetworkId;
+  usdtContract: string;
+}
+
+export function transferNetwork(t: Pick<ChainTransfer, 'network' | 'tokenContract'>): TransferNetwork {
+  return { id: t.network, usdtContract: t.tokenContract };
+}
+
 /** The strongest claim an unpaid invoice of another merchant of the address has on the transfer (none when none is close). */
-export async function bestClaimOfOthers(db: Db | Trx, network: TronNetwork, merchantId: string, t: ClaimTransfer): Promise<Claim | undefined> {
+export async function bestClaimOfOthers(db: Db | Trx, network: TransferNetwork, merchantId: string, t: ClaimTransfer): Promise<Claim | undefined> {
   const { min, max } = closePayableRange(t.amount);
   const rows = await unpaidOnAddress(db, { network: network.id, tokenContract: network.usdtContract, address: t.to })
     .where('merchant_id', '!=', merchantId)
@@ -42,7 +52,7 @@ export async function bestClaimOfOthers(db: Db | Trx, network: TronNetwork, merc
 }
 
 /** Whether the address is registered by more than one merchant (archived wallets count). */
-export async function isSharedAddress(db: Db | Trx, network: TronNetwork, address: string): Promise<boolean> {
+export async function isSharedAddress(db: Db | Trx, network: TransferNetwork, address: string): Promise<boolean> {
   return (await listAddressOwners(db, network.id, address)).length > 1;
 }
 
@@ -52,7 +62,7 @@ export interface ResolveContext {
   othersBest: Claim | undefined;
 }
 
-export async function resolveContext(db: Db | Trx, network: TronNetwork, merchantId: string, t: ClaimTransfer): Promise<ResolveContext> {
+export async function resolveContext(db: Db | Trx, network: TransferNetwork, merchantId: string, t: ClaimTransfer): Promise<ResolveContext> {
   const shared = await isSharedAddress(db, network, t.to);
   return { shared, othersBest: shared ? await bestClaimOfOthers(db, network, merchantId, t) : undefined };
 }

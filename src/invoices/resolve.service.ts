@@ -9,13 +9,13 @@ import { writeTransaction } from '../db/database.js';
 import { insertEvent } from '../events/events.repo.js';
 import type { AppDeps } from '../app-deps.js';
 import { AppError } from '../lib/errors.js';
-import { findTransferByLog } from '../chain/chain.repo.js';
-import { toTransactionResponse } from '../chain/chain.schemas.js';
+import { findTransferByLog } from '../payments/transfers.repo.js';
+import { toTransactionResponse } from '../payments/transfer.schemas.js';
 import { findMerchantWalletByAddress } from '../wallets/wallets.repo.js';
 import type { Invoice } from './invoice.model.js';
 import { toInvoiceResponse } from './invoices.schemas.js';
 import { findMerchantInvoice } from './invoices.repo.js';
-import { judgeResolve, resolveContext } from './resolve-policy.js';
+import { judgeResolve, resolveContext, transferNetwork } from './resolve-policy.js';
 import { confirmByResolution, findResolutionByTransfer, insertResolution } from './resolutions.repo.js';
 import { canStart } from './invoice.states.js';
 import { parseAmount } from '../lib/amounts.js';
@@ -38,7 +38,7 @@ export async function resolveInvoice(deps: ResolveDeps, req: ResolveRequest): Pr
     const transfer = await findTransferByLog(trx, req.txHash, req.logIndex);
     // A transfer to none of the caller's addresses, or a late payment of another merchant's
     // invoice on a shared address, is not theirs to apply: 404, as for any resource of another tenant.
-    const own = transfer ? await findMerchantWalletByAddress(trx, deps.config.network.id, req.merchantId, transfer.to) : undefined;
+    const own = transfer ? await findMerchantWalletByAddress(trx, transfer.network, req.merchantId, transfer.to) : undefined;
     // A late or partial payment recorded against another merchant's invoice is theirs.
     const ofOther = transfer?.invoiceId != null && (await findMerchantInvoice(trx, req.merchantId, transfer.invoiceId)) === undefined;
     if (!transfer || !own || ofOther) {
@@ -60,7 +60,7 @@ export async function resolveInvoice(deps: ResolveDeps, req: ResolveRequest): Pr
         `This invoice is already ${invoice.status === 'confirmed' ? 'paid' : `${invoice.status} with a recorded payment`}`,
       );
     }
-    const verdict = judgeResolve(transfer, invoice, await resolveContext(trx, deps.config.network, req.merchantId, transfer));
+    const verdict = judgeResolve(transfer, invoice, await resolveContext(trx, transferNetwork(transfer), req.merchantId, transfer));
     if (!verdict.ok) {
       throw new AppError(
         'invoice_not_resolvable',

@@ -7,7 +7,7 @@ import { stringify } from 'csv-stringify/sync';
 import type { Db } from '../db/database.js';
 import { formatAmount } from '../lib/amounts.js';
 import { iso, isoOrNull } from '../lib/clock.js';
-import { latePaymentHashes } from '../chain/chain.repo.js';
+import { latePaymentHashes } from '../payments/transfers.repo.js';
 import type { Invoice } from '../invoices/invoice.model.js';
 import { merchantInvoicesPage, type CreationCursor as LedgerCursor, type CreationRange as LedgerRange } from '../invoices/invoices.repo.js';
 

@@ -5,16 +5,16 @@
  * and filtered by the rule the API enforces (resolve-policy.ts); nothing is preselected, and each
  * choice carries its own confirmation stating both amounts and the difference in words.
  */
-import type { ChainTransfer } from '../chain/chain.model.js';
-import { listUnmatchedTransfers } from '../chain/chain.repo.js';
+import { findNetwork, tokenByContract } from '../chains/networks.js';
+import type { ChainTransfer } from '../payments/transfer.model.js';
+import { listUnmatchedTransfers } from '../payments/transfers.repo.js';
 import type { Db } from '../db/database.js';
 import { listUnpaidInvoices } from '../dashboard/dashboard.repo.js';
 import { rankInvoices, rankTransfers, type Claim } from '../invoices/claims.js';
 import type { Invoice } from '../invoices/invoice.model.js';
 import { appliedTransfers, type AppliedTransfer } from '../dashboard/transfers.repo.js';
-import { judgeResolve, resolveContext } from '../invoices/resolve-policy.js';
+import { judgeResolve, resolveContext, transferNetwork } from '../invoices/resolve-policy.js';
 import { formatAmount, micros, type Micros } from '../lib/amounts.js';
-import type { TronNetwork } from '../lib/tron.js';
 import type { PageContext } from './render.js';
 import { run, translateHtml } from './runs.js';
 
@@ -38,6 +38,10 @@ export interface ResolveChoice {
 
 /** A transfer as the resolve forms show it: who applied it, or what it may pay. */
 export type TransferRow = ChainTransfer & {
+  /** The network's plain name, as the payer was shown it. */
+  networkLabel: string;
+  /** The whole on-chain value with every decimal of the token, when it has digits below the sixth; null otherwise. */
+  exactAmount: string | null;
   applied: (AppliedTransfer & { mine: boolean; contestedByMe: boolean }) | null;
   choices: ResolveChoice[];
   /** On a shared address, unpaid invoices of the owner that the rule does not let take it. */
@@ -81,8 +85,19 @@ function choice(ctx: PageContext, inv: Invoice, t: ChainTransfer, claim: Claim):
   };
 }
 
+/** The network's name and, for a value with digits below the micro-unit, the whole value (never rounded). */
+function shown(x: ChainTransfer): Pick<TransferRow, 'networkLabel' | 'exactAmount'> {
+  const network = findNetwork(x.network);
+  const decimals = (network && tokenByContract(network, x.tokenContract)?.decimals) ?? 6;
+  const scale = 10n ** BigInt(decimals - 6);
+  if (x.rawAmount % scale === 0n) return { networkLabel: network?.label ?? x.network, exactAmount: null };
+  const unit = 10n ** BigInt(decimals);
+  const digits = (x.rawAmount % unit).toString().padStart(decimals, '0').replace(/0+$/, '');
+  return { networkLabel: network?.label ?? x.network, exactAmount: `${x.rawAmount / unit}.${digits}` };
+}
+
 /** The owner's choices for each transfer (the Transfers page), and who applied those already applied. */
-export async function transferRows(db: Db, network: TronNetwork, ctx: PageContext, merchantId: string, transfers: ChainTransfer[]): Promise<TransferRow[]> {
+export async function transferRows(db: Db, ctx: PageContext, merchantId: string, transfers: ChainTransfer[]): Promise<TransferRow[]> {
   const applied = await appliedTransfers(
     db,
     transfers.map((x) => x.id),
@@ -94,6 +109,7 @@ export async function transferRows(db: Db, network: TronNetwork, ctx: PageContex
     if (a) {
       rows.push({
         ...x,
+        ...shown(x),
         applied: { ...a, mine: a.merchantId === merchantId, contestedByMe: a.contests.some((c) => c.merchantId === merchantId) },
         choices: [],
         refused: 0,
@@ -101,14 +117,14 @@ export async function transferRows(db: Db, network: TronNetwork, ctx: PageContex
       continue;
     }
     const own = unpaid.filter((inv) => inv.walletAddress === x.to);
-    const context = own.length > 0 ? await resolveContext(db, network, merchantId, x) : { shared: false, othersBest: undefined };
+    const context = own.length > 0 ? await resolveContext(db, transferNetwork(x), merchantId, x) : { shared: false, othersBest: undefined };
     const choices: ResolveChoice[] = [];
     let refused = 0;
     for (const { invoice, claim } of rankInvoices(x, own)) {
       if (!judgeResolve(x, invoice, context).ok) refused += 1;
       else if (choices.length < MAX_CHOICES) choices.push(choice(ctx, invoice, x, claim));
     }
-    rows.push({ ...x, applied: null, choices, refused });
+    rows.push({ ...x, ...shown(x), applied: null, choices, refused });
   }
   return rows;
 }
@@ -116,14 +132,13 @@ export async function transferRows(db: Db, network: TronNetwork, ctx: PageContex
 /** "Payments to this address that may be for this invoice": unapplied unmatched transfers to its address with a plausible claim that the rule lets it take, ranked. */
 export async function invoiceChoices(
   db: Db,
-  network: TronNetwork,
   ctx: PageContext,
   merchantId: string,
   invoice: Invoice,
   minAmount: number,
 ): Promise<Array<ChainTransfer & { choice: ResolveChoice }>> {
   if (invoice.txHash !== null || !['pending', 'expired', 'review'].includes(invoice.status)) return [];
-  const transfers = (await listUnmatchedTransfers(db, network, merchantId, 500, minAmount)).filter(
+  const transfers = (await listUnmatchedTransfers(db, { id: invoice.network }, merchantId, 500, minAmount)).filter(
     (x) => x.to === invoice.walletAddress && (x.invoiceId === null || x.invoiceId === invoice.id),
   );
   const applied = await appliedTransfers(
@@ -136,7 +151,7 @@ export async function invoiceChoices(
     transfers.filter((x) => !applied.has(x.id)),
   )) {
     if (out.length >= MAX_CHOICES) break;
-    if (claim.strength === 'none' || !judgeResolve(transfer, invoice, await resolveContext(db, network, merchantId, transfer)).ok) continue;
+    if (claim.strength === 'none' || !judgeResolve(transfer, invoice, await resolveContext(db, transferNetwork(transfer), merchantId, transfer)).ok) continue;
     out.push({ ...transfer, choice: choice(ctx, invoice, transfer, claim) });
   }
   return out;

@@ -18,8 +18,8 @@ import { twoFactorStatus } from '../accounts/two-factor.service.js';
 import { telegramPanel } from '../telegram/telegram.panel.js';
 import { findFillingPools } from '../invoices/allocation.repo.js';
 import type { WatcherStatus } from '../chain/watcher-status.js';
-import type { TronNetwork } from '../lib/tron.js';
-import { countUnmatchedDust, listLatePayments, listMerchantLatePayments, listOpenDisputes, listUnmatchedTransfers } from '../chain/chain.repo.js';
+import { countUnmatchedDust, listLatePayments, listMerchantLatePayments, listUnmatchedTransfers } from '../payments/transfers.repo.js';
+import { listOpenDisputes } from '../payments/scan.repo.js';
 import { formMessages } from './auth.pages.js';
 import { readOverviewFigures } from '../dashboard/dashboard.js';
 import { listDeliveryViews, listWalletViews } from '../dashboard/dashboard.repo.js';
@@ -33,7 +33,7 @@ import { livePayments } from '../system/live-payments.js';
 import { appliedTransfers } from '../dashboard/transfers.repo.js';
 import { invoiceChoices, transferRows } from './console-resolve.js';
 import { BOUNDED_TOLERANCE_PATTERN, findPaymentSettings } from '../invoices/underpayment.js';
-import type { ChainTransfer } from '../chain/chain.model.js';
+import type { ChainTransfer } from '../payments/transfer.model.js';
 import type { Db } from '../db/database.js';
 import { liveQuotes, toPricingHealthResponse } from '../pricing/pricing.schemas.js';
 import { MARKUP_PATTERN } from '../pricing/pricing.service.js';
@@ -79,12 +79,16 @@ export const FORM_AMOUNT_PATTERN = '0\\.(?!0{1,6}$)[0-9]{1,6}|[1-9][0-9]{0,8}(\\
  */
 async function merchantTransfers(
   db: Db,
-  network: TronNetwork,
+  networks: ReadonlyArray<{ readonly id: string }>,
   merchantId: string,
   minUnmatched: number,
 ): Promise<{ unmatched: ChainTransfer[]; late: ChainTransfer[] }> {
   const unmatched = [];
-  for (const x of await listUnmatchedTransfers(db, network, merchantId, 100, minUnmatched)) {
+  // Every network the instance watches, newest first across them.
+  const found: ChainTransfer[] = [];
+  for (const network of networks) found.push(...(await listUnmatchedTransfers(db, network, merchantId, 100, minUnmatched)));
+  found.sort((a, b) => b.blockTimestamp - a.blockTimestamp || (a.id < b.id ? -1 : 1));
+  for (const x of found.slice(0, 100)) {
     if (x.invoiceId === null || (await findMerchantInvoice(db, merchantId, x.invoiceId))) unmatched.push(x);
   }
   // A partial payment of one of the owner's invoices waits for them: first in the list.
@@ -183,7 +187,7 @@ export function consolePages(app: Hono<AppEnv>, deps: AppDeps, renderer: Rendere
     const overview = { byStatus: stats.byStatus, received: formatAmount(stats.confirmed.received), ...counts };
     const recent = (await listMerchantInvoices(deps.db, req.merchant.id, RECENT_INVOICES)).map((inv) => toInvoiceResponse(inv, publicUrl));
     // Dust (poisoning spam) never asks for attention.
-    const transfers = await merchantTransfers(deps.db, deps.config.network, req.merchant.id, dustThreshold);
+    const transfers = await merchantTransfers(deps.db, deps.config.networks, req.merchant.id, dustThreshold);
     const all = [...transfers.unmatched, ...transfers.late];
     const applied = await appliedTransfers(
       deps.db,
@@ -261,13 +265,13 @@ export function consolePages(app: Hono<AppEnv>, deps: AppDeps, renderer: Rendere
     }
     const events = await listInvoiceEvents(deps.db, req.merchant.id, invoice.id);
     const deliveries = await listDeliveryViews(deps.db, req.merchant.id, { invoiceId: invoice.id });
-    const late = await transferRows(deps.db, deps.config.network, req.ctx, req.merchant.id, await listLatePayments(deps.db, invoice.id));
+    const late = await transferRows(deps.db, req.ctx, req.merchant.id, await listLatePayments(deps.db, invoice.id));
     return render(c, req, 'console-invoice', 'invoices', req.ctx.t('console.invoice.title', { order: invoice.merchantOrderId }), {
       inv: toInvoiceResponse(invoice, publicUrl),
       // Back from "Apply here": the page is read again, so its status and actions are the new ones.
       applied: c.req.query('applied') === '1' && invoice.resolution === 'manual',
       late,
-      maybe: await invoiceChoices(deps.db, deps.config.network, req.ctx, req.merchant.id, invoice, dustThreshold),
+      maybe: await invoiceChoices(deps.db, req.ctx, req.merchant.id, invoice, dustThreshold),
       metadata: JSON.stringify(invoice.metadata, null, 2),
       events,
       deliveries,
@@ -278,11 +282,12 @@ export function consolePages(app: Hono<AppEnv>, deps: AppDeps, renderer: Rendere
   // is recorded but folded away unless asked for (?dust=1), so it does not bury real payments.
   consoleGet(app, deps, '/console/transfers', async (c, req) => {
     const showDust = c.req.query('dust') === '1';
-    const { unmatched, late } = await merchantTransfers(deps.db, deps.config.network, req.merchant.id, showDust ? 0 : dustThreshold);
-    const dust = showDust ? 0 : await countUnmatchedDust(deps.db, deps.config.network, req.merchant.id, dustThreshold);
+    const { unmatched, late } = await merchantTransfers(deps.db, deps.config.networks, req.merchant.id, showDust ? 0 : dustThreshold);
+    let dust = 0;
+    for (const network of showDust ? [] : deps.config.networks) dust += await countUnmatchedDust(deps.db, network, req.merchant.id, dustThreshold);
     return render(c, req, 'console-transfers', 'transfers', req.ctx.t('console.transfers.title'), {
-      unmatched: await transferRows(deps.db, deps.config.network, req.ctx, req.merchant.id, unmatched),
-      late: await transferRows(deps.db, deps.config.network, req.ctx, req.merchant.id, late),
+      unmatched: await transferRows(deps.db, req.ctx, req.merchant.id, unmatched),
+      late: await transferRows(deps.db, req.ctx, req.merchant.id, late),
       dust,
       showDust,
       dustThreshold: deps.config.tron.dust_threshold,

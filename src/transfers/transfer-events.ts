@@ -6,7 +6,7 @@
  */
 import type { Config } from '../config.js';
 import type { Trx, Tx } from '../db/database.js';
-import { findTransferByLog } from '../chain/chain.repo.js';
+import { findTransferByLog } from '../payments/transfers.repo.js';
 import { queuePaymentNotices } from '../email/payment-notices.js';
 import { insertEvent } from '../events/events.repo.js';
 import { parseAmount } from '../lib/amounts.js';
@@ -14,12 +14,18 @@ import { listAddressOwners } from '../wallets/wallets.repo.js';
 import { toTransferResponse } from './transfers.schemas.js';
 
 /** Returns true when it queued events (the caller wakes the delivery worker). */
-export async function afterTransferRecorded(config: Config, trx: Trx, tx: Tx, log: { txHash: string; logIndex: number }, now: number): Promise<boolean> {
-  const transfer = await findTransferByLog(trx, log.txHash, log.logIndex);
+export async function afterTransferRecorded(
+  config: Config,
+  trx: Trx,
+  tx: Tx,
+  log: { network: string; txHash: string; logIndex: number },
+  now: number,
+): Promise<boolean> {
+  const transfer = await findTransferByLog(trx, log.txHash, log.logIndex, log.network);
   if (!transfer || (transfer.kind !== 'unmatched' && transfer.kind !== 'late')) return false;
   await queuePaymentNotices(config, trx, log, now);
   if (transfer.kind !== 'unmatched' || transfer.invoiceId !== null || transfer.amount < (parseAmount(config.tron.dust_threshold) ?? 0n)) return false;
-  for (const merchantId of await listAddressOwners(trx, config.network.id, transfer.to)) {
+  for (const merchantId of await listAddressOwners(trx, transfer.network, transfer.to)) {
     await insertEvent(
       tx,
       { merchantId, type: 'transfer.unmatched', data: { transfer: toTransferResponse(transfer, 'unmatched', merchantId, undefined) } },

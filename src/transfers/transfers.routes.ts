@@ -53,7 +53,8 @@ export const TransferListQuerySchema = z.strictObject({
 
 export function transferRoutes(deps: AppDeps) {
   const app = createRouter();
-  const network = deps.config.network;
+  // Wrong payments on every network the instance watches.
+  const networks = deps.config.networks;
   const dustBelow = Number(parseAmount(deps.config.tron.dust_threshold) ?? 0n);
 
   async function respond(merchantId: string, items: Awaited<ReturnType<typeof listTransferPage>>['items']) {
@@ -86,13 +87,13 @@ export function transferRoutes(deps: AppDeps) {
     async (c) => {
       const merchantId = c.get('auth').merchantId;
       const q = c.req.valid('query');
-      const page = await pageRequest(q, 'transfer', (id) => findTransferCursor(deps.db, network, merchantId, id));
+      const page = await pageRequest(q, 'transfer', (id) => findTransferCursor(deps.db, networks, merchantId, id));
       let address: string | undefined;
       if (q.wallet_id !== undefined) {
         // Another merchant's (or an unknown) wallet: an address no transfer can have.
         address = (await onConnection(deps.db, (conn) => findMerchantWallet(conn, merchantId, q.wallet_id!)))?.address ?? '';
       }
-      const { items, hasMore } = await listTransferPage(deps.db, network, merchantId, dustBelow, { kinds: q.kind, address, invoiceId: q.invoice_id }, page);
+      const { items, hasMore } = await listTransferPage(deps.db, networks, merchantId, dustBelow, { kinds: q.kind, address, invoiceId: q.invoice_id }, page);
       return c.json({ transfers: await respond(merchantId, items), has_more: hasMore }, 200);
     },
   );
@@ -116,7 +117,7 @@ export function transferRoutes(deps: AppDeps) {
     }),
     async (c) => {
       const merchantId = c.get('auth').merchantId;
-      const transfer = await findVisibleTransfer(deps.db, network, merchantId, c.req.valid('param').id);
+      const transfer = await findVisibleTransfer(deps.db, networks, merchantId, c.req.valid('param').id);
       if (!transfer) throw new AppError('not_found', 'Transfer not found');
       const applied = (await appliedTransfers(deps.db, [transfer.id])).get(transfer.id);
       if (!applied || applied.merchantId === merchantId) {

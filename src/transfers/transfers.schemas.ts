@@ -1,7 +1,7 @@
 /** The Transfer resource of GET /transfers: a wrong payment (unmatched, late or dust) as one merchant sees it. */
 import { z } from '@hono/zod-openapi';
-import { TransactionSchema, toTransactionResponse } from '../chain/chain.schemas.js';
-import type { ChainTransfer } from '../chain/chain.model.js';
+import { TransactionSchema, toTransactionResponse, UnmatchedReasonSchema } from '../payments/transfer.schemas.js';
+import type { ChainTransfer } from '../payments/transfer.model.js';
 import { DateTime } from '../http/openapi.js';
 import { iso } from '../lib/clock.js';
 import { TRANSFER_KINDS, type AppliedTransfer, type TransferKind } from '../dashboard/transfers.repo.js';
@@ -39,6 +39,7 @@ export const TransferSchema = z
       example: null,
     }),
     ...TransactionSchema.shape,
+    reason: UnmatchedReasonSchema,
     created_at: DateTime.openapi({ description: 'When the gateway recorded it (the list order and the created_gte / created_lt filters)' }),
     applied: TransferApplicationSchema.nullable().openapi({ description: 'Applied by hand to an invoice (POST /invoices/{id}/resolve); null otherwise' }),
   })
@@ -75,6 +76,7 @@ export function toTransferResponse(
     kind,
     invoice_id: t.invoiceId ?? (mine ? applied!.invoiceId : null),
     ...toTransactionResponse(t),
+    reason: t.kind === 'unmatched' ? t.reason : null,
     created_at: iso(t.recordedAt),
     applied: applied
       ? {

@@ -78,11 +78,14 @@ test('the real mainnet payment confirms its invoice once, with the transaction i
     const data = events[0]!.data as { invoice: { status: string; tx_hash: string; id: string }; transaction: unknown };
     assert.equal(data.invoice.status, 'confirmed');
     assert.deepEqual(data.transaction, {
+      network: 'tron-mainnet',
+      token: 'USDT',
       tx_hash: SAMPLE_TX,
       log_index: 0,
       from: SAMPLE_PAYER,
       to: SAMPLE_MERCHANT,
       amount: '41.677389',
+      raw_amount: '41677389',
       token_contract: USDT_CONTRACT,
       block_number: SAMPLE_BLOCK,
       block_timestamp: '2025-02-03T16:51:45.000Z',
