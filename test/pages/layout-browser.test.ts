@@ -99,7 +99,7 @@ test('the layout check catches what right-to-left and small screens break (it wo
       '<dl class="facts"><dt class="ltr" style="order:2">مبلغ</dt><dd style="order:1">12.500001</dd></dl>' +
       '<table><tr><td data-th="مبلغ" class="ltr"><bdi>1.000000</bdi></td></tr></table>' +
       '<input style="width:5rem" placeholder="https://shop.example/gateway/webhook">' +
-      '<p style="width:10ch;word-break:break-all;direction:ltr"><code><span class="g">TLa2</span><wbr><span class="g">f6VP</span><wbr><span class="g">qDgR</span><wbr><span class="g">E67v</span><wbr><span class="g">1736</span><wbr><span class="g">s7bJ</span><wbr><span class="g">8Ray</span><wbr><span class="g">5wYjU7</span></code></p>' +
+      '<p style="width:10ch;font-family:monospace;font-size:16px;word-break:break-all;direction:ltr"><code style="font-size:inherit"><span class="g">TLa2</span><wbr><span class="g">f6VP</span><wbr><span class="g">qDgR</span><wbr><span class="g">E67v</span><wbr><span class="g">1736</span><wbr><span class="g">s7bJ</span><wbr><span class="g">8Ray</span><wbr><span class="g">5wYjU7</span></code></p>' +
       '</body></html>',
   );
   const problems = await layoutProblems(browser.page);
