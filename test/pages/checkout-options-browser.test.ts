@@ -126,6 +126,11 @@ test('checkout HTML: every option its own amount, QR code of its payment_uri and
   assert.ok(shown[1]!.html.includes('Send only USDT on BNB Smart Chain (BEP20) to this address; another network or token is not seen as this payment.'));
   assert.ok(shown[2]!.html.includes('Send only USDC on Ethereum (ERC20) to this address'));
   assert.ok(shown[0]!.html.includes('Send only USDT on TRON (TRC20) to this address'));
+  assert.match(
+    shown[2]!.html,
+    /Price <bdi dir="ltr" class="num">25\.000000<\/bdi> USDC \+ identification adjustment <bdi dir="ltr" class="num">0\.00000\d<\/bdi> USDC/,
+  );
+  assert.ok(!shown[1]!.html.includes('TRX'), 'no TRX fee warning on BSC');
   assert.doesNotMatch(html, /undefined|page\.checkout\./);
 
   // Without JavaScript the picker's links choose on the server; an unknown choice shows option 0.
