@@ -15,6 +15,7 @@ import { tronTransferLink } from '../chains/payment-uri.js';
 import { pageContext, type Renderer } from './render.js';
 import { priceLine } from './price-format.js';
 import { checkoutReturnUrl } from '../shops/shop-orders.js';
+import { chosenOption, shownOptions } from './checkout-options.js';
 
 /** How often the page asks for the status, and how often it reloads without JavaScript. */
 export const CHECKOUT_POLL_SECONDS = 5;
@@ -47,8 +48,10 @@ export function checkoutPages(app: Hono<AppEnv>, deps: AppDeps, renderer: Render
     const view = await checkoutView(deps.db, invoice, merchantName, dustOf(deps.config.tron.dust_threshold));
     const now = deps.clock.now();
     const remainingMs = Math.max(0, invoice.expiresAt - now);
-    const qrText = checkoutQr === 'tron_uri' ? tronUri(invoice) : invoice.walletAddress;
-    const qrSvg = await qrCode(qrText);
+    const options = shownOptions(view, checkoutQr === 'tron_uri' ? 'uri' : 'address');
+    const chosen = chosenOption(options, c.req.query('option'));
+    const qrSvgs: Record<number, string> = {};
+    for (const o of options) qrSvgs[o.index] = await qrCode(o.qrText);
     return renderer.page(
       c,
       ctx,
@@ -76,11 +79,12 @@ export function checkoutPages(app: Hono<AppEnv>, deps: AppDeps, renderer: Render
         screen: checkoutScreen(invoice),
         overdue: remainingMs === 0,
         remaining: formatRemaining(remainingMs),
-        qrSvg,
+        options,
+        chosen,
+        qrSvgs,
+        groupDigits,
         // While the watcher cannot confirm payments, the page stops promising to update by itself.
         live: livePayments(deps.watcherStatus).enabled,
-        qrUri: checkoutQr === 'tron_uri',
-        groupedAmount: groupDigits(view.payable_amount),
         // "¥100.00 = 14.06 USDT at 7.1150 CNY/USDT, rate of 10:42 UTC" for an invoice priced in fiat.
         priceLine: view.price ? priceLine(ctx, view.price, view.base_amount) : null,
         received: receivedNotice(invoice),

@@ -188,6 +188,32 @@
     });
   }
 
+  // The network picker: each option's panel is on the page; a choice shows its panel in place and
+  // keeps ?option= in the address, so a reload (or the page without JavaScript) shows the same one.
+  var picker = document.getElementById('picker');
+  if (picker) {
+    picker.addEventListener('click', function (e) {
+      var link = e.target.closest ? e.target.closest('a[data-option]') : null;
+      if (!link) return;
+      e.preventDefault();
+      var chosen = link.getAttribute('data-option');
+      var panels = document.querySelectorAll('.option[data-option]');
+      for (var i = 0; i < panels.length; i++) panels[i].hidden = panels[i].getAttribute('data-option') !== chosen;
+      var links = picker.querySelectorAll('a[data-option]');
+      for (var j = 0; j < links.length; j++) {
+        if (links[j] === link) links[j].setAttribute('aria-current', 'true');
+        else links[j].removeAttribute('aria-current');
+      }
+      try {
+        var url = new URL(window.location.href);
+        url.searchParams.set('option', chosen);
+        window.history.replaceState(null, '', url.toString());
+      } catch (err) {
+        /* the address keeps the earlier choice */
+      }
+    });
+  }
+
   tick();
   setInterval(tick, 1000);
   schedule();

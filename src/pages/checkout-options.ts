@@ -1,0 +1,74 @@
+/**
+ * The checkout's network picker: which of an invoice's options the payer is shown, each with its
+ * plain name ("USDT · BNB Smart Chain (BEP20)"), exact amount, address, QR code and wallet link.
+ * Every offered option is rendered, the chosen one visible: without JavaScript the picker's links
+ * (`?option=k`) choose on the server, with it checkout.js switches in place.
+ */
+import { findNetwork, type Network } from '../chains/networks.js';
+import type { toCheckoutInvoiceResponse } from '../invoices/invoices.schemas.js';
+import { formatAmount, micros, parseAmount } from '../lib/amounts.js';
+
+type CheckoutOption = ReturnType<typeof toCheckoutInvoiceResponse>['options'][number];
+
+export interface ShownOption {
+  /** The option's index in the invoice's `options`, as `?option=` names it. */
+  index: number;
+  /** "USDT · BNB Smart Chain (BEP20)". */
+  name: string;
+  /** "BNB Smart Chain (BEP20)", "TRON (TRC20)". */
+  networkName: string;
+  token: string;
+  tokenContract: string;
+  address: string;
+  amount: string;
+  /** What the option adds to the price to tell its payment apart. */
+  adjustment: string;
+  paymentUri: string;
+  /** What the QR code holds: the payment link on EVM; on TRON the merchant's choice (the address by default). */
+  qrText: string;
+  qrIsLink: boolean;
+  evm: boolean;
+}
+
+/** The name a payer knows a network by: TRON's token standard is not in its registry label. */
+export function networkName(network: Network): string {
+  return network.family === 'tron' ? `${network.label} (TRC20)` : network.label;
+}
+
+/**
+ * The options a payer may use now: every open one while nothing was paid; once anything is
+ * recorded against the invoice (paid, partly paid, in review), only the invoice's own network,
+ * token and amount, which are then the paying option's.
+ */
+export function shownOptions(inv: ReturnType<typeof toCheckoutInvoiceResponse>, tronQr: 'address' | 'uri'): ShownOption[] {
+  const open = inv.options.map((o, index) => ({ o, index })).filter(({ o }) => o.status === 'open');
+  const settled = inv.tx_hash !== null || inv.amount_received !== '0.000000' || open.length === 0;
+  const own: CheckoutOption =
+    inv.options.find((o) => o.network === inv.network && o.token_contract === inv.token_contract && o.address === inv.wallet_address) ?? inv.options[0]!;
+  const picked = settled ? [{ o: { ...own, payable_amount: inv.payable_amount }, index: inv.options.indexOf(own) }] : open;
+  return picked.map(({ o, index }) => {
+    const network = findNetwork(o.network)!;
+    const evm = network.family === 'evm';
+    const qrIsLink = evm || tronQr === 'uri';
+    return {
+      index: Math.max(0, index),
+      name: `${o.token} · ${networkName(network)}`,
+      networkName: networkName(network),
+      token: o.token,
+      tokenContract: o.token_contract,
+      address: o.address,
+      amount: o.payable_amount,
+      adjustment: formatAmount(micros((parseAmount(o.payable_amount) ?? 0n) - (parseAmount(inv.base_amount) ?? 0n))),
+      paymentUri: o.payment_uri,
+      qrText: qrIsLink ? o.payment_uri : o.address,
+      qrIsLink,
+      evm,
+    };
+  });
+}
+
+/** The option `?option=` names when it is one of those shown, else the first shown. */
+export function chosenOption(shown: ShownOption[], query: string | undefined): ShownOption {
+  const asked = query !== undefined && /^[0-9]{1,2}$/.test(query) ? Number(query) : undefined;
+  return shown.find((s) => s.index === asked) ?? shown[0]!;
+}
