@@ -21,7 +21,7 @@ import { insertEvent } from '../events/events.repo.js';
 import { toDbAmount, type Micros } from '../lib/amounts.js';
 import { rowToInvoice, type Invoice } from './invoice.model.js';
 import { toInvoiceResponse } from './invoices.schemas.js';
-import { isOpen } from './invoices.repo.js';
+import { isOpen, openOfAmount } from './invoices.repo.js';
 import { applyPartialPayment, findPartialMatch } from './partial-payments.js';
 import { transition } from './invoice.states.js';
 
@@ -179,17 +179,7 @@ export async function unmatchedReason(
   for (const other of elsewhere) {
     if (other.network === p.network && other.tokenContract === p.tokenContract) continue;
     // One index range each (network, token contract, address, amount): the open invoices of that amount there.
-    const row = await trx
-      .selectFrom('invoices')
-      .select('id')
-      .where('network', '=', other.network)
-      .where('token_contract', '=', other.tokenContract)
-      .where('wallet_address', '=', p.to)
-      .where('payable_amount', '=', toDbAmount(p.amount))
-      .where(isOpen('status'))
-      .where('tx_hash', 'is', null)
-      .limit(1)
-      .executeTakeFirst();
+    const row = await openOfAmount(trx, other, p.to, p.amount).limit(1).executeTakeFirst();
     if (!row) continue;
     if (other.network !== p.network) return 'wrong_network';
     reason = 'other_token';

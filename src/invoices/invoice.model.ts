@@ -46,6 +46,20 @@ export interface Invoice {
   amountReceived: Micros;
   /** How it was settled when not by a transfer of its exact amount ('manual', 'tolerance'); null otherwise. */
   resolution: ResolutionKind | null;
+  /**
+   * A matching transfer seen in a block above its network's finality, while it waits to be final;
+   * null when none waits (or not loaded: only the invoice API and the events that tell it load it).
+   */
+  paymentSeen?: PaymentSeen | null;
+}
+
+/** A transfer that will pay the invoice once its block is final (the payments layer's chain_seen). */
+export interface PaymentSeen {
+  network: string;
+  txHash: string;
+  blockNumber: number;
+  seenAt: number;
+  expectedFinalAt: number;
 }
 
 export function rowToInvoice(row: Selectable<InvoicesTable>): Invoice {

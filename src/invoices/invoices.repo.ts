@@ -5,7 +5,7 @@ import { compileQuery, type BoundQuery, type Lookup, type Param } from '../db/co
 import { pageQueries, readPage, type Cursor, type Page, type PageRequest } from '../db/paging.js';
 import type { Conn, Db, Trx, Tx } from '../db/database.js';
 import type { CheckoutQr, InvoicesTable, InvoiceStatus } from '../db/schema.js';
-import { parseAmount, toDbAmount } from '../lib/amounts.js';
+import { parseAmount, toDbAmount, type Micros } from '../lib/amounts.js';
 import { rowToInvoice, type Invoice } from './invoice.model.js';
 import { INVOICE_STATUSES, OPEN_STATUSES, transition } from './invoice.states.js';
 
@@ -332,6 +332,19 @@ export async function merchantInvoicesPage(
   }
   const rows = await q.orderBy('created_at', 'desc').orderBy('id').limit(size).execute();
   return rows.map(rowToInvoice);
+}
+
+/** Open, unpaid invoices (pending or review) of one network, token contract, address and payable amount: one index range. */
+export function openOfAmount(db: Db | Trx, target: { network: string; tokenContract: string }, address: string, amount: Micros) {
+  return db
+    .selectFrom('invoices')
+    .selectAll()
+    .where('network', '=', target.network)
+    .where('token_contract', '=', target.tokenContract)
+    .where('wallet_address', '=', address)
+    .where('payable_amount', '=', toDbAmount(amount))
+    .where(isOpen('status'))
+    .where('tx_hash', 'is', null);
 }
 
 /** Unpaid invoices (pending, expired, review without a payment) on one address of the network's USDT: the base of the wrong-payment rules' queries. */

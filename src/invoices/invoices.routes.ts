@@ -25,6 +25,7 @@ import {
   toInvoiceResponse,
 } from './invoices.schemas.js';
 import { resolveInvoice } from './resolve.service.js';
+import { withPaymentSeen } from '../payments/seen.js';
 import { cancelInvoice, decideReview, InvoiceCreator } from './invoices.service.js';
 
 export const InvoiceListQuerySchema = z.strictObject({
@@ -102,7 +103,7 @@ export function invoiceRoutes(deps: AppDeps) {
         },
         page,
       );
-      return c.json({ invoices: items.map((inv) => toInvoiceResponse(inv, publicUrl)), has_more: hasMore }, 200);
+      return c.json({ invoices: (await withPaymentSeen(deps, items)).map((inv) => toInvoiceResponse(inv, publicUrl)), has_more: hasMore }, 200);
     },
   );
 
@@ -181,7 +182,8 @@ export function invoiceRoutes(deps: AppDeps) {
     async (c) => {
       const invoice = await findMerchantInvoice(deps.db, c.get('auth').merchantId, c.req.valid('param').id);
       if (!invoice) throw new AppError('not_found', 'Invoice not found');
-      return c.json({ invoice: toInvoiceResponse(invoice, publicUrl) }, 200);
+      const [shown] = await withPaymentSeen(deps, [invoice]);
+      return c.json({ invoice: toInvoiceResponse(shown!, publicUrl) }, 200);
     },
   );
 
