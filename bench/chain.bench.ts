@@ -14,6 +14,8 @@
  *     tron.cross_check = "ids", every block in full from both), wire (gzip) and
  *     decoded, and the same scaled to mainnet's recorded block sizes (infos ~447 B a transaction
  *     as compact JSON, 2025's 304 a block).
+ *  5. the EVM watcher (`evm`): requests and calls a day per provider, idle and busy, 1 to 1 000
+ *     watched addresses, one or two providers (bench/lib/evm-cost.ts).
  * The numbers are printed, never asserted. BENCH_SECONDS sets the latency run's length (default 60);
  * arguments name the sections to run (`requests`, `latency`, `backfill`, `providers`).
  */
@@ -29,6 +31,7 @@ import { startLoop } from '../src/lib/loop.js';
 import { startTestApp } from '../test/helpers/app.js';
 import { insertInvoice, newMerchantId } from '../test/helpers/chain-fixtures.js';
 import { randomAddress } from '../test/helpers/tron-samples.js';
+import { evmCosts } from './lib/evm-cost.js';
 
 const FILLER: [number, number] = [200, 400];
 /** Mainnet's recorded sizes (BENCHMARKS.md): a TransactionInfo about 447 B as compact JSON; 2025 averaged 304 transactions a block. */
@@ -308,7 +311,7 @@ async function providersPerDay(): Promise<void> {
   for (const line of mainnet) console.log(line);
 }
 
-// Sections by name (`requests`, `latency`, `backfill`, `providers`); all when none is named.
+// Sections by name (`requests`, `latency`, `backfill`, `providers`, `evm`); all when none is named.
 const wanted = new Set(process.argv.slice(2));
 const run = (name: string) => wanted.size === 0 || wanted.has(name);
 console.log(`gatewayd chain bench, Node ${process.version}, load ${(await import('node:os')).loadavg()[0]!.toFixed(2)}`);
@@ -316,3 +319,4 @@ if (run('backfill')) await backfill();
 if (run('requests')) await requestsPerDay();
 if (run('latency')) await latency();
 if (run('providers')) await providersPerDay();
+if (run('evm')) await evmCosts();

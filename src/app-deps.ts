@@ -11,6 +11,7 @@ import type { Notifier } from './lib/notifier.js';
 import type { Mailer } from './email/mailer.js';
 import type { ChainRuntime } from './chain/chain.runtime.js';
 import type { WatcherStatus } from './chain/watcher-status.js';
+import type { EvmWatches } from './chains/evm/watch.js';
 import type { Metrics } from './ops/metrics.js';
 import type { HostLookup } from './webhooks/url-policy.js';
 import type { RateBook } from './pricing/rate-book.js';
@@ -33,6 +34,8 @@ export interface AppDeps {
   watcherStatus: WatcherStatus;
   /** The chain watcher's TRON client and retry state. */
   chain: ChainRuntime;
+  /** Each enabled EVM network's watcher state: its providers' clients, health and learned range caps, and its figures. */
+  evm: EvmWatches;
   mailer: Mailer;
   /** Prometheus registry and helpers (src/ops/metrics.ts); features may add their own metrics. */
   metrics: Metrics;

@@ -164,7 +164,7 @@ function buildConfigSchema() {
                   message: 'expected "finalized", "safe" or a number of confirmations',
                 })
                 .default('finalized'),
-              /** Seconds between polls while an invoice is open on this network; 0 = from the block time. */
+              /** Seconds between reads of the newest blocks while an invoice is open on this network; 0 = 5 s. */
               poll_interval_seconds: z.number().min(0).max(3600).default(0),
             }),
           )

@@ -9,6 +9,7 @@ import type { Log } from './lib/log.js';
 import { Notifier } from './lib/notifier.js';
 import { createMailer, type Mailer } from './email/mailer.js';
 import { createChainRuntime } from './chain/chain.worker.js';
+import { createEvmWatches } from './payments/evm/evm.runtime.js';
 import { registerChainMetrics } from './chain/chain.health.js';
 import { disabledMetrics, registerCoreGauges, type Metrics } from './ops/metrics.js';
 import { systemLookup } from './webhooks/url-policy.js';
@@ -36,6 +37,7 @@ export function createDeps(opts: { config: Config; database: OpenedDatabase; log
     deliveriesQueued: new Notifier(),
     watcherStatus: createWatcherStatus(clock),
     chain: createChainRuntime(opts.config),
+    evm: createEvmWatches(opts.config.evmNetworks),
     mailer: opts.mailer ?? createMailer(opts.config, opts.log),
     metrics: opts.metrics ?? disabledMetrics(),
     dnsLookup: systemLookup,

@@ -1,6 +1,6 @@
 /**
  * The background jobs `serve` runs. Each feature adds its worker here; tests call runOnce directly.
- * With several instances on one PostgreSQL database, the chain scanner (with the expiry it does), the
+ * With several instances on one PostgreSQL database, the chain scanner and the EVM watchers (with the expiry they do), the
  * payment-notice mailer and the Telegram bot's two workers run in one instance at a time, each under a
  * leader lease (src/db/leader.ts);
  * the rest runs everywhere (docs/architecture.md, "Once or everywhere").
@@ -10,6 +10,7 @@ import type { Worker } from './lib/loop.js';
 import { accountsWorker } from './accounts/accounts.worker.js';
 import { paymentNoticesWorker } from './email/payment-notices.js';
 import { chainWorker } from './chain/chain.worker.js';
+import { evmWorker } from './payments/evm/evm-watcher.js';
 import { maintenanceWorker } from './db/maintenance.worker.js';
 import { createLease, leaderOnly, liveInstances, whileHeld } from './db/leader.js';
 import { LOCK_KEYS } from './db/postgres.js';
@@ -36,6 +37,9 @@ export function createWorkers(deps: AppDeps): Worker[] {
     leaderOnly(paymentNoticesWorker(deps), createLease(deps.db, LOCK_KEYS.MAIL, 'payment-notices', deps.log)),
     maintenanceWorker(deps),
     leaderOnly(chainWorker(deps), scanner),
+    // Each EVM network's watcher, in the instance that holds the scanner's lease (one writer of
+    // chain_transfers and of the expiry, as for TRON).
+    ...deps.config.evmNetworks.map((n) => whileHeld(evmWorker(deps, n.network.id), scanner)),
     // Fiat rates, only when [[pricing.sources]] are configured.
     ...(deps.rates.enabled ? [ratesWorker(deps)] : []),
     {

@@ -17,6 +17,8 @@ export const EVENT_TYPES = [
   'invoice.review',
   'invoice.partially_paid',
   'invoice.late_payment',
+  'invoice.payment_seen',
+  'invoice.payment_dropped',
   'transfer.unmatched',
   'webhook.test',
 ] as const;

@@ -4,6 +4,7 @@
  */
 import { z } from '@hono/zod-openapi';
 import { TransactionSchema } from '../payments/transfer.schemas.js';
+import { NETWORK_IDS } from '../chains/networks.js';
 import { DateTime, Mode } from '../http/openapi.js';
 import { iso } from '../lib/clock.js';
 import { InvoiceSchema } from '../invoices/invoices.schemas.js';
@@ -38,6 +39,41 @@ export const InvoiceEventDataSchema = z
   })
   .openapi('InvoiceEventData');
 
+/** The transfer of invoice.payment_seen and invoice.payment_dropped: in a block not final yet. */
+export const SeenTransferSchema = z
+  .object({
+    network: z.enum(NETWORK_IDS).openapi({ example: 'ethereum-mainnet' }),
+    token: z.enum(['USDT', 'USDC']).openapi({ example: 'USDC' }),
+    tx_hash: z.string().openapi({ example: '0x5e1f3c2a9b8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f' }),
+    log_index: z.number().int().openapi({ example: 87 }),
+    block_number: z.number().int().openapi({ example: 21500000 }),
+    amount: z.string().openapi({ description: 'Six decimals', example: '25.000137' }),
+    raw_amount: z.string().openapi({ description: 'The on-chain integer value', example: '25000137' }),
+  })
+  .openapi('SeenTransfer');
+
+export const PaymentSeenDataSchema = z
+  .object({
+    invoice: InvoiceSchema.openapi({ description: 'The invoice (still pending), with its payment_seen' }),
+    transfer: SeenTransferSchema,
+    final_in_seconds: z
+      .number()
+      .int()
+      .min(0)
+      .openapi({ description: "About how long until the block is final by the network's rule and the invoice confirms", example: 780 }),
+  })
+  .openapi('PaymentSeenData');
+
+export const PaymentDroppedDataSchema = z
+  .object({
+    invoice: InvoiceSchema.openapi({
+      description:
+        'The invoice as it stands: pending again without payment_seen (or confirmed, when a confirmation count was the rule and the block went after)',
+    }),
+    transfer: SeenTransferSchema,
+  })
+  .openapi('PaymentDroppedData');
+
 export const TransferEventDataSchema = z
   .object({ transfer: TransferSchema.openapi({ description: 'The transfer as GET /transfers lists it' }) })
   .openapi('TransferEventData');
@@ -65,10 +101,24 @@ const WHEN: Record<EventType, string> = {
   'invoice.late_payment':
     "A transfer of the invoice's exact amount (or of one of its options') arrived after its window, or after it was already paid or closed, " +
     'for example on an option the payment of another released; the invoice keeps its status (amount_received grows; `data.option` names the option on an invoice with several).',
+  'invoice.payment_seen':
+    "A transfer of the invoice's exact amount is in a block the network does not call final yet; the invoice stays pending and confirms once it is " +
+    '(invoice.confirmed), or the block leaves the chain first (invoice.payment_dropped). Never ship on this event alone.',
+  'invoice.payment_dropped':
+    'The block of a seen payment left the chain before it was final (a reorganization): the payment is not there any more and the invoice waits ' +
+    "on. Also sent for a confirmed invoice whose transfer's block left the chain after it confirmed under a confirmation-count rule (the invoice stays confirmed).",
   'transfer.unmatched':
     'A verified transfer of at least tron.dust_threshold reached one of your addresses and paid no invoice (a wrong amount); sent to every merchant of the address.',
   'webhook.test': 'A test sent from the console or POST /webhooks/{id}/test, to that webhook only.',
 };
+
+function dataSchema(type: EventType) {
+  if (type === 'webhook.test') return WebhookTestDataSchema;
+  if (type === 'transfer.unmatched') return TransferEventDataSchema;
+  if (type === 'invoice.payment_seen') return PaymentSeenDataSchema;
+  if (type === 'invoice.payment_dropped') return PaymentDroppedDataSchema;
+  return InvoiceEventDataSchema;
+}
 
 function typedEvent<T extends EventType>(type: T) {
   const name = type.replace(/(^|[._])([a-z])/g, (_, __, c: string) => c.toUpperCase());
@@ -76,7 +126,7 @@ function typedEvent<T extends EventType>(type: T) {
     .object({
       ...eventFields,
       type: z.literal(type),
-      data: type === 'webhook.test' ? WebhookTestDataSchema : type === 'transfer.unmatched' ? TransferEventDataSchema : InvoiceEventDataSchema,
+      data: dataSchema(type),
     })
     .openapi(`${name}Event`, { description: WHEN[type] });
 }
@@ -88,6 +138,8 @@ const TYPED_EVENTS = {
   'invoice.review': typedEvent('invoice.review'),
   'invoice.partially_paid': typedEvent('invoice.partially_paid'),
   'invoice.late_payment': typedEvent('invoice.late_payment'),
+  'invoice.payment_seen': typedEvent('invoice.payment_seen'),
+  'invoice.payment_dropped': typedEvent('invoice.payment_dropped'),
   'transfer.unmatched': typedEvent('transfer.unmatched'),
   'webhook.test': typedEvent('webhook.test'),
 } satisfies Record<EventType, unknown>;
@@ -100,7 +152,8 @@ export function eventOfType(type: EventType) {
 /**
  * Any event: a oneOf discriminated by `type`, so generated clients narrow `data` by testing `type`
  * (invoice.* events: {invoice}, and {transaction} for invoice.confirmed, a paid invoice.review,
- * invoice.partially_paid and invoice.late_payment; transfer.unmatched: {transfer}; webhook.test: {webhook_id}).
+ * invoice.partially_paid and invoice.late_payment; invoice.payment_seen: {invoice, transfer, final_in_seconds};
+ * invoice.payment_dropped: {invoice, transfer}; transfer.unmatched: {transfer}; webhook.test: {webhook_id}).
  */
 export const EventSchema = z
   .discriminatedUnion('type', [
@@ -110,6 +163,8 @@ export const EventSchema = z
     TYPED_EVENTS['invoice.review'],
     TYPED_EVENTS['invoice.partially_paid'],
     TYPED_EVENTS['invoice.late_payment'],
+    TYPED_EVENTS['invoice.payment_seen'],
+    TYPED_EVENTS['invoice.payment_dropped'],
     TYPED_EVENTS['transfer.unmatched'],
     TYPED_EVENTS['webhook.test'],
   ])

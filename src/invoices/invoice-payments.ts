@@ -25,7 +25,7 @@ import type { AmountTarget } from './allocation.repo.js';
 import { findOptionsByAmount, optionColumns, releaseOpenOptions, settleOptions, withOptions, withOptionsOne } from './invoice-options.repo.js';
 import type { Invoice, InvoiceOption } from './invoice.model.js';
 import { paymentEventData, toInvoiceResponse } from './invoices.schemas.js';
-import { isOpen } from './invoices.repo.js';
+import { isOpen, openOfAmount } from './invoices.repo.js';
 import { applyPartialPayment, findPartialMatch } from './partial-payments.js';
 import { transition } from './invoice.states.js';
 
@@ -228,17 +228,7 @@ export async function unmatchedReason(
   for (const other of elsewhere) {
     if (other.network === p.network && other.tokenContract === p.tokenContract) continue;
     // One index range each (network, token contract, address, amount): the open invoices of that amount there.
-    const row = await trx
-      .selectFrom('invoices')
-      .select('id')
-      .where('network', '=', other.network)
-      .where('token_contract', '=', other.tokenContract)
-      .where('wallet_address', '=', p.to)
-      .where('payable_amount', '=', toDbAmount(p.amount))
-      .where(isOpen('status'))
-      .where('tx_hash', 'is', null)
-      .limit(1)
-      .executeTakeFirst();
+    const row = await openOfAmount(trx, other, p.to, p.amount).limit(1).executeTakeFirst();
     if (!row) continue;
     if (other.network !== p.network) return 'wrong_network';
     reason = 'other_token';

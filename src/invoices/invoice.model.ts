@@ -51,6 +51,20 @@ export interface Invoice {
    * choose (1 and up), and position 0 once another option paid. Empty for a single-option invoice.
    */
   options: readonly InvoiceOption[];
+  /**
+   * A matching transfer seen in a block above its network's finality, while it waits to be final;
+   * null when none waits (or not loaded: only the invoice API and the events that tell it load it).
+   */
+  paymentSeen?: PaymentSeen | null;
+}
+
+/** A transfer that will pay the invoice once its block is final (the payments layer's chain_seen). */
+export interface PaymentSeen {
+  network: string;
+  txHash: string;
+  blockNumber: number;
+  seenAt: number;
+  expectedFinalAt: number;
 }
 
 /**

@@ -5,7 +5,7 @@ import { compileQuery, type BoundQuery, type Lookup, type Param } from '../db/co
 import { pageQueries, readPage, type Cursor, type Page, type PageRequest } from '../db/paging.js';
 import type { Conn, Db, Trx, Tx } from '../db/database.js';
 import type { CheckoutQr, InvoicesTable, InvoiceStatus } from '../db/schema.js';
-import { parseAmount, toDbAmount } from '../lib/amounts.js';
+import { parseAmount, toDbAmount, type Micros } from '../lib/amounts.js';
 import type { AmountTarget } from './allocation.repo.js';
 import { withOptions, withOptionsOne } from './invoice-options.repo.js';
 import { type Invoice } from './invoice.model.js';
@@ -337,6 +337,19 @@ export async function merchantInvoicesPage(
   }
   const rows = await q.orderBy('created_at', 'desc').orderBy('id').limit(size).execute();
   return withOptions(db, rows);
+}
+
+/** Open, unpaid invoices (pending or review) of one network, token contract, address and payable amount: one index range. */
+export function openOfAmount(db: Db | Trx, target: { network: string; tokenContract: string }, address: string, amount: Micros) {
+  return db
+    .selectFrom('invoices')
+    .selectAll()
+    .where('network', '=', target.network)
+    .where('token_contract', '=', target.tokenContract)
+    .where('wallet_address', '=', address)
+    .where('payable_amount', '=', toDbAmount(amount))
+    .where(isOpen('status'))
+    .where('tx_hash', 'is', null);
 }
 
 /**

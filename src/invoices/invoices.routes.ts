@@ -26,6 +26,7 @@ import {
 } from './invoices.schemas.js';
 import { resolveInvoice } from './resolve.service.js';
 import { MAX_INVOICE_OPTIONS } from './invoice-options.schemas.js';
+import { withPaymentSeen } from '../payments/seen.js';
 import { cancelInvoice, decideReview, InvoiceCreator } from './invoices.service.js';
 
 export const InvoiceListQuerySchema = z.strictObject({
@@ -103,7 +104,7 @@ export function invoiceRoutes(deps: AppDeps) {
         },
         page,
       );
-      return c.json({ invoices: items.map((inv) => toInvoiceResponse(inv, publicUrl)), has_more: hasMore }, 200);
+      return c.json({ invoices: (await withPaymentSeen(deps, items)).map((inv) => toInvoiceResponse(inv, publicUrl)), has_more: hasMore }, 200);
     },
   );
 
@@ -188,7 +189,8 @@ export function invoiceRoutes(deps: AppDeps) {
     async (c) => {
       const invoice = await findMerchantInvoice(deps.db, c.get('auth').merchantId, c.req.valid('param').id);
       if (!invoice) throw new AppError('not_found', 'Invoice not found');
-      return c.json({ invoice: toInvoiceResponse(invoice, publicUrl) }, 200);
+      const [shown] = await withPaymentSeen(deps, [invoice]);
+      return c.json({ invoice: toInvoiceResponse(shown!, publicUrl) }, 200);
     },
   );
 

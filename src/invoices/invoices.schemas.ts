@@ -4,7 +4,8 @@ import { DateTime, INSTANCE_MARK } from '../http/openapi.js';
 import { formatAmount, parseAmount } from '../lib/amounts.js';
 import { NETWORK_IDS, type NetworkId, type TokenSymbol } from '../chains/networks.js';
 import { iso, isoOrNull } from '../lib/clock.js';
-import { checkoutUrl, type Invoice, type InvoiceOption } from './invoice.model.js';
+import { NETWORK_IDS as CHAIN_NETWORK_IDS, type NetworkId as ChainNetworkId } from '../chains/networks.js';
+import { checkoutUrl, type Invoice, type InvoiceOption, type PaymentSeen } from './invoice.model.js';
 import type { InvoicePrice } from '../pricing/pricing.service.js';
 import { markupPercentSchema } from '../pricing/pricing.schemas.js';
 import { USDT } from '../pricing/currencies.js';
@@ -141,6 +142,17 @@ const invoiceCommon = {
     }),
 };
 
+/** The invoice's `payment_seen`: the transfer that will pay it once its block is final. */
+export const PaymentSeenSchema = z
+  .object({
+    network: z.enum(CHAIN_NETWORK_IDS).openapi({ example: 'ethereum-mainnet' }),
+    tx_hash: z.string().openapi({ example: '0x5e1f3c2a9b8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f' }),
+    block_number: z.number().int().openapi({ example: 21500000 }),
+    seen_at: DateTime.openapi({ description: 'When the gateway saw it in a block not final yet' }),
+    expected_final_at: DateTime.openapi({ description: "About when its block will be final by the network's rule (the invoice confirms then)" }),
+  })
+  .openapi('PaymentSeen');
+
 export const InvoiceSchema = z
   .object({
     ...invoiceCommon,
@@ -170,6 +182,11 @@ export const InvoiceSchema = z
           "USDT actually received: payable_amount when a matching transfer paid the invoice, the transfer's own amount when the owner applied a payment by hand (POST /invoices/{id}/resolve); null while unpaid",
         example: '25.000137',
       }),
+    payment_seen: PaymentSeenSchema.nullable().openapi({
+      description:
+        'A transfer of the payable amount seen in a block the network does not call final yet (invoice.payment_seen): the invoice stays pending until ' +
+        'it is final, then confirms; null when none waits (before one is seen, once it is final, or when its block left the chain: invoice.payment_dropped)',
+    }),
   })
   .openapi('Invoice');
 
@@ -391,6 +408,17 @@ export function toInvoiceResponse(inv: Invoice, publicUrl: string) {
     redirect_url: inv.redirectUrl,
     cancelled_at: isoOrNull(inv.cancelledAt),
     received_amount: inv.receivedAmount === null ? null : formatAmount(inv.receivedAmount),
+    payment_seen: inv.paymentSeen ? toPaymentSeenResponse(inv.paymentSeen) : null,
+  };
+}
+
+export function toPaymentSeenResponse(s: PaymentSeen) {
+  return {
+    network: s.network as ChainNetworkId,
+    tx_hash: s.txHash,
+    block_number: s.blockNumber,
+    seen_at: iso(s.seenAt),
+    expected_final_at: iso(s.expectedFinalAt),
   };
 }
 

@@ -214,3 +214,17 @@ export async function findTransferBlocks(
     .execute();
   return rows.map((r) => ({ txHash: r.tx_hash, block: r.block_number }));
 }
+
+/** The transfers recorded on a network in blocks from `fromBlock` on that carry their block's hash (to check they are still canonical). */
+export async function listRecordedSince(db: Db | Trx, network: string, fromBlock: number): Promise<ChainTransfer[]> {
+  const rows = await db
+    .selectFrom('chain_transfers')
+    .selectAll()
+    .where('network', '=', network)
+    .where('block_number', '>=', fromBlock)
+    .where('block_hash', 'is not', null)
+    .orderBy('block_number')
+    .orderBy('log_index')
+    .execute();
+  return rows.map(rowToTransfer);
+}

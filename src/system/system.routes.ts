@@ -3,6 +3,7 @@ import type { AppDeps } from '../app-deps.js';
 import { watcherHealth } from '../chain/chain.health.js';
 import { WatcherHealthSchema } from '../chain/chain.schemas.js';
 import { databaseId } from '../db/network-guard.js';
+import { NetworkHealthSchema, networksHealth } from '../payments/networks.health.js';
 import { livePayments } from './live-payments.js';
 import { PricingHealthSchema, toPricingHealthResponse } from '../pricing/pricing.schemas.js';
 import { createRouter, errorResponses, jsonResponse } from '../http/openapi.js';
@@ -22,6 +23,9 @@ const HealthSchema = z
       example: '3f9c2a7be01d44c8',
     }),
     watcher: WatcherHealthSchema,
+    networks: z.array(NetworkHealthSchema).openapi({
+      description: 'Every network this instance watches, its TRON network first, then [[evm.networks]]: its watcher, how far it has read, and its providers',
+    }),
     deliveries: z.object({ backlog: z.number().int() }),
     pricing: PricingHealthSchema.openapi({ description: "Fiat prices: each rate source's last rates, their age and its last error" }),
   })
@@ -66,6 +70,7 @@ export function systemRoutes(deps: AppDeps, version: string) {
           network: deps.config.network.id,
           database_id: await (storedId ??= databaseId(deps.db)),
           watcher: await watcherHealth(deps),
+          networks: await networksHealth(deps),
           deliveries: { backlog: Number(backlog.n) },
           pricing: toPricingHealthResponse(deps.rates, deps.clock.now()),
         },

@@ -49,7 +49,7 @@ providers = [{ url = "https://base.example" }]
   );
   const [bsc, eth, base] = c.evmNetworks;
   assert.deepEqual(bsc!.finality, { kind: 'tag', tag: 'finalized' });
-  assert.equal(bsc!.pollMs, 2000, 'a 0.75 s chain is polled every 2 s at most');
+  assert.equal(bsc!.pollMs, 5000, 'polled every 5 s by default, whatever the block time');
   assert.deepEqual(eth!.finality, { kind: 'confirmations', blocks: 64 });
   assert.equal(eth!.pollMs, 30_000);
   assert.equal(eth!.providers[1]!.requests_per_second, 2);

@@ -84,6 +84,8 @@ test(
         'invoice.expired',
         'invoice.late_payment',
         'invoice.partially_paid',
+        'invoice.payment_dropped',
+        'invoice.payment_seen',
         'invoice.review',
         'transfer.unmatched',
         'webhook.test',

@@ -38,6 +38,10 @@ export interface InvoiceInput {
   /** Default: created + 1 hour. */
   expiresAt?: number;
   status?: InvoiceStatus;
+  /** Default: the TRON test network's USDT. For an EVM invoice, register its wallet first (registerWallet) with its networks. */
+  network?: string;
+  token?: string;
+  tokenContract?: string;
 }
 
 export async function insertInvoice(t: TestApp, input: InvoiceInput): Promise<Invoice> {
@@ -49,19 +53,24 @@ export async function insertInvoice(t: TestApp, input: InvoiceInput): Promise<In
     wallet = { id: newId('wal') };
     await db
       .insertInto('wallets')
-      .values({ id: wallet.id, merchant_id: merchantId, label: 'Main', address: input.address, network: NETWORK, created_at: createdAt })
+      .values({ id: wallet.id, merchant_id: merchantId, label: 'Main', address: input.address, network: input.network ?? NETWORK, created_at: createdAt })
       .execute();
-    await db.insertInto('wallet_networks').values({ wallet_id: wallet.id, network: NETWORK, address: input.address }).execute();
+    await db
+      .insertInto('wallet_networks')
+      .values({ wallet_id: wallet.id, network: input.network ?? NETWORK, address: input.address })
+      .execute();
   }
+  const network = input.network ?? NETWORK;
+  const tokenContract = input.tokenContract ?? USDT_CONTRACT;
   const id = newId('inv');
   const adjustment = input.amount % 1_000_000n;
   const row = {
     id,
     merchant_id: merchantId,
     wallet_id: wallet.id,
-    network: NETWORK,
-    token: TOKEN,
-    token_contract: USDT_CONTRACT,
+    network,
+    token: input.token ?? TOKEN,
+    token_contract: tokenContract,
     wallet_address: input.address,
     merchant_order_id: `order-${id}`,
     idempotency_key: `key-${id}`,
@@ -95,8 +104,8 @@ export async function insertInvoice(t: TestApp, input: InvoiceInput): Promise<In
   await db
     .insertInto('amount_reservations')
     .values({
-      network: NETWORK,
-      token_contract: USDT_CONTRACT,
+      network,
+      token_contract: tokenContract,
       address: input.address,
       amount: Number(input.amount),
       invoice_id: id,

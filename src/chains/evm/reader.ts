@@ -22,6 +22,10 @@ export const TRANSFER_TOPIC = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11
 const HASH32 = /^0x[0-9a-fA-F]{64}$/;
 const QUANTITY = /^0x[0-9a-fA-F]{1,64}$/;
 const HEADER_BATCH = 20;
+/** Recipient topics in one eth_getLogs unless the reader is told otherwise. */
+export const DEFAULT_RECIPIENTS_PER_QUERY = 100;
+/** The upper bound of a range read to the latest block (no block number reaches it). */
+const ABOVE_ANY_BLOCK = 2n ** 64n;
 
 /** Why a reader would not believe a provider's answer about the chain itself. */
 export class ReadRefused extends Error {
@@ -103,6 +107,8 @@ export class EvmReader implements TransferReader {
   private readonly caps: RangeCaps;
   private readonly contracts: string[];
   private lastFinal: ChainHead | undefined;
+  /** The latest head read with the last final head accepted (evidence of how far the chain is). */
+  latestAtFinal: ChainHead | undefined;
 
   constructor(private readonly options: EvmReaderOptions) {
     if (options.network.family !== 'evm') throw new Error(`${options.network.id} is not an EVM network`);
@@ -112,6 +118,11 @@ export class EvmReader implements TransferReader {
 
   get network(): Readonly<Network> {
     return this.options.network;
+  }
+
+  /** How many recipients one eth_getLogs asks for (more are split over several queries). */
+  recipientsPerQuery(): number {
+    return this.options.maxRecipientsPerQuery ?? DEFAULT_RECIPIENTS_PER_QUERY;
   }
 
   /** The span this reader asks of its provider now: the learned cap, or the default. */
@@ -179,10 +190,16 @@ export class EvmReader implements TransferReader {
       );
     }
     this.lastFinal = head;
+    this.latestAtFinal = latest;
     return head;
   }
 
-  async readTransfers(range: { from: bigint; to: bigint; recipients: readonly string[]; finalAtOrBelow: bigint }): Promise<ReadResult> {
+  /**
+   * `to: 'latest'` asks for the logs up to the provider's latest block in one query per recipient
+   * group (what a watcher polls for transfers not final yet); a provider that refuses that range is
+   * asked for its latest head and read in spans as usual.
+   */
+  async readTransfers(range: { from: bigint; to: bigint | 'latest'; recipients: readonly string[]; finalAtOrBelow: bigint }): Promise<ReadResult> {
     const watched = new Map<string, string>();
     for (const r of range.recipients) {
       const parsed = parseEvmAddress(r);
@@ -190,17 +207,29 @@ export class EvmReader implements TransferReader {
       watched.set(parsed.address.toLowerCase(), parsed.address);
     }
     const dropped: DroppedLog[] = [];
-    if (watched.size === 0 || range.to < range.from) return { transfers: [], dropped, complete: true };
+    let to = range.to;
+    if (watched.size === 0 || (to !== 'latest' && to < range.from)) return { transfers: [], dropped, complete: true };
     const topics = [...watched.keys()].map((a) => addressTopic(a));
-    const perQuery = this.options.maxRecipientsPerQuery ?? 100;
+    const perQuery = this.recipientsPerQuery();
     const logs: RawLog[] = [];
     for (let i = 0; i < topics.length; i += perQuery) {
-      logs.push(...(await this.logsInRange(range.from, range.to, topics.slice(i, i + perQuery))));
+      const part = topics.slice(i, i + perQuery);
+      if (to === 'latest') {
+        try {
+          logs.push(...(await this.getLogs(range.from, 'latest', part)));
+          continue;
+        } catch (err) {
+          if (!(err instanceof RpcError) || err.kind !== 'range') throw err;
+          to = (await this.latestHead()).number;
+        }
+      }
+      logs.push(...(await this.logsInRange(range.from, to, part)));
     }
+    const bounds = { from: range.from, to: to === 'latest' ? ABOVE_ANY_BLOCK : to };
     const candidates: Array<Omit<VerifiedTransfer, 'blockTimeMs' | 'finality'> & { items: string[] }> = [];
     const keys = new Set<string>();
     for (const log of logs) {
-      const checked = this.check(log, range, watched);
+      const checked = this.check(log, bounds, watched);
       if ('reason' in checked) {
         dropped.push(checked);
         continue;
@@ -295,8 +324,8 @@ export class EvmReader implements TransferReader {
     return out;
   }
 
-  private async getLogs(from: bigint, to: bigint, topics: string[]): Promise<RawLog[]> {
-    const filter = { fromBlock: hex(from), toBlock: hex(to), address: this.contracts, topics: [TRANSFER_TOPIC, null, topics] };
+  private async getLogs(from: bigint, to: bigint | 'latest', topics: string[]): Promise<RawLog[]> {
+    const filter = { fromBlock: hex(from), toBlock: to === 'latest' ? to : hex(to), address: this.contracts, topics: [TRANSFER_TOPIC, null, topics] };
     const result = await this.options.rpc.call('eth_getLogs', [filter]);
     if (!Array.isArray(result)) throw new ReadRefused('malformed', `eth_getLogs answered ${typeof result}, not a list`);
     return result as RawLog[];

@@ -1,0 +1,103 @@
+/**
+ * The EVM watchers' runtime, one `EvmWatch` per network of [[evm.networks]]: each provider's
+ * JSON-RPC client (paced to its requests_per_second, its time-out), its reader (the network's
+ * pinned tokens, the operator's finality rule, the provider's max_block_range as its first span)
+ * and its health, and the range caps the providers taught by their refusals.
+ */
+import { performance } from 'node:perf_hooks';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { EvmNetworkConfig } from '../../config.js';
+import { EvmReader, RangeCaps } from '../../chains/evm/reader.js';
+import { EvmRpcClient } from '../../chains/evm/rpc.js';
+import type { EvmProvider, EvmWatch, EvmWatches } from '../../chains/evm/watch.js';
+import { systemClock } from '../../lib/clock.js';
+
+export interface EvmRuntimeOptions {
+  /** Tests hand their own fetch (a recording or failing one). */
+  fetch?: typeof fetch;
+  /** Recipients per eth_getLogs query (default: the reader's, 100). */
+  maxRecipientsPerQuery?: number;
+}
+
+/** Scheme and host only: many providers put the access key in the path or the query. */
+function providerName(url: string, taken: Set<string>): string {
+  const u = new URL(url);
+  let name = `${u.protocol}//${u.host}`;
+  for (let i = 2; taken.has(name); i++) name = `${u.protocol}//${u.host} #${i}`;
+  taken.add(name);
+  return name;
+}
+
+/**
+ * A fetch that starts at most `perSecond` requests a second (0: unpaced). Wall time on purpose, not
+ * the injected clock: the provider's limit runs in real time and the wait is a real timer.
+ */
+function pacedFetch(perSecond: number, inner: typeof fetch): typeof fetch {
+  if (perSecond <= 0) return inner;
+  let nextSlot = 0;
+  return async (input, init) => {
+    const now = performance.now();
+    const slot = Math.max(now, nextSlot);
+    nextSlot = slot + 1000 / perSecond;
+    if (slot > now) await delay(slot - now);
+    return inner(input, init);
+  };
+}
+
+export function createEvmWatch(entry: EvmNetworkConfig, options: EvmRuntimeOptions = {}): EvmWatch {
+  const caps = new RangeCaps();
+  const taken = new Set<string>();
+  const providers: EvmProvider[] = entry.providers.map((p) => {
+    const name = providerName(p.url, taken);
+    // The client's pauses (Retry-After) run in wall time as its pacing does.
+    const client = new EvmRpcClient({
+      url: p.url,
+      name,
+      clock: systemClock,
+      timeoutMs: p.timeout_seconds * 1000,
+      fetch: pacedFetch(p.requests_per_second, options.fetch ?? fetch),
+    });
+    const reader = new EvmReader({
+      network: entry.network,
+      rpc: client,
+      caps,
+      finality: entry.finality,
+      ...(p.max_block_range > 0 ? { maxSpan: BigInt(p.max_block_range) } : {}),
+      ...(options.maxRecipientsPerQuery ? { maxRecipientsPerQuery: options.maxRecipientsPerQuery } : {}),
+    });
+    return {
+      client,
+      reader,
+      health: {
+        name,
+        state: 'ok',
+        lastError: null,
+        lastOkAt: null,
+        retryAt: null,
+        consecutiveFailures: 0,
+        failures: 0,
+        refuses: [],
+        droppedLogs: 0,
+        disagreements: 0,
+      },
+    };
+  });
+  return {
+    network: entry.network,
+    finality: entry.finality,
+    seenPollMs: entry.pollMs,
+    providers,
+    caps,
+    figures: { state: 'stopped', cursorBlock: null, finalHead: null, latestHead: null, reason: null, lastPassAt: null, busy: false },
+    nextFinalAt: 0,
+    nextSeenAt: 0,
+    lastFinalAt: 0,
+    seenTurn: 0,
+    stopping: false,
+  };
+}
+
+/** One watch per enabled EVM network, in the configuration's order. */
+export function createEvmWatches(networks: readonly EvmNetworkConfig[], options: EvmRuntimeOptions = {}): EvmWatches {
+  return new Map(networks.map((n) => [n.network.id, createEvmWatch(n, options)]));
+}
