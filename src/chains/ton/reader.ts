@@ -44,6 +44,26 @@ export interface TonHead extends ChainHead {
 
 export const DEFAULT_WINDOW_BLOCKS = 256;
 
+/** A masterchain head as a provider answers it, with the global id its block carries. */
+export type AnsweredHead = TonHead & { globalId: unknown };
+
+/** Refuses a provider whose blocks carry another network's global id than the reader's. */
+export function checkGlobalId(head: AnsweredHead, network: Readonly<Network>, provider: string): void {
+  if (head.globalId !== network.chainId) {
+    throw new TonReadRefused('wrong_chain', `${provider} serves global id ${String(head.globalId)}, not ${network.id} (${network.chainId})`);
+  }
+}
+
+/**
+ * A provider's head kept in the book: as the latest (remembered for its lt span), or, when
+ * `finalFrom` names the provider, as the final head (accepted: never back from the last one).
+ */
+export function bookedHead(book: HeadBook, { globalId: _g, ...head }: AnsweredHead, finalFrom?: string): ChainHead {
+  if (finalFrom === undefined) book.remember(head);
+  else book.accept(head, finalFrom);
+  return { number: head.number, hash: head.hash, timeMs: head.timeMs };
+}
+
 /** The heads a reader has accepted, for the search window's start and the "never back" rule. */
 export class HeadBook {
   private readonly heads: TonHead[] = [];

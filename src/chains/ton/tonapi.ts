@@ -22,7 +22,9 @@ import type { Network, Token } from '../networks.js';
 import { canonicalTonAddress } from './address.js';
 import { JettonWallets, parseInternalTransfer } from './jetton.js';
 import {
+  bookedHead,
   canonicalOwners,
+  checkGlobalId,
   DEFAULT_WINDOW_BLOCKS,
   hashHex,
   HeadBook,
@@ -32,6 +34,7 @@ import {
   TonReadRefused,
   uint,
   windowStartLt,
+  type AnsweredHead,
   type CheckedReceipt,
   type TonHead,
 } from './reader.js';
@@ -93,30 +96,20 @@ export class TonapiReader implements TransferReader {
     return { number, hash, timeMs: Number(time) * 1000, startLt, endLt, globalId: b.global_id };
   }
 
-  private async head(): Promise<TonHead & { globalId: unknown }> {
+  private async head(): Promise<AnsweredHead> {
     return this.parseHead(await this.options.client.get('/v2/blockchain/masterchain-head'), 'the masterchain head');
   }
 
   async checkNetwork(): Promise<void> {
-    const head = await this.head();
-    if (head.globalId !== this.options.network.chainId) {
-      throw new TonReadRefused(
-        'wrong_chain',
-        `${this.options.client.name} serves global id ${String(head.globalId)}, not ${this.options.network.id} (${this.options.network.chainId})`,
-      );
-    }
+    checkGlobalId(await this.head(), this.options.network, this.options.client.name);
   }
 
   async latestHead(): Promise<ChainHead> {
-    const { globalId: _g, ...head } = await this.head();
-    this.heads.remember(head);
-    return { number: head.number, hash: head.hash, timeMs: head.timeMs };
+    return bookedHead(this.heads, await this.head());
   }
 
   async finalHead(): Promise<ChainHead> {
-    const { globalId: _g, ...head } = await this.head();
-    this.heads.accept(head, this.options.client.name);
-    return { number: head.number, hash: head.hash, timeMs: head.timeMs };
+    return bookedHead(this.heads, await this.head(), this.options.client.name);
   }
 
   private async block(seqno: bigint): Promise<TonHead> {

@@ -24,7 +24,9 @@ import type { Network, Token } from '../networks.js';
 import { canonicalTonAddress, toFriendlyAddress } from './address.js';
 import { JettonWallets, OP_INTERNAL_TRANSFER, parseInternalTransfer } from './jetton.js';
 import {
+  bookedHead,
   canonicalOwners,
+  checkGlobalId,
   chunks,
   DEFAULT_WINDOW_BLOCKS,
   hashHex,
@@ -35,6 +37,7 @@ import {
   TonReadRefused,
   uint,
   windowStartLt,
+  type AnsweredHead,
   type CheckedReceipt,
   type TonHead,
 } from './reader.js';
@@ -128,31 +131,21 @@ export class ToncenterReader implements TransferReader {
     return { number, hash, timeMs: Number(time) * 1000, startLt, endLt, globalId: b.global_id };
   }
 
-  private async masterchainLast(): Promise<TonHead & { globalId: unknown }> {
+  private async masterchainLast(): Promise<AnsweredHead> {
     const info = await this.options.client.get<Json>('/api/v3/masterchainInfo');
     return this.parseHead(info?.last, 'the masterchain head');
   }
 
   async checkNetwork(): Promise<void> {
-    const last = await this.masterchainLast();
-    if (last.globalId !== this.options.network.chainId) {
-      throw new TonReadRefused(
-        'wrong_chain',
-        `${this.options.client.name} serves global id ${String(last.globalId)}, not ${this.options.network.id} (${this.options.network.chainId})`,
-      );
-    }
+    checkGlobalId(await this.masterchainLast(), this.options.network, this.options.client.name);
   }
 
   async latestHead(): Promise<ChainHead> {
-    const { globalId: _g, ...head } = await this.masterchainLast();
-    this.heads.remember(head);
-    return { number: head.number, hash: head.hash, timeMs: head.timeMs };
+    return bookedHead(this.heads, await this.masterchainLast());
   }
 
   async finalHead(): Promise<ChainHead> {
-    const { globalId: _g, ...head } = await this.masterchainLast();
-    this.heads.accept(head, this.options.client.name);
-    return { number: head.number, hash: head.hash, timeMs: head.timeMs };
+    return bookedHead(this.heads, await this.masterchainLast(), this.options.client.name);
   }
 
   private async block(seqno: bigint): Promise<TonHead> {
