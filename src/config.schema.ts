@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { parseAmount } from './lib/amounts.js';
 import { NETWORK_NAMES } from './lib/tron.js';
-import { EVM_NETWORK_IDS } from './chains/networks.js';
+import { EVM_NETWORK_IDS, SOLANA_NETWORK_IDS, TON_NETWORK_IDS } from './chains/networks.js';
 import { pricingConfigSchema } from './pricing/pricing.config.js';
 
 const listenSchema = () =>
@@ -165,6 +165,65 @@ function buildConfigSchema() {
                 })
                 .default('finalized'),
               /** Seconds between reads of the newest blocks while an invoice is open on this network; 0 = 5 s. */
+              poll_interval_seconds: z.number().min(0).max(3600).default(0),
+            }),
+          )
+          .default([]),
+      })
+      .prefault({}),
+    /**
+     * The Solana networks this instance watches (docs/configuration.md, "Solana and TON networks"),
+     * each with its JSON-RPC providers in order of preference; read at `finalized` commitment. None by default.
+     */
+    solana: z
+      .strictObject({
+        networks: z
+          .array(
+            z.strictObject({
+              id: z.enum(SOLANA_NETWORK_IDS, { message: `expected one of ${SOLANA_NETWORK_IDS.map((n) => `"${n}"`).join(', ')}` }),
+              providers: z
+                .array(
+                  z.strictObject({
+                    url: httpUrl('expected an absolute http(s) URL'),
+                    /** Requests started per second at most; 0 = unpaced (an own node). */
+                    requests_per_second: z.number().min(0).max(10_000).default(4),
+                    timeout_seconds: z.number().positive().max(300).default(10),
+                  }),
+                )
+                .default([]),
+              /** Seconds between reads of the watched accounts while an invoice is open on this network; 0 = 10 s. */
+              poll_interval_seconds: z.number().min(0).max(3600).default(0),
+            }),
+          )
+          .default([]),
+      })
+      .prefault({}),
+    /**
+     * The TON networks this instance watches, each with its index providers (toncenter API v3,
+     * tonapi v2) in order of preference; a transfer counts once committed in the masterchain. None by default.
+     */
+    ton: z
+      .strictObject({
+        networks: z
+          .array(
+            z.strictObject({
+              id: z.enum(TON_NETWORK_IDS, { message: `expected one of ${TON_NETWORK_IDS.map((n) => `"${n}"`).join(', ')}` }),
+              providers: z
+                .array(
+                  z.strictObject({
+                    /** The API root: https://toncenter.com/api/v3 or https://tonapi.io. */
+                    url: httpUrl('expected an absolute http(s) URL'),
+                    /** Which index API the URL serves. */
+                    kind: z.enum(['toncenter', 'tonapi'], { message: 'expected "toncenter" or "tonapi"' }),
+                    /** Sent as toncenter's X-API-Key or tonapi's bearer token; "" = none (toncenter then allows 1 request a second). */
+                    api_key: z.string().default(''),
+                    /** Requests started per second at most; 0 = unpaced. */
+                    requests_per_second: z.number().min(0).max(10_000).default(1),
+                    timeout_seconds: z.number().positive().max(300).default(10),
+                  }),
+                )
+                .default([]),
+              /** Seconds between reads of the watched owners while an invoice is open on this network; 0 = 10 s. */
               poll_interval_seconds: z.number().min(0).max(3600).default(0),
             }),
           )

@@ -10,7 +10,7 @@ import { parse as parseToml } from 'smol-toml';
 import { z } from 'zod';
 import { NETWORKS, type TronNetwork } from './lib/tron.js';
 import { configSchema, parseListen, type ParsedConfig } from './config.schema.js';
-import { NETWORKS as CHAIN_NETWORKS, type EvmNetworkId, type FinalityRule, type Network } from './chains/networks.js';
+import { NETWORKS as CHAIN_NETWORKS, type EvmNetworkId, type SolanaNetworkId, type TonNetworkId, type FinalityRule, type Network } from './chains/networks.js';
 
 export { configSchema, parseListen, type ListenAddress } from './config.schema.js';
 
@@ -39,6 +39,10 @@ export type Config = ParsedConfig & {
   readonly networks: readonly Readonly<Network>[];
   /** The EVM networks of [[evm.networks]], each with its finality rule and poll interval resolved. */
   readonly evmNetworks: readonly EvmNetworkConfig[];
+  /** The Solana networks of [[solana.networks]], each with its poll interval resolved. */
+  readonly solanaNetworks: readonly SolanaNetworkConfig[];
+  /** The TON networks of [[ton.networks]], each with its poll interval resolved. */
+  readonly tonNetworks: readonly TonNetworkConfig[];
   /**
    * True only in a process started by `gatewayd dev` (never from a file or the environment): its
    * webhooks may go to http and to loopback or private addresses, such as a receiver on localhost.
@@ -56,6 +60,23 @@ export interface EvmNetworkConfig {
   readonly network: Readonly<Network> & { readonly id: EvmNetworkId };
   readonly providers: ParsedConfig['evm']['networks'][number]['providers'];
   readonly finality: FinalityRule;
+  readonly pollMs: number;
+}
+
+/** Between two reads of a Solana or TON network's watched accounts while an invoice waits there, unless poll_interval_seconds says otherwise. */
+export const DEFAULT_ACCOUNT_POLL_MS = 10_000;
+
+/** One enabled Solana network: the registry's entry, its JSON-RPC providers and its poll interval. */
+export interface SolanaNetworkConfig {
+  readonly network: Readonly<Network> & { readonly id: SolanaNetworkId };
+  readonly providers: ParsedConfig['solana']['networks'][number]['providers'];
+  readonly pollMs: number;
+}
+
+/** One enabled TON network: the registry's entry, its index providers and its poll interval. */
+export interface TonNetworkConfig {
+  readonly network: Readonly<Network> & { readonly id: TonNetworkId };
+  readonly providers: ParsedConfig['ton']['networks'][number]['providers'];
   readonly pollMs: number;
 }
 
@@ -163,7 +184,7 @@ function finish(parsed: ParsedConfig, source: string, devMode = false): Config {
     }
     parsed.tron.api_url = network.defaultApiUrl;
   }
-  const { networks, evmNetworks } = enabledNetworks(parsed, source, network.id);
+  const { networks, evmNetworks, solanaNetworks, tonNetworks } = enabledNetworks(parsed, source, network.id);
   const { pricing } = parsed;
   if (pricing.sources.length > 0 && pricing.min_sources > pricing.sources.length) {
     throw new ConfigError(
@@ -175,7 +196,19 @@ function finish(parsed: ParsedConfig, source: string, devMode = false): Config {
   if (parsed.console.explorer_tx_url === 'auto') parsed.console.explorer_tx_url = EXPLORERS[network.name];
   const secretGenerated = parsed.server.secret === '';
   if (secretGenerated) parsed.server.secret = randomBytes(32).toString('base64url');
-  return deepFreeze({ ...parsed, source, secretGenerated, publicUrlFollowsListen, ...derived(parsed), network, networks, evmNetworks, devMode });
+  return deepFreeze({
+    ...parsed,
+    source,
+    secretGenerated,
+    publicUrlFollowsListen,
+    ...derived(parsed),
+    network,
+    networks,
+    evmNetworks,
+    solanaNetworks,
+    tonNetworks,
+    devMode,
+  });
 }
 
 /**
@@ -183,28 +216,50 @@ function finish(parsed: ParsedConfig, source: string, devMode = false): Config {
  * the same side as the TRON network (a test network's worthless tokens never share a database with
  * real money, as docs/configuration.md says).
  */
-function enabledNetworks(parsed: ParsedConfig, source: string, tronId: Network['id']): Pick<Config, 'networks' | 'evmNetworks'> {
+function enabledNetworks(
+  parsed: ParsedConfig,
+  source: string,
+  tronId: Network['id'],
+): Pick<Config, 'networks' | 'evmNetworks' | 'solanaNetworks' | 'tonNetworks'> {
   const tron = CHAIN_NETWORKS[tronId];
-  const evmNetworks: EvmNetworkConfig[] = [];
-  parsed.evm.networks.forEach((entry, i) => {
-    const key = `${source}: evm.networks[${i}]`;
-    const network = CHAIN_NETWORKS[entry.id] as EvmNetworkConfig['network'];
-    if (evmNetworks.some((e) => e.network.id === entry.id)) throw new ConfigError(`${key}.id: "${entry.id}" is listed twice; give each network once`);
+  const seen = new Set<string>();
+  /** The registry's entry of one [[family.networks]] table, checked: listed once, on the TRON network's side, with a provider. */
+  const checked = <N extends Network>(family: string, i: number, entry: { id: N['id']; providers: readonly unknown[] }, hint: string): N => {
+    const key = `${source}: ${family}.networks[${i}]`;
+    const network = CHAIN_NETWORKS[entry.id] as N;
+    if (seen.has(entry.id)) throw new ConfigError(`${key}.id: "${entry.id}" is listed twice; give each network once`);
+    seen.add(entry.id);
     if (network.test !== tron.test) {
       throw new ConfigError(
         `${key}.id: "${entry.id}" is a ${network.test ? 'test' : 'real'} network and tron.network = "${parsed.tron.network}" a ${tron.test ? 'test' : 'real'} one; ` +
           'one instance runs real networks or test networks, never both (run a second instance with its own database for the other)',
       );
     }
-    if (entry.providers.length === 0) throw new ConfigError(`${key}.providers: give at least one JSON-RPC provider ({ url = "https://…" })`);
+    if (entry.providers.length === 0) throw new ConfigError(`${key}.providers: give at least one ${hint}`);
+    return network;
+  };
+  const evmNetworks: EvmNetworkConfig[] = parsed.evm.networks.map((entry, i) => {
+    const network = checked<EvmNetworkConfig['network']>('evm', i, entry, 'JSON-RPC provider ({ url = "https://…" })');
     const finality: FinalityRule =
       typeof entry.finality === 'number' ? { kind: 'confirmations', blocks: entry.finality } : { kind: 'tag', tag: entry.finality };
     // 5 s by default on every network: a payment in the latest block is seen within about 5 s, at one
     // eth_getLogs a poll (17 280 a day, docs/payments.md "What it costs"), whatever the block time.
     const pollMs = entry.poll_interval_seconds > 0 ? entry.poll_interval_seconds * 1000 : DEFAULT_EVM_POLL_MS;
-    evmNetworks.push({ network, providers: entry.providers, finality, pollMs });
+    return { network, providers: entry.providers, finality, pollMs };
   });
-  return { networks: [tron, ...evmNetworks.map((e) => e.network)], evmNetworks };
+  const accountPollMs = (seconds: number) => (seconds > 0 ? seconds * 1000 : DEFAULT_ACCOUNT_POLL_MS);
+  const solanaNetworks: SolanaNetworkConfig[] = parsed.solana.networks.map((entry, i) => ({
+    network: checked<SolanaNetworkConfig['network']>('solana', i, entry, 'Solana JSON-RPC provider ({ url = "https://…" })'),
+    providers: entry.providers,
+    pollMs: accountPollMs(entry.poll_interval_seconds),
+  }));
+  const tonNetworks: TonNetworkConfig[] = parsed.ton.networks.map((entry, i) => ({
+    network: checked<TonNetworkConfig['network']>('ton', i, entry, 'index provider ({ url = "https://toncenter.com/api/v3", kind = "toncenter" })'),
+    providers: entry.providers,
+    pollMs: accountPollMs(entry.poll_interval_seconds),
+  }));
+  const networks = [tron, ...evmNetworks.map((e) => e.network), ...solanaNetworks.map((e) => e.network), ...tonNetworks.map((e) => e.network)];
+  return { networks, evmNetworks, solanaNetworks, tonNetworks };
 }
 
 function derived(parsed: ParsedConfig): Pick<Config, 'publicOrigin' | 'secureCookies'> {

@@ -87,3 +87,63 @@ test('a network listed twice, one without a provider, an unknown id and a bad fi
     /evm\.networks\.0\.finality: expected "finalized", "safe" or a number of confirmations/,
   );
 });
+
+test('Solana and TON networks follow the EVM ones, with their providers and a 10 s poll unless told', () => {
+  const c = load(`
+[[ton.networks]]
+id = "ton-mainnet"
+poll_interval_seconds = 20
+providers = [{ url = "https://toncenter.example/api/v3", kind = "toncenter", api_key = "k" }, { url = "https://tonapi.example", kind = "tonapi" }]
+
+[[solana.networks]]
+id = "solana-mainnet"
+providers = [{ url = "https://sol-a.example" }, { url = "https://sol-b.example", requests_per_second = 1 }]
+
+[[evm.networks]]
+id = "base-mainnet"
+providers = [{ url = "https://base.example" }]
+`);
+  assert.deepEqual(
+    c.networks.map((n) => n.id),
+    ['tron-mainnet', 'base-mainnet', 'solana-mainnet', 'ton-mainnet'],
+  );
+  assert.equal(c.solanaNetworks[0]!.pollMs, 10_000);
+  assert.deepEqual(
+    c.solanaNetworks[0]!.providers.map((p) => [p.url, p.requests_per_second]),
+    [
+      ['https://sol-a.example', 4],
+      ['https://sol-b.example', 1],
+    ],
+  );
+  assert.equal(c.tonNetworks[0]!.pollMs, 20_000);
+  assert.deepEqual(
+    c.tonNetworks[0]!.providers.map((p) => [p.kind, p.api_key, p.requests_per_second]),
+    [
+      ['toncenter', 'k', 1],
+      ['tonapi', '', 1],
+    ],
+  );
+});
+
+test('a Solana or TON network on the wrong side, without a provider, twice or of an unknown kind is refused with the key', () => {
+  assert.throws(
+    () => load('[[solana.networks]]\nid = "solana-devnet"\nproviders = [{ url = "http://127.0.0.1:1" }]\n'),
+    (e: unknown) =>
+      e instanceof ConfigError && /solana\.networks\[0\]\.id: "solana-devnet" is a test network and tron.network = "mainnet" a real one/.test(e.message),
+  );
+  assert.throws(
+    () => load('[[ton.networks]]\nid = "ton-mainnet"\n'),
+    (e: unknown) => e instanceof ConfigError && /ton\.networks\[0\]\.providers: give at least one index provider/.test(e.message),
+  );
+  assert.throws(
+    () => load('[[ton.networks]]\nid = "ton-mainnet"\nproviders = [{ url = "https://x.example", kind = "liteserver" }]\n'),
+    (e: unknown) => e instanceof ConfigError && /expected "toncenter" or "tonapi"/.test(e.message),
+  );
+  assert.throws(
+    () =>
+      load(
+        '[[solana.networks]]\nid = "solana-mainnet"\nproviders = [{ url = "https://a.example" }]\n[[solana.networks]]\nid = "solana-mainnet"\nproviders = [{ url = "https://b.example" }]\n',
+      ),
+    (e: unknown) => e instanceof ConfigError && /solana\.networks\[1\]\.id: "solana-mainnet" is listed twice/.test(e.message),
+  );
+});
