@@ -11,6 +11,7 @@ import { createMailer, type Mailer } from './email/mailer.js';
 import { createChainRuntime } from './chain/chain.worker.js';
 import { createEvmWatches } from './payments/evm/evm.runtime.js';
 import { registerChainMetrics } from './chain/chain.health.js';
+import { registerNetworkMetrics } from './payments/networks.metrics.js';
 import { disabledMetrics, registerCoreGauges, type Metrics } from './ops/metrics.js';
 import { systemLookup } from './webhooks/url-policy.js';
 import { RateBook } from './pricing/rate-book.js';
@@ -48,6 +49,7 @@ export function createDeps(opts: { config: Config; database: OpenedDatabase; log
   };
   registerCoreGauges(deps.metrics, deps);
   registerChainMetrics(deps.metrics, deps);
+  registerNetworkMetrics(deps.metrics, deps);
   registerPricingMetrics(deps.metrics, deps);
   return deps;
 }

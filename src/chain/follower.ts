@@ -11,7 +11,8 @@ import { readBlock, type BlockRead } from './block-reader.js';
 import { HEAD_REFRESH_MS } from './chain.runtime.js';
 import { holdDispute, insertGap, resolveDispute, splitGap, type ScanGap, type ScanState } from '../payments/scan.repo.js';
 import { commitScan } from './chain.service.js';
-import { notifyDispute } from './dispute-mail.js';
+import { notifyDispute } from '../payments/dispute-mail.js';
+import { NETWORKS } from '../chains/networks.js';
 import { expectedDelay, learnDelay, learnInterval, refreshHead } from './head.js';
 import type { TxInfo } from './tron.client.js';
 import { transfersInBlock, type VerifiedTransfer, type WatchedSet } from './verifier.js';
@@ -136,7 +137,7 @@ async function holdBlock(deps: AppDeps, n: number, reason: string, txHash: strin
       { block: n, tx_hash: txHash, reason },
       'chain: BLOCK DISPUTED: the providers do not agree on it; nothing from it is confirmed; it is held and read again',
     );
-    void notifyDispute(deps, d);
+    void notifyDispute(deps, NETWORKS[deps.config.network.id], d);
   }
 }
 

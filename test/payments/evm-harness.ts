@@ -39,7 +39,7 @@ export interface EvmHarness {
 
 export async function startEvmHarness(
   id: EvmNetworkId,
-  options: { providers?: number; finality?: string | number; also?: EvmNetworkId[] } = {},
+  options: { providers?: number; finality?: string | number; also?: EvmNetworkId[]; config?: Record<string, unknown> } = {},
 ): Promise<EvmHarness> {
   const chain = await startDevChain(id);
   const providers: HostileRpc[] = [];
@@ -52,7 +52,7 @@ export async function startEvmHarness(
     // Other networks enabled beside it (their watchers are not run here): an address may receive there too.
     ...(options.also ?? []).map((other) => ({ id: other, providers: [provider('http://127.0.0.1:9')] })),
   ];
-  const t = await startTestApp({ now, config: { tron: { network: 'devnet', api_url: 'http://127.0.0.1:9' }, evm: { networks } } });
+  const t = await startTestApp({ now, config: { ...options.config, tron: { network: 'devnet', api_url: 'http://127.0.0.1:9' }, evm: { networks } } });
   const w = t.deps.evm.get(id)!;
   return {
     t,

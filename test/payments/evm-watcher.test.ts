@@ -16,6 +16,7 @@ import { anvilSkip } from '../chains/evm/anvil.js';
 import { ALICE, BOB, CAROL } from '../chains/evm/devchain.js';
 import { eventsOf, getInvoice, transfersOf } from '../helpers/chain-fixtures.js';
 import { signedInMerchant } from '../helpers/fixtures.js';
+import { startSmtp } from '../helpers/smtp.js';
 import { startEvmHarness, type EvmHarness } from './evm-harness.js';
 
 const skip = anvilSkip();
@@ -191,7 +192,9 @@ test(
   'two providers, one omits the payment: nothing confirms, the transfer is disputed (durable, visible); once both agree it confirms and the dispute is resolved',
   { skip },
   async () => {
-    const h = await harness('ethereum-devnet', { providers: 2 });
+    const smtp = await startSmtp();
+    const h = await harness('ethereum-devnet', { providers: 2, config: { email: smtp.email, support: { staff_emails: ['ops@example.test'] } } });
+    after(() => smtp.close());
     const merchant = await h.wallet(ALICE);
     const invoice = await h.invoice(merchant, ALICE, 6_000_001n);
     const other = await h.invoice(await h.wallet(CAROL), CAROL, 2_000_002n);
@@ -210,6 +213,14 @@ test(
     assert.equal(h.w.providers[0]!.health.disagreements, 1);
     const health = (await h.t.client().get('/api/v1/health')).body;
     assert.equal(health.networks.find((n: any) => n.network === 'ethereum-devnet').disputes, 1, 'the dispute is visible in /health');
+    const metrics = (await h.t.deps.metrics.render()).body;
+    assert.match(metrics, /gatewayd_network_disputes\{network="ethereum-devnet"\} 1/, 'and in the metrics');
+    assert.match(metrics, /gatewayd_network_state\{network="ethereum-devnet",state="running"\} 1/);
+    const mail = await smtp.waitFor((m) => m.to.includes('ops@example.test'));
+    assert.match(mail.subject, new RegExp(`Payments held: Ethereum.* block ${Number(paid.blockNumber)} is disputed`), 'the support staff are told');
+    assert.match(mail.text, /\[\[evm\.networks\]\]/);
+    await h.pass();
+    assert.equal(smtp.messages.length, 1, 'once a dispute, not once a pass');
     h.providers[0]!.set({});
     await h.pass(121 * SECOND);
     assert.equal((await getInvoice(h.t, invoice.id)).status, 'confirmed');

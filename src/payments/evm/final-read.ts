@@ -19,6 +19,7 @@ import { compareReads, type Disagreement } from '../../chains/agreement.js';
 import type { EvmProvider, EvmWatch } from '../../chains/evm/watch.js';
 import type { ChainHead, VerifiedTransfer } from '../../chains/family.js';
 import { formatAmount } from '../../lib/amounts.js';
+import { notifyDispute } from '../dispute-mail.js';
 import { recordTransfers } from '../record.js';
 import { holdDispute, insertGap, listGaps, loadScanState, resolveDispute, type ScanGap, type ScanState } from '../scan.repo.js';
 import { attempt, usableProviders } from './evm-providers.js';
@@ -138,7 +139,7 @@ async function holdDisagreements(deps: AppDeps, w: EvmWatch, disagreements: Disa
   for (const d of disagreements) {
     const t = d.versions.find((v) => v.transfer)!.transfer!;
     const block = Number(t.blockNumber);
-    const { created } = await holdDispute(
+    const { dispute, created } = await holdDispute(
       deps.db,
       w.network,
       { block, txHash: t.txHash, reason: `providers disagree about ${d.key}: ${describe(d)}` },
@@ -149,6 +150,7 @@ async function holdDisagreements(deps: AppDeps, w: EvmWatch, disagreements: Disa
         { network: w.network.id, block, tx_hash: t.txHash, log_index: t.logIndex, versions: describe(d) },
         'chain: TRANSFER DISPUTED: the providers do not agree on it; nothing from it is confirmed; its block is held and read again',
       );
+      void notifyDispute(deps, w.network, dispute);
     }
     if (gaps.some((g) => g.fromBlock <= block && block <= g.toBlock)) continue;
     const gap: ScanGap = { fromBlock: block, toBlock: block, afterTime: t.blockTimeMs - 1, beforeTime: t.blockTimeMs + 1 };
