@@ -163,15 +163,20 @@ export async function main(argv: string[]): Promise<number> {
       case 'chain': {
         const [sub, ...more] = rest;
         if (sub === 'status') {
-          const { values } = parse('chain status', more, { config: { type: 'string' } });
-          return await (await cli.chain()).runChainStatus(loadConfig({ path: values.config as string | undefined }), out);
+          const { values } = parse('chain status', more, { config: { type: 'string' }, network: { type: 'string' } });
+          return await (await cli.chain()).runChainStatus(loadConfig({ path: values.config as string | undefined }), out, values.network as string | undefined);
         }
         if (sub === 'rescan') {
-          const { values } = parse('chain rescan', more, { config: { type: 'string' }, 'from-block': { type: 'string' }, 'from-time': { type: 'string' } });
+          const { values } = parse('chain rescan', more, {
+            config: { type: 'string' },
+            network: { type: 'string' },
+            'from-block': { type: 'string' },
+            'from-time': { type: 'string' },
+          });
           const from = { block: values['from-block'] as string | undefined, time: values['from-time'] as string | undefined };
           const chain = await cli.chain();
           checked('chain rescan', () => chain.checkRescanArgs(from));
-          return await chain.runChainRescan(loadConfig({ path: values.config as string | undefined }), from, out);
+          return await chain.runChainRescan(loadConfig({ path: values.config as string | undefined }), from, out, values.network as string | undefined);
         }
         throw new UsageError(
           `unknown chain command ${sub === undefined ? '(none)' : `"${sub}"`}; expected "chain status" or "chain rescan"\n${synopsisOf('chain status')}\n${synopsisOf('chain rescan')}`,

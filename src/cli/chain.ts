@@ -1,10 +1,11 @@
 /**
- * `gatewayd chain status` and `gatewayd chain rescan --from-block N | --from-time T`.
+ * `gatewayd chain status [--network ID]` and `gatewayd chain rescan [--network ID] --from-block N | --from-time T`.
  *
- * status: the scanner's cursor, unread ranges and open disputes from the database, and (when the
- * server on server.listen answers as the same instance: the same network and database id) each
- * provider's health from its /api/v1/health.
- * rescan: records the range from N (or from the block of time T, estimated low from the cursor)
+ * status: per network the instance watches (or the one named), the watcher's cursor, unread ranges
+ * and open disputes from the database, and (when the server on server.listen answers as the same
+ * instance: the same network and database id) each provider's health from its /api/v1/health.
+ * rescan: on the TRON network unless --network names another, records the range from N (or from
+ * the block of time T, estimated low from the cursor)
  * up to the cursor as an unread range and keeps the scanner active for an hour; the running
  * server reads it with the time left in its passes. Idempotent: a transfer already recorded is
  * never recorded again (one row per transaction log), and asking twice merges the ranges.
@@ -18,6 +19,7 @@ import { databaseId } from '../db/network-guard.js';
 import { HOUR } from '../lib/clock.js';
 import { insertGap, listGaps, listOpenDisputes, loadScanState, saveScanState } from '../payments/scan.repo.js';
 import { UsageError } from './usage.js';
+import type { Network } from '../chains/networks.js';
 
 /** Blocks read before the block estimated for --from-time (missed slots make real numbers higher). */
 const TIME_MARGIN_BLOCKS = 20;
@@ -48,37 +50,60 @@ function instanceOf(health: unknown): { network: string; databaseId: string | nu
   return { network, databaseId: database_id };
 }
 
-export async function runChainStatus(config: Config, out: Out): Promise<number> {
+/** The network of --network among those the instance watches (the TRON network when not given); a usage error otherwise. */
+export function chosenNetwork(config: Config, id: string | undefined): Readonly<Network> {
+  if (id === undefined) return config.networks[0]!;
+  const found = config.networks.find((n) => n.id === id);
+  if (!found) throw new UsageError(`--network: this instance does not watch "${id}"; it watches ${config.networks.map((n) => n.id).join(', ')}`);
+  return found;
+}
+
+/** The block time a rescan estimates with: TRON's slot, or the network's own block time. */
+function blockMs(config: Config, network: Readonly<Network>): number {
+  return network.family === 'tron' ? config.network.blockIntervalMs : network.blockTimeMs;
+}
+
+export async function runChainStatus(config: Config, out: Out, only?: string): Promise<number> {
+  const networks = only === undefined ? config.networks : [chosenNetwork(config, only)];
   const database = await instanceDatabase(config);
   let ownId: string | null = null;
   try {
-    const network = config.network;
-    const state = await loadScanState(database.db, network);
-    const gaps = await listGaps(database.db, network);
     ownId = await databaseId(database.db);
-    out(`network: ${network.id}`);
-    if (!state) out('cursor: none yet (the scanner has not run on this database)');
-    else
-      out(
-        `cursor: block ${state.cursorBlock}, every block read up to ${new Date(state.cursorTime).toISOString()}; active until ${new Date(state.activeUntil).toISOString()}`,
-      );
-    out(`gaps: ${gaps.length === 0 ? 'none' : ''}`);
-    for (const g of gaps)
-      out(
-        `  blocks ${g.fromBlock}-${g.toBlock} (${g.toBlock - g.fromBlock + 1}), ${new Date(g.afterTime).toISOString()} to ${new Date(g.beforeTime).toISOString()}`,
-      );
-    // Durable: shown whether or not the server answers.
-    const disputes = await listOpenDisputes(database.db, network);
-    out(`disputes: ${disputes.length === 0 ? 'none' : `${disputes.length} open (nothing from these blocks confirms until the providers agree)`}`);
-    for (const d of disputes) {
-      const mailed = d.notifiedAt === null ? 'not mailed' : `staff mailed ${new Date(d.notifiedAt).toISOString()}`;
-      out(
-        `  block ${d.block}${d.txHash ? ` (transaction ${d.txHash})` : ''} since ${new Date(d.since).toISOString()}, last seen ${new Date(d.lastSeen).toISOString()}, ${mailed}: ${d.reason}`,
-      );
-    }
+    for (const network of networks) await statusOf(database, network, out);
   } finally {
     await database.close();
   }
+  return serverStatus(config, ownId, networks, out);
+}
+
+/** One network's durable state: its cursor, unread ranges and open disputes. */
+async function statusOf(database: OpenedDatabase, network: Readonly<Network>, out: Out): Promise<void> {
+  const state = await loadScanState(database.db, network);
+  const gaps = await listGaps(database.db, network);
+  out(`network: ${network.id}`);
+  if (!state) out('cursor: none yet (the scanner has not run on this database)');
+  else
+    out(
+      `cursor: block ${state.cursorBlock}, every block read up to ${new Date(state.cursorTime).toISOString()}${network.family === 'tron' ? `; active until ${new Date(state.activeUntil).toISOString()}` : ''}`,
+    );
+  out(`gaps: ${gaps.length === 0 ? 'none' : ''}`);
+  for (const g of gaps)
+    out(
+      `  blocks ${g.fromBlock}-${g.toBlock} (${g.toBlock - g.fromBlock + 1}), ${new Date(g.afterTime).toISOString()} to ${new Date(g.beforeTime).toISOString()}`,
+    );
+  // Durable: shown whether or not the server answers.
+  const disputes = await listOpenDisputes(database.db, network);
+  out(`disputes: ${disputes.length === 0 ? 'none' : `${disputes.length} open (nothing from these blocks confirms until the providers agree)`}`);
+  for (const d of disputes) {
+    const mailed = d.notifiedAt === null ? 'not mailed' : `staff mailed ${new Date(d.notifiedAt).toISOString()}`;
+    out(
+      `  block ${d.block}${d.txHash ? ` (transaction ${d.txHash})` : ''} since ${new Date(d.since).toISOString()}, last seen ${new Date(d.lastSeen).toISOString()}, ${mailed}: ${d.reason}`,
+    );
+  }
+}
+
+/** What the running server says of the providers, when it is this instance. */
+async function serverStatus(config: Config, ownId: string | null, networks: readonly Readonly<Network>[], out: Out): Promise<number> {
   const url = `${localUrl(config.server.listen)}/api/v1/health`;
   let answered: unknown;
   try {
@@ -108,6 +133,24 @@ export async function runChainStatus(config: Config, out: Out): Promise<number> 
     return 0;
   }
   out(`server: ${url}, the same instance (network ${config.network.id}, this database)`);
+  if (networks.some((n) => n.family === 'tron')) tronWatcherStatus(answered, out);
+  const others = (answered as { networks?: Array<Record<string, unknown>> }).networks ?? [];
+  for (const n of others) {
+    if (n.family === 'tron' || !networks.some((m) => m.id === n.network)) continue;
+    out(
+      `watcher ${String(n.network)}: ${String(n.state)}${n.reason ? ` (${String(n.reason)})` : ''}, cursor ${String(n.cursor_block)}, final head ${String(n.final_head)}, ${String(n.behind_blocks ?? '?')} behind, ${String(n.disputes)} disputes`,
+    );
+    for (const p of (n.providers as Array<Record<string, unknown>> | undefined) ?? []) {
+      const refuses = Array.isArray(p.refuses) && p.refuses.length > 0 ? `; refuses: ${p.refuses.join(', ')}` : '';
+      out(
+        `  provider ${String(p.name)}: ${String(p.state)}${p.range_cap !== null && p.range_cap !== undefined ? `, range cap ${String(p.range_cap)} blocks` : ''}${refuses}${p.last_error ? `; last error: ${String(p.last_error)}` : ''}`,
+      );
+    }
+  }
+  return 0;
+}
+
+function tronWatcherStatus(answered: unknown, out: Out): void {
   const w = (answered as { watcher?: { state: string; scan?: Record<string, unknown>; providers?: Array<Record<string, unknown>> } }).watcher;
   out(`watcher: ${w?.state ?? 'unknown'}${w?.scan?.reason ? ` (${String(w.scan.reason)})` : ''}`);
   for (const p of w?.providers ?? []) {
@@ -115,7 +158,6 @@ export async function runChainStatus(config: Config, out: Out): Promise<number> 
       `provider ${String(p.name)}: ${String(p.state)}, ${String(p.requests)} requests, ${String(p.failures)} failures, ${String(p.refused_heads ?? 0)} refused heads, ${String(p.malformed_reads ?? 0)} malformed reads, ${String(p.inconsistent_blocks)} inconsistent blocks, ${String(p.outvoted_blocks ?? 0)} outvoted blocks${p.set_aside_until ? ` (set aside until ${String(p.set_aside_until)})` : ''}${p.last_error ? `; last error: ${String(p.last_error)}` : ''}`,
     );
   }
-  return 0;
 }
 
 /**
@@ -130,28 +172,29 @@ export function checkRescanArgs(from: { block?: string; time?: string }): number
   return t;
 }
 
-export async function runChainRescan(config: Config, from: { block?: string; time?: string }, out: Out): Promise<number> {
+export async function runChainRescan(config: Config, from: { block?: string; time?: string }, out: Out, networkId?: string): Promise<number> {
   const t = checkRescanArgs(from);
+  const network = chosenNetwork(config, networkId);
+  const interval = blockMs(config, network);
   const database = await instanceDatabase(config);
   try {
-    const network = config.network;
     const state = await loadScanState(database.db, network);
-    if (!state) throw new UsageError('the scanner has not run on this database yet: there is nothing to rescan');
+    if (!state) throw new UsageError(`the watcher of ${network.id} has not run on this database yet: there is nothing to rescan`);
     let fromBlock: number;
     let afterTime: number;
     if (t === undefined) {
       fromBlock = Number(from.block);
-      afterTime = state.cursorTime - (state.cursorBlock - fromBlock + TIME_MARGIN_BLOCKS) * network.blockIntervalMs;
+      afterTime = state.cursorTime - (state.cursorBlock - fromBlock + TIME_MARGIN_BLOCKS) * interval;
     } else {
-      fromBlock = state.cursorBlock - Math.ceil(Math.max(0, state.cursorTime - t) / network.blockIntervalMs) - TIME_MARGIN_BLOCKS;
-      afterTime = t - TIME_MARGIN_BLOCKS * network.blockIntervalMs;
+      fromBlock = state.cursorBlock - Math.ceil(Math.max(0, state.cursorTime - t) / interval) - TIME_MARGIN_BLOCKS;
+      afterTime = t - TIME_MARGIN_BLOCKS * interval;
     }
     if (fromBlock > state.cursorBlock) throw new UsageError(`block ${fromBlock} is not read yet (the cursor is at ${state.cursorBlock}): nothing to rescan`);
     const now = Date.now();
     await insertGap(database.db, network, { fromBlock, toBlock: state.cursorBlock, afterTime, beforeTime: state.cursorTime });
     await saveScanState(database.db, network, { ...state, activeUntil: Math.max(state.activeUntil, now + HOUR) }, now);
     out(
-      `rescan recorded: blocks ${fromBlock}-${state.cursorBlock} (${state.cursorBlock - fromBlock + 1}); the running server reads them with the time left in its passes`,
+      `rescan recorded on ${network.id}: blocks ${fromBlock}-${state.cursorBlock} (${state.cursorBlock - fromBlock + 1}); the running server reads them with the time left in its passes`,
     );
     out('anything already recorded is not recorded again; `gatewayd chain status` shows the range shrink');
     return 0;

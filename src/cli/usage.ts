@@ -46,12 +46,12 @@ const COMMANDS = {
   ],
   doctor: ['gatewayd doctor [--config FILE]', 'check configuration, permissions, database, TRON API, clock and SMTP; exit 1 when a problem is found'],
   'chain status': [
-    'gatewayd chain status [--config FILE]',
-    "the chain scanner's cursor, unread ranges and open disputes (from the database), and from the running server each provider's health",
+    'gatewayd chain status [--network ID] [--config FILE]',
+    "per network watched (or the one named): the watcher's cursor, unread ranges and open disputes (from the database), and from the running server each provider's health",
   ],
   'chain rescan': [
-    'gatewayd chain rescan --from-block N | --from-time T [--config FILE]',
-    're-read the blocks from N (or time T, ISO 8601) while serving; what is already recorded is not recorded again',
+    'gatewayd chain rescan [--network ID] --from-block N | --from-time T [--config FILE]',
+    're-read the blocks from N (or time T, ISO 8601) of the TRON network, or of the network named, while serving; what is already recorded is not recorded again',
   ],
   dev: [
     'gatewayd dev [--config FILE] [--database FILE] [--listen HOST:PORT]',

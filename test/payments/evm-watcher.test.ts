@@ -16,6 +16,7 @@ import { anvilSkip } from '../chains/evm/anvil.js';
 import { ALICE, BOB, CAROL } from '../chains/evm/devchain.js';
 import { eventsOf, getInvoice, transfersOf } from '../helpers/chain-fixtures.js';
 import { signedInMerchant } from '../helpers/fixtures.js';
+import { runChainRescan, runChainStatus } from '../../src/cli/chain.js';
 import { startSmtp } from '../helpers/smtp.js';
 import { startEvmHarness, type EvmHarness } from './evm-harness.js';
 
@@ -398,5 +399,36 @@ test(
       ['invoice.payment_seen'],
       'seen at the first poll after the invoice opened',
     );
+  },
+);
+
+test(
+  'chain rescan --network: a payment the only provider left out is found on a rescan of that network; chain status shows each network',
+  { skip },
+  async () => {
+    const h = await harness('ethereum-devnet');
+    const merchant = await h.wallet(ALICE);
+    const invoice = await h.invoice(merchant, ALICE, 4_400_001n);
+    await h.pass();
+    const paid = await h.chain.pay(h.contract('USDT'), [ALICE, 4_400_001n]);
+    h.providers[0]!.set(logs((ls) => ls.filter((l) => l.transactionHash !== paid.txHash)));
+    await h.pass();
+    await finalize(h);
+    assert.equal((await getInvoice(h.t, invoice.id)).status, 'pending', 'the one provider left it out');
+    h.providers[0]!.set({});
+    const lines: string[] = [];
+    const out = (l: string) => lines.push(l);
+    await assert.rejects(runChainRescan(h.t.config, { block: '1' }, out, 'bsc-devnet'), /does not watch "bsc-devnet"; it watches tron-devnet, ethereum-devnet/);
+    assert.equal(await runChainRescan(h.t.config, { block: String(Number(paid.blockNumber) - 2) }, out, 'ethereum-devnet'), 0);
+    assert.match(lines.join('\n'), /rescan recorded on ethereum-devnet: blocks/);
+    await h.pass(121 * SECOND);
+    assert.equal((await getInvoice(h.t, invoice.id)).status, 'confirmed', 'the rescan found it');
+    lines.length = 0;
+    assert.equal(await runChainStatus({ ...h.t.config, server: { ...h.t.config.server, listen: new URL(h.t.baseUrl).host } }, out), 0);
+    const text = lines.join('\n');
+    assert.match(text, /network: tron-devnet/);
+    assert.match(text, /network: ethereum-devnet\ncursor: block \d+, every block read up to \S+\ngaps: none\ndisputes: none/);
+    assert.match(text, /watcher ethereum-devnet: (running|idle), cursor \d+/);
+    assert.match(text, /  provider http:\/\/127\.0\.0\.1:\d+: ok/);
   },
 );
