@@ -51,3 +51,32 @@ export function compareReads(reads: readonly ProviderRead[]): { agreed: Verified
   }
   return { agreed, disagreements };
 }
+
+/**
+ * Disagreements put to a third provider's read of their blocks: where two of the three show the same
+ * version (the same transfer, or none), that version stands: a transfer two show is agreed, one only
+ * the outvoted provider shows (a forgery) is no payment; `outvoted` names the provider left alone.
+ * Where all three differ (or the third read nothing alike), the disagreement stays, as a dispute.
+ */
+export function settleByMajority(
+  disagreements: readonly Disagreement[],
+  third: ProviderRead,
+): { agreed: VerifiedTransfer[]; outvoted: Array<{ key: string; provider: string }>; left: Disagreement[] } {
+  const byKey = new Map(third.transfers.map((t) => [transferKey(t), t]));
+  const agreed: VerifiedTransfer[] = [];
+  const outvoted: Array<{ key: string; provider: string }> = [];
+  const left: Disagreement[] = [];
+  const same = (a: VerifiedTransfer | undefined, b: VerifiedTransfer | undefined) =>
+    a === undefined ? b === undefined : b !== undefined && sameTransfer(a, b);
+  for (const d of disagreements) {
+    const thirdVersion = byKey.get(d.key);
+    const backed = d.versions.filter((v) => same(v.transfer, thirdVersion));
+    if (d.versions.length !== 2 || backed.length !== 1) {
+      left.push({ ...d, versions: [...d.versions, { provider: third.provider, transfer: thirdVersion }] });
+      continue;
+    }
+    if (thirdVersion) agreed.push(thirdVersion);
+    outvoted.push({ key: d.key, provider: d.versions.find((v) => v !== backed[0])!.provider });
+  }
+  return { agreed, outvoted, left };
+}

@@ -432,3 +432,40 @@ test(
     assert.match(text, /  provider http:\/\/127\.0\.0\.1:\d+: ok/);
   },
 );
+
+test('three providers: one that leaves a payment out, or invents one, is outvoted by the two others; no dispute holds the block', { skip }, async () => {
+  const h = await harness('ethereum-devnet', { providers: 3 });
+  const merchant = await h.wallet(ALICE);
+  const invoice = await h.invoice(merchant, ALICE, 7_300_001n);
+  const other = await h.invoice(merchant, ALICE, 7_300_002n);
+  await h.pass();
+  const paid = await h.chain.pay(h.contract('USDT'), [ALICE, 7_300_001n]);
+  h.providers[0]!.set(logs((ls) => ls.filter((l) => l.transactionHash !== paid.txHash)));
+  await h.chain.mine(1);
+  const block = await h.chain.anvil.rpc('eth_getBlockByNumber', ['latest', false]);
+  const forged = {
+    address: h.contract('USDT').toLowerCase(),
+    topics: [TRANSFER_TOPIC, addressTopic(BOB), addressTopic(ALICE)],
+    data: word(7_300_002n),
+    blockNumber: block.number,
+    blockHash: block.hash,
+    transactionHash: `0x${'f1'.repeat(32)}`,
+    transactionIndex: '0x0',
+    logIndex: '0x5',
+    removed: false,
+  };
+  h.providers[1]!.set(
+    logs((ls, call) =>
+      BigInt(call.params[0].fromBlock) <= BigInt(block.number) && BigInt(call.params[0].toBlock) >= BigInt(block.number) ? [...ls, forged] : ls,
+    ),
+  );
+  await h.pass();
+  await finalize(h);
+  assert.equal((await getInvoice(h.t, invoice.id)).status, 'confirmed', 'the two others show the payment: it stands');
+  assert.equal((await getInvoice(h.t, other.id)).status, 'pending', 'the two others do not show the invented one: no payment');
+  assert.deepEqual(await listOpenDisputes(h.t.deps.db, h.w.network), [], 'settled by majority, nothing held');
+  assert.deepEqual(
+    h.w.providers.map((p) => p.health.outvoted),
+    [1, 1, 0],
+  );
+});

@@ -27,6 +27,8 @@ export interface EvmProviderHealth {
   droppedLogs: number;
   /** Transfers it showed otherwise than the other provider, or not at all (an omission or a forgery). */
   disagreements: number;
+  /** Transfers about which the two other providers agreed against it (three providers or more). */
+  outvoted: number;
 }
 
 export interface EvmProvider {

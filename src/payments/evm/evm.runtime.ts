@@ -79,6 +79,7 @@ export function createEvmWatch(entry: EvmNetworkConfig, options: EvmRuntimeOptio
         refuses: [],
         droppedLogs: 0,
         disagreements: 0,
+        outvoted: 0,
       },
     };
   });

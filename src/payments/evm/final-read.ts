@@ -15,7 +15,7 @@
  *   where it is for the next read. It never jumps ahead of what was read.
  */
 import type { AppDeps } from '../../app-deps.js';
-import { compareReads, type Disagreement } from '../../chains/agreement.js';
+import { compareReads, settleByMajority, type Disagreement } from '../../chains/agreement.js';
 import type { EvmProvider, EvmWatch } from '../../chains/evm/watch.js';
 import type { ChainHead, VerifiedTransfer } from '../../chains/family.js';
 import { formatAmount } from '../../lib/amounts.js';
@@ -79,7 +79,40 @@ async function readAgreed(
     // Each provider whose version is missing counts the disagreement (a forgery shows as the other's omission).
     for (const v of d.versions) if (!v.transfer) asked.find((p) => p.health.name === v.provider)!.health.disagreements += 1;
   }
-  return result;
+  if (result.disagreements.length === 0) return result;
+  const majority = await askThird(deps, w, asked, result.disagreements, recipients);
+  return majority ? { agreed: [...result.agreed, ...majority.agreed], disagreements: majority.left } : result;
+}
+
+/**
+ * With a third provider configured and answering, the disagreed transfers' blocks are put to it:
+ * two of three showing the same stands (docs/payments.md, "Three providers or more"); otherwise, or
+ * when it cannot answer, the disagreement stays a dispute.
+ */
+async function askThird(
+  deps: AppDeps,
+  w: EvmWatch,
+  asked: EvmProvider[],
+  disagreements: Disagreement[],
+  recipients: readonly string[],
+): Promise<ReturnType<typeof settleByMajority> | undefined> {
+  const third = usableProviders(w, deps.clock.now()).find((p) => !asked.includes(p));
+  if (!third) return undefined;
+  const blocks = disagreements.map((d) => d.versions.find((v) => v.transfer)!.transfer!.blockNumber);
+  const from = blocks.reduce((a, b) => (b < a ? b : a));
+  const to = blocks.reduce((a, b) => (b > a ? b : a));
+  const r = await attempt(
+    third,
+    () => deps.clock.now(),
+    () => third.reader.readTransfers({ from, to, recipients, finalAtOrBelow: to }),
+  );
+  if (!r.ok || !r.value.complete) return undefined;
+  const settled = settleByMajority(disagreements, { provider: third.health.name, transfers: r.value.transfers.filter((t) => blocks.includes(t.blockNumber)) });
+  for (const o of settled.outvoted) {
+    asked.find((p) => p.health.name === o.provider)!.health.outvoted += 1;
+    deps.log.warn({ network: w.network.id, transfer: o.key, provider: o.provider }, 'chain: provider outvoted by the two others about a transfer');
+  }
+  return settled;
 }
 
 /** The final head every asked provider calls final: the lowest of theirs; undefined when one fails. */
