@@ -41,6 +41,21 @@ function word(n: bigint): string {
   return `0x${n.toString(16).padStart(64, '0')}`;
 }
 
+/** A Transfer log to ALICE that no transaction made, placed in a real block (what a lying provider adds). */
+function forgedLog(h: EvmHarness, block: { number: string; hash: string }, amount: bigint, txByte: string, logIndex: string) {
+  return {
+    address: h.contract('USDT').toLowerCase(),
+    topics: [TRANSFER_TOPIC, addressTopic(BOB), addressTopic(ALICE)],
+    data: word(amount),
+    blockNumber: block.number,
+    blockHash: block.hash,
+    transactionHash: `0x${txByte.repeat(32)}`,
+    transactionIndex: '0x0',
+    logIndex,
+    removed: false,
+  };
+}
+
 /** Lets the payment's block become final (finalized is 4 behind here) and runs the final read it is due for. */
 async function finalize(h: EvmHarness): Promise<void> {
   await h.chain.mine(5);
@@ -236,17 +251,7 @@ test('a provider inventing a payment in a real block confirms nothing (the other
   await h.pass();
   await h.chain.mine(1);
   const block = await h.chain.anvil.rpc('eth_getBlockByNumber', ['latest', false]);
-  const forged = {
-    address: h.contract('USDT').toLowerCase(),
-    topics: [TRANSFER_TOPIC, addressTopic(BOB), addressTopic(ALICE)],
-    data: word(9_100_001n),
-    blockNumber: block.number,
-    blockHash: block.hash,
-    transactionHash: `0x${'f0'.repeat(32)}`,
-    transactionIndex: '0x0',
-    logIndex: '0x0',
-    removed: false,
-  };
+  const forged = forgedLog(h, block, 9_100_001n, 'f0', '0x0');
   h.providers[1]!.set(logs((ls, call) => (BigInt(call.params[0].fromBlock) <= BigInt(block.number) ? [...ls, forged] : ls)));
   await h.pass();
   await finalize(h);
@@ -443,17 +448,7 @@ test('three providers: one that leaves a payment out, or invents one, is outvote
   h.providers[0]!.set(logs((ls) => ls.filter((l) => l.transactionHash !== paid.txHash)));
   await h.chain.mine(1);
   const block = await h.chain.anvil.rpc('eth_getBlockByNumber', ['latest', false]);
-  const forged = {
-    address: h.contract('USDT').toLowerCase(),
-    topics: [TRANSFER_TOPIC, addressTopic(BOB), addressTopic(ALICE)],
-    data: word(7_300_002n),
-    blockNumber: block.number,
-    blockHash: block.hash,
-    transactionHash: `0x${'f1'.repeat(32)}`,
-    transactionIndex: '0x0',
-    logIndex: '0x5',
-    removed: false,
-  };
+  const forged = forgedLog(h, block, 7_300_002n, 'f1', '0x5');
   h.providers[1]!.set(
     logs((ls, call) =>
       BigInt(call.params[0].fromBlock) <= BigInt(block.number) && BigInt(call.params[0].toBlock) >= BigInt(block.number) ? [...ls, forged] : ls,
