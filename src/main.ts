@@ -311,7 +311,8 @@ async function dev(args: string[]): Promise<number> {
       const path = values.config as string | undefined;
       const listen = listenFlag('dev', values.listen as string | undefined);
       return runDev(
-        (overrides) => loadConfig({ path, overrides: { ...listen, ...overrides }, devMode: true }),
+        // Section by section: dev's own `server` keys (a secret for the run) must not drop --listen's.
+        (overrides) => loadConfig({ path, overrides: { ...listen, ...overrides, server: { ...listen.server, ...overrides.server } }, devMode: true }),
         values.database as string | undefined,
         (text) => process.stdout.write(`${text}\n`),
       );

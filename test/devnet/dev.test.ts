@@ -16,7 +16,8 @@ import { NETWORKS } from '../../src/lib/tron.js';
 import { tempDir } from '../helpers/app.js';
 import { until } from '../helpers/until.js';
 import { HttpClient } from '../helpers/http.js';
-import { cleanEnv, freePort, runCli, startGateway, writeConfig, type CliResult } from '../helpers/process.js';
+import { cleanEnv, freePort, GATEWAYD_BIN, runCli, startGateway, writeConfig, type CliResult } from '../helpers/process.js';
+import { spawn } from 'node:child_process';
 
 interface Received {
   headers: IncomingHttpHeaders;
@@ -197,4 +198,26 @@ test('gatewayd dev refuses a mainnet database; dev pay without a dev instance sa
   const pay = runCli(['dev', 'pay', 'inv_x', '--config', config]);
   assert.equal(pay.status, 1);
   assert.match(pay.stderr, /no dev instance answers at http:\/\/127\.0\.0\.1:\d+ \(start `gatewayd dev` first, or give --url\)/);
+});
+
+test('gatewayd dev --listen without a configuration file listens where it is told (its own secret for the run does not drop the flag)', async () => {
+  const dir = tempDir('gatewayd-dev-listen-');
+  const port = await freePort();
+  const child = spawn(process.execPath, [GATEWAYD_BIN, 'dev', '--listen', `127.0.0.1:${port}`], {
+    cwd: dir,
+    env: cleanEnv({ GATEWAYD_LOG_LEVEL: 'warn' }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (c: Buffer) => (output += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (output += c.toString()));
+  try {
+    await until('the banner', async () => (/gateway\s+http:\/\//.test(output) || child.exitCode !== null ? true : undefined));
+    assert.match(output, new RegExp(`gateway\\s+http://127\\.0\\.0\\.1:${port}\\s`), output);
+    const health = await fetch(`http://127.0.0.1:${port}/api/v1/health`);
+    assert.equal(health.status, 200);
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+  }
 });
