@@ -69,6 +69,22 @@ api_url = ""
 api_key = ""
 poll_interval_seconds = 5
 
+# Other networks beside TRON: one table each, with its providers in order of preference (two for
+# money that matters: nothing then moves on one provider's word). Uncomment and fill in to accept
+# USDT and USDC there (docs/configuration.md, "EVM networks" and "Solana and TON networks").
+# [[evm.networks]]
+# id = "bsc-mainnet"             # ethereum-mainnet, bsc-mainnet, polygon-mainnet, arbitrum-mainnet, base-mainnet
+# finality = "finalized"         # or "safe", or a number of confirmations
+# providers = [{ url = "https://bsc-rpc.example/KEY" }, { url = "https://second-bsc-rpc.example" }]
+#
+# [[solana.networks]]
+# id = "solana-mainnet"
+# providers = [{ url = "https://solana-rpc.example/KEY" }, { url = "https://second-solana-rpc.example" }]
+#
+# [[ton.networks]]
+# id = "ton-mainnet"
+# providers = [{ url = "https://toncenter.com/api/v3", kind = "toncenter", api_key = "" }, { url = "https://tonapi.io", kind = "tonapi", api_key = "" }]
+
 [invoices]
 # Largest identification adjustment added to a price (a decimal string).
 max_adjustment = "0.099999"

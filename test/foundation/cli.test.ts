@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { PassThrough } from 'node:stream';
 import { readPassword } from '../../src/cli/merchant.js';
+import { loadConfig } from '../../src/config.js';
 import { COMMAND_NAMES, type Command } from '../../src/cli/usage.js';
 import { openSqlite } from '../../src/db/database.js';
 import { tempDir } from '../helpers/app.js';
@@ -137,7 +138,19 @@ test('init writes a commented config with a fresh secret and a 0700 data folder;
   const m = runCli(['migrate', '--config', file]);
   assert.equal(m.status, 0, m.stderr);
   assert.equal(statSync(join(dir, 'data', 'gateway.db')).mode & 0o777, 0o600);
+  // Its commented networks beside TRON, uncommented as they stand, are a configuration that watches them.
+  const uncommented = text.replace(/^# (\[\[(evm|solana|ton)\.networks\]\]|id = |finality = |providers = )/gm, '$1');
+  const withNetworks = loadConfig({ env: {}, path: writeFileAt(join(tempDir(), 'gatewayd.toml'), uncommented) });
+  assert.deepEqual(
+    withNetworks.networks.map((n) => n.id),
+    ['tron-mainnet', 'bsc-mainnet', 'solana-mainnet', 'ton-mainnet'],
+  );
 });
+
+function writeFileAt(path: string, text: string): string {
+  writeFileSync(path, text);
+  return path;
+}
 
 test('a configuration error exits 2 naming the file and key', () => {
   const dir = tempDir();
