@@ -28,6 +28,7 @@ import { isKeyActive, listMerchantKeys } from '../api-keys/api-keys.repo.js';
 import { listWebhooks } from '../webhooks/webhooks.repo.js';
 import { formatAmount, parseAmount } from '../lib/amounts.js';
 import { formatDate, pageContext, type PageContext, type Renderer } from './render.js';
+import { networkName } from './checkout-options.js';
 import { codeRun, listRun, timeRun, translateHtml } from './runs.js';
 import { livePayments } from '../system/live-payments.js';
 import { appliedTransfers } from '../dashboard/transfers.repo.js';
@@ -248,6 +249,8 @@ export function consolePages(app: Hono<AppEnv>, deps: AppDeps, renderer: Rendere
       currencies: deps.rates.enabled ? deps.config.pricing.currencies : [],
       markupPattern: MARKUP_PATTERN,
       markup: req.merchant.markupPercent,
+      // Every network and token this instance watches, as the payer's page names them.
+      choices: deps.config.networks.flatMap((n) => n.tokens.map((token) => ({ network: n.id, token: token.symbol, name: networkName(n) }))),
     });
   });
 

@@ -154,7 +154,8 @@
       }
       if (f.type === 'checkbox') {
         if (!out[f.name]) out[f.name] = [];
-        if (f.checked) out[f.name].push(f.value);
+        // A box of data-type="json" carries an object (an invoice option: its network and token).
+        if (f.checked) out[f.name].push(f.getAttribute('data-type') === 'json' ? JSON.parse(f.value) : f.value);
         // A group marked data-null-if-all sends null when every box is ticked ("all, also later ones").
         else if (f.hasAttribute('data-null-if-all')) partial[f.name] = true;
         continue;
@@ -163,6 +164,9 @@
       if (f.hasAttribute('data-path-only')) continue;
       out[f.name] = fieldValue(f);
     }
+    // A group marked data-omit-if-none with no box ticked is left out (the API's default applies).
+    var noneBoxes = form.querySelectorAll('input[type="checkbox"][data-omit-if-none]');
+    for (var k = 0; k < noneBoxes.length; k++) if (out[noneBoxes[k].name] && out[noneBoxes[k].name].length === 0) delete out[noneBoxes[k].name];
     var allBoxes = form.querySelectorAll('input[type="checkbox"][data-null-if-all]');
     for (var j = 0; j < allBoxes.length; j++) if (!partial[allBoxes[j].name]) out[allBoxes[j].name] = null;
     if (form.hasAttribute('data-locale')) out.locale = page.locale;
