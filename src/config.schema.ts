@@ -28,6 +28,30 @@ const httpUrl = (message: string) =>
   );
 
 /**
+ * A provider's URL: absolute http(s), with no `user:pass@` (fetch refuses a URL with credentials,
+ * so such a provider would pass the configuration and fail every request). `keyForm` says where a
+ * key goes instead.
+ */
+const providerUrl = (keyForm: string) =>
+  httpUrl('expected an absolute http(s) URL').superRefine((v, ctx) => {
+    let u: URL;
+    try {
+      u = new URL(v);
+    } catch {
+      return; // said by httpUrl
+    }
+    if (u.username !== '' || u.password !== '') {
+      ctx.addIssue({
+        code: 'custom',
+        message: `a provider URL cannot carry a user name or password (user:pass@): requests refuse it; ${keyForm}`,
+      });
+    }
+  });
+const TON_KEY_FORM = 'give the key as api_key (sent as X-API-Key or a bearer token) instead';
+const TRON_KEY_FORM = 'give the key as api_key (sent as the TRON-PRO-API-KEY header) instead';
+const EVM_KEY_FORM = "put the key in the URL's path, as the provider gives it (for example https://eth-mainnet.example.com/v2/KEY)";
+
+/**
  * server.public_url, parsed and normalised once here: lower-case scheme and host, no default port,
  * no trailing slash. Everything else (cookies' Secure flag, links, the allowed Origin) reads the
  * normalised value, so `HTTPS://Pay.Example.com/` behaves exactly like `https://pay.example.com`.
@@ -97,13 +121,13 @@ function buildConfigSchema() {
       .strictObject({
         network: z.enum(NETWORK_NAMES, { message: `expected one of ${NETWORK_NAMES.map((n) => `"${n}"`).join(', ')}` }).default('mainnet'),
         // '' = the network's own TronGrid (api.trongrid.io on mainnet, nile.trongrid.io on Nile).
-        api_url: z.union([z.literal(''), httpUrl('expected an absolute http(s) URL')]).default(''),
+        api_url: z.union([z.literal(''), providerUrl(TRON_KEY_FORM)]).default(''),
         api_key: z.string().default(''),
         /** Providers in order of preference; empty = one provider from api_url and api_key. */
         providers: z
           .array(
             z.strictObject({
-              url: httpUrl('expected an absolute http(s) URL'),
+              url: providerUrl(TRON_KEY_FORM),
               api_key: z.string().default(''),
               /** Requests started per second at most; 0 = unpaced (an own node). */
               requests_per_second: z.number().min(0).max(10_000).default(12),
@@ -146,7 +170,7 @@ function buildConfigSchema() {
               providers: z
                 .array(
                   z.strictObject({
-                    url: httpUrl('expected an absolute http(s) URL'),
+                    url: providerUrl(EVM_KEY_FORM),
                     /** Requests started per second at most; 0 = unpaced (an own node). */
                     requests_per_second: z.number().min(0).max(10_000).default(10),
                     timeout_seconds: z.number().positive().max(300).default(10),
@@ -184,7 +208,7 @@ function buildConfigSchema() {
               providers: z
                 .array(
                   z.strictObject({
-                    url: httpUrl('expected an absolute http(s) URL'),
+                    url: providerUrl(EVM_KEY_FORM),
                     /** Requests started per second at most; 0 = unpaced (an own node). */
                     requests_per_second: z.number().min(0).max(10_000).default(4),
                     timeout_seconds: z.number().positive().max(300).default(10),
@@ -212,7 +236,7 @@ function buildConfigSchema() {
                 .array(
                   z.strictObject({
                     /** The API root: https://toncenter.com/api/v3 or https://tonapi.io. */
-                    url: httpUrl('expected an absolute http(s) URL'),
+                    url: providerUrl(TON_KEY_FORM),
                     /** Which index API the URL serves. */
                     kind: z.enum(['toncenter', 'tonapi'], { message: 'expected "toncenter" or "tonapi"' }),
                     /** Sent as toncenter's X-API-Key or tonapi's bearer token; "" = none (toncenter then allows 1 request a second). */

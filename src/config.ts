@@ -281,10 +281,10 @@ function describeIssue(issue: z.core.$ZodIssue, raw: Record<string, unknown>): s
 /**
  * Configuration errors quote the offending value to help, except where it may be a secret: keys
  * named like one (secret, password, token, api_key) and URLs, which may carry credentials
- * (smtps://user:password@...). Those are named, never echoed, whatever the error.
+ * (smtps://user:password@..., a provider's url). Those are named, never echoed, whatever the error.
  */
 export function isSecretKey(path: ReadonlyArray<PropertyKey>): boolean {
-  return path.some((part) => typeof part === 'string' && /secret|password|token|api_key$|_url$/i.test(part));
+  return path.some((part) => typeof part === 'string' && /secret|password|token|api_key$|_url$|^url$/i.test(part));
 }
 
 function shown(path: ReadonlyArray<PropertyKey>, value: unknown): string {

@@ -5,7 +5,7 @@
  * gives the plan; nothing here knows a database, an invoice or an HTTP route.
  */
 import type { Micros } from '../lib/amounts.js';
-import type { FamilyName, FinalityRule, NetworkId, Network, Token } from './networks.js';
+import { findNetwork, type FamilyName, type FinalityRule, type NetworkId, type Network, type Token } from './networks.js';
 
 export type { FamilyName, FinalityRule };
 
@@ -49,9 +49,19 @@ export interface VerifiedTransfer {
   reference?: string;
 }
 
-/** The dedupe key of a transfer: (network, transaction hash, log index), never the transaction alone. */
+/** Families whose transaction hashes are hex, where letter case carries nothing (TRON's ids, EVM's 0x hashes). */
+const HEX_HASH_FAMILIES: ReadonlySet<FamilyName> = new Set<FamilyName>(['tron', 'evm']);
+
+/**
+ * The dedupe key of a transfer: (network, transaction hash, log index), never the transaction alone.
+ * A hex hash (TRON, EVM) is compared in lower case; any other family's is kept as it is: a Solana
+ * signature is base58, where `a` and `A` are different digits, so two signatures that differ only
+ * in case are two transactions.
+ */
 export function transferKey(t: Pick<VerifiedTransfer, 'network' | 'txHash' | 'logIndex'>): string {
-  return `${t.network}:${t.txHash.toLowerCase()}:${t.logIndex}`;
+  const family = findNetwork(t.network)?.family;
+  const hash = family !== undefined && HEX_HASH_FAMILIES.has(family) ? t.txHash.toLowerCase() : t.txHash;
+  return `${t.network}:${hash}:${t.logIndex}`;
 }
 
 /** Addresses of one family: parse what a merchant or a provider gives, print the canonical form. */

@@ -10,7 +10,7 @@ import { AppError } from '../lib/errors.js';
 import { CheckoutInvoiceSchema } from '../invoices/invoices.schemas.js';
 import { findByCheckoutToken } from '../invoices/invoices.repo.js';
 import { checkoutView, dustOf, paidTo } from './checkout-view.js';
-import { CLAIMS_PER_INVOICE_PER_MINUTE, CLAIMS_PER_IP_PER_MINUTE, claimTransaction } from './tx-claim.js';
+import { CLAIMS_PER_INVOICE_PER_MINUTE, CLAIMS_PER_IP_PER_MINUTE, claimedHash, claimEvmTransaction, claimTransaction } from './tx-claim.js';
 
 const CheckoutViewSchema = CheckoutInvoiceSchema.extend({
   unmatched_payment_seen: z.boolean().openapi({
@@ -30,8 +30,12 @@ const ClaimBodySchema = z
   .strictObject({
     tx_hash: z
       .string()
-      .regex(/^(0x)?[0-9a-fA-F]{64}$/, 'A TRON transaction id is 64 hexadecimal characters')
-      .openapi({ description: 'The transaction id (64 hex characters, as a wallet or explorer shows it)', example: 'a'.repeat(64) }),
+      .regex(/^(0x)?[0-9a-fA-F]{64}$/, 'A transaction id is 64 hexadecimal characters on TRON, or 0x and 64 on the EVM networks')
+      .openapi({
+        description:
+          "The transaction id as a wallet or explorer shows it, in the form of the invoice's network (or one of its options' networks): 64 hex characters on TRON (0x allowed), 0x and 64 on the EVM networks; another form is 400 `validation_error` naming the form expected",
+        example: 'a'.repeat(64),
+      }),
   })
   .openapi('CheckoutTransactionClaim');
 const MONEY_OR_NULL = z
@@ -104,8 +108,8 @@ export function checkoutRoutes(deps: AppDeps) {
         context: c,
         message: 'Too many lookups for this invoice; retry in a minute',
       });
-      const txHash = c.req.valid('json').tx_hash.toLowerCase().replace(/^0x/, '');
-      const result = await claimTransaction(deps, found.invoice, txHash);
+      const { txHash, family } = claimedHash(found.invoice, c.req.valid('json').tx_hash);
+      const result = family === 'evm' ? await claimEvmTransaction(deps, found.invoice, txHash) : await claimTransaction(deps, found.invoice, txHash);
       const now = (await findByCheckoutToken(deps.db, found.invoice.checkoutToken))!;
       const where = result.outcome === 'deferred' ? null : await paidTo(deps.db, now.invoice, txHash);
       return c.json(

@@ -25,6 +25,54 @@ import { TronApiError, type TronClient, type TxInfo } from '../chain/tron.client
 import { blockDigest, transfersInBlock, watchedSet } from '../chain/verifier.js';
 import type { Invoice } from '../invoices/invoice.model.js';
 import { AppError } from '../lib/errors.js';
+import { findNetwork } from '../chains/networks.js';
+
+/** The networks an invoice may still be paid on: its own, and its options' while they are open. */
+function payableNetworks(invoice: Invoice): string[] {
+  return [...new Set([invoice.network, ...invoice.options.filter((o) => o.status === 'open').map((o) => o.network)])];
+}
+
+/**
+ * The payer's text as the hash of the invoice's network (or one of its options'): on an EVM network
+ * `0x` and 64 hex digits, kept with its 0x as the EVM watchers store it; on TRON 64 hex digits, 0x
+ * allowed and dropped. Lower case either way. Another form is 400 naming the form expected.
+ */
+export function claimedHash(invoice: Invoice, text: string): { txHash: string; family: 'tron' | 'evm' } {
+  const networks = payableNetworks(invoice).map((id) => findNetwork(id));
+  const evm = networks.filter((n) => n?.family === 'evm');
+  const tron = networks.some((n) => n?.family === 'tron');
+  const lower = text.trim().toLowerCase();
+  if (evm.length > 0 && /^0x[0-9a-f]{64}$/.test(lower)) return { txHash: lower, family: 'evm' };
+  if (tron && /^(0x)?[0-9a-f]{64}$/.test(lower)) return { txHash: lower.replace(/^0x/, ''), family: 'tron' };
+  const forms = [
+    ...(tron ? ['64 hexadecimal characters on TRON'] : []),
+    ...(evm.length > 0 ? [`0x and 64 hexadecimal characters on ${evm.map((n) => n!.label).join(', ')}`] : []),
+  ];
+  const message =
+    forms.length > 0
+      ? `This invoice is paid on ${networks.map((n) => n?.label ?? '?').join(', ')}: its transaction id is ${forms.join(', or ')}`
+      : "This invoice's network takes no transaction id here; its payment is seen automatically";
+  throw new AppError('validation_error', message, [{ path: 'tx_hash', message }]);
+}
+
+/**
+ * "I already paid" on an EVM network: the EVM watchers read every block of each network they
+ * watch (logs compared between providers, confirmed at the network's finality rule), so a hash is
+ * answered from what is recorded (`already_recorded`), or `deferred`: the watcher records it once
+ * the network has finalized it. Nothing is recorded on the payer's word or one provider's.
+ */
+export async function claimEvmTransaction(deps: AppDeps, invoice: Invoice, txHash: string): Promise<ClaimResult> {
+  const addresses = [...new Set([invoice.walletAddress, ...invoice.options.map((o) => o.walletAddress)])];
+  const recorded = await deps.db
+    .selectFrom('chain_transfers')
+    .select('id')
+    .where('tx_hash', '=', txHash)
+    .where('to_address', 'in', addresses)
+    .limit(1)
+    .executeTakeFirst();
+  if (recorded) return { outcome: 'already_recorded', reason: null };
+  return { outcome: 'deferred', reason: 'Not recorded yet: the watcher of this network records it once the network has finalized its block' };
+}
 
 /** Lookups a minute for one invoice, and for one client address (IPv6 by its /64). */
 export const CLAIMS_PER_INVOICE_PER_MINUTE = 5;

@@ -20,39 +20,57 @@ export interface WalletView {
 }
 
 /**
- * The wallets, in the API's order (newest first), with their open invoices counted through the
- * partial index of open invoices (isOpen: with bound statuses SQLite cannot use a partial index,
- * and the count read every invoice of the merchant).
+ * The wallets, in the API's order (newest first), with their open invoices counted on every network
+ * each receives on (wallet_networks, not only its first) and in every token given (the instance's
+ * token contracts): the invoices the wallet's row asks for, and those that offer it as another
+ * option (invoice_options, still open). Counted through the partial index of open invoices (isOpen:
+ * with bound statuses SQLite cannot use a partial index, and the count read every invoice of the
+ * merchant) and the options' payable-amount index.
  */
-export function walletViewsQuery(db: Db, merchantId: string, tokenContract: string) {
+export function walletViewsQuery(db: Db, merchantId: string, tokenContracts: string | readonly string[]) {
+  const contracts = typeof tokenContracts === 'string' ? [tokenContracts] : [...new Set(tokenContracts)];
   return db
     .selectFrom('wallets as w')
     .select(['w.id', 'w.label', 'w.address', 'w.created_at', 'w.archived_at'])
     .select((eb) =>
       eb
-        .selectFrom('invoices as i')
+        .selectFrom('wallet_networks as wn')
+        .innerJoin('invoices as i', (j) => j.onRef('i.network', '=', 'wn.network').onRef('i.wallet_address', '=', 'wn.address'))
         .select(sql<number>`count(*)`.as('n'))
-        .whereRef('i.network', '=', 'w.network')
-        .where('i.token_contract', '=', tokenContract)
-        .whereRef('i.wallet_address', '=', 'w.address')
+        .whereRef('wn.wallet_id', '=', 'w.id')
+        .where('i.token_contract', 'in', contracts)
         .where(isOpen('i.status'))
         .whereRef('i.wallet_id', '=', 'w.id')
         .as('open'),
+    )
+    .select((eb) =>
+      eb
+        .selectFrom('wallet_networks as wn')
+        .innerJoin('invoice_options as o', (j) => j.onRef('o.network', '=', 'wn.network').onRef('o.wallet_address', '=', 'wn.address'))
+        .innerJoin('invoices as oi', 'oi.id', 'o.invoice_id')
+        .select(sql<number>`count(distinct o.invoice_id)`.as('n'))
+        .whereRef('wn.wallet_id', '=', 'w.id')
+        .where('o.token_contract', 'in', contracts)
+        .where('o.status', '=', 'open')
+        .whereRef('o.wallet_id', '=', 'w.id')
+        .whereRef('oi.wallet_id', '!=', 'w.id')
+        .as('open_options'),
     )
     .where('w.merchant_id', '=', merchantId)
     .orderBy('w.created_at', 'desc')
     .orderBy('w.id');
 }
 
-export async function listWalletViews(db: Db, merchantId: string, tokenContract: string): Promise<WalletView[]> {
-  const rows = await walletViewsQuery(db, merchantId, tokenContract).execute();
+/** The wallets with their open invoices counted (walletViewsQuery), `tokenContracts` those of the instance's networks. */
+export async function listWalletViews(db: Db, merchantId: string, tokenContracts: string | readonly string[]): Promise<WalletView[]> {
+  const rows = await walletViewsQuery(db, merchantId, tokenContracts).execute();
   return rows.map((r) => ({
     id: r.id,
     label: r.label,
     address: r.address,
     createdAt: r.created_at,
     archivedAt: r.archived_at,
-    openInvoices: Number(r.open ?? 0),
+    openInvoices: Number(r.open ?? 0) + Number(r.open_options ?? 0),
   }));
 }
 

@@ -10,9 +10,9 @@
  * the number of reservations. Amounts taken by other base prices are skipped once and for all.
  */
 import { compileQuery, type BoundQuery, type Param } from '../db/compiled.js';
-import type { Db, Trx, Tx } from '../db/database.js';
+import type { Trx, Tx } from '../db/database.js';
 import type { AmountReservationsTable } from '../db/schema.js';
-import { fromDbAmount, micros, toDbAmount, type Micros } from '../lib/amounts.js';
+import { micros, toDbAmount, type Micros } from '../lib/amounts.js';
 import { chosenAlongside, claimedAlongside, RunAlone, sharedOnce, type CursorKey } from './allocation-batch.js';
 import { unitsRunAtOnce } from './group-commit.js';
 
@@ -302,71 +302,4 @@ export async function endReservation(trx: Trx, target: AmountTarget, amount: Mic
     .where('base_amount', '<', toDbAmount(amount))
     .where('reusable_from', '>', now)
     .execute();
-}
-
-/** A price whose pool of payable amounts on one of the merchant's wallets is largely used. */
-export interface FillingPool {
-  walletId: string;
-  walletLabel: string;
-  address: string;
-  baseAmount: Micros;
-  /** Adjustments of the range used so far (by any merchant sharing the address, or by other prices). */
-  used: bigint;
-  size: bigint;
-  /** Other accounts with a wallet on the same address. */
-  sharedWith: number;
-}
-
-/** Pools more than this full are shown to the merchant (the console Overview and wallet list). */
-export const POOL_WARNING_SHARE = { numerator: 1n, denominator: 2n };
-
-/**
- * The pools on this merchant's wallet addresses that are more than POOL_WARNING_SHARE used, fullest
- * first. Read from the allocation cursors (one row per address and price: the cursor is the
- * smallest adjustment never tried, so everything below it is used), not from the reservations: a
- * few indexed rows whatever the number of invoices. A pool past its end stays listed: its amounts
- * come back only as `review` invoices once their 90-day reservations end.
- */
-export async function findFillingPools(
-  db: Db,
-  merchantId: string,
-  network: string,
-  tokenContract: string,
-  maxAdjustment: Micros,
-  limit = 10,
-): Promise<FillingPool[]> {
-  const threshold = (maxAdjustment * POOL_WARNING_SHARE.numerator) / POOL_WARNING_SHARE.denominator;
-  const rows = await db
-    .selectFrom('wallets as w')
-    .innerJoin('amount_cursors as c', (j) => j.onRef('c.address', '=', 'w.address').onRef('c.network', '=', 'w.network'))
-    .select(['w.id', 'w.label', 'w.address', 'c.base_amount', 'c.next_adjustment'])
-    .select((eb) =>
-      eb
-        .selectFrom('wallets as o')
-        .select((e) => e.fn.count<number>('o.merchant_id').distinct().as('n'))
-        .whereRef('o.address', '=', 'w.address')
-        .whereRef('o.network', '=', 'w.network')
-        .where('o.merchant_id', '!=', merchantId)
-        .as('shared_with'),
-    )
-    .where('w.merchant_id', '=', merchantId)
-    .where('w.network', '=', network)
-    .where('c.token_contract', '=', tokenContract)
-    .where('c.next_adjustment', '>', toDbAmount(threshold + 1n))
-    .orderBy('c.next_adjustment', 'desc')
-    .orderBy('w.label')
-    .limit(limit)
-    .execute();
-  return rows.map((r) => {
-    const used = BigInt(r.next_adjustment) - 1n;
-    return {
-      walletId: r.id,
-      walletLabel: r.label,
-      address: r.address,
-      baseAmount: fromDbAmount(r.base_amount),
-      used: used > maxAdjustment ? maxAdjustment : used,
-      size: maxAdjustment,
-      sharedWith: Number(r.shared_with ?? 0),
-    };
-  });
 }

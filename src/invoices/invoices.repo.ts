@@ -177,18 +177,22 @@ const ADDRESS_RE = /^T[1-9A-HJ-NP-Za-km-z]{33}$/;
 
 /**
  * Reads a search text: an order id exactly as given; a decimal amount ("25", "25.000137") as the
- * payable or the base amount; a transaction hash as the invoices it paid or was applied to by hand;
+ * payable or the base amount; a transaction hash (TRON's 64 hex digits or an EVM 0x hash, each
+ * found with or without 0x) as the invoices it paid or was applied to by hand;
  * a TRON address as the merchant's wallets at that address. Each is an index look-up.
  */
 export async function resolveInvoiceSearch(db: Db, merchantId: string, text: string): Promise<InvoiceSearch> {
   const q = text.trim();
   const search: InvoiceSearch = { orderId: q, amount: parseAmount(q), invoiceIds: [], walletIds: [] };
   if (TX_HASH_RE.test(q)) {
+    // TRON stores its transaction ids as 64 hex digits, the EVM networks their hashes with 0x: the
+    // text is looked up in both forms, lower case (how both are stored), either way it was given.
+    const hex = q.toLowerCase().replace(/^0x/, '');
     const rows = await db
       .selectFrom('chain_transfers')
       .leftJoin('invoice_resolutions', 'invoice_resolutions.transfer_id', 'chain_transfers.id')
       .select(['chain_transfers.invoice_id', 'invoice_resolutions.invoice_id as resolved_invoice_id'])
-      .where('chain_transfers.tx_hash', '=', q.toLowerCase().replace(/^0x/, ''))
+      .where('chain_transfers.tx_hash', 'in', [hex, `0x${hex}`])
       .execute();
     search.invoiceIds = [...new Set(rows.flatMap((r) => [r.invoice_id, r.resolved_invoice_id]).filter((id): id is string => id !== null))];
   }

@@ -360,9 +360,10 @@ export const ResolveInvoiceSchema = z
   .strictObject({
     tx_hash: z
       .string()
-      .regex(/^[0-9a-f]{64}$/, 'expected 64 lower-case hex characters')
+      .regex(/^(0x)?[0-9a-f]{64}$/, 'expected 64 lower-case hex characters (TRON), or 0x and 64 (EVM)')
       .openapi({
-        description: 'The verified unmatched or late transfer to apply',
+        description:
+          'The verified unmatched or late transfer to apply: its transaction hash as the transfer list shows it (64 hex digits on TRON, 0x and 64 on the EVM networks)',
         example: 'c5d1a3f0e8b94c7d2a6f1e0b3c9d8a7f6e5d4c3b2a1908f7e6d5c4b3a2918070',
       }),
     log_index: z.number().int().min(0).max(100_000).openapi({ description: 'Its Transfer log within the transaction', example: 0 }),

@@ -12,7 +12,7 @@ import { apiUrlOf } from '../shops/shops.schemas.js';
 import { listConnections } from '../shops/shops.repo.js';
 import { connectionCurrencies } from '../shops/shops.service.js';
 import { listWalletViews } from '../dashboard/dashboard.repo.js';
-import { consoleGet, consoleRenderer } from './console.pages.js';
+import { consoleGet, consoleRenderer, tokenContracts } from './console.pages.js';
 import type { Renderer } from './render.js';
 
 const CALLBACKS_SHOWN = 100;
@@ -27,7 +27,7 @@ export function consoleShopPages(app: Hono<AppEnv>, deps: AppDeps, renderer: Ren
       ...rest,
       apiUrl: apiUrlOf(publicUrl, rest.protocol),
     }));
-    const wallets = (await listWalletViews(deps.db, req.merchant.id, deps.config.network.usdtContract)).filter((w) => w.archivedAt === null);
+    const wallets = (await listWalletViews(deps.db, req.merchant.id, tokenContracts(deps))).filter((w) => w.archivedAt === null);
     // The list GET /shop-connections/{id}/callbacks reads, over every connection: the newest 100, with their attempts.
     const notifies = (await listCallbackPage(deps.db, req.merchant.id, undefined, { limit: CALLBACKS_SHOWN })).items;
     return render(c, req, 'console-shops', 'shops', req.ctx.t('console.shops.title'), {

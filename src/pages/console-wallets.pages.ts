@@ -10,7 +10,7 @@ import type { AppEnv } from '../http/context.js';
 import { findNetwork } from '../chains/networks.js';
 import { listWalletViews } from '../dashboard/dashboard.repo.js';
 import { listMerchantWallets } from '../wallets/wallets.repo.js';
-import { consoleGet, consoleRenderer, poolWarnings } from './console.pages.js';
+import { consoleGet, consoleRenderer, poolWarnings, tokenContracts } from './console.pages.js';
 import type { Renderer } from './render.js';
 
 export function consoleWalletPages(app: Hono<AppEnv>, deps: AppDeps, renderer: Renderer): void {
@@ -19,7 +19,7 @@ export function consoleWalletPages(app: Hono<AppEnv>, deps: AppDeps, renderer: R
 
   consoleGet(app, deps, '/console/wallets', async (c, req) => {
     const [views, withNetworks] = await Promise.all([
-      listWalletViews(deps.db, req.merchant.id, deps.config.network.usdtContract),
+      listWalletViews(deps.db, req.merchant.id, tokenContracts(deps)),
       listMerchantWallets(deps.db, req.merchant.id),
     ]);
     const networksOf = new Map(withNetworks.map((w) => [w.id, w.networks]));

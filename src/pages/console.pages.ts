@@ -16,7 +16,7 @@ import { findInvoiceCursor, findMerchantInvoice, listInvoicePage, listMerchantIn
 import { isSupportStaff } from '../accounts/support-staff.js';
 import { twoFactorStatus } from '../accounts/two-factor.service.js';
 import { telegramPanel } from '../telegram/telegram.panel.js';
-import { findFillingPools } from '../invoices/allocation.repo.js';
+import { findFillingPools } from '../dashboard/pools.repo.js';
 import type { WatcherStatus } from '../chain/watcher-status.js';
 import { countUnmatchedDust, listLatePayments, listMerchantLatePayments, listUnmatchedTransfers } from '../payments/transfers.repo.js';
 import { listOpenDisputes } from '../payments/scan.repo.js';
@@ -46,15 +46,14 @@ export const CONSOLE_INVOICE_PAGE = 50;
 const STATUSES: readonly InvoiceStatus[] = ['pending', 'review', 'confirmed', 'expired'];
 const RECENT_INVOICES = 10;
 
+/** Every token contract of the networks this instance watches (the wallet list counts open invoices in any of them). */
+export function tokenContracts(deps: Pick<AppDeps, 'config'>): string[] {
+  return deps.config.networks.flatMap((n) => n.tokens.map((token) => token.contract));
+}
+
 /** Price pools on the merchant's addresses that are filling up, as the pool-warnings partial shows them. */
 export async function poolWarnings(deps: AppDeps, merchantId: string) {
-  const pools = await findFillingPools(
-    deps.db,
-    merchantId,
-    deps.config.network.id,
-    deps.config.network.usdtContract,
-    parseAmount(deps.config.invoices.max_adjustment)!,
-  );
+  const pools = await findFillingPools(deps.db, merchantId, parseAmount(deps.config.invoices.max_adjustment)!);
   return pools.map((p) => ({
     wallet: p.walletLabel,
     address: p.address,
@@ -242,7 +241,7 @@ export function consolePages(app: Hono<AppEnv>, deps: AppDeps, renderer: Rendere
   });
 
   consoleGet(app, deps, '/console/invoices/new', async (c, req) => {
-    const wallets = (await listWalletViews(deps.db, req.merchant.id, deps.config.network.usdtContract)).filter((w) => w.archivedAt === null);
+    const wallets = (await listWalletViews(deps.db, req.merchant.id, tokenContracts(deps))).filter((w) => w.archivedAt === null);
     return render(c, req, 'console-invoice-new', 'invoices', req.ctx.t('console.invoice_new.title'), {
       wallets,
       amountPattern: FORM_AMOUNT_PATTERN,

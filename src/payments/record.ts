@@ -15,7 +15,7 @@ import { micros, type Micros } from '../lib/amounts.js';
 import type { Invoice } from '../invoices/invoice.model.js';
 import { applyChainPayment, expireScanned, unmatchedReason, type Unscanned } from '../invoices/invoice-payments.js';
 import { afterTransferRecorded } from '../transfers/transfer-events.js';
-import { saveScanState, updateGap, type ScanGap, type ScanState } from './scan.repo.js';
+import { listGaps, loadScanState, saveScanState, updateGap, type ScanGap, type ScanState } from './scan.repo.js';
 import { markSeenFinal } from './seen.repo.js';
 import { toTransactionResponse, type TransactionFields } from './transfer.schemas.js';
 import { findReviewPayment, insertTransfer, isLogRecorded } from './transfers.repo.js';
@@ -122,7 +122,16 @@ export async function recordTransfers(
     }
     if (c.state) await saveScanState(trx, network, c.state, now);
     if (c.gap) await updateGap(trx, network, c.gap.oldFrom, c.gap.gap);
-    const expired = c.unscanned ? await expireScanned(deps, trx, tx, { ...c.unscanned, network: network.id }, now) : [];
+    const watched = new Set<string>(deps.config.networks.map((n) => n.id));
+    const elsewhere = async (other: string) => {
+      // A network this instance no longer watches will never scan: it holds nothing up.
+      if (!watched.has(other)) return { scannedUntil: Number.MAX_SAFE_INTEGER, gaps: [] };
+      const state = await loadScanState(trx, { id: other });
+      if (!state) return undefined;
+      const gaps = await listGaps(trx, { id: other });
+      return { scannedUntil: state.cursorTime, gaps: gaps.map((g) => ({ after: g.afterTime, before: g.beforeTime })) };
+    };
+    const expired = c.unscanned ? await expireScanned(deps, trx, tx, { ...c.unscanned, network: network.id, elsewhere }, now) : [];
     return { recorded, expired };
   });
   // Events were committed with their deliveries: wake the delivery worker now, not at its next poll.

@@ -194,15 +194,19 @@ export async function findMerchantWallet(conn: Conn, merchantId: string, walletI
 
 const otherOwnerQuery = compileQuery((db, p: Param<{ network: string; address: string; merchantId: string }>) =>
   db
-    .selectFrom('wallets')
-    .select('id')
-    .where('network', '=', p('network'))
-    .where('address', '=', p('address'))
-    .where('merchant_id', '!=', p('merchantId'))
+    .selectFrom('wallet_networks')
+    .innerJoin('wallets', 'wallets.id', 'wallet_networks.wallet_id')
+    .select('wallets.id')
+    .where('wallet_networks.network', '=', p('network'))
+    .where('wallet_networks.address', '=', p('address'))
+    .where('wallets.merchant_id', '!=', p('merchantId'))
     .limit(1),
 );
 
-/** Whether another merchant registered `address` too (archived wallets count). Compiled query. */
+/**
+ * Whether another merchant registered `address` too on `network` (archived wallets count): on any
+ * network their wallet receives on, not only its first. Compiled query.
+ */
 export async function addressHasOtherOwner(conn: Conn, network: string, address: string, merchantId: string): Promise<boolean> {
   return (await otherOwnerQuery.first(conn, { network, address, merchantId })) !== undefined;
 }
@@ -249,14 +253,18 @@ export async function listAddressOwners(db: Db | Trx, network: NetworkId, addres
   return rows.map((r) => r.merchant_id);
 }
 
-/** This merchant's wallet on `address` of `network`, if any (a merchant has at most one per address). */
+/**
+ * This merchant's wallet receiving on `network` at `address` (any network it receives on, not only
+ * its first), if any (a merchant has at most one per address).
+ */
 export async function findMerchantWalletByAddress(db: Db | Trx, network: NetworkId, merchantId: string, address: string): Promise<Wallet | undefined> {
   const row = await db
     .selectFrom('wallets')
-    .selectAll()
-    .where('merchant_id', '=', merchantId)
-    .where('network', '=', network)
-    .where('address', '=', address)
+    .innerJoin('wallet_networks', 'wallet_networks.wallet_id', 'wallets.id')
+    .selectAll('wallets')
+    .where('wallets.merchant_id', '=', merchantId)
+    .where('wallet_networks.network', '=', network)
+    .where('wallet_networks.address', '=', address)
     .executeTakeFirst();
   return row ? rowToWallet(row) : undefined;
 }

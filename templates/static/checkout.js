@@ -143,8 +143,9 @@
     };
     form.addEventListener('submit', function (e) {
       e.preventDefault();
-      var tx = input.value.trim().replace(/^0x/i, '');
-      if (!/^[0-9a-fA-F]{64}$/.test(tx)) return say('invalid');
+      // Sent as given (an EVM hash keeps its 0x); the server checks it against the invoice's networks.
+      var tx = input.value.trim();
+      if (!/^(0x)?[0-9a-fA-F]{64}$/.test(tx)) return say('invalid');
       say('checking');
       fetch(data.api + '/transaction', {
         method: 'POST',

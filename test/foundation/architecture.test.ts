@@ -214,7 +214,6 @@ const FOREIGN_TABLE_USES = new Map<string, string>([
   ['webhooks <- accounts/credentials.ts', "a password change revokes the owner's credentials in one transaction"],
   ['wallets <- payments/transfers.repo.ts', "the unmatched transfers to a merchant's wallets (the console's Transfers page)"],
   ['wallet_networks <- payments/transfers.repo.ts', 'the same, on each network a wallet receives on'],
-  ['wallets <- invoices/allocation.repo.ts', "the allocation locks its wallet's row in the creation transaction"],
   ['events <- webhooks/webhooks.repo.ts', 'a delivery attempt loads its event with the delivery in one read'],
   ['webhooks <- events/events.repo.ts', 'an event fans out to the active webhooks in the transaction that stores it'],
   ['deliveries <- events/events.repo.ts', 'an event fans out to the active webhooks in the transaction that stores it'],

@@ -147,3 +147,20 @@ test('a Solana or TON network on the wrong side, without a provider, twice or of
     (e: unknown) => e instanceof ConfigError && /solana\.networks\[1\]\.id: "solana-mainnet" is listed twice/.test(e.message),
   );
 });
+
+test('a provider URL with user:pass@ is refused at start, saying where the key goes instead (EVM and TRON)', () => {
+  assert.throws(
+    () => load(`[[evm.networks]]\nid = "bsc-mainnet"\nproviders = [{ url = "https://user:secret@bsc.example/rpc" }]\n`),
+    (err: unknown) =>
+      err instanceof ConfigError &&
+      /evm\.networks\.0\.providers\.0\.url: a provider URL cannot carry a user name or password \(user:pass@\).*key in the URL's path/.test(err.message) &&
+      !err.message.includes('user:secret'),
+  );
+  assert.throws(
+    () => load(`[tron]\nproviders = [{ url = "https://key@tron.example" }]\n`),
+    (err: unknown) => err instanceof ConfigError && /tron\.providers\.0\.url: a provider URL cannot carry.*api_key/.test(err.message),
+  );
+  assert.throws(() => load(`[tron]\napi_url = "https://a:b@tron.example"\n`), /tron\.api_url: a provider URL cannot carry/);
+  // A key in the path or the query is fine.
+  assert.equal(load(`[[evm.networks]]\nid = "bsc-mainnet"\nproviders = [{ url = "https://bsc.example/v2/KEY" }]\n`).evmNetworks.length, 1);
+});

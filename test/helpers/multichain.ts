@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { writeTransaction } from '../../src/db/database.js';
 import { applyChainPayment, type ChainPayment } from '../../src/invoices/invoice-payments.js';
+import { networkOf, recordTransfers } from '../../src/payments/record.js';
 import { findNetwork, findToken, type NetworkId, type TokenSymbol } from '../../src/chains/networks.js';
 import { registerWallet } from '../../src/wallets/wallets.repo.js';
 import type { Micros } from '../../src/lib/amounts.js';
@@ -98,4 +99,42 @@ export async function applyPayment(
 /** The answer matches its operation's schema in the served document. */
 export function assertDocumented(validator: DocumentValidator, method: string, path: string, res: { status: number; body: unknown }): void {
   assert.deepEqual(validator.response(method, path, res.status, res.body, 'application/json'), [], `${method} ${path} ${res.status}`);
+}
+
+let finalCounter = 0;
+/**
+ * A final verified transfer of `amount` micro-units on `network`, recorded as its watcher records it
+ * (recordTransfers); its hash, 0x and 64 hex digits unless given (a TRON id has no 0x).
+ */
+export async function recordFinal(
+  t: TestApp,
+  network: NetworkId,
+  token: TokenSymbol,
+  to: string,
+  amount: bigint,
+  opts: { txHash?: string; from?: string } = {},
+): Promise<string> {
+  finalCounter += 1;
+  const txHash = opts.txHash ?? `0x${finalCounter.toString(16).padStart(64, 'a')}`;
+  const pinned = findToken(findNetwork(network)!, token)!;
+  await recordTransfers(t.deps, networkOf(network), {
+    transfers: [
+      {
+        network,
+        token,
+        contract: pinned.contract,
+        from: opts.from ?? EVM_ADDRESSES[2]!,
+        to,
+        raw: amount * 10n ** BigInt(pinned.decimals - 6),
+        amount: { exact: true, micros: amount as Micros },
+        txHash,
+        logIndex: 0,
+        blockNumber: 100n,
+        blockHash: `0x${'b'.repeat(64)}`,
+        blockTimeMs: t.clock.now(),
+        finality: 'final',
+      },
+    ],
+  });
+  return txHash;
 }
