@@ -127,19 +127,27 @@ export async function seenRead(deps: AppDeps, openCount: number): Promise<void> 
     const h = tronAddressToHex(a);
     if (h) watched.set(h.slice(2).toLowerCase(), a);
   }
+  // Straight to one provider's client, in turns, never through the pool: a refused or failed seen
+  // read waits for the next poll and never backs a provider off for the solidified reads.
+  // Not one backing off or set aside (outvoted): a seen read never asks a provider the solidified reads avoid.
+  const ready = rt.pool.providers.filter((p) => p.until <= now && p.asideUntil <= now && !rt.seen.unserved.has(p.health.name));
+  if (ready.length === 0) return;
+  const p = ready[rt.seen.turn++ % ready.length]!;
   let blocks: SeenBlock[];
   try {
     // One block past the predicted head: a provider answers what it has up to its head.
-    const got = await rt.pool.callInTurn(
-      () => deps.clock.now(),
-      (c) => c.latestBlocks(from, latest + 2),
-      rt.seen.turn++,
-    );
-    blocks = got.value.map(toBlock).filter((b): b is SeenBlock => b !== undefined && b.number >= from && b.number <= latest + 1);
+    const got = await p.client.latestBlocks(from, latest + 2);
+    blocks = got.map(toBlock).filter((b): b is SeenBlock => b !== undefined && b.number >= from && b.number <= latest + 1);
   } catch (err) {
-    // Seen is a courtesy: a failed read waits for the next poll; the solidified read goes on.
-    if (err instanceof TronApiError) return;
-    throw err;
+    if (!(err instanceof TronApiError)) throw err;
+    if (err.kind === 'bad_response' && (err.status === 404 || err.status === 405 || err.message.startsWith('provider error:'))) {
+      rt.seen.unserved.add(p.health.name);
+      deps.log.warn(
+        { provider: p.health.name, detail: err.message },
+        'chain: provider does not serve the latest blocks; payments on it are told when solidified only',
+      );
+    }
+    return;
   }
   if (blocks.length === 0) return;
   blocks.sort((a, b) => a.number - b.number);
