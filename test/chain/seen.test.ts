@@ -80,3 +80,42 @@ test('TRON: a payment is seen within one poll, stays pending, confirms when soli
     await h.close();
   }
 });
+
+test('TRON seen reads: only a successful transfer or transferFrom call to the network USDT contract, to a watched address, is seen', async () => {
+  const { seenInBlock } = await import('../../src/chain/seen-read.js');
+  const { findNetwork } = await import('../../src/chains/networks.js');
+  const { tronAddressToHex } = await import('../../src/lib/tron.js');
+  const network = findNetwork('tron-mainnet')!;
+  const usdt = tronAddressToHex(network.tokens[0]!.contract)!.toLowerCase();
+  const to = tronAddressToHex(ADDRESSES[0])!.toLowerCase();
+  const word = (hex: string) => hex.padStart(64, '0');
+  const tx = (id: string, contract: string, data: string, ret = 'SUCCESS', type = 'TriggerSmartContract') => ({
+    txID: id.repeat(64),
+    ret: [{ contractRet: ret }],
+    raw_data: { contract: [{ type, parameter: { value: { contract_address: contract, owner_address: `41${'1'.repeat(40)}`, data } } }] },
+  });
+  const pay = `a9059cbb${word(to.slice(2))}${word('b71b00')}`;
+  const block = {
+    number: 70_000_000,
+    id: 'ab'.repeat(32),
+    parent: 'cd'.repeat(32),
+    timestamp: 1_738_601_505_000,
+    txs: [
+      tx('1', usdt, pay),
+      tx('2', usdt, pay, 'REVERT'),
+      tx('3', `41${'9'.repeat(40)}`, pay),
+      tx('4', usdt, `23b872dd${word('2'.repeat(40))}${word(to.slice(2))}${word('f4240')}`),
+      tx('5', usdt, `a9059cbb${word(to.slice(2))}`),
+      tx('6', usdt, pay, 'SUCCESS', 'TransferContract'),
+      tx('7', usdt, `a9059cbb${word(`41${'3'.repeat(40)}`)}${word('1')}`),
+    ],
+  };
+  const seen = seenInBlock(network, block, new Map([[to.slice(2), ADDRESSES[0]]]));
+  assert.deepEqual(
+    seen.map((s) => [s.txHash[0], s.to, s.raw, s.logIndex, s.finality, s.blockHash]),
+    [
+      ['1', ADDRESSES[0], 12_000_000n, 0, 'seen', block.id],
+      ['4', ADDRESSES[0], 1_000_000n, 0, 'seen', block.id],
+    ],
+  );
+});
