@@ -119,3 +119,34 @@ test('TRON seen reads: only a successful transfer or transferFrom call to the ne
     ],
   );
 });
+
+test('TRON: a seen payment whose block is replaced is told as dropped at the next poll, before its height solidifies', async () => {
+  const h = await startChainHarness();
+  try {
+    const { t, tg } = h;
+    const a = await shop(t, ADDRESSES[0]);
+    const inv = (await createInvoice(a.client, { amount: '14', wallet_id: a.walletId })).body.invoice;
+    await pass(h, 5 * SECOND);
+    await run(h, 10 * SECOND);
+    const { SEEN_POLL_MS } = await import('../../src/chain/seen-read.js');
+    const at = async (ms: number) => {
+      t.clock.advance(ms - t.clock.now());
+      while (await runOnce(t.deps));
+    };
+    // The newest block at the next poll: that poll reads it, not yet its child.
+    const next = t.deps.chain.seen.readAt + SEEN_POLL_MS;
+    const first = tg.blockAt(next);
+    const n = first.timestamp > next ? first.number - 1 : first.number;
+    const paid = tg.transfer({ to: ADDRESSES[0], amount: micro(inv.payable_amount), block: n });
+    await at(next);
+    assert.equal((await a.client.get(`/invoices/${inv.id}`)).body.invoice.payment_seen?.tx_hash, paid.txId);
+    assert.equal(t.deps.chain.seen.next, n + 1);
+    assert.ok(tg.drop(paid.txId));
+    await at(next + SEEN_POLL_MS);
+    assert.ok(tg.solidHead().number < n, 'its height is not solidified yet');
+    assert.deepEqual(await types(h, inv.id), ['invoice.created', 'invoice.payment_seen', 'invoice.payment_dropped']);
+    assert.equal((await a.client.get(`/invoices/${inv.id}`)).body.invoice.payment_seen, null);
+  } finally {
+    await h.close();
+  }
+});
