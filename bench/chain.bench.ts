@@ -57,7 +57,9 @@ async function startNodeProcess(options: SimulatedTronOptions): Promise<{ url: s
 async function requestsPerDay(): Promise<void> {
   const simMinutes = 20;
   console.log(`\n1. Requests and bytes a day (simulated ${simMinutes} min of 5 s polls, scaled to a day; one payment per watched address an hour)`);
-  console.log('addresses | requests/day | head reads/day | block reads/day | wire MiB/day (gzip) | decoded MiB/day | pass ms (median)');
+  console.log(
+    'addresses | requests/day | head reads/day | block reads/day | latest-block reads/day | wire MiB/day (gzip) | decoded MiB/day | pass ms (median)',
+  );
   for (const n of [1, 10, 100, 1000]) {
     let clockNow = Date.UTC(2026, 0, 15, 12, 0, 0);
     const addresses = Array.from({ length: n }, () => randomAddress());
@@ -104,6 +106,8 @@ async function requestsPerDay(): Promise<void> {
         Math.round(node.count() * scale),
         Math.round(node.count('getblock') * scale),
         Math.round(node.count('blockinfo') * scale),
+        // Seen, then final: the latest blocks, every 5 s while an invoice is open (src/chain/seen-read.ts).
+        Math.round(node.count('wallet_blockrange') * scale),
         mib(node.bytes() * scale),
         mib((after.bytes - before.bytes) * scale),
         `${stats(passMs).median.toFixed(1)} (${Number(confirmed.c)} of ${payments} payments confirmed)`,

@@ -79,6 +79,8 @@ export interface ChainRuntime {
   /** The open disputes by block: a cache of chain_disputes, loaded at the first pass, written through. */
   disputes: Map<number, DisputeRow>;
   disputesLoaded: boolean;
+  /** Seen, then final (seen-read.ts): the next latest block to read, the blocks read (number -> blockID), when last read, whose turn. */
+  seen: { next: number | undefined; blocks: Map<number, string>; readAt: number; turn: number; unserved: Set<string> };
   figures: ScanFigures;
 }
 
@@ -105,6 +107,7 @@ export function createChainRuntime(config: Config, options: { timeoutMs?: number
     backfillWaiting: undefined,
     disputes: new Map(),
     disputesLoaded: false,
+    seen: { next: undefined, blocks: new Map(), readAt: -Infinity, turn: 0, unserved: new Set() },
     figures: { block: null, solid_head: null, behind_blocks: null, gap_blocks: 0, inconsistent_blocks: 0, disputed_blocks: 0, reason: null },
   };
 }

@@ -21,6 +21,8 @@
  * - Idle: with no open invoice and the linger (tron.linger_hours after the last one closed) over,
  *   the scanner makes no TRON request. When an invoice opens it resumes from the block of that
  *   invoice's creation, or from its cursor if that is later.
+ * - Seen, then final: while an invoice is open, the latest blocks are read too, every 5 s in one
+ *   request, to tell a payment as seen before it solidifies (seen-read.ts); nothing confirms from them.
  * Follower and backfill: follower.ts.
  */
 import { performance } from 'node:perf_hooks';
@@ -33,6 +35,7 @@ import { insertGap, listGaps, listOpenDisputes, loadScanState, saveScanState, up
 import { listWalletAddresses } from './chain.repo.js';
 import { backfill, flush, follow, type Pass } from './follower.js';
 import { blockFor, expectedDelay, logRefusedHeads, refreshHead } from './head.js';
+import { seenDueAt, seenRead, settleTronSeen } from './seen-read.js';
 import { TronApiError, type BlockRef } from './tron.client.js';
 import { watchedSet } from './verifier.js';
 
@@ -68,7 +71,8 @@ function nextBlockDelay(deps: AppDeps): number | undefined {
   const delay = expectedDelay(rt, deps.clock.now(), HEAD_REFRESH_MS);
   if (deps.watcherStatus.state !== 'running' || !rt.head || delay === undefined || rt.figures.block === null) return undefined;
   const due = rt.head.timestamp + (rt.figures.block + 1 - rt.head.number) * rt.blockIntervalMs + delay;
-  return Math.max(200, due - deps.clock.now());
+  // While an invoice is open, the latest blocks are read every SEEN_POLL_MS too (seen-read.ts).
+  return Math.max(200, Math.min(due, seenDueAt(deps) ?? Infinity) - deps.clock.now());
 }
 
 /**
@@ -99,6 +103,7 @@ async function pass(deps: AppDeps): Promise<boolean> {
   const open = await openInvoices(deps.db, deps.config.network);
   const wasActive = stored !== undefined && now < stored.activeUntil;
   if (open.count === 0 && !wasActive) {
+    rt.seen.next = undefined;
     setStatus(deps, 'idle', undefined);
     return false;
   }
@@ -165,6 +170,8 @@ async function pass(deps: AppDeps): Promise<boolean> {
     await follow(current);
     more = await backfill(current, started);
     await flush(current);
+    await settleTronSeen(deps, current.state.cursorBlock, current.gaps);
+    await seenRead(deps, open.count);
     if (rt.fault !== undefined) {
       deps.log.info('chain: TRON API reachable again');
       rt.fault = undefined;

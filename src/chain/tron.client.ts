@@ -227,6 +227,14 @@ export class TronClient {
     return parsed.data;
   }
 
+  /** The latest (unsolidified) blocks startNum..endNum-1 in whole (`/wallet/getblockbylimitnext`), up to the head; for seen payments only. */
+  async latestBlocks(startNum: number, endNum: number): Promise<unknown[]> {
+    const body = await this.request('latest', `${this.base}/wallet/getblockbylimitnext`, { method: 'POST', body: JSON.stringify({ startNum, endNum }) });
+    const blocks = (body as { block?: unknown }).block ?? [];
+    if (!Array.isArray(blocks)) throw new TronApiError('bad_response', 'latest', 'unexpected block list shape');
+    return blocks;
+  }
+
   private async request(endpoint: string, url: string, init: { method: string; body?: string }): Promise<unknown> {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (init.body !== undefined) headers['content-type'] = 'application/json';

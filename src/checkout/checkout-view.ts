@@ -4,10 +4,14 @@
  * exchange sent a wrong amount is told not to pay again), and what became of a transaction a payer
  * named ("I already paid"). Nothing here names another payer's amount, invoice or address.
  */
+import type { AppDeps } from '../app-deps.js';
 import type { Db } from '../db/database.js';
 import type { Invoice } from '../invoices/invoice.model.js';
 import { toCheckoutInvoiceResponse } from '../invoices/invoices.schemas.js';
 import { formatAmount, micros, parseAmount } from '../lib/amounts.js';
+import { hasDroppedSeen } from '../payments/seen.repo.js';
+import { withPaymentSeen } from '../payments/seen.js';
+import { toPaymentSeenResponse } from '../invoices/invoices.schemas.js';
 
 /**
  * True when an unmatched transfer of at least `dustThreshold` (smaller ones are mostly address
@@ -39,9 +43,22 @@ export function dustOf(threshold: string): bigint {
   return parseAmount(threshold) ?? 0n;
 }
 
-/** The CheckoutInvoice resource with `unmatched_payment_seen`. */
-export async function checkoutView(db: Db, inv: Invoice, merchantName: string, dustThreshold: bigint) {
-  return { ...toCheckoutInvoiceResponse(inv, merchantName), unmatched_payment_seen: await unmatchedPaymentSeen(db, inv, dustThreshold) };
+/**
+ * The CheckoutInvoice resource with `unmatched_payment_seen`, `payment_seen` (a transfer that will
+ * pay it, seen before its block is final) and `payment_dropped`: a transfer seen for it left the
+ * chain before it was final and none waits now, on an invoice still unpaid (the page tells the
+ * payer to check their wallet).
+ */
+export async function checkoutView(deps: Pick<AppDeps, 'db' | 'config'>, inv: Invoice, merchantName: string, dustThreshold: bigint) {
+  const [shown] = await withPaymentSeen(deps, [inv]);
+  const seen = shown!.paymentSeen ?? null;
+  const open = inv.status === 'pending' && inv.txHash === null;
+  return {
+    ...toCheckoutInvoiceResponse(inv, merchantName),
+    unmatched_payment_seen: await unmatchedPaymentSeen(deps.db, inv, dustThreshold),
+    payment_seen: open && seen ? toPaymentSeenResponse(seen) : null,
+    payment_dropped: open && !seen ? await hasDroppedSeen(deps.db, inv.id) : false,
+  };
 }
 
 export type PaidTo = 'this_invoice' | 'another_invoice' | 'no_invoice';

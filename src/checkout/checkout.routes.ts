@@ -7,7 +7,7 @@ import type { AppDeps } from '../app-deps.js';
 import { clientSubject } from '../http/client-ip.js';
 import { createRouter, errorResponses, jsonBody, jsonResponse } from '../http/openapi.js';
 import { AppError } from '../lib/errors.js';
-import { CheckoutInvoiceSchema } from '../invoices/invoices.schemas.js';
+import { CheckoutInvoiceSchema, PaymentSeenSchema } from '../invoices/invoices.schemas.js';
 import { findByCheckoutToken } from '../invoices/invoices.repo.js';
 import { checkoutView, dustOf, paidTo } from './checkout-view.js';
 import { CLAIMS_PER_INVOICE_PER_MINUTE, CLAIMS_PER_IP_PER_MINUTE, claimedHash, claimEvmTransaction, claimTransaction } from './tx-claim.js';
@@ -16,6 +16,14 @@ const CheckoutViewSchema = CheckoutInvoiceSchema.extend({
   unmatched_payment_seen: z.boolean().openapi({
     description:
       "A transfer of another amount (at least tron.dust_threshold) that pays no invoice reached this invoice's address while it was open: whoever sent it should not pay again but name its transaction. Says nothing of whose it is; false once anything is recorded against this invoice",
+  }),
+  payment_seen: PaymentSeenSchema.nullable().openapi({
+    description:
+      'A transfer of the payable amount seen in a block the network does not call final yet: the payer is told it is seen and about when it will be final (`expected_final_at`); the invoice stays pending until then. Null otherwise, and once the invoice is paid',
+  }),
+  payment_dropped: z.boolean().openapi({
+    description:
+      'A transfer seen for this unpaid invoice left the chain before it was final (invoice.payment_dropped) and no other waits: the payer should check their wallet. False once a payment is seen again or the invoice is paid',
   }),
 }).openapi('CheckoutView');
 const CheckoutEnvelopeSchema = z.object({ invoice: CheckoutViewSchema }).openapi('CheckoutEnvelope');
@@ -79,7 +87,7 @@ export function checkoutRoutes(deps: AppDeps) {
     async (c) => {
       const found = await findByCheckoutToken(deps.db, c.req.valid('param').token);
       if (!found) throw new AppError('not_found', 'No invoice for this checkout link');
-      return c.json({ invoice: await checkoutView(deps.db, found.invoice, found.merchantName, dustOf(deps.config.tron.dust_threshold)) }, 200);
+      return c.json({ invoice: await checkoutView(deps, found.invoice, found.merchantName, dustOf(deps.config.tron.dust_threshold)) }, 200);
     },
   );
 
@@ -115,7 +123,7 @@ export function checkoutRoutes(deps: AppDeps) {
       return c.json(
         {
           claim: { tx_hash: txHash, ...result, paid_to: where?.paid_to ?? null, amount: where?.amount ?? null },
-          invoice: await checkoutView(deps.db, now.invoice, now.merchantName, dustOf(deps.config.tron.dust_threshold)),
+          invoice: await checkoutView(deps, now.invoice, now.merchantName, dustOf(deps.config.tron.dust_threshold)),
         },
         200,
       );

@@ -203,6 +203,8 @@ export class SimChain {
   protected readonly usdtHex: string;
   protected readonly injected = new Map<number, Tx[]>();
   protected readonly cache = new Map<number, Tx[]>();
+  /** Blocks replaced by another at their height (drop()): how many times. */
+  protected readonly forks = new Map<number, number>();
   protected counter = 0;
 
   constructor(protected readonly options: SimulatedTronOptions) {
@@ -269,6 +271,19 @@ export class SimChain {
     this.injected.set(block, list);
     this.cache.delete(block);
     return { txId: id, blockNumber: block, blockTimestamp: ts, logIndex: 0 };
+  }
+
+  /** A transaction of a block above the solidified head leaves the chain: its block is replaced by one without it (another blockID). */
+  drop(txId: string): boolean {
+    for (const [n, txs] of this.injected) {
+      const i = txs.findIndex((t) => t.info.id === txId);
+      if (i < 0 || n <= this.solidHead().number) continue;
+      txs.splice(i, 1);
+      this.forks.set(n, (this.forks.get(n) ?? 0) + 1);
+      this.cache.delete(n);
+      return true;
+    }
+    return false;
   }
 
   /** Where a spam transfer goes: half the time one of the poisoning targets (when any), else `toHex`. */
@@ -347,9 +362,12 @@ export class SimChain {
   /** Block n as getblockbynum serves it; with `detail` false, as getblock serves it: the header only. */
   protected block(n: number, detail = true): Record<string, unknown> {
     const txs = this.txs(n);
-    const id = createHash('sha256').update(`block:${this.seed}:${n}`).digest('hex');
+    const fork = (k: number) => (this.forks.has(k) ? `:${this.forks.get(k)}` : '');
+    const id = createHash('sha256')
+      .update(`block:${this.seed}:${n}${fork(n)}`)
+      .digest('hex');
     const parent = createHash('sha256')
-      .update(`block:${this.seed}:${n - 1}`)
+      .update(`block:${this.seed}:${n - 1}${fork(n - 1)}`)
       .digest('hex');
     const block: Record<string, unknown> = {
       blockID: `${n.toString(16).padStart(16, '0')}${id.slice(16)}`,

@@ -12,6 +12,7 @@
  *   /wallet[solidity]/getblock {"id_or_num"?: "n", "detail"?: b} block n (default: the head), header only unless detail
  *   /wallet[solidity]/gettransactioninfobyid {"value": txid}    one TransactionInfo
  *   /wallet[solidity]/gettransactioncountbyblocknum {"num": n}  {"count": N}, or {} for 0
+ *   /wallet/getblockbylimitnext {"startNum": a, "endNum": b}     {"block": [blocks a..b-1 up to the head]}, or {}
  * A solidity endpoint answers `[]` / `{}` for a block above the solidified head, as java-tron does.
  *
  * The chain is a function of time: block n has the timestamp
@@ -49,7 +50,8 @@ export type SimEndpoint =
   | 'txinfo'
   | 'wallet_txinfo'
   | 'txcount'
-  | 'wallet_txcount';
+  | 'wallet_txcount'
+  | 'wallet_blockrange';
 const ENDPOINTS: Record<string, SimEndpoint> = {
   '/walletsolidity/getnowblock': 'nowblock',
   '/wallet/getnowblock': 'wallet_nowblock',
@@ -63,6 +65,7 @@ const ENDPOINTS: Record<string, SimEndpoint> = {
   '/wallet/gettransactioninfobyid': 'wallet_txinfo',
   '/walletsolidity/gettransactioncountbyblocknum': 'txcount',
   '/wallet/gettransactioncountbyblocknum': 'wallet_txcount',
+  '/wallet/getblockbylimitnext': 'wallet_blockrange',
 };
 
 /**
@@ -90,6 +93,8 @@ export interface SimulatedTron {
   readonly requests: SimRequest[];
   /** Injects a transfer (or a failed call) into a block; returns where it landed. */
   transfer(t: SimTransfer): SimTransferResult;
+  /** Takes an injected transaction out of its block above the solidified head (the block is replaced by another); false when it is solidified or unknown. */
+  drop(txId: string): boolean;
   /**
    * Injects a transaction with a hand-made TransactionInfo (any logs, receipt, result), for attack
    * cases the transfer() shapes do not cover; id, blockNumber and blockTimeStamp are filled in
@@ -222,6 +227,14 @@ class Node extends SimChain implements SimulatedTron {
         if (!Number.isSafeInteger(num) || num < 0) return json({ Error: 'class java.lang.NumberFormatException : invalid num' });
         const n = num > solid ? 0 : this.blockInfos(num).length;
         return json(n === 0 ? {} : { count: n });
+      }
+      case 'wallet_blockrange': {
+        const from = Number(params.startNum);
+        const to = Math.min(Number(params.endNum), solid + 1);
+        if (!Number.isSafeInteger(from) || !Number.isSafeInteger(to) || from < 0 || to - from > 100) return json({ Error: 'invalid startNum or endNum' });
+        const blocks = [];
+        for (let n = from; n < to; n++) blocks.push(this.block(n));
+        return json(blocks.length === 0 ? {} : { block: blocks });
       }
       case 'getblock':
       case 'wallet_getblock': {

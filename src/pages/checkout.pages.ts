@@ -15,7 +15,8 @@ import { tronTransferLink } from '../chains/payment-uri.js';
 import { pageContext, type Renderer } from './render.js';
 import { priceLine } from './price-format.js';
 import { checkoutReturnUrl } from '../shops/shop-orders.js';
-import { chosenOption, shownOptions } from './checkout-options.js';
+import { chosenOption, networkName, shownOptions } from './checkout-options.js';
+import { findNetwork } from '../chains/networks.js';
 
 /** How often the page asks for the status, and how often it reloads without JavaScript. */
 export const CHECKOUT_POLL_SECONDS = 5;
@@ -45,7 +46,7 @@ export function checkoutPages(app: Hono<AppEnv>, deps: AppDeps, renderer: Render
       return renderer.page(c, ctx, 'checkout-not-found', { title: ctx.t('page.checkout.not_found_title') }, {}, 404);
     }
     const { invoice, merchantName, checkoutQr } = found;
-    const view = await checkoutView(deps.db, invoice, merchantName, dustOf(deps.config.tron.dust_threshold));
+    const view = await checkoutView(deps, invoice, merchantName, dustOf(deps.config.tron.dust_threshold));
     const now = deps.clock.now();
     const remainingMs = Math.max(0, invoice.expiresAt - now);
     const options = shownOptions(view, checkoutQr === 'tron_uri' ? 'uri' : 'address');
@@ -71,6 +72,8 @@ export function checkoutPages(app: Hono<AppEnv>, deps: AppDeps, renderer: Render
             payable_amount: view.payable_amount,
             resolution: view.resolution,
             unmatched_payment_seen: view.unmatched_payment_seen,
+            seen_tx: view.payment_seen?.tx_hash ?? null,
+            payment_dropped: view.payment_dropped,
           },
         },
       },
@@ -90,12 +93,33 @@ export function checkoutPages(app: Hono<AppEnv>, deps: AppDeps, renderer: Render
         received: receivedNotice(invoice),
         // A wrong amount reached the address while the invoice was open: maybe this payer's.
         unmatchedSeen: view.unmatched_payment_seen,
+        // Seen, then final: a payment seen before its block is final, or one that left the chain.
+        seenNotice: seenNotice(ctx, view, now),
         // Only the URL stored on the invoice (https, checked at creation) is ever offered as a way
         // back; a shop's return hop is named by this invoice's checkout token.
         returnUrl: checkoutReturnUrl(deps.config.server.public_url, invoice),
       },
     );
   });
+}
+
+/**
+ * What the payer is told of a payment seen before its block is final ("about N min" from
+ * expected_final_at, or "less than a minute"), or of one that left the chain; null otherwise.
+ */
+export function seenNotice(
+  ctx: { t: (key: string, values?: Record<string, string | number>) => string },
+  view: { network: string; payment_seen: { network: string; expected_final_at: string } | null; payment_dropped: boolean },
+  now: number,
+): { kind: 'seen' | 'dropped'; text: string } | null {
+  const id = view.payment_seen?.network ?? view.network;
+  const found = findNetwork(id);
+  const network = found ? networkName(found) : id;
+  if (view.payment_seen) {
+    const minutes = Math.round((Date.parse(view.payment_seen.expected_final_at) - now) / 60_000);
+    return { kind: 'seen', text: minutes < 1 ? ctx.t('page.checkout.seen_soon', { network }) : ctx.t('page.checkout.seen_body', { network, minutes }) };
+  }
+  return view.payment_dropped ? { kind: 'dropped', text: ctx.t('page.checkout.dropped_body', { network }) } : null;
 }
 
 /**

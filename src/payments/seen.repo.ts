@@ -152,3 +152,16 @@ export async function markFinalDropped(trx: Trx, s: NewSeen, now: number): Promi
     .executeTakeFirst();
   return Number(r.numInsertedOrUpdatedRows ?? 0n) > 0;
 }
+
+/** Whether a seen transfer of this invoice left the chain before it was final (and was not recorded since). */
+export async function hasDroppedSeen(db: Db | Trx, invoiceId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('chain_seen')
+    .select('tx_hash')
+    .where('invoice_id', '=', invoiceId)
+    .where('dropped_at', 'is not', null)
+    .where('final_at', 'is', null)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}

@@ -49,7 +49,12 @@
     // a payment the shop accepted): reload. A plain payment only turns the screen, without a reload.
     var partial = next === 'pay' && inv.amount_received !== undefined && inv.amount_received !== data.amount_received;
     var stray = next === 'pay' && inv.unmatched_payment_seen !== undefined && inv.unmatched_payment_seen !== data.unmatched_payment_seen;
-    if (partial || stray || (inv.resolution || null) !== (data.resolution || null)) {
+    // A payment seen before its block is final, or one that left the chain: the server words it.
+    var seen =
+      next === 'pay' &&
+      inv.payment_dropped !== undefined &&
+      ((inv.payment_seen ? inv.payment_seen.tx_hash : null) !== data.seen_tx || inv.payment_dropped !== data.payment_dropped);
+    if (partial || stray || seen || (inv.resolution || null) !== (data.resolution || null)) {
       window.location.reload();
       return true;
     }

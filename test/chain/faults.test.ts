@@ -235,11 +235,11 @@ test('providers: with two and cross_check "count", each block is read in full by
     );
     assert.equal((await t.client().get('/health')).body.watcher.providers[0].state, 'ok');
     // The events feed (or any account index) is never asked: only the head, the blocks' infos and counts, the
-    // paying transactions by id, and whole blocks to prove one empty.
+    // paying transactions by id, whole blocks to prove one empty, and the latest blocks (seen payments).
     for (const r of [...own.requests, ...grid.requests])
       assert.match(
         r.path,
-        /^(\/secret-token)?\/walletsolidity\/(getblock|gettransactioninfobyblocknum|gettransactioncountbyblocknum|gettransactioninfobyid|getblockbynum)$/,
+        /^(\/secret-token)?(\/walletsolidity\/(getblock|gettransactioninfobyblocknum|gettransactioncountbyblocknum|gettransactioninfobyid|getblockbynum)|\/wallet\/getblockbylimitnext)$/,
       );
     assert.equal((await transfersOf(t)).length, 2);
   } finally {
