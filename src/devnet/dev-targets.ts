@@ -10,7 +10,7 @@ import { parseEvmAddress, toChecksumAddress } from '../chains/evm/address.js';
 import { findNetwork, findToken, tokenByContract, type Network, type Token } from '../chains/networks.js';
 import { toRaw } from '../chains/scale.js';
 import type { Config } from '../config.js';
-import type { Invoice } from '../invoices/invoice.model.js';
+import type { InvoiceOption } from '../invoices/invoice.model.js';
 import { formatAmount, micros, type Micros } from '../lib/amounts.js';
 import { AppError } from '../lib/errors.js';
 import { isValidTronAddress } from '../lib/tron.js';
@@ -83,23 +83,27 @@ export function exactRaw(target: PayTarget): bigint {
   return toRaw(target.payable, target.token.decimals);
 }
 
-/** What a way to pay is made of: the invoice row itself (option 0), or one of its further options. */
-export type PayOption = Pick<Invoice, 'network' | 'token' | 'tokenContract' | 'walletAddress' | 'payableAmount'>;
+/** What a way to pay is made of: one of the invoice's options as stored (invoiceOptions). */
+export type PayOption = Pick<InvoiceOption, 'network' | 'token' | 'tokenContract' | 'walletAddress' | 'payableAmount'>;
 
 /**
- * The ways an invoice can be paid, its own network first. Each offered option is one more entry
- * (`options` are the invoice's further options when it has them, position 1 on, in order).
+ * The ways an invoice can be paid, by position as the API's `options` lists them (its stored
+ * options, option 0 first: what the invoice asked before another option paid it, when one did), so
+ * `option: N` names what `options[N]` says. Each keeps its own network, token, address and amount.
  */
-export function payTargets(invoice: PayOption, options: readonly PayOption[] = []): PayTarget[] {
-  return [invoice, ...options].flatMap((o) => {
+export function payTargets(options: readonly PayOption[]): PayTarget[] {
+  return options.flatMap((o) => {
     const network = findNetwork(o.network);
     const token = network && (tokenByContract(network, o.tokenContract) ?? findToken(network, o.token));
     return network && token ? [{ network, token, address: o.walletAddress, payable: o.payableAmount }] : [];
   });
 }
 
-/** The target a pay request picks: by position, else by network (and token), else the invoice's own. */
-export function pickTarget(targets: readonly PayTarget[], pick: { option?: number; network?: string; token?: string }): PayTarget {
+/**
+ * The target a pay request picks: by position, else by network (and token), else `fallback` (the
+ * position of the invoice's own: the option that paid it, else option 0).
+ */
+export function pickTarget(targets: readonly PayTarget[], pick: { option?: number; network?: string; token?: string }, fallback = 0): PayTarget {
   if (targets.length === 0) return refuse('invoice_id', 'this invoice is on no network or token gatewayd dev can pay');
   const offered = () => targets.map((t, i) => `${i}: ${t.network.id} ${t.token.symbol}`).join(', ');
   if (pick.option !== undefined) {
@@ -107,7 +111,7 @@ export function pickTarget(targets: readonly PayTarget[], pick: { option?: numbe
     if (!t) return refuse('option', `this invoice offers ${offered()}`);
     return t;
   }
-  if (pick.network === undefined && pick.token === undefined) return targets[0]!;
+  if (pick.network === undefined && pick.token === undefined) return targets[fallback] ?? targets[0]!;
   const found = targets.find(
     (t) => (pick.network === undefined || t.network.id === pick.network) && (pick.token === undefined || t.token.symbol === pick.token),
   );

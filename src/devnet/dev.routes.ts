@@ -31,6 +31,7 @@ import type { Network, Token } from '../chains/networks.js';
 import { formatAmount, micros } from '../lib/amounts.js';
 import { iso } from '../lib/clock.js';
 import { AppError } from '../lib/errors.js';
+import { invoiceOptions } from '../invoices/invoice-options.schemas.js';
 import { addressOn, exactRaw, formatRaw, payTargets, pickTarget, rawAmount, shownAddress, simulatedNetwork, tokenOn } from './dev-targets.js';
 import { FAKE_EVM_CONTRACTS, type SimulatedEvm } from './evm-node.js';
 import { FAKE_USDT_CONTRACTS, type SimulatedTron } from './tron-node.js';
@@ -180,7 +181,14 @@ export function devRoutes(app: App, deps: AppDeps, chain: DevChain, token: strin
     const body = await readJson(c.req.raw, PayBody);
     const invoice = await findInvoiceAnyMerchant(deps.db, body.invoice_id);
     if (!invoice) throw new AppError('not_found', `No invoice ${body.invoice_id} on this dev instance`);
-    const target = pickTarget(payTargets(invoice), body);
+    // Its stored options, by position as the API lists them, never recomputed from the invoice row
+    // (which, once another option paid, holds that option's values).
+    const options = invoiceOptions(invoice);
+    const own = Math.max(
+      0,
+      options.findIndex((o) => o.status === 'paid'),
+    );
+    const target = pickTarget(payTargets(options), body, own);
     const network = simulatedNetwork(deps.config, simulated, target.network.id);
     // Late: in the first block after the invoice's window, whenever that is (now if it has passed).
     const at = body.late ? Math.max(deps.clock.now(), invoice.expiresAt + 1) : undefined;

@@ -170,7 +170,7 @@ export async function chooseAmount(tx: Tx, cursor: ClaimedCursor, maxAdjustment:
   return { kind: 'exhausted' };
 }
 
-const heldQuery = compileQuery((db, p: Param<RangeKey & { merchant_id: string; now: number; cap: number }>) =>
+const heldQuery = compileQuery((db, p: Param<RangeKey & { merchant_id: string; now: number; since: number; cap: number }>) =>
   db
     .selectFrom((eb) =>
       eb
@@ -180,7 +180,10 @@ const heldQuery = compileQuery((db, p: Param<RangeKey & { merchant_id: string; n
         .where((e) => e.and({ 'r.network': p('network'), 'r.token_contract': p('token_contract'), 'r.address': p('address') }))
         .where('r.amount', '>=', p('from'))
         .where('r.amount', '<=', p('to'))
-        .where('r.reserved_until', '>', p('now'))
+        // A reservation ended early (an option released when another paid, or by the invoice's
+        // expiry or cancel) still counts for its 90 days: its amount stays used (no fresh
+        // allocation takes it), so the pool it took is no less taken.
+        .where((e) => e.or([e('r.reserved_until', '>', p('now')), e('r.reserved_at', '>', p('since'))]))
         .where('i.merchant_id', '=', p('merchant_id'))
         .limit(p('cap'))
         .as('held'),
@@ -188,8 +191,12 @@ const heldQuery = compileQuery((db, p: Param<RangeKey & { merchant_id: string; n
     .select((eb) => eb.fn.countAll<number>().as('n')),
 );
 
+/** How long an invoice's amount stays reserved (an option's ends earlier once released). */
+export const RESERVATION_MS = 90 * 24 * 60 * 60 * 1000;
+
 /**
- * Whether `merchantId` already holds `cap` or more live reservations of the claimed pool, when
+ * Whether `merchantId` already holds `cap` or more reservations of the claimed pool made in the last
+ * RESERVATION_MS (live, or ended early when their option was released), when
  * `shared()` says the address has other registrants. Cheap unless the pool is at least `cap` used by
  * everyone together (its cursor says so); then one range scan of the pool's reservations, stopping
  * at `cap`.
@@ -219,6 +226,7 @@ export async function holdsPoolShare(
     to: toDbAmount(base + maxAdjustment),
     merchant_id: merchantId,
     now,
+    since: now - RESERVATION_MS,
     cap: toDbAmount(cap),
   });
   return BigInt(held?.n ?? 0) >= cap;

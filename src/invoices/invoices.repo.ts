@@ -6,6 +6,7 @@ import { pageQueries, readPage, type Cursor, type Page, type PageRequest } from 
 import type { Conn, Db, Trx, Tx } from '../db/database.js';
 import type { CheckoutQr, InvoicesTable, InvoiceStatus } from '../db/schema.js';
 import { parseAmount, toDbAmount, type Micros } from '../lib/amounts.js';
+import { parseEvmAddress } from '../chains/evm/address.js';
 import type { AmountTarget } from './allocation.repo.js';
 import { withOptions, withOptionsOne } from './invoice-options.repo.js';
 import { type Invoice } from './invoice.model.js';
@@ -174,12 +175,13 @@ export interface InvoiceSearch {
 const MAX_SEARCH_IDS = 50;
 const TX_HASH_RE = /^(0x)?[0-9a-fA-F]{64}$/;
 const ADDRESS_RE = /^T[1-9A-HJ-NP-Za-km-z]{33}$/;
+const EVM_ADDRESS_RE = /^0x[0-9a-fA-F]{40}$/;
 
 /**
  * Reads a search text: an order id exactly as given; a decimal amount ("25", "25.000137") as the
  * payable or the base amount; a transaction hash (TRON's 64 hex digits or an EVM 0x hash, each
  * found with or without 0x) as the invoices it paid or was applied to by hand;
- * a TRON address as the merchant's wallets at that address. Each is an index look-up.
+ * a TRON address, or an EVM one in any letter case, as the merchant's wallets at that address. Each is an index look-up.
  */
 export async function resolveInvoiceSearch(db: Db, merchantId: string, text: string): Promise<InvoiceSearch> {
   const q = text.trim();
@@ -196,8 +198,11 @@ export async function resolveInvoiceSearch(db: Db, merchantId: string, text: str
       .execute();
     search.invoiceIds = [...new Set(rows.flatMap((r) => [r.invoice_id, r.resolved_invoice_id]).filter((id): id is string => id !== null))];
   }
-  if (ADDRESS_RE.test(q)) {
-    const rows = await db.selectFrom('wallets').select('id').where('merchant_id', '=', merchantId).where('address', '=', q).execute();
+  // A wallet's address: TRON's as given, an EVM one in any letter case (stored in EIP-55 form).
+  const evm = EVM_ADDRESS_RE.test(q) ? parseEvmAddress(q) : undefined;
+  const address = ADDRESS_RE.test(q) ? q : evm?.ok ? evm.address : undefined;
+  if (address !== undefined) {
+    const rows = await db.selectFrom('wallets').select('id').where('merchant_id', '=', merchantId).where('address', '=', address).execute();
     search.walletIds = rows.map((r) => r.id);
   }
   return search;

@@ -60,7 +60,7 @@ export const InvoiceListQuerySchema = z.strictObject({
         name: 'q',
         in: 'query',
         description:
-          'Search: the invoices whose order id is exactly this text, whose payable or base amount it is (a decimal such as `25` or `25.000137`), that a transaction with this hash (64 hex, `0x` allowed) paid or was applied to by hand, or that were paid to your wallet at this TRON address. Combines with the other filters and pages like the list',
+          'Search: the invoices whose order id is exactly this text, whose payable or base amount it is (a decimal such as `25` or `25.000137`), that a transaction with this hash (a TRON id of 64 hex or an EVM hash of `0x` and 64, either with or without `0x`) paid or was applied to by hand, or that were paid to your wallet at this TRON or EVM address. Combines with the other filters and pages like the list',
       },
       example: '25.000137',
     }),

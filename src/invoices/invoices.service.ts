@@ -8,7 +8,7 @@ import { insertEvent } from '../events/events.repo.js';
 import type { RateLimitContext } from '../http/rate-limit.js';
 import type { AppDeps } from '../app-deps.js';
 import { micros, parseAmount, type Micros } from '../lib/amounts.js';
-import { DAY, MINUTE } from '../lib/clock.js';
+import { MINUTE } from '../lib/clock.js';
 import { sha256Hex } from '../lib/crypto.js';
 import { randomBase64url } from '../lib/random.js';
 import { AppError } from '../lib/errors.js';
@@ -16,7 +16,7 @@ import { newId } from '../lib/ids.js';
 import { merchantWalletLookup, walletNetworksLookup } from '../wallets/wallets.repo.js';
 import { findMerchantMarkup } from '../accounts/merchants.repo.js';
 import { priceInFiat, type InvoicePrice } from '../pricing/pricing.service.js';
-import { reservationInsert, takeOverReservation } from './allocation.repo.js';
+import { RESERVATION_MS, reservationInsert, takeOverReservation } from './allocation.repo.js';
 import { optionInsert, optionsLookup, releaseOpenOptions } from './invoice-options.repo.js';
 import { allocateOptions, planOptions, type AllocatedOption } from './option-allocation.js';
 import { reviewPaymentTransaction } from '../payments/record.js';
@@ -35,7 +35,7 @@ import {
 } from './invoices.repo.js';
 import { reviewDecision, transition } from './invoice.states.js';
 
-export const RESERVATION_MS = 90 * DAY;
+export { RESERVATION_MS };
 
 /**
  * One invoice to create, from the API or from any other caller (e.g. a shop protocol):

@@ -166,3 +166,46 @@ test('/_dev/pay on an invoice of bsc-devnet: payable x 10^12 on its USDT, verifi
     'the late one is not sealed yet',
   );
 });
+
+test('/_dev/pay pays the option named (by position or network) from the invoice stored options, with its own amount and token', async (t) => {
+  const { app, evm, post, read } = await rig(t);
+  const inv = await insertInvoice(app, { address: PAYEE_EIP55, amount: 7_000_011n, expiresAt: app.clock.now() + 10 * MINUTE });
+  const bscUsdt = NETWORKS['bsc-devnet'].tokens[0]!;
+  const ethUsdc = NETWORKS['ethereum-devnet'].tokens.find((x) => x.symbol === 'USDC')!;
+  await app.deps.db.updateTable('invoices').set({ network: 'bsc-devnet', token: 'USDT', token_contract: bscUsdt.contract }).where('id', '=', inv.id).execute();
+  // Option 1, as the invoices feature stores it: Ethereum USDC at its own payable amount.
+  await app.deps.db
+    .insertInto('invoice_options')
+    .values({
+      invoice_id: inv.id,
+      position: 1,
+      wallet_id: inv.walletId,
+      network: 'ethereum-devnet',
+      token: 'USDC',
+      token_contract: ethUsdc.contract,
+      wallet_address: PAYEE_EIP55,
+      adjustment: 23,
+      payable_amount: 7_000_023,
+      status: 'open',
+    })
+    .execute();
+  const start = evm.chain('ethereum-devnet')!.latest();
+  const byPosition = await post('/_dev/pay', { invoice_id: inv.id, option: 1 });
+  assert.equal(byPosition.status, 200, byPosition.text);
+  assert.deepEqual(
+    [byPosition.body.network, byPosition.body.token, byPosition.body.payable_amount, byPosition.body.raw_amount, byPosition.body.to],
+    ['ethereum-devnet', 'USDC', '7.000023', '7000023', PAYEE_EIP55],
+  );
+  const byNetwork = await post('/_dev/pay', { invoice_id: inv.id, network: 'ethereum-devnet' });
+  assert.deepEqual([byNetwork.status, byNetwork.body.payable_amount], [200, '7.000023'], byNetwork.text);
+  const refused = await post('/_dev/pay', { invoice_id: inv.id, option: 2 });
+  assert.match(refused.body.error.details[0].message, /this invoice offers 0: bsc-devnet USDT, 1: ethereum-devnet USDC/);
+  const seen = await read('ethereum-devnet', start, PAYEE);
+  assert.deepEqual(
+    seen.map((x) => [x.txHash, x.contract, x.amount]),
+    [
+      [byPosition.body.tx_id, ethUsdc.contract, { exact: true, micros: 7_000_023n }],
+      [byNetwork.body.tx_id, ethUsdc.contract, { exact: true, micros: 7_000_023n }],
+    ],
+  );
+});

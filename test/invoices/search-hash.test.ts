@@ -49,3 +49,17 @@ test('a TRON transaction id (stored without 0x) is still found, as given or with
     );
   }
 });
+
+test("an EVM wallet's address finds its invoices, in any letter case", async () => {
+  const s = await multichainShop(t, ADDRESSES[2], EVM_ADDRESSES[2]);
+  const inv = (await createInvoice(s.client, { amount: '14', wallet_id: s.evmWalletId, network: 'base-mainnet', token: 'USDC' })).body.invoice;
+  for (const q of [EVM_ADDRESSES[2]!, EVM_ADDRESSES[2]!.toLowerCase()]) {
+    const res = await s.client.get(`/invoices?q=${encodeURIComponent(q)}`);
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(
+      res.body.invoices.map((i: { id: string }) => i.id),
+      [inv.id],
+      q,
+    );
+  }
+});

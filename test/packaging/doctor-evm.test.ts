@@ -324,6 +324,13 @@ test('gatewayd doctor: a key in a provider URL (path, query, user) is never prin
   assert.match(userinfo.stdout + userinfo.stderr, /evm\.networks\.0\.providers\.0\.url: a provider URL cannot carry a user name or password/);
   assert.doesNotMatch(userinfo.stdout + userinfo.stderr, /S3cret/);
 
+  // A user and password in a provider URL: the configuration itself is refused, the password never printed.
+  write([{ id: 'bsc-devnet', urls: [`http://ops:S3cretPassword@127.0.0.1:${closed}/`] }]);
+  const userinfo = await doctorProcess(config);
+  assert.equal(userinfo.code, 1, userinfo.stdout + userinfo.stderr);
+  assert.match(userinfo.stdout + userinfo.stderr, /a provider URL cannot carry a user name or password \(user:pass@\)/);
+  assert.doesNotMatch(userinfo.stdout + userinfo.stderr, /S3cret/);
+
   write([{ id: 'bsc-devnet', urls: [`${sim.urlOf('bsc-devnet')}?apikey=S3cretQueryKey`] }]);
   const good = await doctorProcess(config);
   assert.doesNotMatch(good.stdout, /^FAIL/m, good.stdout);

@@ -464,3 +464,30 @@ test('three providers: one that leaves a payment out, or invents one, is outvote
     [1, 1, 0],
   );
 });
+
+test(
+  'a provider that refuses even a one-block eth_getLogs with -32005 "limit exceeded" (public BSC nodes) is told in /health as serving no logs, and not asked again at every pass',
+  { skip },
+  async () => {
+    const h = await harness('bsc-devnet');
+    const merchant = await h.wallet(ALICE);
+    await h.invoice(merchant, ALICE, 9_600_001n);
+    h.providers[0]!.set({ refuse: (call) => (call.method === 'eth_getLogs' ? { code: -32005, message: 'limit exceeded' } : undefined) });
+    const getLogs = () => h.providers[0]!.calls.filter((c) => c.method === 'eth_getLogs').length;
+    await h.pass();
+    await h.chain.mine(12);
+    await h.pass(121 * SECOND);
+    const asked = getLogs();
+    const provider = h.w.providers[0]!;
+    assert.deepEqual(provider.health.refuses, ['eth_getLogs at all (it does not serve eth_getLogs: even a one-block query is refused)']);
+    assert.equal(provider.health.state, 'failing');
+    const health = (await h.t.client().get('/api/v1/health')).body;
+    const bsc = health.networks.find((n: any) => n.network === 'bsc-devnet');
+    assert.deepEqual(bsc.providers[0].refuses, provider.health.refuses, 'no range cap of one block is claimed');
+    assert.equal(bsc.providers[0].range_cap, null);
+    // Later passes within the half hour leave it out: no more eth_getLogs to it.
+    await h.pass(121 * SECOND);
+    await h.pass(121 * SECOND);
+    assert.equal(getLogs(), asked);
+  },
+);

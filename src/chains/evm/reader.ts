@@ -30,7 +30,7 @@ const ABOVE_ANY_BLOCK = 2n ** 64n;
 /** Why a reader would not believe a provider's answer about the chain itself. */
 export class ReadRefused extends Error {
   constructor(
-    readonly reason: 'wrong_chain' | 'implausible_head' | 'malformed' | 'missing_block' | 'range_unreadable',
+    readonly reason: 'wrong_chain' | 'implausible_head' | 'malformed' | 'missing_block' | 'range_unreadable' | 'logs_refused',
     message: string,
   ) {
     super(message);
@@ -48,6 +48,20 @@ export class RangeCaps {
     const known = this.caps.get(provider);
     if (known === undefined || span < known) this.caps.set(provider, span < 1n ? 1n : span);
   }
+  /** Forgets a provider's cap (it refused even one block: it has no range cap, it serves no logs). */
+  forget(provider: string): void {
+    this.caps.delete(provider);
+  }
+}
+
+/**
+ * A refusal of a one-block eth_getLogs that says the provider serves no logs at all, not a range
+ * or result cap: public BSC nodes answer even one block with -32005 "limit exceeded". Result caps
+ * ("more than 10000 results") are not this: those are read with fewer recipients per query.
+ */
+function refusesLogs(err: RpcError): boolean {
+  const said = err.message.startsWith(`${err.provider}: `) ? err.message.slice(err.provider.length + 2) : err.message;
+  return /limit exceeded/i.test(said) && !/results|logs|range/i.test(said);
 }
 
 export interface EvmReaderOptions {
@@ -296,7 +310,9 @@ export class EvmReader implements TransferReader {
   /**
    * The logs of [from, to] for some recipient topics, in spans the provider accepts. A refusal as too
    * large halves the span (and the provider's remembered cap); at one block, the recipients are
-   * halved instead; one block and one recipient still refused cannot be read.
+   * halved instead; one block and one recipient still refused cannot be read. One block refused
+   * with "limit exceeded" (public BSC nodes) is no cap: the provider serves no eth_getLogs
+   * (ReadRefused `logs_refused`), said at once instead of asking again with fewer recipients.
    */
   private async logsInRange(from: bigint, to: bigint, topics: string[]): Promise<RawLog[]> {
     const out: RawLog[] = [];
@@ -313,6 +329,10 @@ export class EvmReader implements TransferReader {
         if (width > 1n) {
           this.caps.learn(this.options.rpc.name, width / 2n);
           continue;
+        }
+        if (refusesLogs(err)) {
+          this.caps.forget(this.options.rpc.name);
+          throw new ReadRefused('logs_refused', `${this.options.rpc.name} does not serve eth_getLogs (it refuses even block ${start} alone: ${err.message})`);
         }
         if (topics.length === 1)
           throw new ReadRefused('range_unreadable', `${this.options.rpc.name} refuses the logs of block ${start} for one address: ${err.message}`);

@@ -3,13 +3,18 @@
  * provider's health. A rate limit keeps the provider out for its Retry-After (the client has already
  * waited out the short ones); any other failure for a backoff that doubles up to a minute; a head a
  * reader refuses (a lying or lagging `finalized`) and a range it cannot read at all are told in
- * `refuses`, once each. One provider's trouble never stops the others being asked.
+ * `refuses`, once each; a provider that refuses even a one-block eth_getLogs serves no logs: it is
+ * told so and left out for half an hour, not asked again at every pass. One provider's trouble never stops the others being asked.
  */
 import { ReadRefused } from '../../chains/evm/reader.js';
 import { RpcError } from '../../chains/evm/rpc.js';
 import type { EvmProvider, EvmWatch } from '../../chains/evm/watch.js';
 
 const MAX_BACKOFF_MS = 60_000;
+/** A provider that serves no eth_getLogs is asked again after this long (it may change its mind), not every minute. */
+export const LOGS_REFUSED_RETRY_MS = 30 * 60_000;
+/** How /health says it. */
+export const LOGS_REFUSED = 'eth_getLogs at all (it does not serve eth_getLogs: even a one-block query is refused)';
 const MAX_REFUSALS_SHOWN = 6;
 
 /** The providers that may be asked now, in the configuration's order. */
@@ -54,6 +59,10 @@ export async function attempt<T>(p: EvmProvider, now: () => number, read: () => 
       h.state = 'backing_off';
       h.retryAt = at + (err.retryAfterMs ?? Math.min(MAX_BACKOFF_MS, 1000 * 2 ** h.consecutiveFailures));
       refusal(p, 'bursts of requests (HTTP 429 or a rate-limit error)');
+    } else if (err instanceof ReadRefused && err.reason === 'logs_refused') {
+      h.state = 'failing';
+      h.retryAt = at + LOGS_REFUSED_RETRY_MS;
+      refusal(p, LOGS_REFUSED);
     } else {
       h.state = h.consecutiveFailures >= 3 ? 'failing' : 'backing_off';
       h.retryAt = at + Math.min(MAX_BACKOFF_MS, 1000 * 2 ** (h.consecutiveFailures - 1));

@@ -295,8 +295,11 @@ test('recipients are split over several queries past the per-query limit, and ha
   assert.deepEqual(amounts(halved), HONEST);
   // Every query with both recipients is refused, so what was read came in one-recipient queries.
   assert.ok(queries(mark).some((c) => c.params[0].topics[2].length === 1));
-  // One block and one recipient still refused: the range cannot be read, and says so.
+  // "limit exceeded" even for one block (public BSC nodes): the provider serves no logs, said at once.
   liar.set({ refuse: (call) => (call.method === 'eth_getLogs' ? { code: -32005, message: 'limit exceeded' } : undefined) });
+  await assert.rejects(read(chain.reader(liar.url)), (err: unknown) => err instanceof ReadRefused && err.reason === 'logs_refused');
+  // A result cap on one block for one recipient cannot be read either.
+  liar.set({ refuse: (call) => (call.method === 'eth_getLogs' ? { code: -32005, message: 'query returned more than 10000 results' } : undefined) });
   await assert.rejects(read(chain.reader(liar.url)), (err: unknown) => err instanceof ReadRefused && err.reason === 'range_unreadable');
 });
 
