@@ -9,8 +9,8 @@ import { isValidTronAddress, TRON_ADDRESS_RE } from '../lib/tron.js';
 import type { AddressCodec } from './family.js';
 import { evmAddressCodec, type ParsedAddress } from './evm/address.js';
 import { parseSolanaOwner, solanaAddressBytes } from './solana/address.js';
-import { parseTonAddress } from './ton/address.js';
-import type { FamilyName, Network } from './networks.js';
+import { parseTonAddress, payerFacingAddress } from './ton/address.js';
+import { findNetwork, type FamilyName, type Network } from './networks.js';
 
 export type { ParsedAddress };
 
@@ -102,4 +102,12 @@ export function parseAddress(network: Pick<Network, 'id' | 'family' | 'test'>, t
   const shape = addressFamily(text);
   if (shape !== undefined && shape !== network.family) return { ok: false, error: `${ADDRESS_NAMES[shape]} cannot receive on ${network.id}` };
   return codecOf(network).parse(text);
+}
+
+/**
+ * A stored receiving address as a payer's wallet takes it: as stored, but on TON the non-bounceable
+ * `UQ…` form wallets expect for a wallet (the raw `0:…` form is what gatewayd stores and compares).
+ */
+export function payerAddress(networkId: string, address: string): string {
+  return findNetwork(networkId)?.family === 'ton' ? payerFacingAddress(address) : address;
 }
