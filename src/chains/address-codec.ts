@@ -23,7 +23,8 @@ export type { ParsedAddress };
 export const ADDRESS_PATTERNS = {
   tron: TRON_ADDRESS_RE.source,
   evm: '^0x[0-9a-fA-F]{40}$',
-  solana: '^[1-9A-HJ-NP-Za-km-z]{32,44}$',
+  // Not TRON's shape, so that each address matches one family's pattern in the served document's rules.
+  solana: '^(?!T[1-9A-HJ-NP-Za-km-z]{33}$)[1-9A-HJ-NP-Za-km-z]{32,44}$',
   ton: '^(?:(?:0|-1):[0-9a-fA-F]{64}|[A-Za-z0-9_+\\/\\-]{48})$',
 } as const satisfies Record<FamilyName, string>;
 

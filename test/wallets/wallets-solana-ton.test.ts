@@ -160,6 +160,9 @@ test('a test network takes the testnet-flagged TON form; the served document lis
     doc.allOf.map((r: any) => r.then.properties.networks.items.enum),
     [['tron-mainnet'], ['base-mainnet'], ['solana-mainnet'], ['ton-mainnet']],
   );
-  for (const address of [OWNER, TON_RAW, toFriendlyAddress(TON_RAW, { bounceable: false }), ADDRESSES[0]])
-    assert.match(address, new RegExp(doc.properties.address.pattern), address);
+  for (const address of [OWNER, TON_RAW, toFriendlyAddress(TON_RAW, { bounceable: false }), ADDRESSES[0]]) {
+    assert.match(address, new RegExp(doc.properties.address.pattern, 'u'), address);
+    // One family's rule, and only one, applies to each address.
+    assert.equal(doc.allOf.filter((r: any) => new RegExp(r.if.properties.address.pattern, 'u').test(address)).length, 1, address);
+  }
 });
