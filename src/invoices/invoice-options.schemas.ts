@@ -7,6 +7,7 @@ import { z } from '@hono/zod-openapi';
 import { INSTANCE_MARK } from '../http/openapi.js';
 import { formatAmount } from '../lib/amounts.js';
 import { findNetwork, findToken, NETWORK_IDS, tokenByContract, type NetworkId, type TokenSymbol } from '../chains/networks.js';
+import { optionReference } from '../chains/payment-reference.js';
 import { paymentUri } from '../chains/payment-uri.js';
 import { ownOption, type Invoice, type InvoiceOption } from './invoice.model.js';
 
@@ -178,7 +179,7 @@ export const InvoiceOptionSchema = z
     network: z.enum(NETWORK_IDS).openapi({ example: 'bsc-mainnet' }),
     token: z.enum(TOKEN_SYMBOLS).openapi({ example: 'USDT' }),
     token_contract: z.string().openapi({
-      description: "The token's pinned contract on that network (base58 on TRON, EIP-55 on EVM)",
+      description: "The token's pinned contract on that network (base58 on TRON, EIP-55 on EVM, the mint on Solana, the jetton master's raw form on TON)",
       example: '0x55d398326f99059fF775485246999027B3197955',
     }),
     address: z.string().openapi({ description: 'The receiving address on that network', example: '0x8ba1f109551bD432803012645Ac136ddd64DBA72' }),
@@ -194,7 +195,9 @@ export const InvoiceOptionSchema = z
     payment_uri: z.string().openapi({
       description:
         'The link a wallet opens to pay exactly this: EIP-681 on EVM networks (`ethereum:<token>@<chain id>/transfer?address=<to>&uint256=<raw amount>`), ' +
-        '`tron:<address>?token=<contract>&amount=<amount>` on TRON',
+        '`tron:<address>?token=<contract>&amount=<amount>` on TRON, Solana Pay on Solana (`solana:<owner>?amount=<amount>&spl-token=<mint>&reference=<key>`, ' +
+        "and `&label=<the shop's name>` in the checkout's view), `ton://transfer/<owner, UQ form>?jetton=<master>&amount=<raw amount>&text=<comment>` on TON. " +
+        'The Solana reference and the TON comment name this option of this invoice; they help match a payment, but the exact amount is what counts.',
       example:
         'ethereum:0x55d398326f99059fF775485246999027B3197955@56/transfer?address=0x8ba1f109551bD432803012645Ac136ddd64DBA72&uint256=25000002000000000000',
     }),
@@ -209,7 +212,12 @@ export function invoiceOptions(inv: Invoice): InvoiceOption[] {
   return [own, ...inv.options.filter((o) => o.position !== 0)];
 }
 
-export function toOptionResponse(o: InvoiceOption) {
+/**
+ * One option as the API answers it. `invoiceId` names the reference a Solana or TON link carries
+ * (payment-reference.ts); `label`, the shop's name, is added to a Solana Pay link where it is known
+ * (the payer's checkout view).
+ */
+export function toOptionResponse(o: InvoiceOption, invoiceId: string, label?: string) {
   const network = findNetwork(o.network);
   const token = network && tokenByContract(network, o.tokenContract);
   if (!network || !token) throw new Error(`invoice option on ${o.network} ${o.tokenContract}: not a network and token of this version`);
@@ -220,6 +228,6 @@ export function toOptionResponse(o: InvoiceOption) {
     address: o.walletAddress,
     payable_amount: formatAmount(o.payableAmount),
     status: o.status,
-    payment_uri: paymentUri(network, token, o.walletAddress, o.payableAmount),
+    payment_uri: paymentUri(network, token, o.walletAddress, o.payableAmount, { reference: optionReference(network, invoiceId, o.position), label }),
   };
 }

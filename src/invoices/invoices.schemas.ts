@@ -371,7 +371,7 @@ export const ResolveInvoiceSchema = z
   .openapi('ResolveInvoice');
 
 /** Fields shared by the merchant's and the payer's view. */
-function commonFields(inv: Invoice) {
+function commonFields(inv: Invoice, label?: string) {
   return {
     id: inv.id,
     base_amount: formatAmount(inv.baseAmount),
@@ -388,7 +388,7 @@ function commonFields(inv: Invoice) {
     network: inv.network as NetworkId,
     token: inv.token as TokenSymbol,
     token_contract: inv.tokenContract,
-    options: invoiceOptions(inv).map(toOptionResponse),
+    options: invoiceOptions(inv).map((o) => toOptionResponse(o, inv.id, label)),
     amount_reuse_review: inv.amountReuseReview,
     price: toPriceResponse(inv.price),
     amount_received: formatAmount(inv.amountReceived),
@@ -427,7 +427,7 @@ export type InvoiceResponse = ReturnType<typeof toInvoiceResponse>;
 
 /** The CheckoutInvoice resource (payer-safe: no order id, wallet id, metadata or checkout link). */
 export function toCheckoutInvoiceResponse(inv: Invoice, merchantName: string) {
-  return { ...commonFields(inv), merchant_name: merchantName };
+  return { ...commonFields(inv, merchantName), merchant_name: merchantName };
 }
 
 /**
@@ -441,5 +441,5 @@ export function paymentEventData(inv: Invoice, publicUrl: string, transaction: R
   const all = invoiceOptions(inv);
   const paid = through?.position ?? inv.options.find((o) => o.status === 'paid')?.position ?? 0;
   const option = all.find((o) => o.position === paid) ?? all[0]!;
-  return { invoice, transaction, option: toOptionResponse(option) };
+  return { invoice, transaction, option: toOptionResponse(option, inv.id) };
 }

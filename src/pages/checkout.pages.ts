@@ -15,7 +15,7 @@ import { tronTransferLink } from '../chains/payment-uri.js';
 import { pageContext, type Renderer } from './render.js';
 import { priceLine } from './price-format.js';
 import { checkoutReturnUrl } from '../shops/shop-orders.js';
-import { chosenOption, networkName, shownOptions } from './checkout-options.js';
+import { chosenOption, networkName, shownOptions, SOLANA_RENT_SOL } from './checkout-options.js';
 import { findNetwork } from '../chains/networks.js';
 
 /** How often the page asks for the status, and how often it reloads without JavaScript. */
@@ -86,6 +86,7 @@ export function checkoutPages(app: Hono<AppEnv>, deps: AppDeps, renderer: Render
         chosen,
         qrSvgs,
         groupDigits,
+        solanaRent: SOLANA_RENT_SOL,
         // While the watcher cannot confirm payments, the page stops promising to update by itself.
         live: livePayments(deps.watcherStatus).enabled,
         // "¥100.00 = 14.06 USDT at 7.1150 CNY/USDT, rate of 10:42 UTC" for an invoice priced in fiat.

@@ -4,6 +4,7 @@
  * api.php?act=order (the order query). Base URLs that end in "/" reach here as /epay//submit.php
  * (V2Board and Xboard append "/submit.php" blindly), so both spellings are served.
  */
+import { payerAddress } from '../chains/address-codec.js';
 import { isTradeType } from './trade-types.js';
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
@@ -104,7 +105,13 @@ export function epayRoutes(deps: AppDeps) {
     try {
       const { invoice } = await createFrom(deps, c, await readParams(c));
       return c.json(
-        { code: 1, msg: 'success', trade_no: invoice.id, payurl: checkoutUrl(publicUrl, invoice.checkoutToken), qrcode: invoice.walletAddress },
+        {
+          code: 1,
+          msg: 'success',
+          trade_no: invoice.id,
+          payurl: checkoutUrl(publicUrl, invoice.checkoutToken),
+          qrcode: payerAddress(invoice.network, invoice.walletAddress),
+        },
         200,
       );
     } catch (err) {

@@ -5,6 +5,7 @@
  * errors included, never in the gateway's own envelope. Mounted before the JSON body guard of
  * /api/v1, which would answer in the gateway's envelope.
  */
+import { payerAddress } from '../chains/address-codec.js';
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { AppDeps } from '../app-deps.js';
@@ -91,7 +92,7 @@ export function epusdtRoutes(deps: AppDeps) {
             order_id: order.outTradeNo,
             amount: callbackNumber(order.money),
             actual_amount: callbackNumber(formatAmount(invoice.payableAmount)),
-            token: invoice.walletAddress,
+            token: payerAddress(invoice.network, invoice.walletAddress),
             expiration_time: Math.floor(invoice.expiresAt / 1000),
             payment_url: checkoutUrl(publicUrl, invoice.checkoutToken),
             status: invoice.status === 'confirmed' ? 2 : invoice.status === 'expired' ? 3 : 1,

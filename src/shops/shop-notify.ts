@@ -6,6 +6,7 @@
  * on the status, the receiver's Retry-After, a history row per attempt. What differs is the
  * protocol's own body, signature, acknowledgement and retry schedule (docs/shops.md, Callbacks).
  */
+import { payerAddress } from '../chains/address-codec.js';
 import { writeTransaction, type Trx } from '../db/database.js';
 import type { DeliveryStatus } from '../db/schema.js';
 import type { AppDeps } from '../app-deps.js';
@@ -126,7 +127,7 @@ export function epusdtRequest(connection: ShopConnection, order: ShopOrder, invo
     order_id: order.outTradeNo,
     amount: callbackNumber(order.money),
     actual_amount: callbackNumber(formatAmount(invoice.receivedAmount ?? invoice.payableAmount)),
-    token: invoice.walletAddress,
+    token: payerAddress(invoice.network, invoice.walletAddress),
     ...(invoice.txHash ? { block_transaction_id: invoice.txHash } : {}),
     status: 2,
   };

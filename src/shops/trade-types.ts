@@ -2,7 +2,8 @@
  * The trade types shops send (BEpusdt's `trade_type` on the Epusdt protocol, and the Epay `type`
  * where it names one), mapped to a network and token of this instance. A trade type names a
  * mainnet; on a test instance it means that mainnet's enabled twin (its simulated devnet, or
- * Sepolia for Ethereum). One the instance cannot take is refused with the ones it can.
+ * Sepolia for Ethereum, solana-devnet and ton-devnet). One the instance cannot take is refused with
+ * the ones it can.
  */
 import { findNetwork, findToken, type Network, type NetworkId, type TokenSymbol } from '../chains/networks.js';
 
@@ -20,6 +21,10 @@ const TRADE_TYPES: Readonly<Record<string, { mainnet: NetworkId; token: TokenSym
   'usdt.arbitrum': { mainnet: 'arbitrum-mainnet', token: 'USDT' },
   'usdc.arbitrum': { mainnet: 'arbitrum-mainnet', token: 'USDC' },
   'usdc.base': { mainnet: 'base-mainnet', token: 'USDC' },
+  // BEpusdt's names for Solana's SPL tokens and TON's USDT jetton.
+  'usdt.solana': { mainnet: 'solana-mainnet', token: 'USDT' },
+  'usdc.solana': { mainnet: 'solana-mainnet', token: 'USDC' },
+  'usdt.ton': { mainnet: 'ton-mainnet', token: 'USDT' },
 });
 
 export type TradeTypeChoice = { ok: true; network: NetworkId; token: TokenSymbol } | { ok: false; error: string };

@@ -39,7 +39,7 @@ export function checkWalletNetworks(config: Pick<Config, 'networks'>, address: s
 }
 
 /**
- * A new wallet's address in its family's canonical form (EIP-55 on the EVM chains) and its networks:
+ * A new wallet's address in its family's canonical form (EIP-55 on the EVM chains, raw on TON) and its networks:
  * those requested, or by default every network this instance enabled for the address's family (the
  * TRON network for a TRON address, every EVM network for an EVM one).
  */
@@ -58,8 +58,13 @@ export function newWalletNetworks(
       },
     ]);
   }
-  // Every network of one family parses an address alike: the first one's answer is the answer.
-  const parsed = parseAddress(networks[0]!, address);
-  if (!parsed.ok) refuse([{ path: 'address', message: parsed.error }]);
-  return { address: parsed.address, networks: networks.map((n) => n.id) };
+  // The networks of one family parse an address alike but for TON's testnet flag, which only a test
+  // network takes: every network must take it, and the first one's canonical form is stored.
+  let canonical: string | undefined;
+  for (const network of networks) {
+    const parsed = parseAddress(network, address);
+    if (!parsed.ok) refuse([{ path: 'address', message: networks.length > 1 ? `${parsed.error} (on ${network.id})` : parsed.error }]);
+    canonical ??= parsed.address;
+  }
+  return { address: canonical!, networks: networks.map((n) => n.id) };
 }

@@ -1,12 +1,13 @@
 /** The Wallet resource and its requests (docs/api.md, Wallets). */
 import { z } from '@hono/zod-openapi';
 import { addressPatternOf } from '../chains/address-codec.js';
-import { NETWORK_IDS, type NetworkId } from '../chains/networks.js';
+import { NETWORK_IDS, NETWORKS, type NetworkId } from '../chains/networks.js';
+import { associatedTokenAddress } from '../chains/solana/address.js';
 import { DateTime, INSTANCE_MARK } from '../http/openapi.js';
 import { iso } from '../lib/clock.js';
 import type { WalletWithNetworks } from './wallets.repo.js';
 
-/** Either family's printed shape (the checksum is checked by the server, with the networks). */
+/** Every family's printed shape (the checksum is checked by the server, with the networks). */
 export const ANY_ADDRESS_PATTERN = addressPatternOf();
 
 /**
@@ -26,7 +27,11 @@ export const WalletSchema = z
   .object({
     id: z.string(),
     label: z.string(),
-    address: z.string().openapi({ description: 'The receiving address: base58check on TRON, the EIP-55 checksum form on the EVM networks' }),
+    address: z.string().openapi({
+      description:
+        "The receiving address: base58check on TRON, the EIP-55 checksum form on the EVM networks, the owner's (wallet's) base58 " +
+        'address on Solana, the raw form `0:` and 64 lower-case hex digits on TON (whichever form it was given in)',
+    }),
     network: z.enum(NETWORK_IDS).openapi({ description: "The wallet's own network: the first of `networks`" }),
     networks: z
       .array(z.enum(NETWORK_IDS))
@@ -35,6 +40,20 @@ export const WalletSchema = z
         description:
           'Every network this wallet receives on, its own (`network`) first: one TRON network, or one or more EVM networks for an EVM address ' +
           '(the same address on each; payments to it on any of them are watched)',
+      }),
+    token_accounts: z
+      .array(
+        z.object({
+          network: z.enum(NETWORK_IDS),
+          token: z.enum(['USDT', 'USDC']),
+          address: z.string().openapi({ description: 'The associated token account (ATA) of this owner for the token' }),
+        }),
+      )
+      .optional()
+      .openapi({
+        description:
+          'Solana only: the token account each token is paid into, derived from the owner `address` and the token mint (the associated token ' +
+          'account). A payer pays the owner address; their wallet sends to this account, and creates it (paying its rent once) if it does not exist yet.',
       }),
     verified: z.literal(false).openapi({ description: 'Ownership is never verified' }),
     verification_status: z.literal('unverified'),
@@ -50,15 +69,22 @@ export const CreateWalletSchema = z
     label: z.string().min(1).max(80),
     address: z
       .string()
-      .regex(new RegExp(ANY_ADDRESS_PATTERN), 'expected a TRON address (T followed by 33 base58 characters) or an EVM address (0x followed by 40 hex digits)')
+      .regex(
+        new RegExp(ANY_ADDRESS_PATTERN),
+        'expected a TRON address (T followed by 33 base58 characters) or an EVM address (0x followed by 40 hex digits), or a Solana ' +
+          'address (32 to 44 base58 characters) or a TON address (0:<64 hex digits>, or 48 characters such as UQ... or EQ...)',
+      )
       .openapi({
         // The pattern is this instance's: the shapes of the families it receives on (src/openapi-instance.ts).
         [INSTANCE_MARK]: 'wallet_address',
         pattern: ANY_ADDRESS_PATTERN,
         description:
-          'A TRON address in base58check (T and 33 base58 characters) or an EVM address (0x and 40 hex digits), of a family this instance ' +
-          'receives on. A TRON checksum must be valid; an EVM address in all lower (or upper) case is accepted and stored in its EIP-55 ' +
-          'checksum form, and one in mixed case must be that form exactly. A wrong checksum is 400 `validation_error` naming the checksum.',
+          'A TRON address in base58check (T and 33 base58 characters), an EVM address (0x and 40 hex digits), a Solana wallet address ' +
+          '(base58, 32 bytes) or a TON address in any printed form, of a family this instance receives on. A TRON checksum must be valid; ' +
+          'an EVM address in all lower (or upper) case is accepted and stored in its EIP-55 checksum form, and one in mixed case must be that ' +
+          'form exactly. On Solana give the wallet (owner) address: a token mint, or a token account or other address off the ed25519 curve, ' +
+          'is refused. On TON the raw `0:…`, bounceable `EQ…` and non-bounceable `UQ…` forms are accepted and stored raw; a testnet-flagged ' +
+          'form (`kQ…`, `0Q…`) only on a test network. A wrong checksum or shape is 400 `validation_error` saying what is wrong.',
         example: 'TL24LCps5FKwp3PoU1MvrYrwhi5LU1tHre',
       }),
     networks: requestNetworks(
@@ -103,9 +129,19 @@ export function toWalletResponse(w: WalletWithNetworks) {
     address: w.address,
     network: w.network as NetworkId,
     networks: w.networks,
+    ...tokenAccounts(w),
     verified: false as const,
     verification_status: 'unverified' as const,
     created_at: iso(w.createdAt),
     archived: w.archivedAt !== null,
   };
+}
+
+/** A Solana wallet's associated token account per network and token; nothing for another family's wallet. */
+function tokenAccounts(w: WalletWithNetworks) {
+  const accounts = w.networks
+    .map((id) => NETWORKS[id])
+    .filter((n) => n.family === 'solana')
+    .flatMap((n) => n.tokens.map((t) => ({ network: n.id, token: t.symbol, address: associatedTokenAddress(w.address, t.contract) })));
+  return accounts.length > 0 ? { token_accounts: accounts } : {};
 }

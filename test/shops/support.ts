@@ -91,7 +91,9 @@ export interface ShopWorld {
   close(): Promise<void>;
 }
 
-export async function startShopWorld(options: { pricing?: Record<string, unknown>; evm?: Record<string, unknown> } = {}): Promise<ShopWorld> {
+export async function startShopWorld(
+  options: { pricing?: Record<string, unknown>; evm?: Record<string, unknown>; solana?: Record<string, unknown>; ton?: Record<string, unknown> } = {},
+): Promise<ShopWorld> {
   const standIn = await startShopStandIn();
   const rx = await startHttpsReceiver({ hostnames: ['shop-tls.example.test'] });
   const webhooks = rx.webhookConfig({
@@ -100,7 +102,13 @@ export async function startShopWorld(options: { pricing?: Record<string, unknown
     timeout_seconds: 2,
   });
   const h = await startChainHarness({
-    config: { webhooks, ...(options.pricing ? { pricing: options.pricing } : {}), ...(options.evm ? { evm: options.evm } : {}) },
+    config: {
+      webhooks,
+      ...(options.pricing ? { pricing: options.pricing } : {}),
+      ...(options.evm ? { evm: options.evm } : {}),
+      ...(options.solana ? { solana: options.solana } : {}),
+      ...(options.ton ? { ton: options.ton } : {}),
+    },
   });
   const merchant = await shop(h.t);
   return {
