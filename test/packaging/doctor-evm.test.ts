@@ -317,13 +317,6 @@ test('gatewayd doctor: a key in a provider URL (path, query, user) is never prin
   assert.match(bad.stdout, /^FAIL {2}evm logs {5}bsc-devnet, 127\.0\.0\.1:\d+: refuses a one-block eth_getLogs .*\(limit exceeded for key … on …/m);
   assert.match(bad.stdout, new RegExp(`^FAIL  evm chain    ethereum-devnet, 127\\.0\\.0\\.1:${closed}: unreachable \\(ECONNREFUSED\\)$`, 'm'));
   assert.doesNotMatch(bad.stdout + bad.stderr, /S3cret/);
-  // A user and password in the URL: refused by the configuration itself (requests cannot send them), never echoed.
-  write([{ id: 'ethereum-devnet', urls: [`http://ops:S3cretPassword@127.0.0.1:${closed}/`] }]);
-  const userinfo = await doctorProcess(config);
-  assert.equal(userinfo.code, 1, userinfo.stdout + userinfo.stderr);
-  assert.match(userinfo.stdout + userinfo.stderr, /evm\.networks\.0\.providers\.0\.url: a provider URL cannot carry a user name or password/);
-  assert.doesNotMatch(userinfo.stdout + userinfo.stderr, /S3cret/);
-
   // A user and password in a provider URL: the configuration itself is refused, the password never printed.
   write([{ id: 'bsc-devnet', urls: [`http://ops:S3cretPassword@127.0.0.1:${closed}/`] }]);
   const userinfo = await doctorProcess(config);

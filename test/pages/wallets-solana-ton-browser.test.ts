@@ -42,7 +42,7 @@ test('Wallets in Chromium with Solana and TON: token accounts and the UQ form sh
   for (const [label, address] of [
     ['Phantom', OWNER],
     ['Tonkeeper', TON_UQ],
-  ]) {
+  ] as const) {
     await add.getByLabel('Label').fill(label);
     await add.getByLabel('Wallet address').fill(address);
     await add.getByRole('button', { name: 'Add a wallet' }).click();
