@@ -47,6 +47,8 @@ export interface VerifiedTransfer {
    * transfer's text comment); matching may use it beside the exact amount, never instead of it.
    */
   reference?: string;
+  /** Solana: the accounts a transfer instruction carries after its authority (Solana Pay reference keys). */
+  references?: readonly string[];
 }
 
 /** The dedupe key of a transfer: (network, transaction hash, log index), never the transaction alone. */

@@ -19,6 +19,7 @@ import type { Db, Trx, Tx } from '../db/database.js';
 import type { ChainTransferKind, UnmatchedReason } from '../db/schema.js';
 import { insertEvent } from '../events/events.repo.js';
 import { findNetwork, tokenByContract, type NetworkId } from '../chains/networks.js';
+import { optionReference } from '../chains/payment-reference.js';
 import { toChecksumAddress } from '../chains/evm/address.js';
 import { parseAmount, toDbAmount, type Micros } from '../lib/amounts.js';
 import type { AmountTarget } from './allocation.repo.js';
@@ -53,6 +54,11 @@ export interface ChainPayment {
   blockTimestamp: number;
   /** The `transaction` object of the event it causes. */
   transaction: Record<string, unknown>;
+  /**
+   * What the payer's wallet put in the payment to name it (a TON comment; Solana Pay reference keys):
+   * among invoices of the amount, the one whose option carries it is preferred. Never a match alone.
+   */
+  references?: readonly string[];
 }
 
 /** An invoice and the option of it a transfer pays (undefined: the invoice row itself). */
@@ -132,8 +138,29 @@ async function markReviewPaid(trx: Trx, id: string, txHash: string, through: Inv
   return r.numUpdatedRows === 1n;
 }
 
-function classify(candidates: Candidate[], p: ChainPayment): { kind: ChainTransferKind; candidate: Candidate | undefined } {
+/** The reference a candidate's option carries on the payment's network (option 0: the invoice's own row). */
+function candidateReference(c: Candidate, network: NetworkId): string | undefined {
+  const family = findNetwork(network)?.family;
+  return family ? optionReference({ family }, c.invoice.id, c.option?.position ?? 0) : undefined;
+}
+
+/**
+ * Candidates whose option the payment's reference names first (in their order), then the rest: a
+ * reference chooses among invoices of the exact amount, it never makes one of another amount match.
+ */
+function byReference(candidates: Candidate[], p: ChainPayment): Candidate[] {
+  const refs = p.references ?? [];
+  if (refs.length === 0 || candidates.length < 2) return candidates;
+  const named = candidates.filter((c) => {
+    const ref = candidateReference(c, p.network);
+    return ref !== undefined && refs.includes(ref);
+  });
+  return [...named, ...candidates.filter((c) => !named.includes(c))];
+}
+
+function classify(all: Candidate[], p: ChainPayment): { kind: ChainTransferKind; candidate: Candidate | undefined } {
   if (p.amount <= 0n || p.inexact) return { kind: 'unmatched', candidate: undefined };
+  const candidates = byReference(all, p);
   const inWindow = candidates.find(({ invoice: inv }) => inv.createdAt <= p.blockTimestamp && p.blockTimestamp <= inv.expiresAt);
   if (inWindow) {
     const inv = inWindow.invoice;
