@@ -8,6 +8,8 @@
 import { formatAmount, type Micros } from '../lib/amounts.js';
 import { eip681TransferLink } from './evm/payment-link.js';
 import type { Network, Token } from './networks.js';
+import { solanaPayLink } from './solana/payment-link.js';
+import { tonTransferLink } from './ton/payment-link.js';
 
 export function tronTransferLink(to: string, tokenContract: string, amount: Micros): string {
   return `tron:${to}?token=${tokenContract}&amount=${formatAmount(amount)}`;
@@ -17,5 +19,8 @@ export function tronTransferLink(to: string, tokenContract: string, amount: Micr
 export function paymentUri(network: Network, token: Token, to: string, amount: Micros): string {
   if (network.family === 'evm') return eip681TransferLink(network, token, to, amount);
   if (network.family === 'tron') return tronTransferLink(to, token.contract, amount);
+  // Solana Pay and the TON transfer link, without the option's reference here (the checkout adds it).
+  if (network.family === 'solana') return solanaPayLink(network, token, to, amount);
+  if (network.family === 'ton') return tonTransferLink(network, token, to, amount);
   throw new Error(`no payment link for the ${network.family} family`);
 }
