@@ -56,7 +56,7 @@ export interface AccountWatch {
   providers: AccountProvider[];
   figures: AccountFigures;
   /**
-   * Per account, the position up to which the polls of open invoices have read it (in memory: after
+   * Per account and token (`address token_contract`), the position up to which the polls of open invoices have read it (in memory: after
    * a restart every account starts again at the durable cursor, so nothing is skipped).
    */
   readThrough: Map<string, bigint>;

@@ -140,7 +140,14 @@ export interface TransferReader {
   finalHead(): Promise<ChainHead>;
   latestHead(): Promise<ChainHead>;
   /** Verified transfers of the network's pinned tokens to the watched addresses in [from, to]. */
-  readTransfers(range: { from: bigint; to: bigint; recipients: readonly string[]; finalAtOrBelow: bigint }): Promise<ReadResult>;
+  readTransfers(range: {
+    from: bigint;
+    to: bigint;
+    recipients: readonly string[];
+    finalAtOrBelow: bigint;
+    /** Only these pinned tokens (by contract; all when absent): a reader that reads per token account reads only theirs. */
+    tokens?: readonly string[];
+  }): Promise<ReadResult>;
   /** Which of the given transfers' blocks are still canonical at their height (a reorg check). */
   recheck(transfers: readonly VerifiedTransfer[]): Promise<{ canonical: VerifiedTransfer[]; reorged: VerifiedTransfer[] }>;
 }

@@ -65,13 +65,14 @@ async function readAgreed(
   from: bigint,
   to: bigint,
   accounts: readonly string[],
+  tokens?: readonly string[],
 ): Promise<Agreed | undefined> {
   const reads = [];
   for (const p of asked) {
     const r = await attemptRead(
       p.health,
       () => deps.clock.now(),
-      () => p.reader.readTransfers({ from, to, recipients: accounts, finalAtOrBelow: to }),
+      () => p.reader.readTransfers({ from, to, recipients: accounts, finalAtOrBelow: to, ...(tokens ? { tokens } : {}) }),
     );
     if (!r.ok) {
       w.figures.reason = `final read of ${from}-${to} failed: ${r.error}`;
@@ -205,31 +206,52 @@ export async function sweepRead(
   });
   logRecorded(deps, w, recorded);
   for (const inv of expired) deps.log.info({ network: w.network.id, invoice_id: inv.id }, 'chain: invoice expired');
-  for (const a of accounts) if ((w.readThrough.get(a) ?? -1n) < to) w.readThrough.set(a, to);
+  for (const a of accounts) {
+    for (const t of w.network.tokens) {
+      const key = throughKey(a, t.contract);
+      if ((w.readThrough.get(key) ?? -1n) < to) w.readThrough.set(key, to);
+    }
+  }
   w.figures.cursorBlock = Number(to);
   w.figures.sweptAccounts = accounts.length;
 }
 
+/** The key of one watched (account, token) in `readThrough`. */
+export function throughKey(address: string, tokenContract: string): string {
+  return `${address} ${tokenContract}`;
+}
+
 /**
- * A poll: the open invoices' accounts only, each from where it was last read (the network's cursor
- * for one not read since the sweep or a restart) up to the agreed final head. Once every one of them
- * is read that far, the open invoices whose window it covers expire.
+ * A poll: the open invoices' (account, token) pairs only, each from where it was last read (the
+ * network's cursor for one not read since the sweep or a restart) up to the agreed final head; on
+ * Solana only the token accounts open invoices ask are read. Once every one of them is read that
+ * far, the open invoices whose window it covers expire.
  */
-export async function pollRead(deps: AppDeps, w: AccountWatch, asked: AccountProvider[], final: ChainHead, accounts: readonly string[]): Promise<void> {
+export async function pollRead(
+  deps: AppDeps,
+  w: AccountWatch,
+  asked: AccountProvider[],
+  final: ChainHead,
+  targets: ReadonlyArray<{ address: string; tokenContract: string }>,
+): Promise<void> {
   const stored = await loadScanState(deps.db, w.network);
   if (!stored) return;
   const base = BigInt(stored.cursorBlock);
-  const groups = new Map<bigint, string[]>();
-  for (const a of accounts) {
-    const through = w.readThrough.get(a);
+  // One read per (start, token): the accounts read alike go together.
+  const groups = new Map<string, { from: bigint; token: string; addresses: string[] }>();
+  for (const t of targets) {
+    const through = w.readThrough.get(throughKey(t.address, t.tokenContract));
     const from = (through !== undefined && through > base ? through : base) + 1n;
-    groups.set(from, [...(groups.get(from) ?? []), a]);
+    const key = `${from} ${t.tokenContract}`;
+    const g = groups.get(key) ?? { from, token: t.tokenContract, addresses: [] };
+    g.addresses.push(t.address);
+    groups.set(key, g);
   }
   const gaps = await listGaps(deps.db, w.network);
   let complete = true;
-  for (const [from, group] of groups) {
-    if (from > final.number) continue;
-    const read = await readAgreed(deps, w, asked, from, final.number, group);
+  for (const g of groups.values()) {
+    if (g.from > final.number) continue;
+    const read = await readAgreed(deps, w, asked, g.from, final.number, g.addresses, [g.token]);
     if (!read) {
       complete = false;
       continue;
@@ -237,9 +259,9 @@ export async function pollRead(deps: AppDeps, w: AccountWatch, asked: AccountPro
     await holdDisagreements(deps, w, read.disagreements, gaps);
     const { recorded } = await recordTransfers(deps, w.network, { transfers: read.agreed });
     logRecorded(deps, w, recorded);
-    for (const a of group) w.readThrough.set(a, final.number);
+    for (const a of g.addresses) w.readThrough.set(throughKey(a, g.token), final.number);
   }
-  w.figures.openAccounts = accounts.length;
+  w.figures.openAccounts = targets.length;
   if (!complete) return;
   const { expired } = await recordTransfers(deps, w.network, {
     transfers: [],

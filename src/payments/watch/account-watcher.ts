@@ -8,7 +8,8 @@
  * - Idle (no invoice open there): a sweep every 10 minutes over every registered account, from the
  *   network's cursor to the final head, so late and wrong payments are still recorded.
  * - Busy (an invoice open): every poll (10 s by default) a final read of the accounts open invoices
- *   ask, each from where it was last read; the sweep of all accounts goes on every 10 minutes.
+ *   ask (on Solana only the token accounts of the tokens they ask), each from where it was last
+ *   read; the sweep of all accounts goes on every 10 minutes.
  *
  * Both read only what is final (Solana: finalized; TON: committed in the masterchain), through two
  * providers where two are configured (account-read.ts). docs/payments.md ("Solana and TON") gives
@@ -18,7 +19,7 @@ import type { AppDeps } from '../../app-deps.js';
 import type { AccountWatch } from '../../chains/account-watch.js';
 import type { NetworkId } from '../../chains/networks.js';
 import type { Worker } from '../../lib/loop.js';
-import { openInvoiceAddresses, openInvoices } from '../../invoices/invoice-payments.js';
+import { openInvoiceTargets, openInvoices } from '../../invoices/invoice-payments.js';
 import { listNetworkAddresses } from '../../wallets/wallets.repo.js';
 import { accountReaders, agreedFinalHead, pollRead, sweepRead } from './account-read.js';
 
@@ -52,8 +53,8 @@ export async function runAccountOnce(deps: AppDeps, w: AccountWatch): Promise<bo
 
 async function accountPass(deps: AppDeps, w: AccountWatch): Promise<void> {
   const now = deps.clock.now();
-  const open = await openInvoiceAddresses(deps.db, w.network);
-  const all = [...new Set([...(await listNetworkAddresses(deps.db, w.network.id)), ...open])];
+  const open = await openInvoiceTargets(deps.db, w.network);
+  const all = [...new Set([...(await listNetworkAddresses(deps.db, w.network.id)), ...open.map((t) => t.address)])];
   const { count, oldestCreatedAt } = await openInvoices(deps.db, w.network);
   const wasBusy = w.figures.busy;
   w.figures.busy = count > 0;
