@@ -2,7 +2,7 @@
  * The Solana and TON watchers' cost (`npm run bench:chain solana ton`): requests (HTTP) and calls
  * (JSON-RPC methods, a batch counts each; TON: one per HTTP request) a day PER provider, idle (the
  * accounts registered, no invoice open: the 10-minute sweep only) and busy (an invoice open on every
- * watched account all the hour: a read of them every 10 s poll, and the sweep), for 1, 100 and
+ * watched account all the hour, in USDT: a read of those token accounts every 10 s poll, and the sweep), for 1, 100 and
  * 1 000 watched accounts, two providers. Loopback providers in the real answer shapes
  * (test/chains/solana/solana-rpc.ts, test/chains/ton/index-server.ts) with no payments in the hour;
  * the chain moves 25 slots (or masterchain blocks) every 10 s. One simulated hour, scaled to a day.
@@ -55,7 +55,8 @@ async function solana(accounts: number, busy: boolean): Promise<string> {
       await h.pass(POLL);
     }
     const perDay = servers.map((s, i) => `${(s.requests.length - before[i]!.requests) * 24} / ${(s.calls.length - before[i]!.calls) * 24}`);
-    return `solana-devnet | ${busy ? 'busy' : 'idle'} | ${accounts} | ${accounts * NETWORKS['solana-devnet'].tokens.length} | ${perDay.join(' ; ')}`;
+    // Idle, the sweep reads every pinned token's account of an owner; busy, the poll reads the USDT account each invoice asks.
+    return `solana-devnet | ${busy ? 'busy' : 'idle'} | ${accounts} | ${busy ? `${accounts} polled, ${accounts * NETWORKS['solana-devnet'].tokens.length} swept` : accounts * NETWORKS['solana-devnet'].tokens.length} | ${perDay.join(' ; ')}`;
   } finally {
     await h.close();
     for (const s of servers) await s.close();
