@@ -143,3 +143,23 @@ test('solana-devnet: a Solana Pay reference chooses among invoices of the same a
   await h.pass();
   assert.equal((await getInvoice(h.t, second.id)).status, 'confirmed');
 });
+
+// Last in the file: the provider's client keeps the 2-minute pause in wall time.
+test('solana-devnet: a provider answering 429 with a long Retry-After backs off (shown in /health), and nothing moves on the other one alone', async () => {
+  const owner = await merchant();
+  const invoice = await h.invoice(owner, 9_000_006n);
+  await h.pass();
+  await pay(owner, 9_000_006n);
+  b.set({ rateLimit: { times: 1_000, retryAfter: '120' } });
+  await h.pass();
+  const health = (await h.t.client().get('/api/v1/health')).body;
+  const entry = health.networks.find((n: any) => n.network === 'solana-devnet');
+  const limited = entry.providers[1];
+  assert.equal(limited.state, 'backing_off');
+  assert.ok(limited.refuses.includes('bursts of requests (HTTP 429 or a rate-limit error)'));
+  assert.ok(Date.parse(limited.retry_at) >= h.t.clock.now() + 100_000, 'out for its Retry-After');
+  await h.pass();
+  assert.equal((await getInvoice(h.t, invoice.id)).status, 'pending');
+  assert.match(h.w.figures.reason ?? '', /nothing moves on one provider's word/);
+  assert.equal(entry.state, 'degraded');
+});
