@@ -19,7 +19,6 @@ import type { Db, Trx, Tx } from '../db/database.js';
 import type { ChainTransferKind, UnmatchedReason } from '../db/schema.js';
 import { insertEvent } from '../events/events.repo.js';
 import { findNetwork, tokenByContract, type NetworkId } from '../chains/networks.js';
-import { optionReference } from '../chains/payment-reference.js';
 import { toChecksumAddress } from '../chains/evm/address.js';
 import { parseAmount, toDbAmount, type Micros } from '../lib/amounts.js';
 import type { AmountTarget } from './allocation.repo.js';
@@ -28,6 +27,7 @@ import type { Invoice, InvoiceOption } from './invoice.model.js';
 import { paymentEventData, toInvoiceResponse } from './invoices.schemas.js';
 import { isOpen, openOfAmount } from './invoices.repo.js';
 import { applyPartialPayment, findPartialMatch } from './partial-payments.js';
+import { preferReferenced } from './reference-match.js';
 import { transition } from './invoice.states.js';
 
 const pay = transition('pay');
@@ -138,29 +138,9 @@ async function markReviewPaid(trx: Trx, id: string, txHash: string, through: Inv
   return r.numUpdatedRows === 1n;
 }
 
-/** The reference a candidate's option carries on the payment's network (option 0: the invoice's own row). */
-function candidateReference(c: Candidate, network: NetworkId): string | undefined {
-  const family = findNetwork(network)?.family;
-  return family ? optionReference({ family }, c.invoice.id, c.option?.position ?? 0) : undefined;
-}
-
-/**
- * Candidates whose option the payment's reference names first (in their order), then the rest: a
- * reference chooses among invoices of the exact amount, it never makes one of another amount match.
- */
-function byReference(candidates: Candidate[], p: ChainPayment): Candidate[] {
-  const refs = p.references ?? [];
-  if (refs.length === 0 || candidates.length < 2) return candidates;
-  const named = candidates.filter((c) => {
-    const ref = candidateReference(c, p.network);
-    return ref !== undefined && refs.includes(ref);
-  });
-  return [...named, ...candidates.filter((c) => !named.includes(c))];
-}
-
 function classify(all: Candidate[], p: ChainPayment): { kind: ChainTransferKind; candidate: Candidate | undefined } {
   if (p.amount <= 0n || p.inexact) return { kind: 'unmatched', candidate: undefined };
-  const candidates = byReference(all, p);
+  const candidates = preferReferenced(all, p.network, p.references);
   const inWindow = candidates.find(({ invoice: inv }) => inv.createdAt <= p.blockTimestamp && p.blockTimestamp <= inv.expiresAt);
   if (inWindow) {
     const inv = inWindow.invoice;
@@ -352,30 +332,6 @@ export async function openInvoices(
     oldestCreatedAt: row.oldest === null ? null : Number(row.oldest),
     newestCreatedAt: row.newest === null ? null : Number(row.newest),
   };
-}
-
-/** The (address, token contract) pairs open invoices ask or offer on a network: what a per-token-account watcher polls. */
-export async function openInvoiceTargets(db: Db, network: { id: string }): Promise<Array<{ address: string; tokenContract: string }>> {
-  const own = await db
-    .selectFrom('invoices')
-    .select(['wallet_address', 'token_contract'])
-    .distinct()
-    .where(isOpen('status'))
-    .where('network', '=', network.id)
-    .execute();
-  const offered = await db
-    .selectFrom('invoice_options as o')
-    .innerJoin('invoices as i', 'i.id', 'o.invoice_id')
-    .select(['o.wallet_address', 'o.token_contract'])
-    .distinct()
-    .where(isOpen('i.status'))
-    .where('o.network', '=', network.id)
-    .where('o.status', '=', 'open')
-    .execute();
-  const pairs = new Map(
-    [...own, ...offered].map((r) => [`${r.wallet_address} ${r.token_contract}`, { address: r.wallet_address, tokenContract: r.token_contract }]),
-  );
-  return [...pairs.values()];
 }
 
 /** The addresses open invoices ask or offer on a network (watched even if their wallet row is gone). */

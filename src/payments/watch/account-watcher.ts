@@ -19,7 +19,8 @@ import type { AppDeps } from '../../app-deps.js';
 import type { AccountWatch } from '../../chains/account-watch.js';
 import type { NetworkId } from '../../chains/networks.js';
 import type { Worker } from '../../lib/loop.js';
-import { openInvoiceTargets, openInvoices } from '../../invoices/invoice-payments.js';
+import { openInvoices } from '../../invoices/invoice-payments.js';
+import { openInvoiceTargets } from '../../invoices/open-targets.js';
 import { listNetworkAddresses } from '../../wallets/wallets.repo.js';
 import { accountReaders, agreedFinalHead, pollRead, sweepRead } from './account-read.js';
 
