@@ -16,7 +16,9 @@ import { MINUTE } from '../../src/lib/clock.js';
 import { listOpenDisputes } from '../../src/payments/scan.repo.js';
 import { startSolanaRpc, type SolanaRpcServer } from '../chains/solana/solana-rpc.js';
 import { SvmChain, USDT } from '../chains/solana/svm.js';
-import { eventsOf, getInvoice, transfersOf } from '../helpers/chain-fixtures.js';
+import { eventsOf, getInvoice, newMerchantId, transfersOf } from '../helpers/chain-fixtures.js';
+import { associatedTokenAddress } from '../../src/chains/solana/address.js';
+import { newId } from '../../src/lib/ids.js';
 import { startAccountHarness, type AccountHarness } from './account-harness.js';
 
 const network = NETWORKS['solana-devnet'];
@@ -142,6 +144,31 @@ test('solana-devnet: a Solana Pay reference chooses among invoices of the same a
   await pay(owner, 3_000_004n);
   await h.pass();
   assert.equal((await getInvoice(h.t, second.id)).status, 'confirmed');
+});
+
+test('solana-devnet: an account with no open invoice is not polled; the 10-minute sweep records its payment (unmatched), and a restart reads on from the cursor', async () => {
+  const owner = await merchant();
+  const merchantId = await newMerchantId(h.t);
+  const id = newId('wal');
+  await h.t.deps.db
+    .insertInto('wallets')
+    .values({ id, merchant_id: merchantId, label: 'Main', address: owner, network: 'solana-devnet', created_at: h.t.clock.now() })
+    .execute();
+  await h.t.deps.db.insertInto('wallet_networks').values({ wallet_id: id, network: 'solana-devnet', address: owner }).execute();
+  // Another merchant's invoice keeps the network busy (polled every 10 s).
+  await h.invoice(await merchant(), 4_000_007n);
+  await h.pass(10 * MINUTE);
+  const sig = await pay(owner, 2_500_000n);
+  const ata = associatedTokenAddress(owner, USDT);
+  const before = a.calls.length;
+  await h.pass();
+  assert.equal(a.calls.slice(before).filter((c) => c.method === 'getSignaturesForAddress' && c.params[0] === ata).length, 0, 'not polled');
+  assert.equal((await transfersOf(h.t)).filter((r) => r.tx_hash === sig).length, 0);
+  // A restart forgets how far the polls read: every account starts again at the durable cursor.
+  h.w.readThrough.clear();
+  await h.pass(10 * MINUTE);
+  const row = (await transfersOf(h.t)).find((r) => r.tx_hash === sig);
+  assert.equal(row?.kind, 'unmatched');
 });
 
 // Last in the file: the provider's client keeps the 2-minute pause in wall time.
