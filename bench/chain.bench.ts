@@ -16,6 +16,8 @@
  *     as compact JSON, 2025's 304 a block).
  *  5. the EVM watcher (`evm`): requests and calls a day per provider, idle and busy, 1 to 1 000
  *     watched addresses, one or two providers (bench/lib/evm-cost.ts).
+ *  6. the Solana and TON watchers (`solana`, `ton`): requests a day per provider, idle and busy, 1 to
+ *     1 000 watched accounts, two providers (bench/lib/account-cost.ts).
  * The numbers are printed, never asserted. BENCH_SECONDS sets the latency run's length (default 60);
  * arguments name the sections to run (`requests`, `latency`, `backfill`, `providers`).
  */
@@ -32,6 +34,7 @@ import { startTestApp } from '../test/helpers/app.js';
 import { insertInvoice, newMerchantId } from '../test/helpers/chain-fixtures.js';
 import { randomAddress } from '../test/helpers/tron-samples.js';
 import { evmCosts } from './lib/evm-cost.js';
+import { accountCosts } from './lib/account-cost.js';
 
 const FILLER: [number, number] = [200, 400];
 /** Mainnet's recorded sizes (BENCHMARKS.md): a TransactionInfo about 447 B as compact JSON; 2025 averaged 304 transactions a block. */
@@ -315,7 +318,7 @@ async function providersPerDay(): Promise<void> {
   for (const line of mainnet) console.log(line);
 }
 
-// Sections by name (`requests`, `latency`, `backfill`, `providers`, `evm`); all when none is named.
+// Sections by name (`requests`, `latency`, `backfill`, `providers`, `evm`, `solana`, `ton`); all when none is named.
 const wanted = new Set(process.argv.slice(2));
 const run = (name: string) => wanted.size === 0 || wanted.has(name);
 console.log(`gatewayd chain bench, Node ${process.version}, load ${(await import('node:os')).loadavg()[0]!.toFixed(2)}`);
@@ -324,3 +327,4 @@ if (run('requests')) await requestsPerDay();
 if (run('latency')) await latency();
 if (run('providers')) await providersPerDay();
 if (run('evm')) await evmCosts();
+if (run('solana') || run('ton')) await accountCosts({ solana: run('solana'), ton: run('ton') });

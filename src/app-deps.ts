@@ -12,6 +12,7 @@ import type { Mailer } from './email/mailer.js';
 import type { ChainRuntime } from './chain/chain.runtime.js';
 import type { WatcherStatus } from './chain/watcher-status.js';
 import type { EvmWatches } from './chains/evm/watch.js';
+import type { AccountWatches } from './chains/account-watch.js';
 import type { Metrics } from './ops/metrics.js';
 import type { HostLookup } from './webhooks/url-policy.js';
 import type { RateBook } from './pricing/rate-book.js';
@@ -36,6 +37,8 @@ export interface AppDeps {
   chain: ChainRuntime;
   /** Each enabled EVM network's watcher state: its providers' clients, health and learned range caps, and its figures. */
   evm: EvmWatches;
+  /** Each enabled Solana and TON network's watcher state: its providers' readers and health, and its figures. */
+  accounts: AccountWatches;
   mailer: Mailer;
   /** Prometheus registry and helpers (src/ops/metrics.ts); features may add their own metrics. */
   metrics: Metrics;

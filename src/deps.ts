@@ -10,6 +10,7 @@ import { Notifier } from './lib/notifier.js';
 import { createMailer, type Mailer } from './email/mailer.js';
 import { createChainRuntime } from './chain/chain.worker.js';
 import { createEvmWatches } from './payments/evm/evm.runtime.js';
+import { createAccountWatches } from './payments/watch/account.runtime.js';
 import { registerChainMetrics } from './chain/chain.health.js';
 import { registerNetworkMetrics } from './payments/networks.metrics.js';
 import { disabledMetrics, registerCoreGauges, type Metrics } from './ops/metrics.js';
@@ -39,6 +40,7 @@ export function createDeps(opts: { config: Config; database: OpenedDatabase; log
     watcherStatus: createWatcherStatus(clock),
     chain: createChainRuntime(opts.config),
     evm: createEvmWatches(opts.config.evmNetworks),
+    accounts: createAccountWatches(opts.config.solanaNetworks, opts.config.tonNetworks),
     mailer: opts.mailer ?? createMailer(opts.config, opts.log),
     metrics: opts.metrics ?? disabledMetrics(),
     dnsLookup: systemLookup,

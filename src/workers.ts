@@ -11,6 +11,7 @@ import { accountsWorker } from './accounts/accounts.worker.js';
 import { paymentNoticesWorker } from './email/payment-notices.js';
 import { chainWorker } from './chain/chain.worker.js';
 import { evmWorker } from './payments/evm/evm-watcher.js';
+import { accountWorker } from './payments/watch/account-watcher.js';
 import { maintenanceWorker } from './db/maintenance.worker.js';
 import { createLease, leaderOnly, liveInstances, whileHeld } from './db/leader.js';
 import { LOCK_KEYS } from './db/postgres.js';
@@ -40,6 +41,8 @@ export function createWorkers(deps: AppDeps): Worker[] {
     // Each EVM network's watcher, in the instance that holds the scanner's lease (one writer of
     // chain_transfers and of the expiry, as for TRON).
     ...deps.config.evmNetworks.map((n) => whileHeld(evmWorker(deps, n.network.id), scanner)),
+    // Each Solana and TON network's watcher, likewise.
+    ...[...deps.config.solanaNetworks, ...deps.config.tonNetworks].map((n) => whileHeld(accountWorker(deps, n.network.id), scanner)),
     // Fiat rates, only when [[pricing.sources]] are configured.
     ...(deps.rates.enabled ? [ratesWorker(deps)] : []),
     {

@@ -27,7 +27,8 @@ function sameTransfer(a: VerifiedTransfer, b: VerifiedTransfer): boolean {
     a.blockNumber === b.blockNumber &&
     a.blockHash === b.blockHash &&
     a.blockTimeMs === b.blockTimeMs &&
-    a.reference === b.reference
+    a.reference === b.reference &&
+    (a.references ?? []).join(',') === (b.references ?? []).join(',')
   );
 }
 

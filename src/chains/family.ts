@@ -47,6 +47,8 @@ export interface VerifiedTransfer {
    * transfer's text comment); matching may use it beside the exact amount, never instead of it.
    */
   reference?: string;
+  /** Solana: the accounts a transfer instruction carries after its authority (Solana Pay reference keys). */
+  references?: readonly string[];
 }
 
 /** Families whose transaction hashes are hex, where letter case carries nothing (TRON's ids, EVM's 0x hashes). */
@@ -148,7 +150,14 @@ export interface TransferReader {
   finalHead(): Promise<ChainHead>;
   latestHead(): Promise<ChainHead>;
   /** Verified transfers of the network's pinned tokens to the watched addresses in [from, to]. */
-  readTransfers(range: { from: bigint; to: bigint; recipients: readonly string[]; finalAtOrBelow: bigint }): Promise<ReadResult>;
+  readTransfers(range: {
+    from: bigint;
+    to: bigint;
+    recipients: readonly string[];
+    finalAtOrBelow: bigint;
+    /** Only these pinned tokens (by contract; all when absent): a reader that reads per token account reads only theirs. */
+    tokens?: readonly string[];
+  }): Promise<ReadResult>;
   /** Which of the given transfers' blocks are still canonical at their height (a reorg check). */
   recheck(transfers: readonly VerifiedTransfer[]): Promise<{ canonical: VerifiedTransfer[]; reorged: VerifiedTransfer[] }>;
 }

@@ -27,6 +27,7 @@ import type { Invoice, InvoiceOption } from './invoice.model.js';
 import { paymentEventData, toInvoiceResponse } from './invoices.schemas.js';
 import { isOpen, openOfAmount } from './invoices.repo.js';
 import { applyPartialPayment, findPartialMatch } from './partial-payments.js';
+import { preferReferenced } from './reference-match.js';
 import { transition } from './invoice.states.js';
 
 const pay = transition('pay');
@@ -53,6 +54,11 @@ export interface ChainPayment {
   blockTimestamp: number;
   /** The `transaction` object of the event it causes. */
   transaction: Record<string, unknown>;
+  /**
+   * What the payer's wallet put in the payment to name it (a TON comment; Solana Pay reference keys):
+   * among invoices of the amount, the one whose option carries it is preferred. Never a match alone.
+   */
+  references?: readonly string[];
 }
 
 /** An invoice and the option of it a transfer pays (undefined: the invoice row itself). */
@@ -132,8 +138,9 @@ async function markReviewPaid(trx: Trx, id: string, txHash: string, through: Inv
   return r.numUpdatedRows === 1n;
 }
 
-function classify(candidates: Candidate[], p: ChainPayment): { kind: ChainTransferKind; candidate: Candidate | undefined } {
+function classify(all: Candidate[], p: ChainPayment): { kind: ChainTransferKind; candidate: Candidate | undefined } {
   if (p.amount <= 0n || p.inexact) return { kind: 'unmatched', candidate: undefined };
+  const candidates = preferReferenced(all, p.network, p.references);
   const inWindow = candidates.find(({ invoice: inv }) => inv.createdAt <= p.blockTimestamp && p.blockTimestamp <= inv.expiresAt);
   if (inWindow) {
     const inv = inWindow.invoice;

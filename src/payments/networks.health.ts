@@ -33,18 +33,17 @@ const ProviderHealthSchema = z.object({
 export const NetworkHealthSchema = z
   .object({
     network: z.enum(NETWORK_IDS),
-    family: z.enum(['tron', 'evm']),
+    family: z.enum(['tron', 'evm', 'solana', 'ton']),
     state: z.enum(['stopped', 'idle', 'running', 'degraded']).openapi({
       description:
-        'idle: no invoice open there (TRON: no request; EVM: a slow catch-up every 10 minutes); running: invoices open and read; degraded: see reason',
+        'idle: no invoice open there (TRON: no request; EVM: a slow catch-up every 10 minutes; Solana and TON: a sweep of every registered account every 10 minutes); running: invoices open and read; degraded: see reason',
     }),
     reason: z.string().nullable().openapi({ description: 'Why it is degraded or waiting, when it is' }),
     cursor_block: z.number().int().nullable().openapi({ description: 'Every block up to this one is read as final (null before the first read)' }),
-    final_head: z
-      .number()
-      .int()
-      .nullable()
-      .openapi({ description: 'The newest final block the providers show (TRON: solidified; EVM: the lower of two providers)' }),
+    final_head: z.number().int().nullable().openapi({
+      description:
+        'The newest final block the providers show (TRON: solidified; EVM: the lower of two providers; Solana: finalized slot; TON: masterchain seqno)',
+    }),
     behind_blocks: z.number().int().nullable().openapi({ description: 'Final blocks not read yet' }),
     disputes: z
       .number()
@@ -59,7 +58,7 @@ function behind(cursor: number | null, head: number | null): number | null {
 }
 
 export async function networksHealth(
-  deps: Pick<AppDeps, 'db' | 'config' | 'chain' | 'evm' | 'watcherStatus' | 'clock'>,
+  deps: Pick<AppDeps, 'db' | 'config' | 'chain' | 'evm' | 'accounts' | 'watcherStatus' | 'clock'>,
 ): Promise<Array<z.infer<typeof NetworkHealthSchema>>> {
   const tron = deps.config.network;
   const f = deps.chain.figures;
@@ -107,6 +106,28 @@ export async function networksHealth(
           refuses: refusals(w, p),
         };
       }),
+    });
+  }
+  for (const w of deps.accounts.values()) {
+    const g = w.figures;
+    out.push({
+      network: w.network.id,
+      family: w.network.family === 'ton' ? 'ton' : 'solana',
+      state: g.state,
+      reason: g.reason,
+      cursor_block: g.cursorBlock,
+      final_head: g.finalHead,
+      behind_blocks: behind(g.cursorBlock, g.finalHead),
+      disputes: (await listOpenDisputes(deps.db, w.network)).length,
+      providers: w.providers.map((p) => ({
+        name: p.health.name,
+        state: p.health.state,
+        last_error: p.health.lastError,
+        last_ok_at: isoOrNull(p.health.lastOkAt),
+        retry_at: isoOrNull(p.health.retryAt),
+        range_cap: null,
+        refuses: [...p.health.refuses],
+      })),
     });
   }
   return out;

@@ -91,7 +91,8 @@ async function recordOne(
   }
   const fields = transactionFields(t, amount);
   const payment = { network: t.network, tokenContract: t.contract, to: t.to, amount, inexact, txHash: t.txHash, blockTimestamp: t.blockTimeMs };
-  const { kind, invoiceId } = await applyChainPayment(deps, trx, tx, { ...payment, transaction: toTransactionResponse(fields) }, now);
+  const references = [...(t.reference !== undefined ? [t.reference] : []), ...(t.references ?? [])];
+  const { kind, invoiceId } = await applyChainPayment(deps, trx, tx, { ...payment, transaction: toTransactionResponse(fields), references }, now);
   let reason: UnmatchedReason | null = null;
   if (kind === 'unmatched') reason = inexact ? 'inexact_amount' : invoiceId === null ? await unmatchedReason(trx, payment, enabledTokens(deps)) : null;
   await insertTransfer(

@@ -45,10 +45,11 @@ export interface SolanaReaderOptions {
 }
 
 /** Every pinned token's associated token account of each owner: what `readTransfers` watches. */
-export function watchedAccounts(network: Readonly<Network>, owners: readonly string[]): WatchedAccount[] {
+export function watchedAccounts(network: Readonly<Network>, owners: readonly string[], tokens?: readonly string[]): WatchedAccount[] {
+  const pinned = tokens ? network.tokens.filter((t) => tokens.includes(t.contract)) : network.tokens;
   return owners.flatMap((owner) => {
     if (!parseSolanaAddress(owner).ok) throw new Error(`watched owner ${owner} is not a Solana address`);
-    return network.tokens.map((token) => ({ account: associatedTokenAddress(owner, token.contract), owner, token }));
+    return pinned.map((token) => ({ account: associatedTokenAddress(owner, token.contract), owner, token }));
   });
 }
 
@@ -117,9 +118,9 @@ export class SolanaReader implements TransferReader {
     return head;
   }
 
-  /** The TransferReader form: recipients are owners, every pinned token's account of each is read. */
-  readTransfers(range: { from: bigint; to: bigint; recipients: readonly string[]; finalAtOrBelow: bigint }): Promise<ReadResult> {
-    return this.readAccounts({ ...range, accounts: watchedAccounts(this.network, range.recipients) });
+  /** The TransferReader form: recipients are owners, every pinned token's account of each is read (or those of `tokens`). */
+  readTransfers(range: { from: bigint; to: bigint; recipients: readonly string[]; finalAtOrBelow: bigint; tokens?: readonly string[] }): Promise<ReadResult> {
+    return this.readAccounts({ ...range, accounts: watchedAccounts(this.network, range.recipients, range.tokens) });
   }
 
   /**

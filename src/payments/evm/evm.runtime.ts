@@ -4,44 +4,18 @@
  * pinned tokens, the operator's finality rule, the provider's max_block_range as its first span)
  * and its health, and the range caps the providers taught by their refusals.
  */
-import { performance } from 'node:perf_hooks';
-import { setTimeout as delay } from 'node:timers/promises';
 import type { EvmNetworkConfig } from '../../config.js';
 import { EvmReader, RangeCaps } from '../../chains/evm/reader.js';
 import { EvmRpcClient } from '../../chains/evm/rpc.js';
 import type { EvmProvider, EvmWatch, EvmWatches } from '../../chains/evm/watch.js';
 import { systemClock } from '../../lib/clock.js';
+import { pacedFetch, providerName } from '../watch/providers.js';
 
 export interface EvmRuntimeOptions {
   /** Tests hand their own fetch (a recording or failing one). */
   fetch?: typeof fetch;
   /** Recipients per eth_getLogs query (default: the reader's, 100). */
   maxRecipientsPerQuery?: number;
-}
-
-/** Scheme and host only: many providers put the access key in the path or the query. */
-function providerName(url: string, taken: Set<string>): string {
-  const u = new URL(url);
-  let name = `${u.protocol}//${u.host}`;
-  for (let i = 2; taken.has(name); i++) name = `${u.protocol}//${u.host} #${i}`;
-  taken.add(name);
-  return name;
-}
-
-/**
- * A fetch that starts at most `perSecond` requests a second (0: unpaced). Wall time on purpose, not
- * the injected clock: the provider's limit runs in real time and the wait is a real timer.
- */
-function pacedFetch(perSecond: number, inner: typeof fetch): typeof fetch {
-  if (perSecond <= 0) return inner;
-  let nextSlot = 0;
-  return async (input, init) => {
-    const now = performance.now();
-    const slot = Math.max(now, nextSlot);
-    nextSlot = slot + 1000 / perSecond;
-    if (slot > now) await delay(slot - now);
-    return inner(input, init);
-  };
 }
 
 export function createEvmWatch(entry: EvmNetworkConfig, options: EvmRuntimeOptions = {}): EvmWatch {
