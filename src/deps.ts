@@ -9,8 +9,7 @@ import type { Log } from './lib/log.js';
 import { Notifier } from './lib/notifier.js';
 import { createMailer, type Mailer } from './email/mailer.js';
 import { createChainRuntime } from './chain/chain.worker.js';
-import { createEvmWatches } from './payments/evm/evm.runtime.js';
-import { createAccountWatches } from './payments/watch/account.runtime.js';
+import type { Watches } from './watches.js';
 import { registerChainMetrics } from './chain/chain.health.js';
 import { registerNetworkMetrics } from './payments/networks.metrics.js';
 import { disabledMetrics, registerCoreGauges, type Metrics } from './ops/metrics.js';
@@ -23,9 +22,20 @@ import { createTelegramRuntime } from './telegram/telegram.runtime.js';
  * `metrics`: prom-client's (src/ops/prometheus.ts), which the caller loads when it will serve or read
  * them (`serve` with metrics.enabled; the tests); without it, the stand-ins that keep nothing.
  */
-export function createDeps(opts: { config: Config; database: OpenedDatabase; log: Log; clock?: Clock; mailer?: Mailer; metrics?: Metrics }): AppDeps {
+export function createDeps(opts: {
+  config: Config;
+  database: OpenedDatabase;
+  log: Log;
+  clock?: Clock;
+  mailer?: Mailer;
+  metrics?: Metrics;
+  /** The watchers of the networks beside TRON (src/watches.ts, loadWatches); needed when any is configured. */
+  watches?: Pick<Watches, 'evm' | 'accounts'>;
+}): AppDeps {
   const clock = opts.clock ?? systemClock;
   if (opts.config.metrics.enabled && !opts.metrics) throw new Error('createDeps: metrics.enabled needs the Prometheus metrics (createPrometheusMetrics)');
+  const beside = opts.config.evmNetworks.length + opts.config.solanaNetworks.length + opts.config.tonNetworks.length;
+  if (beside > 0 && !opts.watches) throw new Error('createDeps: networks beside TRON need their watchers (loadWatches)');
   const deps: AppDeps = {
     db: opts.database.db,
     get sqlite() {
@@ -39,8 +49,8 @@ export function createDeps(opts: { config: Config; database: OpenedDatabase; log
     deliveriesQueued: new Notifier(),
     watcherStatus: createWatcherStatus(clock),
     chain: createChainRuntime(opts.config),
-    evm: createEvmWatches(opts.config.evmNetworks),
-    accounts: createAccountWatches(opts.config.solanaNetworks, opts.config.tonNetworks),
+    evm: opts.watches?.evm ?? new Map(),
+    accounts: opts.watches?.accounts ?? new Map(),
     mailer: opts.mailer ?? createMailer(opts.config, opts.log),
     metrics: opts.metrics ?? disabledMetrics(),
     dnsLookup: systemLookup,

@@ -11,6 +11,7 @@ import { parseListen, type Config } from './config.js';
 import { ensureDatabaseFile, openDatabase } from './db/database.js';
 import { configuredClaim, prepareDatabase, type NetworkClaim } from './db/network-guard.js';
 import { createDeps } from './deps.js';
+import { loadWatches } from './watches.js';
 import type { AppDeps } from './app-deps.js';
 import { createLogger, type Log } from './lib/log.js';
 import { startLoop, type LoopHandle } from './lib/loop.js';
@@ -62,7 +63,9 @@ export async function startServer(config: Config, log: Log = createLogger(config
   // prom-client is loaded only when the metrics are served (src/ops/metrics.ts).
   const prometheus = config.metrics.enabled ? await import('./ops/prometheus.js') : undefined;
   const metrics = prometheus?.createPrometheusMetrics({ version: VERSION, log });
-  const deps = createDeps({ config, database, log, metrics });
+  // The EVM, Solana and TON watchers are loaded only for the networks configured (src/watches.ts).
+  const watches = await loadWatches(config);
+  const deps = createDeps({ config, database, log, metrics, watches });
   await recoverAfterCrash(deps);
   const app = createApp(deps);
   options.extend?.(app, deps);
@@ -93,7 +96,7 @@ export async function startServer(config: Config, log: Log = createLogger(config
   server.headersTimeout = 15_000;
   server.requestTimeout = 30_000;
 
-  const loops: LoopHandle[] = createWorkers(deps).map((w) => startLoop(w, log.child({ worker: w.name })));
+  const loops: LoopHandle[] = createWorkers(deps, watches).map((w) => startLoop(w, log.child({ worker: w.name })));
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;

@@ -10,8 +10,7 @@ import type { Worker } from './lib/loop.js';
 import { accountsWorker } from './accounts/accounts.worker.js';
 import { paymentNoticesWorker } from './email/payment-notices.js';
 import { chainWorker } from './chain/chain.worker.js';
-import { evmWorker } from './payments/evm/evm-watcher.js';
-import { accountWorker } from './payments/watch/account-watcher.js';
+import { NO_WATCHES, type Watches } from './watches.js';
 import { maintenanceWorker } from './db/maintenance.worker.js';
 import { createLease, leaderOnly, liveInstances, whileHeld } from './db/leader.js';
 import { LOCK_KEYS } from './db/postgres.js';
@@ -28,7 +27,7 @@ import { telegramWatcherWorker, telegramWorkers } from './telegram/telegram.work
 /** The lease of each Telegram worker: getUpdates admits one reader per bot, and each notice is sent once. */
 const TELEGRAM_LEASES: Record<string, number> = { 'telegram-updates': LOCK_KEYS.TELEGRAM_UPDATES, 'telegram-outbox': LOCK_KEYS.TELEGRAM_OUTBOX };
 
-export function createWorkers(deps: AppDeps): Worker[] {
+export function createWorkers(deps: AppDeps, watches: Pick<Watches, 'workers'> = NO_WATCHES): Worker[] {
   const deliveries = createDeliveryWorker(deps);
   const wakeups = crossInstanceSignal(deps.db, 'gatewayd_deliveries', deps.log);
   const several = dialectOf(deps.db) === 'postgres';
@@ -38,11 +37,9 @@ export function createWorkers(deps: AppDeps): Worker[] {
     leaderOnly(paymentNoticesWorker(deps), createLease(deps.db, LOCK_KEYS.MAIL, 'payment-notices', deps.log)),
     maintenanceWorker(deps),
     leaderOnly(chainWorker(deps), scanner),
-    // Each EVM network's watcher, in the instance that holds the scanner's lease (one writer of
-    // chain_transfers and of the expiry, as for TRON).
-    ...deps.config.evmNetworks.map((n) => whileHeld(evmWorker(deps, n.network.id), scanner)),
-    // Each Solana and TON network's watcher, likewise.
-    ...[...deps.config.solanaNetworks, ...deps.config.tonNetworks].map((n) => whileHeld(accountWorker(deps, n.network.id), scanner)),
+    // Each EVM, Solana and TON network's watcher (loaded only when configured: src/watches.ts), in
+    // the instance that holds the scanner's lease (one writer of chain_transfers and of the expiry, as for TRON).
+    ...watches.workers(deps).map((w) => whileHeld(w, scanner)),
     // Fiat rates, only when [[pricing.sources]] are configured.
     ...(deps.rates.enabled ? [ratesWorker(deps)] : []),
     {

@@ -9,7 +9,7 @@ import type { AppDeps } from '../app-deps.js';
 import { NETWORK_IDS } from '../chains/networks.js';
 import { DateTime } from '../http/openapi.js';
 import { isoOrNull } from '../lib/clock.js';
-import { refusals } from './evm/evm-providers.js';
+import { refusals } from '../chains/evm/watch.js';
 import { listOpenDisputes } from './scan.repo.js';
 
 const ProviderHealthSchema = z.object({

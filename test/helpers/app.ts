@@ -16,6 +16,7 @@ import { openDatabase, type OpenedDatabase } from '../../src/db/database.js';
 import { migrateDatabase } from '../../src/db/migrator.js';
 import { scratchDatabase } from './database.js';
 import { claimNetwork, configuredClaim } from '../../src/db/network-guard.js';
+import { loadWatches } from '../../src/watches.js';
 import { createDeps } from '../../src/deps.js';
 import type { AppDeps } from '../../src/deps.js';
 import { ManualClock } from '../../src/lib/clock.js';
@@ -84,7 +85,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   await migrateDatabase(database, clock.now());
   await claimNetwork(database, database.path, configuredClaim(config), clock.now());
   const metrics = createPrometheusMetrics({ version: VERSION, log });
-  const deps = createDeps({ config, database, log, clock, metrics });
+  const deps = createDeps({ config, database, log, clock, metrics, watches: await loadWatches(config) });
   if (options.beforeCreate) await options.beforeCreate(deps);
   const app = createApp(deps);
   options.beforeServe?.(app);

@@ -72,3 +72,9 @@ export interface EvmWatch {
 }
 
 export type EvmWatches = Map<NetworkId, EvmWatch>;
+
+/** What a provider refuses, as /health says it: its remembered range cap, and its own refusals. */
+export function refusals(w: Pick<EvmWatch, 'caps'>, p: EvmProvider): string[] {
+  const cap = w.caps.get(p.health.name);
+  return [...(cap !== undefined ? [`eth_getLogs over more than ${cap} blocks`] : []), ...p.health.refuses];
+}

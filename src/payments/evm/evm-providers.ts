@@ -16,11 +16,7 @@ export function usableProviders(w: EvmWatch, now: number): EvmProvider[] {
   return w.providers.filter((p) => p.health.retryAt === null || p.health.retryAt <= now);
 }
 
-/** What a provider refuses, as /health says it: its remembered range cap, and its own refusals. */
-export function refusals(w: EvmWatch, p: EvmProvider): string[] {
-  const cap = w.caps.get(p.health.name);
-  return [...(cap !== undefined ? [`eth_getLogs over more than ${cap} blocks`] : []), ...p.health.refuses];
-}
+export { refusals } from '../../chains/evm/watch.js';
 
 export type { Attempt } from '../watch/providers.js';
 
