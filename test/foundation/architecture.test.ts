@@ -30,7 +30,7 @@ const LAYERS: Array<{ name: string; matches: (file: string) => boolean }> = [
   // database, no feature and no AppDeps, so the configuration (which names the enabled networks)
   // and the money path's features stand above them.
   { name: 'chain families', matches: (f) => f.startsWith('chains/') },
-  { name: 'configuration', matches: (f) => f === 'config.ts' || f === 'config.schema.ts' },
+  { name: 'configuration', matches: (f) => f === 'config.ts' || f === 'config.schema.ts' || f === 'config.networks.schema.ts' },
   { name: 'infrastructure', matches: (f) => f.startsWith('db/') || f.startsWith('http/') },
   // The type of the dependency bag every feature receives (its builder, src/deps.ts, is composition).
   { name: 'contract', matches: (f) => f === 'app-deps.ts' },
