@@ -13,7 +13,8 @@ import { writeTransaction, type Db, type Trx, type Tx } from '../db/database.js'
 import type { ChainTransferKind, UnmatchedReason } from '../db/schema.js';
 import { micros, type Micros } from '../lib/amounts.js';
 import type { Invoice } from '../invoices/invoice.model.js';
-import { applyChainPayment, expireScanned, unmatchedReason, type Unscanned } from '../invoices/invoice-payments.js';
+import { applyChainPayment, unmatchedReason } from '../invoices/invoice-payments.js';
+import { expireScanned, type Unscanned } from '../invoices/invoice-expiry.js';
 import { afterTransferRecorded } from '../transfers/transfer-events.js';
 import { listGaps, loadScanState, saveScanState, updateGap, type ScanGap, type ScanState } from './scan.repo.js';
 import { markSeenFinal } from './seen.repo.js';

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { listMerchantLatePayments, listUnmatchedTransfers, unmatchedTransfersQuery } from '../../src/chain/chain.repo.js';
-import { expirableQuery, merchantLatePaymentsQuery } from '../../src/invoices/invoice-payments.js';
+import { merchantLatePaymentsQuery } from '../../src/invoices/invoice-payments.js';
+import { expirableQuery } from '../../src/invoices/invoice-expiry.js';
 import { runOnce as optimize } from '../../src/db/maintenance.worker.js';
 import { walletViewsQuery } from '../../src/dashboard/dashboard.repo.js';
 import { startTestApp } from '../helpers/app.js';

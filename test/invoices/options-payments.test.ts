@@ -9,7 +9,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeTransaction } from '../../src/db/database.js';
-import { expireScanned } from '../../src/invoices/invoice-payments.js';
+import { expireScanned } from '../../src/invoices/invoice-expiry.js';
 import type { TestApp } from '../helpers/app.js';
 import type { DocumentValidator } from '../helpers/openapi-validator.js';
 import { ADDRESSES, createInvoice, micro } from '../helpers/shop.js';
