@@ -38,12 +38,18 @@ const ClaimBodySchema = z
   .strictObject({
     tx_hash: z
       .string()
-      .regex(/^(0x)?[0-9a-fA-F]{64}$/, 'A transaction id is 64 hexadecimal characters on TRON, or 0x and 64 on the EVM networks')
+      .min(1)
+      .max(128)
       .openapi({
         description:
-          "The transaction id as a wallet or explorer shows it, in the form of the invoice's network (or one of its options' networks): 64 hex characters on TRON (0x allowed), 0x and 64 on the EVM networks; another form is 400 `validation_error` naming the form expected",
+          "The transaction id as a wallet or explorer shows it, in the form of the invoice's network (or one of its options' networks): 64 hex characters on TRON (0x allowed), 0x and 64 on the EVM networks; another form is 400 `validation_error` naming the form expected. Solana and TON take none: their payments are seen by their watchers alone",
         example: 'a'.repeat(64),
       }),
+    network: z.string().max(64).optional().openapi({
+      description:
+        "The network of the option the payer paid on (the checkout's shown option), e.g. `tron-mainnet`: the id is then read in that network's form only. A network the invoice is not payable on, or a Solana or TON network, is 400 `validation_error` (path `network`)",
+      example: 'tron-mainnet',
+    }),
   })
   .openapi('CheckoutTransactionClaim');
 const MONEY_OR_NULL = z
@@ -111,12 +117,14 @@ export function checkoutRoutes(deps: AppDeps) {
     async (c) => {
       const found = await findByCheckoutToken(deps.db, c.req.valid('param').token);
       if (!found) throw new AppError('not_found', 'No invoice for this checkout link');
+      // The form is checked before a lookup is counted, as a malformed body is.
+      const body = c.req.valid('json');
+      const { txHash, family } = claimedHash(found.invoice, body.tx_hash, body.network);
       await deps.rateLimiter.consume('checkout_claim_ip', clientSubject(c, deps.config.server.trust_proxy), CLAIMS_PER_IP_PER_MINUTE, { context: c });
       await deps.rateLimiter.consume('checkout_claim_invoice', found.invoice.id, CLAIMS_PER_INVOICE_PER_MINUTE, {
         context: c,
         message: 'Too many lookups for this invoice; retry in a minute',
       });
-      const { txHash, family } = claimedHash(found.invoice, c.req.valid('json').tx_hash);
       const result = family === 'evm' ? await claimEvmTransaction(deps, found.invoice, txHash) : await claimTransaction(deps, found.invoice, txHash);
       const now = (await findByCheckoutToken(deps.db, found.invoice.checkoutToken))!;
       const where = result.outcome === 'deferred' ? null : await paidTo(deps.db, now.invoice, txHash);

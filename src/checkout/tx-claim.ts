@@ -35,10 +35,25 @@ function payableNetworks(invoice: Invoice): string[] {
 /**
  * The payer's text as the hash of the invoice's network (or one of its options'): on an EVM network
  * `0x` and 64 hex digits, kept with its 0x as the EVM watchers store it; on TRON 64 hex digits, 0x
- * allowed and dropped. Lower case either way. Another form is 400 naming the form expected.
+ * allowed and dropped. Lower case either way. Another form is 400 naming the form expected. With
+ * `network` (the option the payer was shown), only that network's form is read; a network the
+ * invoice is not payable on, or a Solana or TON one (their watchers see every payment; a TON hash
+ * is 64 hex digits too, and must never be looked up as a TRON id), is 400 on `network`.
  */
-export function claimedHash(invoice: Invoice, text: string): { txHash: string; family: 'tron' | 'evm' } {
-  const networks = payableNetworks(invoice).map((id) => findNetwork(id));
+export function claimedHash(invoice: Invoice, text: string, network?: string): { txHash: string; family: 'tron' | 'evm' } {
+  const payable = payableNetworks(invoice);
+  if (network !== undefined) {
+    const named = payable.includes(network) ? findNetwork(network) : undefined;
+    if (!named) {
+      const message = `This invoice is not payable on ${network}: name one of ${payable.join(', ')}`;
+      throw new AppError('validation_error', message, [{ path: 'network', message }]);
+    }
+    if (named.family !== 'tron' && named.family !== 'evm') {
+      const message = `A payment on ${named.label} takes no transaction id here: its watcher sees it by itself once ${named.label} has finalized it`;
+      throw new AppError('validation_error', message, [{ path: 'network', message }]);
+    }
+  }
+  const networks = (network !== undefined ? [network] : payable).map((id) => findNetwork(id));
   const evm = networks.filter((n) => n?.family === 'evm');
   const tron = networks.some((n) => n?.family === 'tron');
   const lower = text.trim().toLowerCase();
@@ -48,9 +63,11 @@ export function claimedHash(invoice: Invoice, text: string): { txHash: string; f
     ...(tron ? ['64 hexadecimal characters on TRON'] : []),
     ...(evm.length > 0 ? [`0x and 64 hexadecimal characters on ${evm.map((n) => n!.label).join(', ')}`] : []),
   ];
+  const seenAlone = networks.filter((n) => n && n.family !== 'tron' && n.family !== 'evm').map((n) => n!.label);
   const message =
     forms.length > 0
-      ? `This invoice is paid on ${networks.map((n) => n?.label ?? '?').join(', ')}: its transaction id is ${forms.join(', or ')}`
+      ? `This invoice is paid on ${networks.map((n) => n?.label ?? '?').join(', ')}: its transaction id is ${forms.join(', or ')}` +
+        (seenAlone.length > 0 ? `; a payment on ${seenAlone.join(', ')} takes none, it is seen automatically` : '')
       : "This invoice's network takes no transaction id here; its payment is seen automatically";
   throw new AppError('validation_error', message, [{ path: 'tx_hash', message }]);
 }

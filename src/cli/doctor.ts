@@ -13,6 +13,7 @@ import { recordedSqliteNetwork } from '../db/network-guard.js';
 import { checkPostgres } from './doctor-postgres.js';
 import { checkRecordedNetwork, isLoopbackHost, type Finding } from './doctor-findings.js';
 import { checkClock, checkSmtp, checkTron } from './doctor-network.js';
+import { checkAccountNetworks } from './doctor-accounts.js';
 import { checkEvmNetworks } from './doctor-evm.js';
 import { checkRates } from './doctor-rates.js';
 import { checkDeploy, type DeployPaths } from './doctor-deploy.js';
@@ -52,6 +53,7 @@ export async function runDoctor(load: () => Config, out: (line: string) => void,
   report(checkClock(tron.dateHeader, tron.blockTime));
   // Each EVM provider with its own timeout_seconds (as the watcher asks it), no longer than a test asks.
   for (const f of await checkEvmNetworks(config, options.timeoutMs)) report(f);
+  for (const f of await checkAccountNetworks(config, options.timeoutMs)) report(f);
   report(await checkSmtp(config, timeoutMs));
   for (const f of await checkRates(config, timeoutMs)) report(f);
   return summarize(findings, out);

@@ -21,6 +21,10 @@ export interface ShownOption {
   name: string;
   /** "BNB Smart Chain (BEP20)", "TRON (TRC20)". */
   networkName: string;
+  /** The registry id ("tron-mainnet", "solana-mainnet"), which a claim names. */
+  networkId: string;
+  /** True where "I already paid" is offered: a TRON id or an EVM hash is looked up; Solana and TON payments are seen by their watchers alone. */
+  claimable: boolean;
   token: string;
   tokenContract: string;
   /** The address as the payer copies it: the stored form, but on TON the `UQ…` form wallets expect. */
@@ -70,6 +74,8 @@ export function shownOptions(inv: ReturnType<typeof toCheckoutInvoiceResponse>, 
       index: Math.max(0, index),
       name: `${o.token} · ${networkName(network)}`,
       networkName: networkName(network),
+      networkId: network.id,
+      claimable: family === 'tron' || family === 'evm',
       token: o.token,
       tokenContract: o.token_contract,
       // The form the link names too (ton/payment-link.ts): non-bounceable, as wallets expect for a wallet.

@@ -106,8 +106,16 @@
   // "I already paid": the payer names the transaction; the server looks it up on the chain now.
   var claim = document.getElementById('claim');
   var form = document.getElementById('claim-form');
+  // Offered only while the option shown takes a transaction id (TRON, EVM): Solana and TON are seen by their watchers.
+  var shownOption = function () {
+    return document.querySelector('.option[data-option]:not([hidden])');
+  };
+  var syncClaim = function () {
+    var o = shownOption();
+    if (claim && form) claim.hidden = !!o && o.getAttribute('data-claim') === '0';
+  };
   if (claim && form) {
-    claim.hidden = false;
+    syncClaim();
     var input = document.getElementById('claim-tx');
     var result = document.getElementById('claim-result');
     // The sentence with each amount its own left-to-right run, so a right-to-left page keeps its digits in order.
@@ -157,7 +165,7 @@
         cache: 'no-store',
         credentials: 'omit',
         headers: { accept: 'application/json', 'content-type': 'application/json' },
-        body: JSON.stringify({ tx_hash: tx }),
+        body: JSON.stringify(shownOption() ? { tx_hash: tx, network: shownOption().getAttribute('data-network') } : { tx_hash: tx }),
       })
         .then(function (res) {
           return res.json().then(function (body) {
@@ -205,6 +213,7 @@
       var chosen = link.getAttribute('data-option');
       var panels = document.querySelectorAll('.option[data-option]');
       for (var i = 0; i < panels.length; i++) panels[i].hidden = panels[i].getAttribute('data-option') !== chosen;
+      syncClaim();
       var links = picker.querySelectorAll('a[data-option]');
       for (var j = 0; j < links.length; j++) {
         if (links[j] === link) links[j].setAttribute('aria-current', 'true');

@@ -35,7 +35,7 @@ const unescape = (html: string) =>
 
 /** Each option panel of a checkout page: its index, whether hidden, and its markup. */
 function panels(html: string): Array<{ index: number; hidden: boolean; html: string }> {
-  const re = /<div class="option" id="option-(\d+)" data-option="\d+"( hidden)?>/g;
+  const re = /<div class="option" id="option-(\d+)" data-option="\d+"[^>]*?( hidden)?>/g;
   const starts = [...html.matchAll(re)];
   return starts.map((m, i) => ({
     index: Number(m[1]),

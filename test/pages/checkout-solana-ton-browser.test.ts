@@ -4,7 +4,9 @@
  * payment link (Solana Pay with the option's reference and the shop's name; a TON transfer link with
  * the option's comment); Solana says what a payer pays to create a missing token account; TON shows
  * the address as wallets expect it (UQ…) and the comment, saying the exact amount is what counts.
- * Chromium, en and fa at 1280 and 390 px, no overflow.
+ * Chromium, en and fa at 1280 and 390 px, no overflow. "I already paid" takes TRON ids and EVM hashes
+ * only: it is not offered while a Solana or TON option is shown, and the API refuses a claim naming
+ * those networks with 400 rather than reading a TON hash as a TRON id.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -39,7 +41,7 @@ const unescape = (html: string) =>
     .replace(/&quot;/g, '"');
 
 function panels(html: string): Array<{ index: number; hidden: boolean; html: string }> {
-  const re = /<div class="option" id="option-(\d+)" data-option="\d+"( hidden)?>/g;
+  const re = /<div class="option" id="option-(\d+)" data-option="\d+" data-network="[a-z-]+" data-claim="[01]"( hidden)?>/g;
   const starts = [...html.matchAll(re)];
   return starts.map((m, i) => ({
     index: Number(m[1]),
@@ -174,6 +176,17 @@ test('Solana and TON options in Chromium, en and fa at 1280 and 390 px: chosen i
           await looksRight(page, `${locale}-${width}-${index === 1 ? 'solana' : 'ton'}`);
         }
         assert.equal(await page.locator('#comment-3').innerText(), `${inv.id}/3`);
+        assert.ok(await page.locator('#claim').isHidden(), 'no "I already paid" on the TON option');
+        await page.locator('#picker a[data-option="0"]').click();
+        await page.locator('#option-0').waitFor({ state: 'visible' });
+        assert.ok(await page.locator('#claim').isVisible(), '"I already paid" back on the TRON option');
+        await page.locator('#picker a[data-option="1"]').click();
+        await page.locator('#option-1').waitFor({ state: 'visible' });
+        assert.ok(await page.locator('#claim').isHidden(), 'no "I already paid" on the Solana option');
+        await page.goto(`${app.baseUrl}/pay/${token}?lang=${locale}&option=3`);
+        await page.locator('#option-3').waitFor({ state: 'visible' });
+        assert.ok(await page.locator('#claim').isHidden(), 'no "I already paid" when the page opens on the TON option');
+        await looksRight(page, `${locale}-${width}-ton-opened`);
         assert.ok(await page.locator('#option-3 .ton-comment button.copy').isVisible(), 'the comment has its copy button');
         assert.deepEqual(browser.errors, [], 'no console errors (CSP violations included)');
       } finally {
@@ -181,4 +194,46 @@ test('Solana and TON options in Chromium, en and fa at 1280 and 390 px: chosen i
       }
     }
   }
+});
+
+test('"I already paid" on Solana and TON: not offered on their panels; the API refuses their claims with 400, never a TRON lookup', async (t) => {
+  const app = await start();
+  t.after(() => app.close());
+  const { token } = await fourOptionInvoice(app);
+  const html = await (await fetch(`${app.baseUrl}/pay/${token}`)).text();
+  assert.deepEqual(
+    [...html.matchAll(/<div class="option" id="option-(\d+)" data-option="\d+" data-network="([a-z-]+)" data-claim="([01])"/g)].map(
+      (m) => `${m[1]} ${m[2]} ${m[3]}`,
+    ),
+    ['0 tron-mainnet 1', '1 solana-mainnet 0', '2 solana-mainnet 0', '3 ton-mainnet 0'],
+  );
+  const claim = async (body: Record<string, unknown>) => {
+    const res = await fetch(`${app.baseUrl}/api/v1/checkout/${token}/transaction`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify(body),
+    });
+    return { status: res.status, body: (await res.json()) as any };
+  };
+  // A TON transaction hash is 64 hex digits, as a TRON id is: named as TON, it is refused, not looked up on TRON.
+  const ton = await claim({ tx_hash: 'ab'.repeat(32), network: 'ton-mainnet' });
+  assert.equal(ton.status, 400, JSON.stringify(ton.body));
+  assert.equal(ton.body.error.code, 'validation_error');
+  assert.equal(ton.body.error.details[0].path, 'network');
+  assert.match(ton.body.error.message, /TON takes no transaction id here: its watcher sees it by itself/);
+  const sig = '5'.repeat(87);
+  const solana = await claim({ tx_hash: sig, network: 'solana-mainnet' });
+  assert.equal(solana.status, 400, JSON.stringify(solana.body));
+  assert.match(solana.body.error.message, /Solana \(SPL\) takes no transaction id here/);
+  // A Solana signature without a network: 400 naming the forms taken, and that Solana and TON take none.
+  const bare = await claim({ tx_hash: sig });
+  assert.equal(bare.status, 400, JSON.stringify(bare.body));
+  assert.equal(bare.body.error.details[0].path, 'tx_hash');
+  assert.match(bare.body.error.message, /64 hexadecimal characters on TRON; a payment on Solana \(SPL\), TON takes none, it is seen automatically/);
+  const other = await claim({ tx_hash: 'ab'.repeat(32), network: 'bsc-mainnet' });
+  assert.equal(other.status, 400, JSON.stringify(other.body));
+  assert.match(other.body.error.message, /not payable on bsc-mainnet/);
+  // Named as TRON, the id goes on to the TRON lookup (no provider answers here: not a 400, never a 500).
+  const tron = await claim({ tx_hash: 'ab'.repeat(32), network: 'tron-mainnet' });
+  assert.ok((tron.status !== 400 && tron.status < 500) || tron.status === 503, `${tron.status} ${JSON.stringify(tron.body)}`);
 });

@@ -53,6 +53,17 @@ export interface Hostility {
   showAborted?: boolean;
   /** Ignore the jetton_master filter (answer every jetton's records to the owners). */
   ignoreMasterFilter?: boolean;
+  /** The next `times` requests get 429 with this Retry-After, as toncenter and tonapi answer past their allowance. */
+  rateLimit?: { times: number; retryAfter: string };
+}
+
+/** Answers 429 (and counts the allowance down) while a rate limit is switched on. */
+function rateLimited(h: Hostility | undefined, res: ServerResponse): boolean {
+  if (!h?.rateLimit || h.rateLimit.times <= 0) return false;
+  h.rateLimit.times--;
+  res.writeHead(429, { 'content-type': 'application/json', 'retry-after': h.rateLimit.retryAfter });
+  res.end(JSON.stringify({ ok: false, error: 'Ratelimit exceed', code: 429 }));
+  return true;
 }
 
 const hex = (s: string) => createHash('sha256').update(s).digest('hex');
@@ -195,6 +206,7 @@ export async function startIndexServer(
 
   function toncenter(url: URL, res: ServerResponse): void {
     counts.toncenter++;
+    if (rateLimited(hostile.toncenter, res)) return;
     const p = url.pathname;
     const q = url.searchParams;
     const block = (n: number) => {
@@ -252,6 +264,7 @@ export async function startIndexServer(
 
   function tonapi(url: URL, body: any, res: ServerResponse): void {
     counts.tonapi++;
+    if (rateLimited(hostile.tonapi, res)) return;
     const p = decodeURIComponent(url.pathname);
     const q = url.searchParams;
     if (p === '/v2/blockchain/masterchain-head') return send(res, 200, tonapiBlock(model.head));
