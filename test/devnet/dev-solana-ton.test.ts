@@ -12,6 +12,7 @@ import { loadConfig } from '../../src/config.js';
 import { DEV_TOKEN_HEADER } from '../../src/cli/dev-token.js';
 import { associatedTokenAddress } from '../../src/chains/solana/address.js';
 import { NETWORKS } from '../../src/chains/networks.js';
+import { toFriendlyAddress } from '../../src/chains/ton/address.js';
 import { optionReference } from '../../src/chains/payment-reference.js';
 import { devWelcome, startDev } from '../../src/devnet/dev.js';
 import { tempDir } from '../helpers/app.js';
@@ -104,6 +105,19 @@ test('gatewayd dev pays invoices on solana-devnet and ton-devnet; the real watch
   assert.equal(tonPaid.body.amount, ton.payable_amount);
   const failedPaid = await post('/_dev/pay', { invoice_id: tonFailed.id, failed: true });
   assert.equal(failedPaid.body.result, 'ABORTED');
+
+  // Any amount to an owner (what `gatewayd dev transfer --network` sends): into its token account, or its jetton wallet.
+  const solTransfer = await post('/_dev/transfer', { network: 'solana-devnet', token: 'USDC', to: SOLANA_OWNER, amount: '0.5' });
+  assert.equal(solTransfer.status, 200, JSON.stringify(solTransfer.body));
+  assert.equal(solTransfer.body.token_account, associatedTokenAddress(SOLANA_OWNER, NETWORKS['solana-devnet'].tokens[1]!.contract));
+  assert.equal(solTransfer.body.raw_amount, '500000');
+  const tonTransfer = await post('/_dev/transfer', {
+    network: 'ton-devnet',
+    to: toFriendlyAddress(TON_OWNER, { bounceable: false, testOnly: true }),
+    amount: '0.5',
+  });
+  assert.equal(tonTransfer.status, 200, JSON.stringify(tonTransfer.body));
+  assert.equal(tonTransfer.body.to, TON_OWNER, 'a user-friendly form is answered raw');
 
   // Refusals: a late payment is not simulated here; a malformed payer is named.
   const late = await post('/_dev/pay', { invoice_id: sol.id, late: true });
