@@ -4,7 +4,8 @@
  * an invoice on each, created through the API for a wallet registered through the API, is paid with
  * /_dev/pay (a transferChecked into the owner's token account carrying the option's Solana Pay
  * reference; a jetton transfer carrying the option's comment) and confirmed by the real watchers
- * and readers. A payment one micro-unit short and a failed one do not confirm.
+ * and readers. A payment one micro-unit short and a failed one do not confirm. Then the same through
+ * the executable (its bundle), whose TON path loads @ton/core on first use.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -18,7 +19,7 @@ import { devWelcome, startDev } from '../../src/devnet/dev.js';
 import { tempDir } from '../helpers/app.js';
 import { until } from '../helpers/until.js';
 import { HttpClient } from '../helpers/http.js';
-import { freePort, writeConfig } from '../helpers/process.js';
+import { freePort, runCli, startGateway, writeConfig } from '../helpers/process.js';
 
 const SOLANA_OWNER = '3xTPAZxmpwd8GrNEKApaTw6VH4jqJ31WFXUvQzgwhR7c';
 const TON_OWNER = `0:${'5a'.repeat(32)}`;
@@ -139,4 +140,38 @@ test('gatewayd dev pays invoices on solana-devnet and ton-devnet; the real watch
   // The short payment and the aborted transfer pay nothing.
   assert.equal((await get(`/invoices/${solShort.id}`)).invoice.status, 'pending');
   assert.equal((await get(`/invoices/${tonFailed.id}`)).invoice.status, 'pending');
+});
+
+test('the gatewayd executable (its bundle) lists solana-devnet and ton-devnet, and dev pay confirms a TON invoice there', async (t) => {
+  const dev = await startGateway({ command: ['dev'], config: { dev: { block_interval_ms: 300, solidity_lag: 2 }, log: { level: 'warn' } } });
+  t.after(() => dev.kill());
+  await until('the banner', async () => (/ton-devnet, toncenter v3 index/.test(dev.output()) ? true : undefined));
+  assert.match(dev.output(), /Solana +http:\/\/127\.0\.0\.1:\d+ +solana-devnet, JSON-RPC/);
+  const cli = (args: string[], input?: string) => {
+    const r = runCli([...args, '--config', dev.configPath, '--json'], { input });
+    assert.equal(r.status, 0, r.stderr);
+    return JSON.parse(r.stdout) as Record<string, any>;
+  };
+  const made = cli(['dev', 'merchant', 'create', '--email', 'dev@example.com'], 'correct-horse-battery\n');
+  const owner = new HttpClient(dev.baseUrl, dev.baseUrl);
+  assert.equal((await owner.post('/auth/login', { email: 'dev@example.com', password: 'correct-horse-battery' })).status, 200);
+  const wallet = await owner.post('/wallets', { label: 'Tonkeeper', address: TON_OWNER });
+  assert.equal(wallet.status, 201, wallet.text);
+  // The TON watcher derives jetton wallets with @ton/core, loaded on first use: in the bundle too.
+  const sol = cli(['dev', 'transfer', '--network', 'solana-devnet', '--to', SOLANA_OWNER, '--amount', '1.25']);
+  assert.equal(sol.raw_amount, '1250000');
+  const api = new HttpClient(dev.baseUrl, null);
+  const created = await api.post(
+    '/invoices',
+    { merchant_order_id: 'ton', amount: '2', wallet_id: wallet.body.wallet.id },
+    { bearer: made.api_key, headers: { 'idempotency-key': 'ton' } },
+  );
+  assert.equal(created.status, 201, created.text);
+  const paid = cli(['dev', 'pay', created.body.invoice.id]);
+  assert.equal(paid.comment, created.body.invoice.id);
+  await until('the TON invoice confirmed', async () => {
+    const r = await api.get(`/invoices/${created.body.invoice.id}`, { bearer: made.api_key });
+    return r.body.invoice.status === 'confirmed' ? true : undefined;
+  });
+  assert.equal(await dev.stop(), 0);
 });
