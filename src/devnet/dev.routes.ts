@@ -7,7 +7,9 @@
  *   POST /_dev/transfer {network?, token?, to, amount, from?, fake_token?, failed?}
  * A payment is only a transaction put into a block of a simulated chain: on tron-devnet (the
  * default) the simulated TRON node, on an EVM devnet a Transfer log of its token in the simulated
- * EVM chain (the raw value in the token's own decimals: payable x 10^(decimals - 6)). The gateway
+ * EVM chain (the raw value in the token's own decimals: payable x 10^(decimals - 6)), on
+ * solana-devnet a transferChecked into the owner's token account carrying the option's Solana Pay
+ * reference, on ton-devnet a jetton transfer carrying the option's comment. The gateway
  * then finds it through its real watcher and verifier, exactly as on a real chain (or, for a fake
  * token or a failed transaction, rightly does not). `/_dev/pay` pays the invoice's own network and
  * token, or the option a request names by its position or network.
