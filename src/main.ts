@@ -208,9 +208,10 @@ export async function main(argv: string[]): Promise<number> {
 
 /**
  * The keys every `gatewayd dev` command sets over the configuration (the nodes' URLs come later;
- * the file's [[evm.networks]] are replaced by the simulated ones, so a real network there is no mix).
+ * the file's [[evm.networks]], [[solana.networks]] and [[ton.networks]] are replaced by the simulated
+ * ones, so a real network there is no mix).
  */
-const DEV_OVERRIDES = { tron: { network: 'devnet', api_url: 'http://127.0.0.1:1' }, evm: { networks: [] } };
+const DEV_OVERRIDES = { tron: { network: 'devnet', api_url: 'http://127.0.0.1:1' }, evm: { networks: [] }, solana: { networks: [] }, ton: { networks: [] } };
 
 /**
  * --amount is a USDT amount (up to six decimals), or with --network naming an EVM network a token
@@ -218,7 +219,8 @@ const DEV_OVERRIDES = { tron: { network: 'devnet', api_url: 'http://127.0.0.1:1'
  * error (exit 2), before any request.
  */
 function checkAmountFlag(amount: string | undefined, network: unknown, command: 'dev pay' | 'dev transfer'): void {
-  const evm = typeof network === 'string' && !network.startsWith('tron-');
+  // Solana's and TON's tokens have six decimals, as TRON's USDT.
+  const evm = typeof network === 'string' && !/^(tron|solana|ton)-/.test(network);
   const decimals = evm ? 18 : 6;
   if (amount !== undefined && !new RegExp(`^(0|[1-9][0-9]{0,${evm ? 17 : 9}})(\\.[0-9]{1,${decimals}})?$`).test(amount)) {
     const example = evm ? 'a token amount such as 12.5 or 20.000137000000000001' : 'a USDT amount such as 12.5 or 20.000137';

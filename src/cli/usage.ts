@@ -55,7 +55,7 @@ const COMMANDS = {
   ],
   dev: [
     'gatewayd dev [--config FILE] [--database FILE] [--listen HOST:PORT]',
-    'the gateway on tron-devnet with a simulated TRON node on loopback, and the simulated EVM devnets (ethereum-, bsc-, polygon-, arbitrum-, base-devnet) beside it (test networks: no real money); a fresh temporary database unless --database names one',
+    'the gateway on tron-devnet with a simulated TRON node on loopback, and beside it the simulated EVM devnets (ethereum-, bsc-, polygon-, arbitrum-, base-devnet), solana-devnet (a JSON-RPC node) and ton-devnet (a toncenter v3 index) (test networks: no real money); a fresh temporary database unless --database names one',
   ],
   'dev merchant create': [
     'gatewayd dev merchant create --email E [--name N] [--url URL] [--json]',
@@ -63,11 +63,11 @@ const COMMANDS = {
   ],
   'dev pay': [
     'gatewayd dev pay INVOICE_ID [--option K | --network N [--token T]] [--amount A] [--late] [--from ADDRESS] [--fake-token] [--failed] [--url URL] [--json]',
-    'pay an invoice on its own simulated chain and token, or the option named (default: its exact payable amount, now; --late: in a block sealed just after the invoice expired; --amount takes up to 18 decimals with --network on an 18-decimal token)',
+    "pay an invoice on its own simulated chain and token, or the option named (default: its exact payable amount, now, with the option's Solana Pay reference or TON comment; --late: in a block sealed just after the invoice expired, not on solana-devnet or ton-devnet; --amount takes up to 18 decimals with --network on an 18-decimal token)",
   ],
   'dev transfer': [
     'gatewayd dev transfer [--network N] [--token T] --to ADDRESS --amount A [--from ADDRESS] [--fake-token] [--failed] [--url URL] [--json]',
-    'any transfer on a simulated chain (default tron-devnet and USDT; EVM addresses in EIP-55 or lower case)',
+    'any transfer on a simulated chain (default tron-devnet and USDT; EVM addresses in EIP-55 or lower case; on solana-devnet to an owner, into its token account; on ton-devnet to an owner, raw or user-friendly)',
   ],
   version: ['gatewayd version', 'print the version, and the Node.js and SQLite it runs on'],
 } as const;

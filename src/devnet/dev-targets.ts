@@ -1,12 +1,15 @@
 /**
  * What a `/_dev/pay` or `/_dev/transfer` names, resolved and checked before anything lands on a
- * chain: the simulated network (tron-devnet or an EVM devnet the instance enables), the token on
- * it, addresses in that network's own form (TRON base58check; EVM EIP-55, lower case accepted and
- * answered in checksum form, a wrong mixed-case checksum refused), and an amount in the token's own
+ * chain: the simulated network (tron-devnet, an EVM devnet, solana-devnet or ton-devnet the instance
+ * enables), the token on it, addresses in that network's own form (TRON base58check; EVM EIP-55,
+ * lower case accepted and answered in checksum form, a wrong mixed-case checksum refused; Solana
+ * base58 of 32 bytes; TON raw or user-friendly, answered raw), and an amount in the token's own
  * decimals (6 on TRON; up to 18 on an 18-decimal token, so a value below the micro-unit can be sent).
  * Each refusal is a validation_error naming the field, in the API's envelope.
  */
 import { parseEvmAddress, toChecksumAddress } from '../chains/evm/address.js';
+import { parseSolanaAddress } from '../chains/solana/address.js';
+import { canonicalTonAddress } from '../chains/ton/address.js';
 import { findNetwork, findToken, tokenByContract, type Network, type Token } from '../chains/networks.js';
 import { toRaw } from '../chains/scale.js';
 import type { Config } from '../config.js';
@@ -41,6 +44,16 @@ export function tokenOn(network: Readonly<Network>, symbol: string | undefined):
 
 /** An address in the network's own form, or a refusal naming the field. */
 export function addressOn(network: Readonly<Network>, field: string, text: string): string {
+  if (network.family === 'solana') {
+    const parsed = parseSolanaAddress(text);
+    if (!parsed.ok) return refuse(field, `expected a Solana address on ${network.id}: ${parsed.error}`);
+    return parsed.address;
+  }
+  if (network.family === 'ton') {
+    const raw = canonicalTonAddress(text);
+    if (!raw) return refuse(field, `expected a TON address on ${network.id} (raw 0:… or user-friendly)`);
+    return raw;
+  }
   if (network.family === 'tron') {
     if (!isValidTronAddress(text)) refuse(field, 'expected a TRON address (T..., valid checksum)');
     return text;
@@ -76,6 +89,8 @@ export interface PayTarget {
   token: Readonly<Token>;
   address: string;
   payable: Micros;
+  /** The option's position (0: the invoice's own), which names its Solana Pay reference or TON comment. */
+  position: number;
 }
 
 /** The raw value that pays a target exactly: payable × 10^(decimals − 6). */
@@ -84,7 +99,7 @@ export function exactRaw(target: PayTarget): bigint {
 }
 
 /** What a way to pay is made of: one of the invoice's options as stored (invoiceOptions). */
-export type PayOption = Pick<InvoiceOption, 'network' | 'token' | 'tokenContract' | 'walletAddress' | 'payableAmount'>;
+export type PayOption = Pick<InvoiceOption, 'network' | 'token' | 'tokenContract' | 'walletAddress' | 'payableAmount'> & { position?: number };
 
 /**
  * The ways an invoice can be paid, by position as the API's `options` lists them (its stored
@@ -95,7 +110,7 @@ export function payTargets(options: readonly PayOption[]): PayTarget[] {
   return options.flatMap((o) => {
     const network = findNetwork(o.network);
     const token = network && (tokenByContract(network, o.tokenContract) ?? findToken(network, o.token));
-    return network && token ? [{ network, token, address: o.walletAddress, payable: o.payableAmount }] : [];
+    return network && token ? [{ network, token, address: o.walletAddress, payable: o.payableAmount, position: o.position ?? 0 }] : [];
   });
 }
 

@@ -7,7 +7,9 @@
  *   POST /_dev/transfer {network?, token?, to, amount, from?, fake_token?, failed?}
  * A payment is only a transaction put into a block of a simulated chain: on tron-devnet (the
  * default) the simulated TRON node, on an EVM devnet a Transfer log of its token in the simulated
- * EVM chain (the raw value in the token's own decimals: payable x 10^(decimals - 6)). The gateway
+ * EVM chain (the raw value in the token's own decimals: payable x 10^(decimals - 6)), on
+ * solana-devnet a transferChecked into the owner's token account carrying the option's Solana Pay
+ * reference, on ton-devnet a jetton transfer carrying the option's comment. The gateway
  * then finds it through its real watcher and verifier, exactly as on a real chain (or, for a fake
  * token or a failed transaction, rightly does not). `/_dev/pay` pays the invoice's own network and
  * token, or the option a request names by its position or network.
@@ -32,9 +34,12 @@ import { formatAmount, micros } from '../lib/amounts.js';
 import { iso } from '../lib/clock.js';
 import { AppError } from '../lib/errors.js';
 import { invoiceOptions } from '../invoices/invoice-options.schemas.js';
-import { addressOn, exactRaw, formatRaw, payTargets, pickTarget, rawAmount, shownAddress, simulatedNetwork, tokenOn } from './dev-targets.js';
+import { addressOn, exactRaw, formatRaw, payTargets, pickTarget, rawAmount, refuse, shownAddress, simulatedNetwork, tokenOn } from './dev-targets.js';
 import { FAKE_EVM_CONTRACTS, type SimulatedEvm } from './evm-node.js';
 import { FAKE_USDT_CONTRACTS, type SimulatedTron } from './tron-node.js';
+import { FAKE_SOLANA_MINT, type SimulatedSolana } from './solana-node.js';
+import { FAKE_TON_MASTER, type SimulatedTon } from './ton-index.js';
+import { optionReference } from '../chains/payment-reference.js';
 
 /** Any amount a wallet could send, as a decimal string (0 included: zero-value transfers are spam that exists); its token's decimals are checked next. */
 const AMOUNT_RE = /^(0|[1-9][0-9]{0,17})(\.[0-9]{1,18})?$/;
@@ -69,6 +74,9 @@ export interface DevChain {
   node: SimulatedTron;
   /** The simulated EVM devnets, when this instance runs them. */
   evm?: SimulatedEvm;
+  /** The simulated solana-devnet and ton-devnet, when this instance runs them. */
+  solana?: SimulatedSolana;
+  ton?: SimulatedTon;
   /** Blocks between a block and its solidification, and the block interval: when a payment can be seen. */
   solidityLag: number;
   blockIntervalMs: number;
@@ -84,6 +92,8 @@ interface Payment {
   fake: boolean;
   failed: boolean;
   at?: number;
+  /** The Solana Pay reference or the TON comment the payer's wallet adds (an invoice option's). */
+  reference?: string;
 }
 
 async function readJson<T extends z.ZodType>(req: Request, schema: T): Promise<z.infer<T>> {
@@ -116,9 +126,58 @@ export function devRoutes(app: App, deps: AppDeps, chain: DevChain, token: strin
     }
     await next();
   });
-  const simulated = (id: string) => id === deps.config.network.id || chain.evm?.chain(id) !== undefined;
+  const simulated = (id: string) =>
+    id === deps.config.network.id ||
+    chain.evm?.chain(id) !== undefined ||
+    (id === 'solana-devnet' && chain.solana !== undefined) ||
+    (id === 'ton-devnet' && chain.ton !== undefined);
   /** Puts the payment on its chain; the answer says where it landed and when the watcher can take it as final. */
-  const inject = (p: Payment) => (p.network.family === 'evm' ? injectEvm(p) : injectTron(p));
+  const inject = async (p: Payment) =>
+    p.network.family === 'evm' ? injectEvm(p) : p.network.family === 'solana' ? injectSolana(p) : p.network.family === 'ton' ? injectTon(p) : injectTron(p);
+  const injectSolana = (p: Payment) => {
+    const solana = chain.solana!;
+    const mint = p.fake ? FAKE_SOLANA_MINT : p.token.contract;
+    const r = solana.pay({ owner: p.to, mint, decimals: p.token.decimals, raw: p.raw, reference: p.reference, from: p.from, failed: p.failed });
+    return {
+      network: p.network.id,
+      token: p.token.symbol,
+      tx_id: r.signature,
+      to: p.to,
+      token_account: r.tokenAccount,
+      ...(p.from === undefined ? {} : { from: p.from }),
+      amount: formatRaw(p.token, p.raw),
+      raw_amount: p.raw.toString(),
+      token_contract: mint,
+      ...(p.reference === undefined ? {} : { reference: p.reference }),
+      result: p.failed ? 'FAILED' : 'SUCCESS',
+      block_number: r.slot,
+      block_timestamp: iso(r.blockTimeMs),
+      // When the slot is finalized: from then on the watcher can confirm it.
+      finalized_at: iso(r.finalizedAtMs),
+    };
+  };
+  const injectTon = async (p: Payment) => {
+    const master = p.fake ? FAKE_TON_MASTER : p.token.contract;
+    const r = await chain.ton!.pay({ owner: p.to, raw: p.raw, comment: p.reference, from: p.from, master, failed: p.failed });
+    return {
+      network: p.network.id,
+      token: p.token.symbol,
+      tx_id: r.txHash,
+      ...(r.receiptHash === undefined ? {} : { receipt_tx_id: r.receiptHash }),
+      to: p.to,
+      jetton_wallet: r.jettonWallet,
+      ...(p.from === undefined ? {} : { from: p.from }),
+      amount: formatRaw(p.token, p.raw),
+      raw_amount: p.raw.toString(),
+      token_contract: master,
+      ...(p.reference === undefined ? {} : { comment: p.reference }),
+      result: p.failed ? 'ABORTED' : 'SUCCESS',
+      block_number: r.seqno,
+      block_timestamp: iso(r.sentAtMs),
+      // When the masterchain block committing the receiving wallet's transaction comes.
+      finalized_at: iso(r.committedAtMs),
+    };
+  };
   const injectTron = (p: Payment) => {
     const contract = p.fake ? FAKE_USDT_CONTRACTS[0]! : p.token.contract;
     const r = chain.node.transfer({ to: p.to, amount: p.raw, from: p.from, contract, result: p.failed ? 'FAILED' : 'SUCCESS', at: p.at });
@@ -190,10 +249,12 @@ export function devRoutes(app: App, deps: AppDeps, chain: DevChain, token: strin
     );
     const target = pickTarget(payTargets(options), body, own);
     const network = simulatedNetwork(deps.config, simulated, target.network.id);
+    if (body.late && (network.family === 'solana' || network.family === 'ton')) refuse('late', `a late payment is not simulated on ${network.id}`);
     // Late: in the first block after the invoice's window, whenever that is (now if it has passed).
     const at = body.late ? Math.max(deps.clock.now(), invoice.expiresAt + 1) : undefined;
     const raw = body.amount === undefined ? exactRaw(target) : rawAmount(target.token, body.amount);
-    const result = inject({ network, token: target.token, to: target.address, raw, ...extras(network, body), at });
+    const reference = optionReference(network, invoice.id, target.position);
+    const result = await inject({ network, token: target.token, to: target.address, raw, ...extras(network, body), at, reference });
     deps.log.info({ invoice_id: invoice.id, network: network.id, tx_hash: result.tx_id, block: result.block_number }, 'dev: simulated payment');
     const answer = { invoice_id: invoice.id, payable_amount: formatAmount(target.payable), expires_at: iso(invoice.expiresAt), ...result };
     // The simulated chain never seals a block ahead of the clock, so a late payment to a pending
@@ -209,7 +270,7 @@ export function devRoutes(app: App, deps: AppDeps, chain: DevChain, token: strin
     const network = simulatedNetwork(deps.config, simulated, body.network);
     const token = tokenOn(network, body.token);
     const to = addressOn(network, 'to', body.to);
-    const result = inject({ network, token, to, raw: rawAmount(token, body.amount), ...extras(network, body) });
+    const result = await inject({ network, token, to, raw: rawAmount(token, body.amount), ...extras(network, body) });
     deps.log.info({ network: network.id, tx_hash: result.tx_id, block: result.block_number }, 'dev: simulated transfer');
     return c.json(result, 200);
   });

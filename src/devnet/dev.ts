@@ -1,7 +1,9 @@
 /**
  * `gatewayd dev`: the whole gateway on tron-devnet, with the simulated TRON node on loopback as its
  * only provider, and the simulated EVM devnets (evm-node.ts: ethereum-, bsc-, polygon-, arbitrum-
- * and base-devnet) enabled as its [[evm.networks]], each with the simulator as its provider. Solidification works as on mainnet, scaled down (dev.block_interval_ms,
+ * and base-devnet) enabled as its [[evm.networks]], each with the simulator as its provider, and
+ * solana-devnet (solana-node.ts, a JSON-RPC node) and ton-devnet (ton-index.ts, a toncenter v3
+ * index) as its [[solana.networks]] and [[ton.networks]], likewise. Solidification works as on mainnet, scaled down (dev.block_interval_ms,
  * dev.solidity_lag); every block carries filler traffic (strangers' USDT, TRX, failed calls,
  * zero-value look-alikes, fake tokens). Payments made with `gatewayd dev pay` are transactions in
  * the node's blocks: the real watcher, verifier, invoice states, events and signed webhooks handle
@@ -25,6 +27,8 @@ import { devRoutes } from './dev.routes.js';
 import { startSimulatedTron, type SimulatedTron } from './tron-node.js';
 import { startSimulatedEvm, type SimulatedEvm } from './evm-node.js';
 import { startSimulatedRates, type SimulatedRates } from './rate-source.js';
+import { startSimulatedSolana, type SimulatedSolana } from './solana-node.js';
+import { startSimulatedTon, type SimulatedTon } from './ton-index.js';
 import { SOURCE_KINDS } from '../pricing/sources.js';
 
 export interface DevOptions {
@@ -45,6 +49,9 @@ export interface RunningDev {
   node: SimulatedTron;
   /** The simulated EVM devnets (one server, a path per network). */
   evm: SimulatedEvm;
+  /** The simulated solana-devnet (JSON-RPC) and ton-devnet (toncenter v3 index). */
+  solana: SimulatedSolana;
+  ton: SimulatedTon;
   server: RunningServer;
   /** The control token of /_dev/ (printed at start), and the file the subcommands read it from. */
   token: string;
@@ -75,6 +82,20 @@ export function devEvmConfig(urlOf: (id: EvmNetworkId) => string): Record<string
 }
 
 /**
+ * [[solana.networks]] and [[ton.networks]] under `gatewayd dev`: solana-devnet and ton-devnet, each
+ * with its simulator as its one provider (unpaced), polled every second. Like the EVM devnets, they
+ * replace the file's own entries.
+ */
+export function devAccountConfig(solanaUrl: string, tonUrl: string): { solana: Record<string, unknown>; ton: Record<string, unknown> } {
+  return {
+    solana: { networks: [{ id: 'solana-devnet', providers: [{ url: solanaUrl, requests_per_second: 0, timeout_seconds: 10 }], poll_interval_seconds: 1 }] },
+    ton: {
+      networks: [{ id: 'ton-devnet', providers: [{ url: tonUrl, kind: 'toncenter', requests_per_second: 0, timeout_seconds: 10 }], poll_interval_seconds: 1 }],
+    },
+  };
+}
+
+/**
  * Starts the node, then the gateway pointed at it. `load` reads the configuration with the keys
  * `gatewayd dev` sets over the file and the environment (tron.network, tron.api_url, ...).
  */
@@ -84,17 +105,20 @@ export async function startDev(load: (overrides: Record<string, Record<string, u
   const removeTemporary = () => {
     if (temporaryDir) rmSync(temporaryDir, { recursive: true, force: true });
   };
-  const overrides = (apiUrl: string, evmUrl: (id: EvmNetworkId) => string): Record<string, Record<string, unknown>> => ({
+  const overrides = (apiUrl: string, evmUrl: (id: EvmNetworkId) => string, solanaUrl: string, tonUrl: string): Record<string, Record<string, unknown>> => ({
     tron: { network: 'devnet', api_url: apiUrl, poll_interval_seconds: 1 },
     evm: devEvmConfig(evmUrl),
+    ...devAccountConfig(solanaUrl, tonUrl),
     database: { path: databasePath },
   });
   let node: SimulatedTron | undefined;
   let evm: SimulatedEvm | undefined;
   let rates: SimulatedRates | undefined;
+  let solana: SimulatedSolana | undefined;
+  let ton: SimulatedTon | undefined;
   try {
     // First read: where the node listens and how fast its chain goes (the node's URL is not known yet).
-    const first = load(overrides('http://127.0.0.1:1', (id) => `http://127.0.0.1:1/${id}`));
+    const first = load(overrides('http://127.0.0.1:1', (id) => `http://127.0.0.1:1/${id}`, 'http://127.0.0.1:1', 'http://127.0.0.1:1'));
     const listen = parseListen(first.dev.node_listen)!;
     if (listen.host !== '127.0.0.1') throw new Error(`dev.node_listen ${first.dev.node_listen}: the simulated node listens on 127.0.0.1 only`);
     node = await startSimulatedTron({
@@ -117,7 +141,11 @@ export async function startDev(load: (overrides: Record<string, Record<string, u
       seed: randomBytes(4).readUInt32BE(0),
     });
     const startedEvm = evm;
-    const withNode = overrides(node.url, (id) => startedEvm.urlOf(id));
+    solana = await startSimulatedSolana({ blockIntervalMs: first.dev.block_interval_ms, finalityLag: Math.max(1, first.dev.solidity_lag) });
+    ton = await startSimulatedTon({ blockIntervalMs: first.dev.block_interval_ms });
+    const startedSolana = solana;
+    const startedTon = ton;
+    const withNode = overrides(node.url, (id) => startedEvm.urlOf(id), solana.url, ton.url);
     if (first.pricing.sources.length === 0) {
       rates = await startSimulatedRates();
       withNode.pricing = { sources: SOURCE_KINDS.map((kind) => ({ kind, url: rates!.url })) };
@@ -126,7 +154,7 @@ export async function startDev(load: (overrides: Record<string, Record<string, u
     if (first.secretGenerated) withNode.server = { ...withNode.server, secret: randomBytes(32).toString('base64url') };
     const config = load(withNode);
     const log: Log = createLogger(config.log.level);
-    const chain = { node, evm, solidityLag: config.dev.solidity_lag, blockIntervalMs: config.dev.block_interval_ms };
+    const chain = { node, evm, solana, ton, solidityLag: config.dev.solidity_lag, blockIntervalMs: config.dev.block_interval_ms };
     const token = newDevToken();
     const server = await startServer(config, log, { claim: DEV_CLAIM, extend: (app, deps) => devRoutes(app, deps, chain, token) });
     const started = node;
@@ -141,6 +169,8 @@ export async function startDev(load: (overrides: Record<string, Record<string, u
       config,
       node,
       evm,
+      solana,
+      ton,
       server,
       token,
       tokenPath,
@@ -148,6 +178,8 @@ export async function startDev(load: (overrides: Record<string, Record<string, u
         await server.stop();
         await started.close();
         await startedEvm.close();
+        await startedSolana.close();
+        await startedTon.close();
         removeDevToken(tokenPath);
         await startedRates?.close();
         removeTemporary();
@@ -156,6 +188,8 @@ export async function startDev(load: (overrides: Record<string, Record<string, u
   } catch (err) {
     await node?.close();
     await evm?.close();
+    await solana?.close();
+    await ton?.close();
     await rates?.close();
     removeTemporary();
     throw err;
@@ -177,6 +211,7 @@ export function devWelcome(dev: RunningDev): string {
     `  chain      ${dev.nodeUrl}   block every ${c.dev.block_interval_ms} ms, solidified ${c.dev.solidity_lag} blocks later, ~${c.dev.filler_per_block} filler transactions per block`,
     `  USDT       ${c.network.usdtContract} (the devnet's; any other token is ignored)`,
     ...evmLines(dev),
+    ...accountLines(dev),
     dev.rates
       ? `  rates      ${dev.rates.url}   simulated CoinGecko, Kraken and Coinbase (e.g. 7.115 CNY per USDT; not market data)`
       : `  rates      ${c.pricing.sources.length} source(s) from [[pricing.sources]]`,
@@ -188,7 +223,8 @@ export function devWelcome(dev: RunningDev): string {
     `  gatewayd dev merchant create${flag} --email you@example.com < password-file    # prints an API key`,
     `  gatewayd dev pay${flag} INVOICE_ID [--network N] [--amount A] [--late] [--from ADDRESS] [--fake-token] [--failed]`,
     `  gatewayd dev transfer${flag} [--network N] [--token T] --to ADDRESS --amount A [--from ADDRESS] [--fake-token] [--failed]`,
-    `A payment is seen about ${secondsToSee} s after it is made on tron-devnet, final about ${evmSecondsToFinal} s after on the EVM devnets.`,
+    `A payment is seen about ${secondsToSee} s after it is made on tron-devnet, final about ${evmSecondsToFinal} s after on the EVM devnets,`,
+    `about ${(dev.solana.finalityLag * c.dev.block_interval_ms) / 1000 + 1} s after on solana-devnet and ${(2 * c.dev.block_interval_ms) / 1000 + 1} s after on ton-devnet.`,
     'Webhooks may go to http://localhost here (never under serve).',
     '',
   ].join('\n');
@@ -206,5 +242,22 @@ function evmLines(dev: RunningDev): string[] {
       const tokens = network.tokens.map((t) => `${t.symbol} ${t.contract} (${t.decimals})`).join('  ');
       return `    ${network.id.padEnd(16)} chain id ${String(network.chainId).padEnd(7)} ${dev.evm.urlOf(network.id)}   ${tokens}`;
     }),
+  ];
+}
+
+/** The banner's lines for solana-devnet and ton-devnet: each simulator's URL and token. */
+function accountLines(dev: RunningDev): string[] {
+  const c = dev.config;
+  const tokens = (n: { tokens: readonly { symbol: string; contract: string; decimals: number }[] }) =>
+    n.tokens.map((t) => `${t.symbol} ${t.contract} (${t.decimals})`).join('  ');
+  return [
+    ...c.solanaNetworks.map(
+      ({ network }) =>
+        `  Solana     ${dev.solana.url}   ${network.id}, JSON-RPC; slot every ${c.dev.block_interval_ms} ms, finalized ${dev.solana.finalityLag} slots later   ${tokens(network)}`,
+    ),
+    ...c.tonNetworks.map(
+      ({ network }) =>
+        `  TON        ${dev.ton.url}   ${network.id}, toncenter v3 index; masterchain block every ${c.dev.block_interval_ms} ms, global id ${network.chainId}   ${tokens(network)}`,
+    ),
   ];
 }

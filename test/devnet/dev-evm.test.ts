@@ -83,7 +83,7 @@ test('startDev enables the five devnets as config.evmNetworks, each with the sim
   t.after(() => dev.stop());
   assert.deepEqual(
     dev.config.networks.map((n) => n.id),
-    ['tron-devnet', ...DEV_EVM_NETWORKS],
+    ['tron-devnet', ...DEV_EVM_NETWORKS, 'solana-devnet', 'ton-devnet'],
   );
   for (const e of dev.config.evmNetworks) {
     assert.deepEqual(

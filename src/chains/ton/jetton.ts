@@ -24,7 +24,8 @@ let loading: Promise<TonCore> | undefined;
 
 /** @ton/core, imported once and only when a TON reader first needs cells. */
 export function tonCore(): Promise<TonCore> {
-  loading ??= import('@ton/core');
+  // Node gives a CommonJS package's exports by name; the bundle's copy of it, only as `default`.
+  loading ??= import('@ton/core').then((m) => ('beginCell' in m ? m : (m as unknown as { default: TonCore }).default));
   return loading;
 }
 
