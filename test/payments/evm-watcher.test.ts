@@ -19,6 +19,7 @@ import { signedInMerchant } from '../helpers/fixtures.js';
 import { runChainRescan, runChainStatus } from '../../src/cli/chain.js';
 import { startSmtp } from '../helpers/smtp.js';
 import { startEvmHarness, type EvmHarness } from './evm-harness.js';
+import { evmWorker } from '../../src/payments/evm/evm-watcher.js';
 
 const skip = anvilSkip();
 const open: EvmHarness[] = [];
@@ -386,6 +387,8 @@ test(
     await h.pass();
     await h.pass(10 * 60 * SECOND);
     assert.equal(calls(), 0, 'nothing to watch: no request');
+    // And no spin either: the next pass waits a poll interval (it was 0 ms, a busy loop on the database).
+    assert.equal(evmWorker(h.t.deps, 'ethereum-devnet').nextDelayMs!(), 5 * SECOND);
     const merchant = await h.wallet(ALICE);
     await h.pass();
     const first = calls();

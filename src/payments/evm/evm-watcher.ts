@@ -74,8 +74,9 @@ async function evmPass(deps: AppDeps, w: EvmWatch): Promise<boolean> {
   if (watched.length === 0) {
     w.figures.state = 'idle';
     w.figures.reason = null;
-    // The first wallet registered is read at the next pass.
-    w.nextFinalAt = now;
+    // The first wallet registered is read at the next pass, a poll interval on (never at once: the
+    // loop would spin on the database while nothing is watched).
+    w.nextFinalAt = now + w.seenPollMs;
     return false;
   }
   let more = false;
