@@ -11,7 +11,8 @@
  * writes GET paths and paths without a method whole (a GET path is what an operator pastes into a
  * browser or a monitor). Other documents may name an operation the API reference's way
  * (`POST /invoices`): a non-GET path that is not served as written is asked under /api/v1.
- * Left out: other servers' paths (a TRON provider's /wallet/ and /walletsolidity/, the simulator's
+ * Left out: other servers' paths (a TRON provider's /wallet/ and /walletsolidity/, toncenter's
+ * /api/v3/ and tonapi's /v2/, the simulator's
  * /_sim/, a rate source's /simple/price), files (/etc/…, /usr/…), folders and prefixes (ending in
  * `/`, or with `*` or `…`), and what a shop appends to the folder it is given (`/submit.php`).
  * The control routes of `gatewayd dev` (/_dev/…) are asked of a dev instance, with its token.
@@ -29,7 +30,7 @@ import { NETWORKS } from '../../src/lib/tron.js';
 import type { AppDeps } from '../../src/app-deps.js';
 import { startTestApp } from '../helpers/app.js';
 
-const OTHER_SERVERS = /^\/(walletsolidity|wallet|_sim|simple)(\/|$)/;
+const OTHER_SERVERS = /^\/(walletsolidity|wallet|_sim|simple|api\/v3|v2)(\/|$)/;
 const FILES = /^\/(etc|usr|var|opt|tmp|home|run|srv|root)(\/|$)/;
 /** Mentions that are not a path of this server, each for its reason. */
 const NOT_PATHS = new Map([
