@@ -5,28 +5,13 @@
  * the range cap learned from its refusals and what it refuses. Built once per enabled network at
  * start (src/payments/evm/evm.runtime.ts), kept in `deps.evm`.
  */
+import type { AccountProviderHealth } from '../account-watch.js';
 import type { FinalityRule, Network, NetworkId } from '../networks.js';
 import type { EvmReader, RangeCaps } from './reader.js';
 import type { EvmRpcClient } from './rpc.js';
 
-export type EvmProviderState = 'ok' | 'backing_off' | 'failing';
-
-export interface EvmProviderHealth {
-  /** The provider's scheme and host, never its path, query or key. */
-  name: string;
-  state: EvmProviderState;
-  lastError: string | null;
-  lastOkAt: number | null;
-  /** Not asked before this time (a Retry-After, or a backoff after failures); null when it may be asked. */
-  retryAt: number | null;
-  consecutiveFailures: number;
-  failures: number;
-  /** What it refused, once each in plain words ("eth_getLogs over 2000 blocks", "batch requests", ...). */
-  refuses: string[];
-  /** Logs it answered that a check refused (removed, another contract, not in the block's bloom...). */
-  droppedLogs: number;
-  /** Transfers it showed otherwise than the other provider, or not at all (an omission or a forgery). */
-  disagreements: number;
+/** A provider's health as every watcher keeps it (account-watch.ts), and how often the two others outvoted it. */
+export interface EvmProviderHealth extends AccountProviderHealth {
   /** Transfers about which the two other providers agreed against it (three providers or more). */
   outvoted: number;
 }

@@ -9,7 +9,7 @@ import { EvmReader, RangeCaps } from '../../chains/evm/reader.js';
 import { EvmRpcClient } from '../../chains/evm/rpc.js';
 import type { EvmProvider, EvmWatch, EvmWatches } from '../../chains/evm/watch.js';
 import { systemClock } from '../../lib/clock.js';
-import { pacedFetch, providerName } from '../watch/providers.js';
+import { newHealth, pacedFetch, providerName } from '../watch/providers.js';
 
 export interface EvmRuntimeOptions {
   /** Tests hand their own fetch (a recording or failing one). */
@@ -42,19 +42,7 @@ export function createEvmWatch(entry: EvmNetworkConfig, options: EvmRuntimeOptio
     return {
       client,
       reader,
-      health: {
-        name,
-        state: 'ok',
-        lastError: null,
-        lastOkAt: null,
-        retryAt: null,
-        consecutiveFailures: 0,
-        failures: 0,
-        refuses: [],
-        droppedLogs: 0,
-        disagreements: 0,
-        outvoted: 0,
-      },
+      health: { ...newHealth(name), outvoted: 0 },
     };
   });
   return {
