@@ -18,10 +18,9 @@ import type { AppDeps } from '../../app-deps.js';
 import { compareReads, settleByMajority, type Disagreement } from '../../chains/agreement.js';
 import type { EvmProvider, EvmWatch } from '../../chains/evm/watch.js';
 import type { ChainHead, VerifiedTransfer } from '../../chains/family.js';
-import { formatAmount } from '../../lib/amounts.js';
-import { notifyDispute } from '../dispute-mail.js';
+import { holdDisagreements } from '../hold-disputes.js';
 import { recordTransfers } from '../record.js';
-import { holdDispute, insertGap, listGaps, loadScanState, resolveDispute, type ScanGap, type ScanState } from '../scan.repo.js';
+import { listGaps, loadScanState, resolveDispute, type ScanGap, type ScanState } from '../scan.repo.js';
 import { attempt, usableProviders } from './evm-providers.js';
 import { checkRecordedBlocks } from './reorg-check.js';
 
@@ -155,43 +154,6 @@ export function finalReaders(w: EvmWatch, now: number): EvmProvider[] | string {
   return `only ${usable[0]!.health.name} answers now: nothing moves on one provider's word; waiting for a second`;
 }
 
-function describe(d: Disagreement): string {
-  return d.versions
-    .map(
-      (v) =>
-        `${v.provider}: ${v.transfer ? `${v.transfer.amount.exact ? formatAmount(v.transfer.amount.micros) : `${v.transfer.raw} (raw)`} ${v.transfer.token} to ${v.transfer.to}` : 'no such transfer'}`,
-    )
-    .join('; ');
-}
-
-/**
- * Holds each disputed transfer's block: a durable dispute and a one-block unread range around its
- * time (so only the invoices whose window meets that block wait), and returns the new ranges.
- */
-async function holdDisagreements(deps: AppDeps, w: EvmWatch, disagreements: Disagreement[], gaps: ScanGap[]): Promise<void> {
-  for (const d of disagreements) {
-    const t = d.versions.find((v) => v.transfer)!.transfer!;
-    const block = Number(t.blockNumber);
-    const { dispute, created } = await holdDispute(
-      deps.db,
-      w.network,
-      { block, txHash: t.txHash, reason: `providers disagree about ${d.key}: ${describe(d)}` },
-      deps.clock.now(),
-    );
-    if (created) {
-      deps.log.error(
-        { network: w.network.id, block, tx_hash: t.txHash, log_index: t.logIndex, versions: describe(d) },
-        'chain: TRANSFER DISPUTED: the providers do not agree on it; nothing from it is confirmed; its block is held and read again',
-      );
-      void notifyDispute(deps, w.network, dispute);
-    }
-    if (gaps.some((g) => g.fromBlock <= block && block <= g.toBlock)) continue;
-    const gap: ScanGap = { fromBlock: block, toBlock: block, afterTime: t.blockTimeMs - 1, beforeTime: t.blockTimeMs + 1 };
-    await insertGap(deps.db, w.network, gap);
-    gaps.push(gap);
-  }
-}
-
 /** Reads the held blocks again; a block both providers now read alike is recorded, its range closed and its dispute resolved. */
 async function rereadGaps(
   deps: AppDeps,
@@ -259,7 +221,7 @@ export async function finalRead(deps: AppDeps, w: EvmWatch, recipients: readonly
       if (!header.ok) return out;
       toTime = header.value.timeMs;
     }
-    await holdDisagreements(deps, w, read.disagreements, gaps);
+    await holdDisagreements(deps, w.network, read.disagreements, gaps);
     out.agreed.push(...read.agreed);
     out.disagreements.push(...read.disagreements);
   } else {

@@ -19,9 +19,9 @@ import type { AppDeps } from '../../app-deps.js';
 import type { AccountProvider, AccountWatch } from '../../chains/account-watch.js';
 import { compareReads, type Disagreement } from '../../chains/agreement.js';
 import type { ChainHead, VerifiedTransfer } from '../../chains/family.js';
-import { formatAmount } from '../../lib/amounts.js';
+import { holdDisagreements } from '../hold-disputes.js';
 import { recordTransfers, type RecordedTransfer } from '../record.js';
-import { holdDispute, insertGap, listGaps, loadScanState, resolveDispute, type ScanGap, type ScanState } from '../scan.repo.js';
+import { listGaps, loadScanState, resolveDispute, type ScanGap, type ScanState } from '../scan.repo.js';
 import { attemptRead, usableAccountProviders } from './providers.js';
 
 /** Positions read before the estimate of the oldest open invoice's creation at a first start (clocks differ). */
@@ -94,39 +94,6 @@ async function readAgreed(
   return result;
 }
 
-function describe(d: Disagreement): string {
-  return d.versions
-    .map(
-      (v) =>
-        `${v.provider}: ${v.transfer ? `${v.transfer.amount.exact ? formatAmount(v.transfer.amount.micros) : `${v.transfer.raw} (raw)`} ${v.transfer.token} to ${v.transfer.to}` : 'no such transfer'}`,
-    )
-    .join('; ');
-}
-
-/** Holds each disputed transfer's position: a durable dispute and a one-position unread range around its time. */
-async function holdDisagreements(deps: AppDeps, w: AccountWatch, disagreements: Disagreement[], gaps: ScanGap[]): Promise<void> {
-  for (const d of disagreements) {
-    const t = d.versions.find((v) => v.transfer)!.transfer!;
-    const block = Number(t.blockNumber);
-    const { created } = await holdDispute(
-      deps.db,
-      w.network,
-      { block, txHash: t.txHash, reason: `providers disagree about ${d.key}: ${describe(d)}` },
-      deps.clock.now(),
-    );
-    if (created) {
-      deps.log.error(
-        { network: w.network.id, block, tx_hash: t.txHash, versions: describe(d) },
-        'chain: TRANSFER DISPUTED: the providers do not agree on it; nothing from it is confirmed; its position is held and read again',
-      );
-    }
-    if (gaps.some((g) => g.fromBlock <= block && block <= g.toBlock)) continue;
-    const gap: ScanGap = { fromBlock: block, toBlock: block, afterTime: t.blockTimeMs - 1, beforeTime: t.blockTimeMs + 1 };
-    await insertGap(deps.db, w.network, gap);
-    gaps.push(gap);
-  }
-}
-
 function logRecorded(deps: AppDeps, w: AccountWatch, recorded: RecordedTransfer[]): void {
   for (const r of recorded) {
     deps.log.info(
@@ -193,7 +160,7 @@ export async function sweepRead(
   if (from <= final.number) {
     const read = await readAgreed(deps, w, asked, from, final.number, accounts);
     if (!read) return;
-    await holdDisagreements(deps, w, read.disagreements, gaps);
+    await holdDisagreements(deps, w.network, read.disagreements, gaps);
     transfers = read.agreed;
   }
   const to = from <= final.number ? final.number : BigInt(state.cursorBlock);
@@ -256,7 +223,7 @@ export async function pollRead(
       complete = false;
       continue;
     }
-    await holdDisagreements(deps, w, read.disagreements, gaps);
+    await holdDisagreements(deps, w.network, read.disagreements, gaps);
     const { recorded } = await recordTransfers(deps, w.network, { transfers: read.agreed });
     logRecorded(deps, w, recorded);
     for (const a of g.addresses) w.readThrough.set(throughKey(a, g.token), final.number);
