@@ -6,10 +6,13 @@
  * ever printed: mail to an unconfirmed address greets without a name.
  */
 import { Eta } from 'eta';
-import type { AppDeps } from '../app-deps.js';
 import { readAssetText } from '../lib/assets.js';
 import { isRtl, translator, type Locale } from '../lib/i18n.js';
 import type { MailMessage, SendResult } from '../email/mailer.js';
+import type { Mailer } from '../email/mailer.js';
+import type { CoreDeps } from '../core/core-deps.js';
+
+type Deps = Pick<CoreDeps, 'config' | 'log'> & { mailer: Mailer };
 
 export type AccountMailKind = 'verify' | 'reset' | 'exists' | PasswordNoticeKind;
 /** Told to the owner after a password was added to their account or changed (docs/security.md). */
@@ -117,7 +120,7 @@ export function renderMail(publicUrl: string, locale: Locale, to: string, parts:
 }
 
 /** Renders and sends; the result says whether the SMTP server accepted the message. */
-export async function sendAccountMail(deps: AppDeps, input: AccountMailInput): Promise<SendResult> {
+export async function sendAccountMail(deps: Deps, input: AccountMailInput): Promise<SendResult> {
   const result = await deps.mailer.send(composeAccountMail(deps.config.server.public_url, input));
   deps.log.info({ mail: input.kind, locale: input.locale, accepted: result.accepted }, 'account mail');
   return result;

@@ -25,7 +25,6 @@ import {
 } from '../http/auth.js';
 import { requireCaptcha } from '../http/captcha.js';
 import { clientIp, rateLimitSubject } from '../http/client-ip.js';
-import type { AppDeps } from '../app-deps.js';
 import type { AppEnv } from '../http/context.js';
 import { createRouter, EmptyBody, errorResponses, jsonBody, jsonResponse, optionalJsonBody, SuccessSchema } from '../http/openapi.js';
 import { AppError } from '../lib/errors.js';
@@ -52,6 +51,10 @@ import { setFirstPassword } from './password.service.js';
 import { REGISTRATION_LIFETIME_MS } from './registrations.repo.js';
 import { createGoogleVerifier, googleSignIn } from './google.service.js';
 import { normalizeEmail } from './merchants.repo.js';
+import type { Mailer } from '../email/mailer.js';
+import type { CoreDeps } from '../core/core-deps.js';
+
+type Deps = Pick<CoreDeps, 'db' | 'config' | 'clock' | 'log' | 'rateLimiter'> & { mailer: Mailer };
 
 const tags = ['Authentication'];
 
@@ -64,11 +67,11 @@ const tags = ['Authentication'];
 export const REGISTRATION_COOKIE = 'gw_reg';
 const REGISTRATION_COOKIE_PATH = '/api/v1/auth/verify-email';
 
-const registrationCookieOptions = (deps: AppDeps) =>
+const registrationCookieOptions = (deps: Deps) =>
   httpOnlyCookieOptions(deps, deps.config.secureCookies ? '/' : REGISTRATION_COOKIE_PATH, REGISTRATION_LIFETIME_MS);
 
 /** Per-address (and per-email) limits of one operation; unknown emails count exactly like known ones. */
-async function limit(c: Context<AppEnv>, deps: AppDeps, operation: string, email?: string): Promise<string> {
+async function limit(c: Context<AppEnv>, deps: Deps, operation: string, email?: string): Promise<string> {
   const ip = clientIp(c, deps.config.server.trust_proxy);
   await deps.rateLimiter.consume(`${operation}:ip`, rateLimitSubject(ip), deps.config.rate_limits.auth_per_ip, { context: c });
   if (email !== undefined) await deps.rateLimiter.consume(`${operation}:email`, normalizeEmail(email), deps.config.rate_limits.auth_per_email, { context: c });
@@ -88,11 +91,11 @@ function afterAnswer(c: Context): AfterAnswer {
   };
 }
 
-function requireMail(deps: AppDeps): void {
+function requireMail(deps: Deps): void {
   if (!deps.mailer.available) throw new AppError('email_unavailable', 'This server cannot send email; ask its operator (gatewayd merchant create)');
 }
 
-export function authRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
+export function authRoutes(deps: Deps): OpenAPIHono<AppEnv> {
   const app = createRouter();
   const verifyGoogle = createGoogleVerifier(deps);
 

@@ -24,7 +24,6 @@
  * - Mails are sent after the transaction commits; transactions never wait on the network.
  */
 import { writeTransaction } from '../db/database.js';
-import type { AppDeps } from '../app-deps.js';
 import { MINUTE } from '../lib/clock.js';
 import { sha256Hex } from '../lib/crypto.js';
 import { AppError } from '../lib/errors.js';
@@ -66,6 +65,10 @@ import { twoFactorRequired } from './two-factor.service.js';
 
 const TWO_FACTOR = Symbol('two-factor');
 import { normalizeMarkup } from '../pricing/pricing.service.js';
+import type { Mailer } from '../email/mailer.js';
+import type { CoreDeps } from '../core/core-deps.js';
+
+type Deps = Pick<CoreDeps, 'db' | 'config' | 'clock' | 'log'> & { mailer: Mailer };
 
 /** At most one confirmation mail (and one "already registered" notice) per address per 5 minutes. */
 export const MAIL_RESEND_GAP_MS = 5 * MINUTE;
@@ -92,7 +95,7 @@ interface PlannedMail {
 }
 
 /** Sends a planned mail; a refused mail gives its resend slot back. Returns whether it was accepted. */
-async function deliver(deps: AppDeps, mail: PlannedMail, locale: Locale, now: number): Promise<boolean> {
+async function deliver(deps: Deps, mail: PlannedMail, locale: Locale, now: number): Promise<boolean> {
   const result = await sendAccountMail(deps, {
     kind: mail.kind,
     locale,
@@ -111,7 +114,7 @@ export type AfterAnswer = (task: () => void) => void;
  * Mails a reset link after the current request has been answered (the rendering and the SMTP
  * exchange never add to the answer's time).
  */
-function sendResetMailLater(deps: AppDeps, merchant: Merchant, token: string, locale: Locale, after: AfterAnswer = setImmediate): void {
+function sendResetMailLater(deps: Deps, merchant: Merchant, token: string, locale: Locale, after: AfterAnswer = setImmediate): void {
   after(() => {
     sendAccountMail(deps, {
       kind: 'reset',
@@ -138,7 +141,7 @@ export interface RegisterInput {
  * registration whose link was mailed, else that of an id never stored (the same 43 characters, so
  * the cookie tells nothing about the address either).
  */
-export async function register(deps: AppDeps, input: RegisterInput): Promise<{ email: string; emailSent: boolean; browserProof: string }> {
+export async function register(deps: Deps, input: RegisterInput): Promise<{ email: string; emailSent: boolean; browserProof: string }> {
   const email = normalizeEmail(input.email);
   const name = defaultName(email, input.name);
   const passwordHash = await hashPasswordWithSalt(input.password, registrationSalt(deps.config.server.secret, email));
@@ -176,7 +179,7 @@ export interface LoginInput {
  * argon2id, like every sign-in, whatever their number). A match answers 403 email_not_verified and
  * mails, within the limit, a new link for that registration.
  */
-async function unconfirmedLogin(deps: AppDeps, merchant: Merchant, input: LoginInput): Promise<never> {
+async function unconfirmedLogin(deps: Deps, merchant: Merchant, input: LoginInput): Promise<never> {
   const now = deps.clock.now();
   const registrations = await liveRegistrations(deps.db, merchant.id, now);
   const hash = await hashPasswordWithSalt(input.password, registrationSalt(deps.config.server.secret, merchant.email));
@@ -195,7 +198,7 @@ async function unconfirmedLogin(deps: AppDeps, merchant: Merchant, input: LoginI
 }
 
 /** 401 two_factor_required (with a challenge, no session) when the account has two-factor sign-in on; 401 invalid_credential for a wrong password or unknown address; 403 email_not_verified (and a new link, within the limit) when unconfirmed. */
-export async function login(deps: AppDeps, input: LoginInput): Promise<SignedIn> {
+export async function login(deps: Deps, input: LoginInput): Promise<SignedIn> {
   const found = await findMerchantByEmail(deps.db, input.email);
   if (found && found.emailVerifiedAt === null) return unconfirmedLogin(deps, found, input);
   const ok = await checkPassword(found?.passwordHash ?? null, input.password);
@@ -228,7 +231,7 @@ export interface Confirmed extends SignedIn {
  * reset link is mailed so that the owner chooses one). 400 invalid_token for a used, replaced,
  * expired or unknown link.
  */
-export async function verifyEmail(deps: AppDeps, token: string, previousToken: string | undefined, browserProof?: string): Promise<Confirmed> {
+export async function verifyEmail(deps: Deps, token: string, previousToken: string | undefined, browserProof?: string): Promise<Confirmed> {
   const now = deps.clock.now();
   const result = await writeTransaction(deps.db, async (trx) => {
     const link = await consumeVerifyToken(trx, token, now);
@@ -270,7 +273,7 @@ export async function verifyEmail(deps: AppDeps, token: string, previousToken: s
  * the address's row of password_resets), and the mail leaves after the answer, so neither the
  * reply nor its timing tells whether the account exists.
  */
-export async function forgotPassword(deps: AppDeps, input: { email: string; locale: Locale }, after: AfterAnswer = setImmediate): Promise<void> {
+export async function forgotPassword(deps: Deps, input: { email: string; locale: Locale }, after: AfterAnswer = setImmediate): Promise<void> {
   const now = deps.clock.now();
   const planned = await writeTransaction(deps.db, async (trx) => {
     const merchant = await findMerchantByEmail(trx, input.email);
@@ -283,7 +286,7 @@ export async function forgotPassword(deps: AppDeps, input: { email: string; loca
 const invalidResetLink = () => new AppError('invalid_token', 'This reset link is invalid, used, replaced by a newer one, or expired');
 
 /** What a reset may revoke besides sessions; shown only to the holder of a live reset link. */
-export async function resetPreview(deps: AppDeps, token: string): Promise<CredentialCounts> {
+export async function resetPreview(deps: Deps, token: string): Promise<CredentialCounts> {
   const now = deps.clock.now();
   const merchantId = await findResetMerchant(deps.db, token, now);
   if (!merchantId) throw invalidResetLink();
@@ -312,7 +315,7 @@ export interface ResetInput {
  * which carries the request to revoke the API keys and webhooks and does it with the code. A reset
  * link, that is the mailbox alone, thus never opens a two-factor account.
  */
-export async function resetPassword(deps: AppDeps, input: ResetInput): Promise<SignedIn & { revoked: CredentialCounts }> {
+export async function resetPassword(deps: Deps, input: ResetInput): Promise<SignedIn & { revoked: CredentialCounts }> {
   // Cheap check first: hashing is expensive, and a bad token must not cost an argon2id run.
   if (!(await findResetMerchant(deps.db, input.token, deps.clock.now()))) throw invalidResetLink();
   const passwordHash = await hashPassword(input.password);
@@ -344,13 +347,13 @@ export async function resetPassword(deps: AppDeps, input: ResetInput): Promise<S
   return result;
 }
 
-export async function logout(deps: AppDeps, token: string | undefined): Promise<void> {
+export async function logout(deps: Deps, token: string | undefined): Promise<void> {
   if (token) await deleteSession(deps.db, sha256Hex(token));
 }
 
 /** PATCH /me: the display name, the checkout's QR format and the markup on fiat prices. */
 export async function updateMerchantSettings(
-  deps: AppDeps,
+  deps: Deps,
   merchantId: string,
   changes: Pick<MerchantChanges, 'name' | 'checkoutQr' | 'markupPercent'>,
 ): Promise<Merchant> {

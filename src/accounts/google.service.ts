@@ -7,7 +7,6 @@
  */
 import type { createRemoteJWKSet, JWTPayload } from 'jose';
 import { writeTransaction } from '../db/database.js';
-import type { AppDeps } from '../app-deps.js';
 import { emailAddress } from '../lib/email-address.js';
 import { AppError } from '../lib/errors.js';
 import { defaultName, rotateSession, type SignedIn } from './auth.service.js';
@@ -17,6 +16,9 @@ import { findMerchantByEmail, findMerchantByGoogleSub, insertMerchant, normalize
 import { deleteMerchantSessions } from './sessions.repo.js';
 import { twoFactorEnabled } from './two-factor.repo.js';
 import { twoFactorRequired } from './two-factor.service.js';
+import type { CoreDeps } from '../core/core-deps.js';
+
+type Deps = Pick<CoreDeps, 'db' | 'config' | 'clock' | 'log'>;
 
 export interface GoogleIdentity {
   sub: string;
@@ -51,7 +53,7 @@ const credentialErrors = ({ errors }: Jose) => [
 const EMAIL_RE = /^[^\s@]+@[^\s@]+$/;
 
 /** One verifier per app: it keeps the fetched keys (jose caches them for 10 minutes). */
-export function createGoogleVerifier(deps: AppDeps): GoogleVerifier {
+export function createGoogleVerifier(deps: Deps): GoogleVerifier {
   const { client_id, jwks_url, issuers } = deps.config.google;
   let keys: ReturnType<typeof createRemoteJWKSet> | undefined;
   return async (credential) => {
@@ -89,7 +91,7 @@ export function createGoogleVerifier(deps: AppDeps): GoogleVerifier {
   };
 }
 
-export async function googleSignIn(deps: AppDeps, identity: GoogleIdentity, previousToken: string | undefined): Promise<SignedIn & { created: boolean }> {
+export async function googleSignIn(deps: Deps, identity: GoogleIdentity, previousToken: string | undefined): Promise<SignedIn & { created: boolean }> {
   const now = deps.clock.now();
   const result = await writeTransaction(deps.db, async (trx) => {
     const linked = await findMerchantByGoogleSub(trx, identity.sub);

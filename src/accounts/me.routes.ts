@@ -2,7 +2,6 @@
 import { formatTolerance, parseTolerance, updatePaymentSettings } from '../invoices/underpayment.js';
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { requireSession } from '../http/auth.js';
-import type { AppDeps } from '../app-deps.js';
 import type { AppEnv } from '../http/context.js';
 import { clientIp, rateLimitSubject } from '../http/client-ip.js';
 import { createRouter, errorResponses, jsonBody, jsonResponse, SuccessSchema } from '../http/openapi.js';
@@ -13,11 +12,15 @@ import { ChangePasswordBody, PatchMeBody } from './accounts.schemas.js';
 import { updateMerchantSettings } from './auth.service.js';
 import { changePassword } from './password.service.js';
 import { findMerchantById } from './merchants.repo.js';
+import type { Mailer } from '../email/mailer.js';
+import type { CoreDeps } from '../core/core-deps.js';
+
+type Deps = Pick<CoreDeps, 'db' | 'config' | 'clock' | 'log' | 'rateLimiter'> & { mailer: Mailer };
 
 const tags = ['Account'];
 const security = [{ sessionCookie: [] }];
 
-export function meRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
+export function meRoutes(deps: Deps): OpenAPIHono<AppEnv> {
   const app = createRouter();
   // Per route, so a wrong method on /me answers 405 before any credential check.
   const middleware = [requireSession(deps)];

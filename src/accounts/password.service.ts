@@ -15,7 +15,6 @@
  *   locale, after the change commits.
  */
 import { writeTransaction } from '../db/database.js';
-import type { AppDeps } from '../app-deps.js';
 import { MINUTE } from '../lib/clock.js';
 import { AppError } from '../lib/errors.js';
 import { resolveLocale } from '../lib/i18n.js';
@@ -26,6 +25,10 @@ import { checkPassword, hashPassword } from './passwords.js';
 import { voidMerchantResets } from './password-resets.repo.js';
 import { carrySession, deleteMerchantSessions, requireCurrentSession } from './sessions.repo.js';
 import type { Db, Trx } from '../db/database.js';
+import type { Mailer } from '../email/mailer.js';
+import type { CoreDeps } from '../core/core-deps.js';
+
+type Deps = Pick<CoreDeps, 'db' | 'config' | 'clock' | 'log'> & { mailer: Mailer };
 
 /** How recent the sign-in behind a session must be to add or change a password. */
 export const RECENT_SIGN_IN_MS = 10 * MINUTE;
@@ -44,7 +47,7 @@ export async function requireRecentSignIn(trx: Db | Trx, sessionHash: string, no
 }
 
 /** Tells the owner, in their locale, that a password was added or changed (best effort, after the commit). */
-function notifyOwner(deps: AppDeps, merchant: Merchant, kind: PasswordNoticeKind): void {
+function notifyOwner(deps: Deps, merchant: Merchant, kind: PasswordNoticeKind): void {
   if (!deps.mailer.available) return;
   sendAccountMail(deps, {
     kind,
@@ -66,7 +69,7 @@ export interface OwnerSession {
  * none, or a Google sign-in). Never replaces a password: 409 password_already_set (changing one
  * goes through POST /me/password or a reset link). Outstanding reset links stop working; sessions stay.
  */
-export async function setFirstPassword(deps: AppDeps, owner: OwnerSession, password: string): Promise<Merchant> {
+export async function setFirstPassword(deps: Deps, owner: OwnerSession, password: string): Promise<Merchant> {
   // Checked first (no argon2id for a stale session), and again where the password is written.
   await requireRecentSignIn(deps.db, owner.sessionHash, deps.clock.now());
   const passwordHash = await hashPassword(password);
@@ -89,7 +92,7 @@ export async function setFirstPassword(deps: AppDeps, owner: OwnerSession, passw
  * replaces the old, every other session and every outstanding confirmation link are revoked, and
  * the session that made the change stays signed in. Reset links stay valid (see above).
  */
-export async function changePassword(deps: AppDeps, owner: OwnerSession, input: { currentPassword: string; newPassword: string }): Promise<void> {
+export async function changePassword(deps: Deps, owner: OwnerSession, input: { currentPassword: string; newPassword: string }): Promise<void> {
   const merchant = await findMerchantById(deps.db, owner.merchantId);
   if (!merchant) throw new AppError('unauthorized', 'Sign in first: the account no longer exists');
   await requireRecentSignIn(deps.db, owner.sessionHash, deps.clock.now());

@@ -1,8 +1,10 @@
 /** Who is support staff: a rule of the configuration, not a column (staff are named in support.staff_emails). */
 import type { Config } from '../config.js';
-import type { AppDeps } from '../app-deps.js';
 import { normalizeEmail } from './merchants.repo.js';
 import { twoFactorEnabled } from './two-factor.repo.js';
+import type { CoreDeps } from '../core/core-deps.js';
+
+type Deps = Pick<CoreDeps, 'db' | 'config'>;
 
 /**
  * Whether anyone answers support: with support.staff_emails empty no account can open the inbox,
@@ -20,6 +22,6 @@ export function isSupportStaff(config: Config, email: string): boolean {
 }
 
 /** auth.require_2fa_for_staff: a staff account may not use the inbox until two-factor sign-in is on. */
-export async function staffLacksTwoFactor(deps: AppDeps, merchantId: string): Promise<boolean> {
+export async function staffLacksTwoFactor(deps: Deps, merchantId: string): Promise<boolean> {
   return deps.config.auth.require_2fa_for_staff && !(await twoFactorEnabled(deps.db, merchantId));
 }

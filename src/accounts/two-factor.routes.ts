@@ -9,12 +9,14 @@ import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { requireSession, sessionHashOf, sessionToken, setSessionCookie } from '../http/auth.js';
 import { clientIp, rateLimitSubject } from '../http/client-ip.js';
-import type { AppDeps } from '../app-deps.js';
 import type { AppEnv } from '../http/context.js';
 import { createRouter, EmptyBody, errorResponses, jsonBody, jsonResponse, optionalJsonBody, SuccessSchema } from '../http/openapi.js';
 import { resolveLocale } from '../lib/i18n.js';
 import { Locale, toMerchantResponse, TwoFactorSignedIn } from './accounts.schemas.js';
 import { beginSetup, completeTwoFactorSignIn, confirmSetup, disableTwoFactor, readChallenge, twoFactorStatus } from './two-factor.service.js';
+import type { CoreDeps } from '../core/core-deps.js';
+
+type Deps = Pick<CoreDeps, 'db' | 'config' | 'clock' | 'log' | 'rateLimiter'>;
 
 const Code = z.string().min(6).max(40).openapi({ description: 'The 6-digit code of the authenticator app, or one of the recovery codes', example: '492039' });
 
@@ -67,7 +69,7 @@ const tags = ['Two-factor sign-in'];
 const security = [{ sessionCookie: [] }];
 
 /** Both limits of a code check: per client address and per account. */
-async function limitCodes(c: Context<AppEnv>, deps: AppDeps, merchantId: string): Promise<void> {
+async function limitCodes(c: Context<AppEnv>, deps: Deps, merchantId: string): Promise<void> {
   await deps.rateLimiter.consume('two_factor:ip', rateLimitSubject(clientIp(c, deps.config.server.trust_proxy)), deps.config.rate_limits.auth_per_ip, {
     context: c,
   });
@@ -79,7 +81,7 @@ async function qrSvg(text: string): Promise<string> {
   return QRCode.toString(text, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
 }
 
-export function twoFactorRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
+export function twoFactorRoutes(deps: Deps): OpenAPIHono<AppEnv> {
   const app = createRouter();
   const middleware = [requireSession(deps)];
   const owner = (c: Context<AppEnv>) => ({ merchantId: c.get('auth').merchantId, sessionHash: sessionHashOf(c.get('auth')) });

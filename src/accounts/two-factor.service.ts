@@ -18,7 +18,6 @@
  */
 import { Secret, TOTP } from 'otpauth';
 import { writeTransaction } from '../db/database.js';
-import type { AppDeps } from '../app-deps.js';
 import { MINUTE } from '../lib/clock.js';
 import { hmacSha256Hex, safeEqual } from '../lib/crypto.js';
 import { AppError } from '../lib/errors.js';
@@ -42,6 +41,9 @@ import {
   unusedRecoveryCodes,
 } from './two-factor.repo.js';
 import type { Trx } from '../db/database.js';
+import type { CoreDeps } from '../core/core-deps.js';
+
+type Deps = Pick<CoreDeps, 'db' | 'config' | 'clock' | 'log'>;
 
 export const TOTP_PERIOD_SECONDS = 30;
 /** Codes of the previous and next 30-second step are accepted too (clock drift of the phone). */
@@ -56,7 +58,7 @@ function totpFor(merchant: Merchant, secret: Secret): TOTP {
 
 // Sign-in challenges
 
-const challengeKey = (deps: AppDeps) => derivedKey(deps.config.server.secret, 'gatewayd two-factor challenge v1');
+const challengeKey = (deps: Deps) => derivedKey(deps.config.server.secret, 'gatewayd two-factor challenge v1');
 
 /**
  * What a completed challenge does besides signing in: a reset of a two-factor account asked to
@@ -69,7 +71,7 @@ export type ChallengeIntent = 'sign_in' | 'revoke_credentials';
  * "merchantId.credentialVersion.expiresAt.signature", or with ".revoke" before the signature for
  * the revoke_credentials intent: the first step of a sign-in (a password, Google or a reset link), done.
  */
-export function issueChallenge(deps: AppDeps, merchant: Merchant, now: number, intent: ChallengeIntent = 'sign_in'): string {
+export function issueChallenge(deps: Deps, merchant: Merchant, now: number, intent: ChallengeIntent = 'sign_in'): string {
   const payload = `${merchant.id}.${merchant.credentialVersion}.${now + CHALLENGE_LIFETIME_MS}${intent === 'revoke_credentials' ? '.revoke' : ''}`;
   return `${payload}.${hmacSha256Hex(challengeKey(deps), payload)}`;
 }
@@ -83,7 +85,7 @@ export interface Challenge {
 }
 
 /** The account, credential version and intent a valid, unexpired challenge names; 400 invalid_token otherwise. */
-export function readChallenge(deps: AppDeps, challenge: string, now: number): Challenge {
+export function readChallenge(deps: Deps, challenge: string, now: number): Challenge {
   const parts = challenge.split('.');
   if (parts.length !== 4 && !(parts.length === 5 && parts[3] === 'revoke')) throw expiredChallenge();
   const signature = parts.pop()!;
@@ -94,7 +96,7 @@ export function readChallenge(deps: AppDeps, challenge: string, now: number): Ch
 }
 
 /** 401 two_factor_required carrying the challenge the second call presents. */
-export function twoFactorRequired(deps: AppDeps, merchant: Merchant, now: number, intent: ChallengeIntent = 'sign_in'): AppError {
+export function twoFactorRequired(deps: Deps, merchant: Merchant, now: number, intent: ChallengeIntent = 'sign_in'): AppError {
   return new AppError('two_factor_required', 'Enter the 6-digit code of your authenticator app (or a recovery code)').withChallenge(
     issueChallenge(deps, merchant, now, intent),
   );
@@ -108,7 +110,7 @@ const wrongCode = () => new AppError('invalid_credential', 'The code is wrong or
  * Inside a write transaction: accepts a current TOTP code of the account (recording its step) or
  * one of its unused recovery codes (spending it), else 401 invalid_credential naming `code`.
  */
-async function acceptCode(trx: Trx, deps: AppDeps, merchant: Merchant, code: string, now: number): Promise<'totp' | 'recovery'> {
+async function acceptCode(trx: Trx, deps: Deps, merchant: Merchant, code: string, now: number): Promise<'totp' | 'recovery'> {
   const row = await findTwoFactor(trx, merchant.id);
   const plain = row ? decryptSecret(deps.config.server.secret, merchant.id, row.secretEnc) : undefined;
   if (!row || plain === undefined) throw wrongCode();
@@ -124,7 +126,7 @@ async function acceptCode(trx: Trx, deps: AppDeps, merchant: Merchant, code: str
   throw wrongCode();
 }
 
-async function merchantOrFail(deps: AppDeps, merchantId: string): Promise<Merchant> {
+async function merchantOrFail(deps: Deps, merchantId: string): Promise<Merchant> {
   const merchant = await findMerchantById(deps.db, merchantId);
   if (!merchant) throw new AppError('unauthorized', 'Sign in first: the account no longer exists');
   return merchant;
@@ -137,7 +139,7 @@ async function merchantOrFail(deps: AppDeps, merchantId: string): Promise<Mercha
  * of a reset that asked to revoke the API keys and webhooks revokes them in the same transaction.
  */
 export async function completeTwoFactorSignIn(
-  deps: AppDeps,
+  deps: Deps,
   input: { challenge: string; code: string; locale: Locale | undefined; previousToken: string | undefined },
 ): Promise<SignedIn & { via: 'totp' | 'recovery'; revoked: CredentialCounts | undefined }> {
   const now = deps.clock.now();
@@ -166,7 +168,7 @@ export interface TwoFactorStatus {
   recoveryCodesLeft: number;
 }
 
-export async function twoFactorStatus(deps: AppDeps, merchantId: string): Promise<TwoFactorStatus> {
+export async function twoFactorStatus(deps: Deps, merchantId: string): Promise<TwoFactorStatus> {
   const enabled = await twoFactorEnabled(deps.db, merchantId);
   return { enabled, recoveryCodesLeft: enabled ? await unusedRecoveryCodes(deps.db, merchantId) : 0 };
 }
@@ -177,7 +179,7 @@ const alreadyOn = () => new AppError('two_factor_already_enabled', 'Two-factor s
  * Starts setup: a new 160-bit secret, stored encrypted and pending (not asked at sign-in until
  * confirmed). Returns the secret and its otpauth:// URI, shown once. Needs a recent sign-in.
  */
-export async function beginSetup(deps: AppDeps, owner: { merchantId: string; sessionHash: string }): Promise<{ secret: string; uri: string }> {
+export async function beginSetup(deps: Deps, owner: { merchantId: string; sessionHash: string }): Promise<{ secret: string; uri: string }> {
   const merchant = await merchantOrFail(deps, owner.merchantId);
   const secret = new Secret({ size: 20 });
   const now = deps.clock.now();
@@ -190,7 +192,7 @@ export async function beginSetup(deps: AppDeps, owner: { merchantId: string; ses
 }
 
 /** Confirms setup with a first code: 2FA is on, and the ten recovery codes are returned (shown once). */
-export async function confirmSetup(deps: AppDeps, owner: { merchantId: string; sessionHash: string }, code: string): Promise<string[]> {
+export async function confirmSetup(deps: Deps, owner: { merchantId: string; sessionHash: string }, code: string): Promise<string[]> {
   const merchant = await merchantOrFail(deps, owner.merchantId);
   const now = deps.clock.now();
   const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
@@ -207,7 +209,7 @@ export async function confirmSetup(deps: AppDeps, owner: { merchantId: string; s
 }
 
 /** Turns 2FA off with a current code or a recovery code; needs a recent sign-in. */
-export async function disableTwoFactor(deps: AppDeps, owner: { merchantId: string; sessionHash: string }, code: string): Promise<void> {
+export async function disableTwoFactor(deps: Deps, owner: { merchantId: string; sessionHash: string }, code: string): Promise<void> {
   const merchant = await merchantOrFail(deps, owner.merchantId);
   const now = deps.clock.now();
   await writeTransaction(deps.db, async (trx) => {

@@ -1,13 +1,15 @@
 /** POST /api-keys, POST /api-keys/{id}/roll, DELETE /api-keys/{id}: owner session only. */
 import { createRoute } from '@hono/zod-openapi';
-import type { AppDeps } from '../app-deps.js';
 import { SCOPES } from '../http/context.js';
 import { requireSession, sessionHashOf } from '../http/auth.js';
 import { createRouter, EmptyBody, errorResponses, jsonBody, jsonResponse, optionalJsonBody, SuccessSchema, SESSION_ONLY } from '../http/openapi.js';
 import { ApiKeyCreatedSchema, ApiKeyRolledSchema, CreateApiKeySchema, KEY_WARNING, KeyIdParamSchema, toApiKeyResponse } from './api-keys.schemas.js';
 import { createKey, deleteKey, rollKey } from './api-keys.service.js';
+import type { CoreDeps } from '../core/core-deps.js';
 
-export function apiKeyRoutes(deps: AppDeps) {
+type Deps = Pick<CoreDeps, 'db' | 'config' | 'clock' | 'log' | 'rateLimiter'>;
+
+export function apiKeyRoutes(deps: Deps) {
   const app = createRouter();
 
   app.openapi(

@@ -29,12 +29,15 @@
  *   even by id is disputed (held, never confirmed from, never dropped).
  * With one provider, that provider is trusted as it answers (the checks above still hold).
  */
-import type { AppDeps } from '../app-deps.js';
 import { findTransferBlocks } from '../payments/transfers.repo.js';
 import { FUTURE_SKEW_MS, GENESIS_TIME } from './head.js';
 import type { Provider } from './providers.js';
 import { TronApiError, type TronClient, type TxInfo } from './tron.client.js';
 import { blockDigest, transfersInBlock, type WatchedSet } from './verifier.js';
+import type { ChainRuntime } from './chain.runtime.js';
+import type { CoreDeps } from '../core/core-deps.js';
+
+type Deps = Pick<CoreDeps, 'db' | 'config' | 'clock' | 'log'> & { chain: ChainRuntime };
 
 export type BlockRead =
   | { kind: 'block'; infos: TxInfo[]; time: number | undefined; provider: Provider }
@@ -51,7 +54,7 @@ function malformed(n: number, why: string): TronApiError {
 }
 
 /** Checks one provider's infos of block n; throws a malformed-read fault. */
-async function checked(deps: AppDeps, n: number, infos: TxInfo[], watched: WatchedSet): Promise<TxInfo[]> {
+async function checked(deps: Deps, n: number, infos: TxInfo[], watched: WatchedSet): Promise<TxInfo[]> {
   const rt = deps.chain;
   const time = infos[0]?.blockTimeStamp;
   if (time !== undefined) {
@@ -73,7 +76,7 @@ async function checked(deps: AppDeps, n: number, infos: TxInfo[], watched: Watch
 }
 
 /** The ids and what the block pays the watched addresses, to compare two providers' reads. */
-function fingerprint(deps: AppDeps, infos: TxInfo[], watched: WatchedSet): string {
+function fingerprint(deps: Deps, infos: TxInfo[], watched: WatchedSet): string {
   const ids = infos.map((i) => i.id.toLowerCase()).sort();
   return `${ids.join(',')}|${blockDigest(transfersInBlock(infos, watched, deps.config.network.usdtContract))}`;
 }
@@ -84,7 +87,7 @@ type Read<T> = { value: T; provider: Provider };
  * Reads block n (solidified by the accepted head when `solid`). Provider faults on every provider
  * throw the last TronApiError, as the pool does.
  */
-export async function readBlock(deps: AppDeps, n: number, watched: WatchedSet, solid: boolean): Promise<BlockRead> {
+export async function readBlock(deps: Deps, n: number, watched: WatchedSet, solid: boolean): Promise<BlockRead> {
   const rt = deps.chain;
   const now = () => deps.clock.now();
   const fn = (c: TronClient) => c.blockInfos(n).then((infos) => checked(deps, n, infos, watched));
@@ -111,7 +114,7 @@ export async function readBlock(deps: AppDeps, n: number, watched: WatchedSet, s
 type Decision = { kind: 'chosen'; read: Read<TxInfo[]> } | Exclude<BlockRead, { kind: 'block' }>;
 
 /** Counts an inconsistent block against both providers and logs it once. */
-function inconsistent(deps: AppDeps, n: number, a: Provider, b: Provider, third: Provider | undefined): void {
+function inconsistent(deps: Deps, n: number, a: Provider, b: Provider, third: Provider | undefined): void {
   deps.chain.figures.inconsistent_blocks += 1;
   a.health.inconsistent_blocks += 1;
   b.health.inconsistent_blocks += 1;
@@ -122,7 +125,7 @@ function inconsistent(deps: AppDeps, n: number, a: Provider, b: Provider, third:
 }
 
 /** Sets aside a provider the others outvoted about block n (`about`: what it answered wrong), and logs it. */
-function outvoted(deps: AppDeps, n: number, loser: Provider, about: string, transactions: string[] = []): void {
+function outvoted(deps: Deps, n: number, loser: Provider, about: string, transactions: string[] = []): void {
   deps.chain.pool.setAside(loser, deps.clock.now(), `set aside: outvoted about block ${n} (${about})`);
   deps.log.error(
     { block: n, provider: loser.health.name, about, tx_hashes: transactions },
@@ -140,7 +143,7 @@ function outvoted(deps: AppDeps, n: number, loser: Provider, about: string, tran
  * A count that disagrees is settled in full: the counting provider's infos, and a third provider's
  * when the two full reads disagree.
  */
-async function crossCheckCount(deps: AppDeps, n: number, first: Read<TxInfo[]>, watched: WatchedSet): Promise<Decision> {
+async function crossCheckCount(deps: Deps, n: number, first: Read<TxInfo[]>, watched: WatchedSet): Promise<Decision> {
   const rt = deps.chain;
   const now = () => deps.clock.now();
   // A transfer that could move an invoice (a successful one of more than zero) needs a second full
@@ -166,7 +169,7 @@ async function crossCheckCount(deps: AppDeps, n: number, first: Read<TxInfo[]>, 
  * what the block pays the watched addresses must agree. A third provider decides between two that
  * disagree and the outvoted one is set aside.
  */
-async function crossCheckIds(deps: AppDeps, n: number, first: Read<TxInfo[]>, watched: WatchedSet, prefer?: Provider): Promise<Decision> {
+async function crossCheckIds(deps: Deps, n: number, first: Read<TxInfo[]>, watched: WatchedSet, prefer?: Provider): Promise<Decision> {
   const rt = deps.chain;
   const now = () => deps.clock.now();
   const fn = (c: TronClient) => c.blockInfos(n).then((infos) => checked(deps, n, infos, watched));
@@ -206,7 +209,7 @@ async function crossCheckIds(deps: AppDeps, n: number, first: Read<TxInfo[]>, wa
 export const MAX_SETTLED_BY_ID = 16;
 
 /** What one TransactionInfo says about its block and the watched addresses: the block time, and its payments and failed calls to them. */
-function txView(deps: AppDeps, info: TxInfo, watched: WatchedSet): string {
+function txView(deps: Deps, info: TxInfo, watched: WatchedSet): string {
   return `${info.blockTimeStamp}|${blockDigest(transfersInBlock([info], watched, deps.config.network.usdtContract))}`;
 }
 
@@ -229,7 +232,7 @@ function majority(views: readonly string[]): string | undefined {
  * settled. A transaction without such a majority holds the block as disputed; a provider that
  * does not answer makes it wait.
  */
-async function settleById(deps: AppDeps, n: number, reads: Array<Read<TxInfo[]>>, watched: WatchedSet): Promise<Decision> {
+async function settleById(deps: Deps, n: number, reads: Array<Read<TxInfo[]>>, watched: WatchedSet): Promise<Decision> {
   const rt = deps.chain;
   const now = () => deps.clock.now();
   const names = reads.map((r) => r.provider.health.name);

@@ -1,14 +1,18 @@
 /** The chain watcher's figures as /health and the metrics show them. */
-import type { AppDeps } from '../app-deps.js';
 import { iso, isoOrNull } from '../lib/clock.js';
 import type { Metrics } from '../ops/metrics.js';
 import { listOpenDisputes } from '../payments/scan.repo.js';
+import type { WatcherStatus } from './watcher-status.js';
+import type { ChainRuntime } from './chain.runtime.js';
+import type { CoreDeps } from '../core/core-deps.js';
+
+type Deps = Pick<CoreDeps, 'db' | 'config' | 'clock'> & { watcherStatus: WatcherStatus; chain: ChainRuntime };
 
 /**
  * The `watcher` object of GET /health. The disputes come from the database (chain_disputes): the
  * same in every instance, whichever one runs the scanner, and after a restart.
  */
-export async function watcherHealth(deps: Pick<AppDeps, 'watcherStatus' | 'chain' | 'db' | 'config' | 'clock'>) {
+export async function watcherHealth(deps: Pick<Deps, 'watcherStatus' | 'chain' | 'db' | 'config' | 'clock'>) {
   const disputes = await listOpenDisputes(deps.db, deps.config.network);
   return {
     state: deps.watcherStatus.state,
@@ -29,7 +33,7 @@ export async function watcherHealth(deps: Pick<AppDeps, 'watcherStatus' | 'chain
 }
 
 /** Scrape-time gauges of the block scanner and of each provider. */
-export function registerChainMetrics(metrics: Metrics, deps: Pick<AppDeps, 'chain' | 'db' | 'config' | 'clock'>): void {
+export function registerChainMetrics(metrics: Metrics, deps: Pick<Deps, 'chain' | 'db' | 'config' | 'clock'>): void {
   const block = metrics.gauge('gatewayd_chain_scan_block', 'The newest block the head follower has read (NaN before the first)');
   const head = metrics.gauge('gatewayd_chain_solid_head_block', 'The newest solidified block known (NaN before the first)');
   const behind = metrics.gauge('gatewayd_chain_scan_behind_blocks', 'Solidified blocks the head follower has not read yet');

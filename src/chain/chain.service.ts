@@ -4,13 +4,15 @@
  * (a solidified block is TRON's final), and are recorded with the scan state by
  * src/payments/record.ts in one write transaction. No network here.
  */
-import type { AppDeps } from '../app-deps.js';
 import type { VerifiedTransfer as NeutralTransfer } from '../chains/family.js';
 import type { ChainTransferKind } from '../db/schema.js';
 import type { Invoice } from '../invoices/invoice.model.js';
 import { networkOf, recordTransfers } from '../payments/record.js';
 import type { ScanGap, ScanState } from '../payments/scan.repo.js';
 import type { VerifiedTransfer } from './verifier.js';
+import type { CoreDeps } from '../core/core-deps.js';
+
+type Deps = Pick<CoreDeps, 'db' | 'config' | 'clock' | 'log' | 'deliveriesQueued'>;
 
 export { reviewPaymentTransaction } from '../payments/record.js';
 
@@ -30,7 +32,7 @@ export interface ScanCommit {
 }
 
 /** A TRON transfer in the chain-neutral shape: USDT (6 decimals, so the raw value is the micro-units), final, no block hash. */
-export function toNeutralTransfer(network: AppDeps['config']['network'], t: VerifiedTransfer): NeutralTransfer {
+export function toNeutralTransfer(network: Deps['config']['network'], t: VerifiedTransfer): NeutralTransfer {
   return {
     network: network.id,
     token: 'USDT',
@@ -49,7 +51,7 @@ export function toNeutralTransfer(network: AppDeps['config']['network'], t: Veri
   };
 }
 
-export async function commitScan(deps: AppDeps, c: ScanCommit): Promise<{ recorded: RecordedTransfer[]; expired: Invoice[] }> {
+export async function commitScan(deps: Deps, c: ScanCommit): Promise<{ recorded: RecordedTransfer[]; expired: Invoice[] }> {
   const network = deps.config.network;
   const byKey = new Map(c.transfers.map((t) => [`${t.txHash}:${t.logIndex}`, t]));
   const { recorded, expired } = await recordTransfers(deps, networkOf(network.id), {

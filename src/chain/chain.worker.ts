@@ -26,7 +26,6 @@
  * Follower and backfill: follower.ts.
  */
 import { performance } from 'node:perf_hooks';
-import type { AppDeps } from '../app-deps.js';
 import { MINUTE } from '../lib/clock.js';
 import type { Worker } from '../lib/loop.js';
 import { openInvoiceAddresses, openInvoices } from '../invoices/invoice-payments.js';
@@ -38,6 +37,12 @@ import { blockFor, expectedDelay, logRefusedHeads, refreshHead } from './head.js
 import { seenDueAt, seenRead, settleTronSeen } from './seen-read.js';
 import { TronApiError, type BlockRef } from './tron.client.js';
 import { watchedSet } from './verifier.js';
+import type { WatcherStatus } from './watcher-status.js';
+import type { ChainRuntime } from './chain.runtime.js';
+import type { Mailer } from '../email/mailer.js';
+import type { CoreDeps } from '../core/core-deps.js';
+
+type Deps = Pick<CoreDeps, 'db' | 'config' | 'clock' | 'log' | 'deliveriesQueued'> & { watcherStatus: WatcherStatus; chain: ChainRuntime; mailer: Mailer };
 
 export {
   BLOCK_INTERVAL_MS,
@@ -49,7 +54,7 @@ export {
   type ScanFigures,
 } from './chain.runtime.js';
 
-export function chainWorker(deps: AppDeps): Worker {
+export function chainWorker(deps: Deps): Worker {
   return {
     name: 'chain',
     intervalMs: deps.chain.intervalMs,
@@ -66,7 +71,7 @@ export function chainWorker(deps: AppDeps): Worker {
  * predicted to be solidified (never sooner than 200 ms, never later than the poll interval). So a
  * payment confirms about when its block solidifies, at the same one request a block.
  */
-function nextBlockDelay(deps: AppDeps): number | undefined {
+function nextBlockDelay(deps: Deps): number | undefined {
   const rt = deps.chain;
   const delay = expectedDelay(rt, deps.clock.now(), HEAD_REFRESH_MS);
   if (deps.watcherStatus.state !== 'running' || !rt.head || delay === undefined || rt.figures.block === null) return undefined;
@@ -80,7 +85,7 @@ function nextBlockDelay(deps: AppDeps): number | undefined {
  * backfill remains (the loop runs again at once; every pass follows the head first). Any exception
  * is a failed pass: /health says degraded with the reason at once, and the next pass tries again.
  */
-export async function runOnce(deps: AppDeps): Promise<boolean> {
+export async function runOnce(deps: Deps): Promise<boolean> {
   try {
     const more = await pass(deps);
     deps.chain.failedPasses = 0;
@@ -96,7 +101,7 @@ export async function runOnce(deps: AppDeps): Promise<boolean> {
   }
 }
 
-async function pass(deps: AppDeps): Promise<boolean> {
+async function pass(deps: Deps): Promise<boolean> {
   const rt = deps.chain;
   const now = deps.clock.now();
   const stored = await loadScanState(deps.db, deps.config.network);
@@ -198,7 +203,7 @@ async function pass(deps: AppDeps): Promise<boolean> {
  * A cursor or gap stored beyond the credible head (a head an earlier version accepted from a lying
  * provider) is brought back to it, once at start: the blocks up to the head are read again.
  */
-async function correctBeyondHead(deps: AppDeps, state: ScanState, gaps: ScanGap[], head: BlockRef): Promise<boolean> {
+async function correctBeyondHead(deps: Deps, state: ScanState, gaps: ScanGap[], head: BlockRef): Promise<boolean> {
   if (state.cursorBlock <= head.number + MAX_FOLLOW_BEHIND) return false;
   const network = deps.config.network;
   deps.log.warn({ cursor_block: state.cursorBlock, solid_head: head.number }, 'chain: stored cursor beyond every credible head; brought back to the head');
@@ -214,7 +219,7 @@ async function correctBeyondHead(deps: AppDeps, state: ScanState, gaps: ScanGap[
   return true;
 }
 
-function logFault(deps: AppDeps, err: TronApiError): void {
+function logFault(deps: Deps, err: TronApiError): void {
   const rt = deps.chain;
   const condition = `${err.kind}:${err.endpoint}`;
   const fields = {
@@ -232,7 +237,7 @@ function logFault(deps: AppDeps, err: TronApiError): void {
   }
 }
 
-function setStatus(deps: AppDeps, state: 'idle' | 'running' | 'degraded', pass: Pass | undefined): void {
+function setStatus(deps: Deps, state: 'idle' | 'running' | 'degraded', pass: Pass | undefined): void {
   const rt = deps.chain;
   const f = rt.figures;
   f.disputed_blocks = rt.disputes.size;

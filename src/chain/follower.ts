@@ -5,7 +5,6 @@
  * they find is committed through chain.service.ts with the cursor or gap that covers it.
  */
 import { performance } from 'node:perf_hooks';
-import type { AppDeps } from '../app-deps.js';
 import { MINUTE } from '../lib/clock.js';
 import { readBlock, type BlockRead } from './block-reader.js';
 import { HEAD_REFRESH_MS } from './chain.runtime.js';
@@ -16,6 +15,11 @@ import { NETWORKS } from '../chains/networks.js';
 import { expectedDelay, learnDelay, learnInterval, refreshHead } from './head.js';
 import type { TxInfo } from './tron.client.js';
 import { transfersInBlock, type VerifiedTransfer, type WatchedSet } from './verifier.js';
+import type { ChainRuntime } from './chain.runtime.js';
+import type { Mailer } from '../email/mailer.js';
+import type { CoreDeps } from '../core/core-deps.js';
+
+type Deps = Pick<CoreDeps, 'db' | 'config' | 'clock' | 'log' | 'deliveriesQueued'> & { chain: ChainRuntime; mailer: Mailer };
 
 /** Blocks committed at once when none of them carries a transfer. */
 const FLUSH_EVERY = 200;
@@ -24,7 +28,7 @@ export const DISPUTE_AFTER_MS = 2 * MINUTE;
 
 /** One pass's working state. */
 export interface Pass {
-  deps: AppDeps;
+  deps: Deps;
   state: ScanState;
   gaps: ScanGap[];
   watched: WatchedSet;
@@ -36,7 +40,7 @@ export interface Pass {
 }
 
 /** True when block n should be solidified by now, by the last head seen and the expected delay. */
-function predictedSolid(deps: AppDeps, n: number): boolean {
+function predictedSolid(deps: Deps, n: number): boolean {
   const rt = deps.chain;
   const delay = expectedDelay(rt, deps.clock.now(), HEAD_REFRESH_MS);
   if (!rt.head || delay === undefined) return false;
@@ -125,7 +129,7 @@ async function dispute(pass: Pass, n: number, reason: string, txHash: string | n
  * Records (or refreshes) the durable dispute of block n. A new dispute is logged and mailed to the
  * support staff once; one seen again only moves its last_seen_at (at most once a minute).
  */
-async function holdBlock(deps: AppDeps, n: number, reason: string, txHash: string | null): Promise<void> {
+async function holdBlock(deps: Deps, n: number, reason: string, txHash: string | null): Promise<void> {
   const rt = deps.chain;
   const known = rt.disputes.get(n);
   const now = deps.clock.now();
@@ -203,7 +207,7 @@ export async function backfill(pass: Pass, started: number): Promise<boolean> {
  * DISPUTE_AFTER_MS; after that it is held as disputed, so one provider's silence never holds the
  * rest of a range.
  */
-function waitedTooLong(deps: AppDeps, n: number, reason: string): { reason: string; txHash?: string; time?: number } | undefined {
+function waitedTooLong(deps: Deps, n: number, reason: string): { reason: string; txHash?: string; time?: number } | undefined {
   const rt = deps.chain;
   const since = rt.backfillWaiting?.block === n ? rt.backfillWaiting.since : deps.clock.now();
   rt.backfillWaiting = { block: n, since };

@@ -9,11 +9,13 @@
  *
  * Also here: the learned solidification delay and block interval, which time the passes.
  */
-import type { AppDeps } from '../app-deps.js';
 import { MINUTE } from '../lib/clock.js';
 import type { ChainRuntime } from './chain.runtime.js';
 import type { ScanState } from '../payments/scan.repo.js';
 import { TronApiError, type BlockRef, type TronClient } from './tron.client.js';
+import type { CoreDeps } from '../core/core-deps.js';
+
+type Deps = Pick<CoreDeps, 'clock' | 'log'> & { chain: ChainRuntime };
 
 /** No TRON block is older than mainnet's genesis (2018-06-25). */
 export const GENESIS_TIME = Date.UTC(2018, 5, 25);
@@ -48,7 +50,7 @@ export function scannedUntil(stored: ScanState | undefined): BlockRef | undefine
  * a second one; accepts the lower of the two. Without a second answer the accepted head does not
  * move past the last one.
  */
-export async function refreshHead(deps: AppDeps, stored?: ScanState): Promise<BlockRef | undefined> {
+export async function refreshHead(deps: Deps, stored?: ScanState): Promise<BlockRef | undefined> {
   const rt = deps.chain;
   const now = () => deps.clock.now();
   const reference = rt.head ?? scannedUntil(stored);
@@ -71,14 +73,14 @@ export async function refreshHead(deps: AppDeps, stored?: ScanState): Promise<Bl
   return rt.head;
 }
 
-function credible(deps: AppDeps, head: BlockRef, reference: BlockRef | undefined): BlockRef {
+function credible(deps: Deps, head: BlockRef, reference: BlockRef | undefined): BlockRef {
   const doubt = headDoubt(head, deps.clock.now(), deps.chain.blockIntervalMs, reference);
   if (doubt === undefined) return head;
   throw new TronApiError('bad_response', 'head', `head refused: ${doubt} (block ${head.number}, time ${head.timestamp})`, undefined, undefined, 'head');
 }
 
 /** Logs a refused head once per provider and condition. */
-export function logRefusedHeads(deps: AppDeps): void {
+export function logRefusedHeads(deps: Deps): void {
   const rt = deps.chain;
   for (const p of rt.pool.providers) {
     const err = p.health.last_error;

@@ -14,7 +14,6 @@
  * whose child names another parent), or that the solidified read of its block does not hold
  * (settleTronSeen, after each committed pass), left the chain: invoice.payment_dropped.
  */
-import type { AppDeps } from '../app-deps.js';
 import type { VerifiedTransfer as NeutralTransfer } from '../chains/family.js';
 import { findNetwork, type Network } from '../chains/networks.js';
 import { SECOND } from '../lib/clock.js';
@@ -24,6 +23,10 @@ import { openInvoiceAddresses } from '../invoices/invoice-payments.js';
 import { listWaitingSeen, type SeenRow } from '../payments/seen.repo.js';
 import { dropSeen, noteSeen, settleFinalRange } from '../payments/seen.js';
 import { TronApiError } from './tron.client.js';
+import type { ChainRuntime } from './chain.runtime.js';
+import type { CoreDeps } from '../core/core-deps.js';
+
+type Deps = Pick<CoreDeps, 'db' | 'config' | 'clock' | 'log' | 'deliveriesQueued'> & { chain: ChainRuntime };
 
 /** How often the latest blocks are read while an invoice is open. */
 export const SEEN_POLL_MS = 5 * SECOND;
@@ -103,12 +106,12 @@ export function seenInBlock(network: Readonly<Network>, block: SeenBlock, watche
 }
 
 /** When the next seen read is due, while one is wanted (undefined otherwise). */
-export function seenDueAt(deps: AppDeps): number | undefined {
+export function seenDueAt(deps: Deps): number | undefined {
   return deps.chain.seen.next === undefined ? undefined : deps.chain.seen.readAt + SEEN_POLL_MS;
 }
 
 /** One read of the latest blocks for the open invoices' addresses, when due. */
-export async function seenRead(deps: AppDeps, openCount: number): Promise<void> {
+export async function seenRead(deps: Deps, openCount: number): Promise<void> {
   const rt = deps.chain;
   const now = deps.clock.now();
   const network = findNetwork(deps.config.network.id);
@@ -180,7 +183,7 @@ export async function seenRead(deps: AppDeps, openCount: number): Promise<void> 
  * solidified read did not record (recorded ones are final already), and not in a block still
  * unread or disputed, is not in the solidified chain: dropped.
  */
-export async function settleTronSeen(deps: AppDeps, cursorBlock: number, unread: ReadonlyArray<{ fromBlock: number; toBlock: number }>): Promise<void> {
+export async function settleTronSeen(deps: Deps, cursorBlock: number, unread: ReadonlyArray<{ fromBlock: number; toBlock: number }>): Promise<void> {
   const network = findNetwork(deps.config.network.id);
   if (!network) return;
   const held = [...unread, ...[...deps.chain.disputes.keys()].map((n) => ({ fromBlock: n, toBlock: n }))];

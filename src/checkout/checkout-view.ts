@@ -4,7 +4,6 @@
  * exchange sent a wrong amount is told not to pay again), and what became of a transaction a payer
  * named ("I already paid"). Nothing here names another payer's amount, invoice or address.
  */
-import type { AppDeps } from '../app-deps.js';
 import type { Db } from '../db/database.js';
 import type { Invoice } from '../invoices/invoice.model.js';
 import { toCheckoutInvoiceResponse } from '../invoices/invoices.schemas.js';
@@ -12,6 +11,9 @@ import { formatAmount, micros, parseAmount } from '../lib/amounts.js';
 import { hasDroppedSeen } from '../payments/seen.repo.js';
 import { withPaymentSeen } from '../payments/seen.js';
 import { toPaymentSeenResponse } from '../invoices/invoices.schemas.js';
+import type { CoreDeps } from '../core/core-deps.js';
+
+type Deps = Pick<CoreDeps, 'db' | 'config'>;
 
 /**
  * True when an unmatched transfer of at least `dustThreshold` (smaller ones are mostly address
@@ -49,7 +51,7 @@ export function dustOf(threshold: string): bigint {
  * chain before it was final and none waits now, on an invoice still unpaid (the page tells the
  * payer to check their wallet).
  */
-export async function checkoutView(deps: Pick<AppDeps, 'db' | 'config'>, inv: Invoice, merchantName: string, dustThreshold: bigint) {
+export async function checkoutView(deps: Pick<Deps, 'db' | 'config'>, inv: Invoice, merchantName: string, dustThreshold: bigint) {
   const [shown] = await withPaymentSeen(deps, [inv]);
   const seen = shown!.paymentSeen ?? null;
   const open = inv.status === 'pending' && inv.txHash === null;

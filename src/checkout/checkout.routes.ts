@@ -3,7 +3,6 @@
  * POST /checkout/{token}/transaction: "I already paid", the payer names a transaction (tx-claim.ts).
  */
 import { createRoute, z } from '@hono/zod-openapi';
-import type { AppDeps } from '../app-deps.js';
 import { clientSubject } from '../http/client-ip.js';
 import { createRouter, errorResponses, jsonBody, jsonResponse } from '../http/openapi.js';
 import { AppError } from '../lib/errors.js';
@@ -11,6 +10,10 @@ import { CheckoutInvoiceSchema, PaymentSeenSchema } from '../invoices/invoices.s
 import { findByCheckoutToken } from '../invoices/invoices.repo.js';
 import { checkoutView, dustOf, paidTo } from './checkout-view.js';
 import { CLAIMS_PER_INVOICE_PER_MINUTE, CLAIMS_PER_IP_PER_MINUTE, claimedHash, claimEvmTransaction, claimTransaction } from './tx-claim.js';
+import type { ChainRuntime } from '../chain/chain.runtime.js';
+import type { CoreDeps } from '../core/core-deps.js';
+
+type Deps = Pick<CoreDeps, 'db' | 'config' | 'clock' | 'log' | 'rateLimiter' | 'deliveriesQueued'> & { chain: ChainRuntime };
 
 const CheckoutViewSchema = CheckoutInvoiceSchema.extend({
   unmatched_payment_seen: z.boolean().openapi({
@@ -75,7 +78,7 @@ const ClaimResultSchema = z
   })
   .openapi('CheckoutTransactionClaimResult');
 
-export function checkoutRoutes(deps: AppDeps) {
+export function checkoutRoutes(deps: Deps) {
   const app = createRouter();
 
   app.openapi(

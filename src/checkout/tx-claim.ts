@@ -16,7 +16,6 @@
  * - it is recorded through the scanner's own commit (chain.service.ts): classification, events and
  *   webhooks are the same, and each (transaction, log) is recorded once, whoever sees it first.
  */
-import type { AppDeps } from '../app-deps.js';
 import { loadScanState } from '../payments/scan.repo.js';
 import { findTransferBlocks } from '../payments/transfers.repo.js';
 import { commitScan } from '../chain/chain.service.js';
@@ -26,6 +25,10 @@ import { blockDigest, transfersInBlock, watchedSet } from '../chain/verifier.js'
 import type { Invoice } from '../invoices/invoice.model.js';
 import { AppError } from '../lib/errors.js';
 import { findNetwork } from '../chains/networks.js';
+import type { ChainRuntime } from '../chain/chain.runtime.js';
+import type { CoreDeps } from '../core/core-deps.js';
+
+type Deps = Pick<CoreDeps, 'db' | 'config' | 'clock' | 'log' | 'deliveriesQueued'> & { chain: ChainRuntime };
 
 /** The networks an invoice may still be paid on: its own, and its options' while they are open. */
 function payableNetworks(invoice: Invoice): string[] {
@@ -78,7 +81,7 @@ export function claimedHash(invoice: Invoice, text: string, network?: string): {
  * answered from what is recorded (`already_recorded`), or `deferred`: the watcher records it once
  * the network has finalized it. Nothing is recorded on the payer's word or one provider's.
  */
-export async function claimEvmTransaction(deps: AppDeps, invoice: Invoice, txHash: string): Promise<ClaimResult> {
+export async function claimEvmTransaction(deps: Deps, invoice: Invoice, txHash: string): Promise<ClaimResult> {
   const addresses = [...new Set([invoice.walletAddress, ...invoice.options.map((o) => o.walletAddress)])];
   const recorded = await deps.db
     .selectFrom('chain_transfers')
@@ -108,7 +111,7 @@ function notAccepted(message: string, reason: string): AppError {
 }
 
 /** Looks `txHash` up and records what it pays to the invoice's address; throws the documented errors. */
-export async function claimTransaction(deps: AppDeps, invoice: Invoice, txHash: string): Promise<ClaimResult> {
+export async function claimTransaction(deps: Deps, invoice: Invoice, txHash: string): Promise<ClaimResult> {
   const rt = deps.chain;
   const now = () => deps.clock.now();
   const recorded = await deps.db

@@ -8,7 +8,6 @@ import type { Merchant } from '../accounts/merchants.repo.js';
 import { isKeyActive, listMerchantKeys, type ApiKeyRecord } from '../api-keys/api-keys.repo.js';
 import { listMerchantLatePayments, listUnmatchedTransfers } from '../payments/transfers.repo.js';
 import type { ChainTransfer } from '../payments/transfer.model.js';
-import type { AppDeps } from '../app-deps.js';
 import { listMerchantEvents, type StoredEvent } from '../events/events.repo.js';
 import type { Invoice } from '../invoices/invoice.model.js';
 import { readInvoiceStats, type InvoiceStats } from '../invoices/invoice-stats.repo.js';
@@ -16,6 +15,9 @@ import { listMerchantInvoices } from '../invoices/invoices.repo.js';
 import { listMerchantWallets, type WalletWithNetworks } from '../wallets/wallets.repo.js';
 import { listDeliveries, listWebhooks, type Delivery, type Webhook } from '../webhooks/webhooks.repo.js';
 import { countResources } from './dashboard.repo.js';
+import type { CoreDeps } from '../core/core-deps.js';
+
+type Deps = Pick<CoreDeps, 'db' | 'config' | 'clock'>;
 
 export const DASHBOARD_EVENTS = 100;
 export const DASHBOARD_INVOICES = 100;
@@ -37,7 +39,7 @@ export interface Dashboard {
 }
 
 /** Every list of the Dashboard, newest first. */
-export async function readDashboard(deps: AppDeps, merchant: Merchant): Promise<Dashboard> {
+export async function readDashboard(deps: Deps, merchant: Merchant): Promise<Dashboard> {
   const now = deps.clock.now();
   const [events, stats, webhooks, deliveries, wallets, invoices, apiKeys, latePayments, unmatchedTransfers] = await Promise.all([
     listMerchantEvents(deps.db, merchant.id, DASHBOARD_EVENTS),
@@ -63,7 +65,7 @@ export interface OverviewFigures {
   failedDeliveries: number;
 }
 
-export async function readOverviewFigures(deps: AppDeps, merchantId: string): Promise<OverviewFigures> {
+export async function readOverviewFigures(deps: Deps, merchantId: string): Promise<OverviewFigures> {
   const now = deps.clock.now();
   const [stats, keys, counts] = await Promise.all([
     readInvoiceStats(deps.db, merchantId),

@@ -9,13 +9,14 @@
  * On PostgreSQL, autovacuum keeps the statistics; this worker (in every instance) forgets the shared
  * rate-limit buckets untouched for a minute instead (src/db/rate-buckets.ts).
  */
-import type { AppDeps } from '../app-deps.js';
-import { HOUR } from '../lib/clock.js';
+import { HOUR, type Clock } from '../lib/clock.js';
 import type { Worker } from '../lib/loop.js';
-import { dialectOf, onConnection } from './database.js';
+import { dialectOf, onConnection, type Db, type Sqlite } from './database.js';
 import { forgetFullBuckets } from './rate-buckets.js';
 
-export async function runOnce(deps: Pick<AppDeps, 'db' | 'sqlite' | 'clock'>): Promise<boolean> {
+type Deps = { db: Db; readonly sqlite: Sqlite; clock: Clock };
+
+export async function runOnce(deps: Pick<Deps, 'db' | 'sqlite' | 'clock'>): Promise<boolean> {
   // PostgreSQL's autovacuum keeps its statistics itself.
   if (dialectOf(deps.db) === 'postgres') {
     await forgetFullBuckets(deps.db, deps.clock.now());
@@ -29,6 +30,6 @@ export async function runOnce(deps: Pick<AppDeps, 'db' | 'sqlite' | 'clock'>): P
   return false;
 }
 
-export function maintenanceWorker(deps: AppDeps): Worker {
+export function maintenanceWorker(deps: Deps): Worker {
   return { name: 'db-maintenance', intervalMs: HOUR, runOnce: () => runOnce(deps) };
 }

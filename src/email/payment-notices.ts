@@ -12,7 +12,6 @@
  *   (never an order id, a description or a wallet label), in the owner's language.
  */
 import type { Config } from '../config.js';
-import type { AppDeps } from '../app-deps.js';
 import type { Trx } from '../db/database.js';
 import { renderMail } from '../accounts/account-mail.js';
 import { formatAmount, fromDbAmount, parseAmount } from '../lib/amounts.js';
@@ -22,6 +21,10 @@ import type { Worker } from '../lib/loop.js';
 import { findTransferByLog } from '../payments/transfers.repo.js';
 import { findInvoiceAnyMerchant } from '../invoices/invoices.repo.js';
 import { listAddressOwners } from '../wallets/wallets.repo.js';
+import type { Mailer } from './mailer.js';
+import type { CoreDeps } from '../core/core-deps.js';
+
+type Deps = Pick<CoreDeps, 'db' | 'config' | 'clock' | 'log'> & { mailer: Mailer };
 
 /**
  * Unmatched transfers below tron.dust_threshold (0.01 USDT by default) are not worth a mail:
@@ -101,7 +104,7 @@ function composeNotice(publicUrl: string, owner: DueNotice, items: DueNotice[], 
 }
 
 /** One pass: one mail per owner with due notices. Returns true when more may be due at once. */
-export async function runOnce(deps: AppDeps): Promise<boolean> {
+export async function runOnce(deps: Deps): Promise<boolean> {
   if (!paymentNoticesOn(deps.config)) return false;
   const now = deps.clock.now();
   const due = (await deps.db
@@ -147,6 +150,6 @@ export async function runOnce(deps: AppDeps): Promise<boolean> {
   return more;
 }
 
-export function paymentNoticesWorker(deps: AppDeps): Worker {
+export function paymentNoticesWorker(deps: Deps): Worker {
   return { name: 'payment-notices', intervalMs: MINUTE, runOnce: () => runOnce(deps) };
 }

@@ -1,12 +1,14 @@
 /** GET /events and GET /events/{id}: the event history, for catching up after missed webhooks (key with invoices:read, or session). */
 import { createRoute, z } from '@hono/zod-openapi';
-import type { AppDeps } from '../app-deps.js';
 import { requireKeyOrSession } from '../http/auth.js';
 import { createRouter, errorResponses, jsonResponse, KEY_OR_SESSION } from '../http/openapi.js';
 import { pageRequest, pagingQuery, repeatable } from '../http/paging.js';
 import { AppError } from '../lib/errors.js';
 import { EVENT_TYPES, findEventCursor, findMerchantEvent, listEventPage } from './events.repo.js';
 import { EVENT_ID_EXAMPLE, EventEnvelopeSchema, EventIdParamSchema, EventListSchema, EventTypeSchema, toEventResponse } from './events.schemas.js';
+import type { CoreDeps } from '../core/core-deps.js';
+
+type Deps = Pick<CoreDeps, 'db' | 'config' | 'clock' | 'rateLimiter'>;
 
 export const EventListQuerySchema = z.strictObject({
   ...pagingQuery('event', EVENT_ID_EXAMPLE),
@@ -18,7 +20,7 @@ export const EventListQuerySchema = z.strictObject({
     }),
 });
 
-export function eventRoutes(deps: AppDeps) {
+export function eventRoutes(deps: Deps) {
   const app = createRouter();
 
   app.openapi(

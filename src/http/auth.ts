@@ -9,8 +9,13 @@ import { findKeyBySecret, isKeyActive, keyNeedsTouch, touchKey } from '../api-ke
 import { onConnection } from '../db/database.js';
 import { findSession, renewSession, SESSION_COOKIE, SESSION_LIFETIME_MS } from '../accounts/sessions.repo.js';
 import { AppError } from '../lib/errors.js';
-import type { AppDeps } from '../app-deps.js';
 import type { AppEnv, Auth, Scope } from './context.js';
+import type { Config } from '../config.js';
+import type { Db } from '../db/database.js';
+import type { Clock } from '../lib/clock.js';
+import type { RateLimiter } from './rate-limit.js';
+
+type Deps = { db: Db; config: Config; clock: Clock; rateLimiter: RateLimiter };
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -45,7 +50,7 @@ function bearerToken(c: Context): string | undefined {
  * The Origin rule for cookie requests: an unsafe method must carry Origin equal to the public
  * origin; a safe method with a foreign Origin is refused the same way.
  */
-export function checkOrigin(c: Context, deps: AppDeps): void {
+export function checkOrigin(c: Context, deps: Deps): void {
   const origin = c.req.header('origin');
   if (SAFE_METHODS.has(c.req.method)) {
     if (origin !== undefined && origin !== deps.config.publicOrigin) throw foreignOrigin(origin, deps.config.publicOrigin);
@@ -67,7 +72,7 @@ export function foreignOrigin(origin: string, publicOrigin: string): AppError {
 }
 
 /** An HttpOnly, SameSite=Lax cookie for `path`, Secure when the public URL is https, living `lifetimeMs`. */
-export function httpOnlyCookieOptions(deps: AppDeps, path: string, lifetimeMs: number) {
+export function httpOnlyCookieOptions(deps: Deps, path: string, lifetimeMs: number) {
   return {
     httpOnly: true,
     sameSite: 'Lax' as const,
@@ -87,24 +92,24 @@ export function cookieName(config: { readonly secureCookies: boolean }, name: st
   return config.secureCookies ? `__Host-${name}` : name;
 }
 
-export function sessionCookieOptions(deps: AppDeps) {
+export function sessionCookieOptions(deps: Deps) {
   return httpOnlyCookieOptions(deps, '/', SESSION_LIFETIME_MS);
 }
 
 /** The session token the request carries, if any (under the name cookieName gives). */
-export function sessionToken(c: Context, deps: AppDeps): string | undefined {
+export function sessionToken(c: Context, deps: Deps): string | undefined {
   return getCookie(c, cookieName(deps.config, SESSION_COOKIE)) || undefined;
 }
 
-export function setSessionCookie(c: Context, deps: AppDeps, token: string): void {
+export function setSessionCookie(c: Context, deps: Deps, token: string): void {
   setCookie(c, cookieName(deps.config, SESSION_COOKIE), token, sessionCookieOptions(deps));
 }
 
-export function clearSessionCookie(c: Context, deps: AppDeps): void {
+export function clearSessionCookie(c: Context, deps: Deps): void {
   setCookie(c, cookieName(deps.config, SESSION_COOKIE), '', { ...sessionCookieOptions(deps), maxAge: 0 });
 }
 
-async function sessionAuth(c: Context, deps: AppDeps, token: string): Promise<Auth> {
+async function sessionAuth(c: Context, deps: Deps, token: string): Promise<Auth> {
   checkOrigin(c, deps);
   const now = deps.clock.now();
   const session = await findSession(deps.db, token, now);
@@ -113,7 +118,7 @@ async function sessionAuth(c: Context, deps: AppDeps, token: string): Promise<Au
   return { kind: 'session', merchantId: session.merchantId, sessionHash: session.tokenHash };
 }
 
-async function keyAuth(c: Context<AppEnv>, deps: AppDeps, secret: string): Promise<Auth> {
+async function keyAuth(c: Context<AppEnv>, deps: Deps, secret: string): Promise<Auth> {
   const now = deps.clock.now();
   // Compiled queries on the one connection, taken as Kysely's own queries take it (never inside
   // another request's open transaction).
@@ -130,7 +135,7 @@ async function keyAuth(c: Context<AppEnv>, deps: AppDeps, secret: string): Promi
 }
 
 /** Owner session only: an API key is refused with 403 session_required. */
-export function requireSession(deps: AppDeps): MiddlewareHandler<AppEnv> {
+export function requireSession(deps: Deps): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const auth = await challenged(SESSION_CHALLENGE, async () => {
       if (bearerToken(c) !== undefined) {
@@ -146,7 +151,7 @@ export function requireSession(deps: AppDeps): MiddlewareHandler<AppEnv> {
 }
 
 /** An API key holding `scope`, or an owner session. */
-export function requireKeyOrSession(deps: AppDeps, scope: Scope): MiddlewareHandler<AppEnv> {
+export function requireKeyOrSession(deps: Deps, scope: Scope): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const auth = await challenged(KEY_OR_SESSION_CHALLENGE, async (): Promise<Auth> => {
       const secret = bearerToken(c);
@@ -167,7 +172,7 @@ export function requireKeyOrSession(deps: AppDeps, scope: Scope): MiddlewareHand
 }
 
 /** The signed-in session's merchant id, if the request carries a valid cookie (no errors). */
-export async function optionalSession(c: Context, deps: AppDeps): Promise<Auth | undefined> {
+export async function optionalSession(c: Context, deps: Deps): Promise<Auth | undefined> {
   const token = sessionToken(c, deps);
   if (!token) return undefined;
   const session = await findSession(deps.db, token, deps.clock.now());

@@ -3,9 +3,14 @@
  * password, contact and chat start need a `captcha_token`, verified server-side with the provider's
  * siteverify and remembered so each token is used once.
  */
-import type { AppDeps } from '../app-deps.js';
 import { AppError } from '../lib/errors.js';
 import { sha256Hex } from '../lib/crypto.js';
+import type { Config } from '../config.js';
+import type { Db } from '../db/database.js';
+import type { Clock } from '../lib/clock.js';
+import type { Log } from '../lib/log.js';
+
+type Deps = { db: Db; config: Config; clock: Clock; log: Log };
 
 const DEFAULT_VERIFY_URL = {
   turnstile: 'https://challenges.cloudflare.com/turnstile/v0/siteverify',
@@ -14,7 +19,7 @@ const DEFAULT_VERIFY_URL = {
 
 const VERIFY_TIMEOUT_MS = 5000;
 
-export function captchaEnabled(deps: AppDeps): boolean {
+export function captchaEnabled(deps: Deps): boolean {
   return deps.config.captcha.provider !== '';
 }
 
@@ -22,7 +27,7 @@ export function captchaEnabled(deps: AppDeps): boolean {
  * Throws 400 captcha_invalid (missing, rejected or reused token) or 503 captcha_unavailable
  * (provider answering 5xx, garbage or not at all). Does nothing when captcha is off.
  */
-export async function requireCaptcha(deps: AppDeps, token: string | undefined, remoteIp: string): Promise<void> {
+export async function requireCaptcha(deps: Deps, token: string | undefined, remoteIp: string): Promise<void> {
   const { provider, secret_key, verify_url } = deps.config.captcha;
   if (provider === '') return;
   if (!token) throw new AppError('captcha_invalid', 'captcha_token is required');

@@ -3,7 +3,6 @@
  * POST /invoices/{id}/review and POST /invoices/{id}/resolve (session).
  */
 import { createRoute, z } from '@hono/zod-openapi';
-import type { AppDeps } from '../app-deps.js';
 import { requireKeyOrSession, requireSession } from '../http/auth.js';
 import { createRouter, EmptyBody, errorResponses, jsonBody, jsonResponse, optionalJsonBody, KEY_OR_SESSION, SESSION_ONLY } from '../http/openapi.js';
 import { pageRequest, pagingQuery, repeatable } from '../http/paging.js';
@@ -28,6 +27,10 @@ import { resolveInvoice } from './resolve.service.js';
 import { MAX_INVOICE_OPTIONS } from './invoice-options.schemas.js';
 import { withPaymentSeen } from '../payments/seen.js';
 import { cancelInvoice, decideReview, InvoiceCreator } from './invoices.service.js';
+import type { RateBook } from '../pricing/rate-book.js';
+import type { CoreDeps } from '../core/core-deps.js';
+
+type Deps = Pick<CoreDeps, 'db' | 'sqlite' | 'config' | 'clock' | 'log' | 'rateLimiter' | 'deliveriesQueued' | 'metrics'> & { rates: RateBook };
 
 export const InvoiceListQuerySchema = z.strictObject({
   ...pagingQuery('invoice', INVOICE_ID_EXAMPLE),
@@ -66,7 +69,7 @@ export const InvoiceListQuerySchema = z.strictObject({
     }),
 });
 
-export function invoiceRoutes(deps: AppDeps) {
+export function invoiceRoutes(deps: Deps) {
   const creator = new InvoiceCreator(deps);
   const app = createRouter();
   const publicUrl = deps.config.server.public_url;

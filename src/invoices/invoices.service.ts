@@ -6,7 +6,6 @@ import { readTogether, type BoundQuery } from '../db/compiled.js';
 import { writeTransaction, type Tx } from '../db/database.js';
 import { insertEvent } from '../events/events.repo.js';
 import type { RateLimitContext } from '../http/rate-limit.js';
-import type { AppDeps } from '../app-deps.js';
 import { micros, parseAmount, type Micros } from '../lib/amounts.js';
 import { MINUTE } from '../lib/clock.js';
 import { sha256Hex } from '../lib/crypto.js';
@@ -34,6 +33,10 @@ import {
   orderIdLookup,
 } from './invoices.repo.js';
 import { reviewDecision, transition } from './invoice.states.js';
+import type { RateBook } from '../pricing/rate-book.js';
+import type { CoreDeps } from '../core/core-deps.js';
+
+type Deps = Pick<CoreDeps, 'db' | 'sqlite' | 'config' | 'clock' | 'rateLimiter' | 'deliveriesQueued' | 'metrics'> & { rates: RateBook };
 
 export { RESERVATION_MS };
 
@@ -80,8 +83,8 @@ export interface PoolExhausted {
 export const poolExhaustedError = () =>
   new AppError('amount_pool_exhausted', 'Every payable amount for this price on this address is reserved (90 days); use another price or wallet');
 
-type InvoiceDeps = Pick<AppDeps, 'db' | 'sqlite' | 'config' | 'clock' | 'deliveriesQueued' | 'rates'>;
-type CreatorDeps = InvoiceDeps & Pick<AppDeps, 'metrics' | 'rateLimiter'>;
+type InvoiceDeps = Pick<Deps, 'db' | 'sqlite' | 'config' | 'clock' | 'deliveriesQueued' | 'rates'>;
+type CreatorDeps = InvoiceDeps & Pick<Deps, 'metrics' | 'rateLimiter'>;
 
 const CREATION_SCOPE = 'invoice_create';
 

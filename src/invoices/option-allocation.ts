@@ -6,7 +6,6 @@
  * a group-commit unit (src/db/compiled.ts).
  */
 import type { Tx } from '../db/database.js';
-import type { AppDeps } from '../app-deps.js';
 import { findNetwork, findToken, type Network, type NetworkId, type Token } from '../chains/networks.js';
 import type { Micros } from '../lib/amounts.js';
 import { AppError } from '../lib/errors.js';
@@ -14,8 +13,11 @@ import { addressHasOtherOwner, newestWalletOnLookup, type Wallet } from '../wall
 import { chooseAmount, claimCursor, holdsPoolShare, type Allocation, type AmountTarget, type ClaimedCursor } from './allocation.repo.js';
 import { defaultToken, networkTokens, type OptionChoice } from './invoice-options.schemas.js';
 import type { CreateInvoiceBody } from './invoices.schemas.js';
+import type { CoreDeps } from '../core/core-deps.js';
 
-type OptionDeps = Pick<AppDeps, 'config' | 'clock'>;
+type Deps = Pick<CoreDeps, 'config' | 'clock'>;
+
+type OptionDeps = Pick<Deps, 'config' | 'clock'>;
 
 /** One option of a new invoice: its network, its token and the wallet that receives it. */
 export interface PlannedOption {

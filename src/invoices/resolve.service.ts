@@ -7,7 +7,6 @@
  */
 import { writeTransaction } from '../db/database.js';
 import { insertEvent } from '../events/events.repo.js';
-import type { AppDeps } from '../app-deps.js';
 import { AppError } from '../lib/errors.js';
 import { findTransferByLog } from '../payments/transfers.repo.js';
 import { toTransactionResponse } from '../payments/transfer.schemas.js';
@@ -20,8 +19,11 @@ import { confirmByResolution, findResolutionByTransfer, insertResolution } from 
 import { canStart } from './invoice.states.js';
 import { parseAmount } from '../lib/amounts.js';
 import { settleOptions } from './invoice-options.repo.js';
+import type { CoreDeps } from '../core/core-deps.js';
 
-type ResolveDeps = Pick<AppDeps, 'db' | 'sqlite' | 'config' | 'clock' | 'deliveriesQueued'>;
+type Deps = Pick<CoreDeps, 'db' | 'sqlite' | 'config' | 'clock' | 'deliveriesQueued'>;
+
+type ResolveDeps = Pick<Deps, 'db' | 'sqlite' | 'config' | 'clock' | 'deliveriesQueued'>;
 
 export interface ResolveRequest {
   merchantId: string;

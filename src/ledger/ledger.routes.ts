@@ -1,9 +1,11 @@
 /** GET /ledger.csv: the operational ledger (key with ledger:read, or session). */
 import { createRoute, z } from '@hono/zod-openapi';
-import type { AppDeps } from '../app-deps.js';
 import { requireKeyOrSession } from '../http/auth.js';
 import { createRouter, errorResponses, KEY_OR_SESSION } from '../http/openapi.js';
 import { LEDGER_COLUMNS, ledgerStream } from './ledger.service.js';
+import type { CoreDeps } from '../core/core-deps.js';
+
+type Deps = Pick<CoreDeps, 'db' | 'config' | 'clock' | 'rateLimiter'>;
 
 /** A UTC day (`2026-05-01`, its midnight) or an RFC 3339 date-time. */
 const LedgerTime = z
@@ -46,7 +48,7 @@ export const LedgerQuerySchema = z.strictObject({
   }),
 });
 
-export function ledgerRoutes(deps: AppDeps) {
+export function ledgerRoutes(deps: Deps) {
   const app = createRouter();
 
   app.openapi(

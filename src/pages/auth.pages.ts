@@ -6,10 +6,12 @@
 import type { Hono } from 'hono';
 import { devUrlFlag, localUrl } from '../config.js';
 import { optionalSession } from '../http/auth.js';
-import type { AppDeps } from '../app-deps.js';
 import type { AppEnv } from '../http/context.js';
 import { messagesWithPrefix } from './i18n.js';
 import { pageContext, type PageContext, type Renderer } from './render.js';
+import type { CoreDeps } from '../core/core-deps.js';
+
+type Deps = Pick<CoreDeps, 'db' | 'config' | 'clock' | 'rateLimiter'>;
 
 /** Where to go after sign-in: only a console path of ours (never an open redirect). */
 export function safeNext(value: string | undefined): string {
@@ -25,7 +27,7 @@ export function formMessages(ctx: PageContext): Record<string, string> {
   };
 }
 
-export function authPages(app: Hono<AppEnv>, deps: AppDeps, renderer: Renderer): void {
+export function authPages(app: Hono<AppEnv>, deps: Deps, renderer: Renderer): void {
   const form = (name: string, titleKey: string, extra: { captcha?: boolean; google?: boolean; chat?: boolean } = {}) => {
     app.get(`/${name}`, async (c) => {
       const ctx = pageContext(c, deps);

@@ -5,7 +5,6 @@
  */
 import { livePayments } from '../system/live-payments.js';
 import type { Hono } from 'hono';
-import type { AppDeps } from '../app-deps.js';
 import type { AppEnv } from '../http/context.js';
 import { type Invoice } from '../invoices/invoice.model.js';
 import { checkoutView, dustOf } from '../checkout/checkout-view.js';
@@ -17,6 +16,10 @@ import { priceLine } from './price-format.js';
 import { checkoutReturnUrl } from '../shops/shop-orders.js';
 import { chosenOption, networkName, shownOptions, SOLANA_RENT_SOL } from './checkout-options.js';
 import { findNetwork } from '../chains/networks.js';
+import type { WatcherStatus } from '../chain/watcher-status.js';
+import type { CoreDeps } from '../core/core-deps.js';
+
+type Deps = Pick<CoreDeps, 'db' | 'config' | 'clock'> & { watcherStatus: WatcherStatus };
 
 /** How often the page asks for the status, and how often it reloads without JavaScript. */
 export const CHECKOUT_POLL_SECONDS = 5;
@@ -37,7 +40,7 @@ export function checkoutScreen(inv: Pick<Invoice, 'status' | 'txHash'>): Checkou
   return 'pay';
 }
 
-export function checkoutPages(app: Hono<AppEnv>, deps: AppDeps, renderer: Renderer): void {
+export function checkoutPages(app: Hono<AppEnv>, deps: Deps, renderer: Renderer): void {
   app.get('/pay/:token', async (c) => {
     const ctx = pageContext(c, deps);
     const token = c.req.param('token');

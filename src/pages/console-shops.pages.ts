@@ -5,7 +5,6 @@
  * a form sent to the shop-connections API, like every console form.
  */
 import type { Hono } from 'hono';
-import type { AppDeps } from '../app-deps.js';
 import type { AppEnv } from '../http/context.js';
 import { listCallbackPage } from '../shops/shop-notifies.repo.js';
 import { apiUrlOf } from '../shops/shops.schemas.js';
@@ -14,10 +13,20 @@ import { connectionCurrencies } from '../shops/shops.service.js';
 import { listWalletViews } from '../dashboard/dashboard.repo.js';
 import { consoleGet, consoleRenderer, tokenContracts } from './console.pages.js';
 import type { Renderer } from './render.js';
+import type { CoreDeps } from '../core/core-deps.js';
+import type { WatcherStatus } from '../chain/watcher-status.js';
+import type { RateBook } from '../pricing/rate-book.js';
+import type { TelegramRuntime } from '../telegram/telegram.runtime.js';
+
+type Deps = Pick<CoreDeps, 'db' | 'config' | 'clock' | 'log' | 'rateLimiter'> & {
+  watcherStatus: WatcherStatus;
+  rates: RateBook;
+  telegram: TelegramRuntime | undefined;
+};
 
 const CALLBACKS_SHOWN = 100;
 
-export function consoleShopPages(app: Hono<AppEnv>, deps: AppDeps, renderer: Renderer): void {
+export function consoleShopPages(app: Hono<AppEnv>, deps: Deps, renderer: Renderer): void {
   const render = consoleRenderer(renderer, deps);
   const publicUrl = deps.config.server.public_url;
 

@@ -5,16 +5,25 @@
  */
 import { hasSupportStaff, staffLacksTwoFactor } from '../accounts/support-staff.js';
 import type { Context, Hono } from 'hono';
-import type { AppDeps } from '../app-deps.js';
 import type { AppEnv } from '../http/context.js';
 import { findInboxTicket, findMerchantTicket, listInboxTickets, listMerchantTickets, listMessages } from '../support/support.repo.js';
 import { consoleGet, consoleRenderer, type ConsoleRequest } from './console.pages.js';
 import type { Renderer } from './render.js';
+import type { CoreDeps } from '../core/core-deps.js';
+import type { WatcherStatus } from '../chain/watcher-status.js';
+import type { RateBook } from '../pricing/rate-book.js';
+import type { TelegramRuntime } from '../telegram/telegram.runtime.js';
+
+type Deps = Pick<CoreDeps, 'db' | 'config' | 'clock' | 'log' | 'rateLimiter'> & {
+  watcherStatus: WatcherStatus;
+  rates: RateBook;
+  telegram: TelegramRuntime | undefined;
+};
 
 const TICKET_LIST_LIMIT = 200;
 const INBOX_LIST_LIMIT = 300;
 
-export function consoleSupportPages(app: Hono<AppEnv>, deps: AppDeps, renderer: Renderer): void {
+export function consoleSupportPages(app: Hono<AppEnv>, deps: Deps, renderer: Renderer): void {
   const render = consoleRenderer(renderer, deps);
   const notFound = (c: Context, req: ConsoleRequest, back: string) =>
     renderer.page(c, req.ctx, 'message', { title: req.ctx.t('page.error.not_found_title') }, { message: req.ctx.t('page.error.not_found'), back }, 404);

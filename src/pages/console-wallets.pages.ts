@@ -7,7 +7,6 @@
  * action is a form sent to the wallets API, like every console form.
  */
 import type { Hono } from 'hono';
-import type { AppDeps } from '../app-deps.js';
 import type { AppEnv } from '../http/context.js';
 import { addressPatternOf, ADDRESS_PATTERNS, type AddressShape } from '../chains/address-codec.js';
 import { findNetwork, NETWORKS, type NetworkId } from '../chains/networks.js';
@@ -17,8 +16,18 @@ import { listWalletViews } from '../dashboard/dashboard.repo.js';
 import { listMerchantWallets } from '../wallets/wallets.repo.js';
 import { consoleGet, consoleRenderer, poolWarnings, tokenContracts } from './console.pages.js';
 import type { Renderer } from './render.js';
+import type { CoreDeps } from '../core/core-deps.js';
+import type { WatcherStatus } from '../chain/watcher-status.js';
+import type { RateBook } from '../pricing/rate-book.js';
+import type { TelegramRuntime } from '../telegram/telegram.runtime.js';
 
-export function consoleWalletPages(app: Hono<AppEnv>, deps: AppDeps, renderer: Renderer): void {
+type Deps = Pick<CoreDeps, 'db' | 'config' | 'clock' | 'log' | 'rateLimiter'> & {
+  watcherStatus: WatcherStatus;
+  rates: RateBook;
+  telegram: TelegramRuntime | undefined;
+};
+
+export function consoleWalletPages(app: Hono<AppEnv>, deps: Deps, renderer: Renderer): void {
   const render = consoleRenderer(renderer, deps);
   const evmNetworks = deps.config.networks.filter((n) => n.family === 'evm').map((n) => ({ id: n.id, label: n.label }));
   const families = [...new Set(deps.config.networks.map((n) => n.family))].filter((f): f is AddressShape => f in ADDRESS_PATTERNS);

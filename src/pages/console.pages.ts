@@ -9,7 +9,6 @@ import { defaultName } from '../accounts/auth.service.js';
 import { findMerchantById, type Merchant } from '../accounts/merchants.repo.js';
 import type { InvoiceStatus } from '../db/schema.js';
 import { optionalSession } from '../http/auth.js';
-import type { AppDeps } from '../app-deps.js';
 import type { AppEnv } from '../http/context.js';
 import { toInvoiceResponse } from '../invoices/invoices.schemas.js';
 import { findInvoiceCursor, findMerchantInvoice, listInvoicePage, listMerchantInvoices, resolveInvoiceSearch } from '../invoices/invoices.repo.js';
@@ -38,6 +37,15 @@ import type { ChainTransfer } from '../payments/transfer.model.js';
 import type { Db } from '../db/database.js';
 import { liveQuotes, toPricingHealthResponse } from '../pricing/pricing.schemas.js';
 import { MARKUP_PATTERN } from '../pricing/pricing.service.js';
+import type { RateBook } from '../pricing/rate-book.js';
+import type { TelegramRuntime } from '../telegram/telegram.runtime.js';
+import type { CoreDeps } from '../core/core-deps.js';
+
+type Deps = Pick<CoreDeps, 'db' | 'config' | 'clock' | 'log' | 'rateLimiter'> & {
+  watcherStatus: WatcherStatus;
+  rates: RateBook;
+  telegram: TelegramRuntime | undefined;
+};
 
 /** The event types a webhook can be limited to (webhook.test always reaches the webhook it tests). */
 const CHOOSABLE_EVENTS = EVENT_TYPES.filter((type) => type !== 'webhook.test');
@@ -47,12 +55,12 @@ const STATUSES: readonly InvoiceStatus[] = ['pending', 'review', 'confirmed', 'e
 const RECENT_INVOICES = 10;
 
 /** Every token contract of the networks this instance watches (the wallet list counts open invoices in any of them). */
-export function tokenContracts(deps: Pick<AppDeps, 'config'>): string[] {
+export function tokenContracts(deps: Pick<Deps, 'config'>): string[] {
   return deps.config.networks.flatMap((n) => n.tokens.map((token) => token.contract));
 }
 
 /** Price pools on the merchant's addresses that are filling up, as the pool-warnings partial shows them. */
-export async function poolWarnings(deps: AppDeps, merchantId: string) {
+export async function poolWarnings(deps: Deps, merchantId: string) {
   const pools = await findFillingPools(deps.db, merchantId, parseAmount(deps.config.invoices.max_adjustment)!);
   return pools.map((p) => ({
     wallet: p.walletLabel,
@@ -105,7 +113,7 @@ export interface ConsoleRequest {
 }
 
 /** The signed-in owner, or a redirect to /login that comes back here afterwards. */
-export async function consoleRequest(c: Context, deps: AppDeps): Promise<ConsoleRequest | Response> {
+export async function consoleRequest(c: Context, deps: Deps): Promise<ConsoleRequest | Response> {
   const ctx = pageContext(c, deps);
   const auth = await optionalSession(c, deps);
   const merchant = auth ? await findMerchantById(deps.db, auth.merchantId) : undefined;
@@ -146,7 +154,7 @@ function healthBanner(ctx: PageContext, status: WatcherStatus, now: number, disp
   return translateHtml(ctx.t, live.condition === 'down' ? 'console.health.down' : 'console.health.behind', params);
 }
 
-export function consoleRenderer(renderer: Renderer, deps: AppDeps): ConsoleRender {
+export function consoleRenderer(renderer: Renderer, deps: Deps): ConsoleRender {
   return (c, req, name, active, title, data, status = 200) =>
     renderer.page(
       c,
@@ -169,14 +177,14 @@ export function consoleRenderer(renderer: Renderer, deps: AppDeps): ConsoleRende
 }
 
 /** GET handlers that need the signed-in owner. */
-export function consoleGet(app: Hono<AppEnv>, deps: AppDeps, path: string, handler: (c: Context, req: ConsoleRequest) => Promise<Response>): void {
+export function consoleGet(app: Hono<AppEnv>, deps: Deps, path: string, handler: (c: Context, req: ConsoleRequest) => Promise<Response>): void {
   app.get(path, async (c) => {
     const req = await consoleRequest(c, deps);
     return req instanceof Response ? req : handler(c, req);
   });
 }
 
-export function consolePages(app: Hono<AppEnv>, deps: AppDeps, renderer: Renderer): void {
+export function consolePages(app: Hono<AppEnv>, deps: Deps, renderer: Renderer): void {
   const render = consoleRenderer(renderer, deps);
   const publicUrl = deps.config.server.public_url;
   const dustThreshold = Number(parseAmount(deps.config.tron.dust_threshold) ?? 0n);

@@ -5,10 +5,12 @@
  * pages: the guides hold no secret and name no account.
  */
 import type { Hono } from 'hono';
-import type { AppDeps } from '../app-deps.js';
 import type { AppEnv } from '../http/context.js';
 import { readAssetText } from '../lib/assets.js';
 import { pageContext, type Renderer } from './render.js';
+import type { CoreDeps } from '../core/core-deps.js';
+
+type Deps = Pick<CoreDeps, 'config'>;
 
 interface GuideEntry {
   name: string;
@@ -38,7 +40,7 @@ function body(name: string): string {
   return html;
 }
 
-export function guidesPages(app: Hono<AppEnv>, deps: AppDeps, renderer: Renderer): void {
+export function guidesPages(app: Hono<AppEnv>, deps: Deps, renderer: Renderer): void {
   app.get('/guides', (c) => c.redirect('/guides/', 301));
   app.get('/guides/', (c) => {
     const ctx = pageContext(c, deps);

@@ -4,7 +4,6 @@
  */
 import { Hono, type Context } from 'hono';
 import { optionalSession } from '../http/auth.js';
-import type { AppDeps } from '../app-deps.js';
 import type { AppEnv } from '../http/context.js';
 import { authPages } from './auth.pages.js';
 import { checkoutPages } from './checkout.pages.js';
@@ -16,8 +15,18 @@ import { guidesPages } from './guides.pages.js';
 import { createRenderer, pageContext } from './render.js';
 import { serveStatic } from './static.js';
 import { supportPages } from './support.pages.js';
+import type { WatcherStatus } from '../chain/watcher-status.js';
+import type { CoreDeps } from '../core/core-deps.js';
+import type { RateBook } from '../pricing/rate-book.js';
+import type { TelegramRuntime } from '../telegram/telegram.runtime.js';
 
-export function pagesRoutes(deps: AppDeps) {
+type Deps = Pick<CoreDeps, 'db' | 'config' | 'clock' | 'log' | 'rateLimiter'> & {
+  watcherStatus: WatcherStatus;
+  rates: RateBook;
+  telegram: TelegramRuntime | undefined;
+};
+
+export function pagesRoutes(deps: Deps) {
   const app = new Hono<AppEnv>();
   const renderer = createRenderer(deps);
 

@@ -7,7 +7,6 @@ import { hasSupportStaff } from '../accounts/support-staff.js';
 import type { Context } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import { Eta } from 'eta/core';
-import type { AppDeps } from '../app-deps.js';
 import { formatAmount } from '../lib/amounts.js';
 import { listAssets, readAssetText } from '../lib/assets.js';
 import { isRtl, LOCALE_NAMES, LOCALES, negotiateLocale, translator, type Locale, type PageContext } from './i18n.js';
@@ -15,6 +14,9 @@ import { staticUrl } from './static.js';
 import { fiatText, formatRate, utcTime } from './price-format.js';
 import { groupsHtml, run, SafeHtml, timeRun, translateHtml, urlHtml } from './runs.js';
 import { findNetwork } from '../chains/networks.js';
+import type { CoreDeps } from '../core/core-deps.js';
+
+type Deps = Pick<CoreDeps, 'config'>;
 
 export const LANG_COOKIE = 'gw_lang';
 const LANG_COOKIE_MAX_AGE = 365 * 24 * 3600;
@@ -52,7 +54,7 @@ export interface PageView {
 export type { PageContext } from './i18n.js';
 
 /** The request's language; a `?lang=` choice is remembered in a cookie. */
-export function pageContext(c: Context, deps: AppDeps): PageContext {
+export function pageContext(c: Context, deps: Deps): PageContext {
   const query = c.req.query('lang');
   const locale = negotiateLocale(query, getCookie(c, LANG_COOKIE), c.req.header('accept-language'));
   if (query !== undefined && query === locale) {
@@ -94,7 +96,7 @@ function jsonForScript(value: unknown): string {
   return JSON.stringify(value).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026');
 }
 
-function contentSecurityPolicy(deps: AppDeps, view: PageView): string {
+function contentSecurityPolicy(deps: Deps, view: PageView): string {
   const scripts = ["'self'"];
   const frames: string[] = [];
   const connect = ["'self'"];
@@ -170,7 +172,7 @@ function pageTemplates(): Eta {
   return (templates = eta);
 }
 
-export function createRenderer(deps: AppDeps): Renderer {
+export function createRenderer(deps: Deps): Renderer {
   const eta = pageTemplates();
   const provider = deps.config.captcha.provider;
 

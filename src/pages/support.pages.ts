@@ -1,12 +1,14 @@
 /** Public support pages: the contact form (answered by email) and the website chat widget. */
 import type { Hono } from 'hono';
-import type { AppDeps } from '../app-deps.js';
 import type { AppEnv } from '../http/context.js';
 import { hasSupportStaff } from '../accounts/support-staff.js';
 import { formMessages } from './auth.pages.js';
 import { pageContext, type Renderer } from './render.js';
+import type { CoreDeps } from '../core/core-deps.js';
 
-export function supportPages(app: Hono<AppEnv>, deps: AppDeps, renderer: Renderer): void {
+type Deps = Pick<CoreDeps, 'config'>;
+
+export function supportPages(app: Hono<AppEnv>, deps: Deps, renderer: Renderer): void {
   app.get('/support', (c) => c.redirect('/support/contact', 303));
   app.get('/support/contact', (c) => {
     const ctx = pageContext(c, deps);

@@ -5,11 +5,14 @@
  * it creates the durable row (chain_disputes), never for a dispute seen again, in a later pass or
  * after a restart; notified_at records that it went.
  */
-import type { AppDeps } from '../app-deps.js';
 import type { Network } from '../chains/networks.js';
 import { markDisputeNotified, type DisputeRow as Dispute } from './scan.repo.js';
+import type { Mailer } from '../email/mailer.js';
+import type { CoreDeps } from '../core/core-deps.js';
 
-type MailDeps = Pick<AppDeps, 'config' | 'mailer' | 'db' | 'clock' | 'log'>;
+type Deps = Pick<CoreDeps, 'db' | 'config' | 'clock' | 'log'> & { mailer: Mailer };
+
+type MailDeps = Pick<Deps, 'config' | 'mailer' | 'db' | 'clock' | 'log'>;
 
 /** What a network's providers are called in the mail, and where the operator takes one out. */
 function providersOf(network: Readonly<Network>): { who: string; key: string } {
@@ -17,7 +20,7 @@ function providersOf(network: Readonly<Network>): { who: string; key: string } {
   return { who: `${network.label} providers`, key: `the providers of ${network.id} ([[${network.family}.networks]])` };
 }
 
-export function disputeMail(deps: Pick<AppDeps, 'config'>, network: Readonly<Network>, d: Dispute): { subject: string; text: string } {
+export function disputeMail(deps: Pick<Deps, 'config'>, network: Readonly<Network>, d: Dispute): { subject: string; text: string } {
   const { who, key } = providersOf(network);
   const tron = network.family === 'tron';
   const lines = [

@@ -4,12 +4,15 @@
  * to the support staff, and a one-position unread range around its time, so only the invoices whose
  * window meets it wait while the rest of the range is recorded.
  */
-import type { AppDeps } from '../app-deps.js';
 import type { Disagreement } from '../chains/agreement.js';
 import type { Network } from '../chains/networks.js';
 import { formatAmount } from '../lib/amounts.js';
 import { notifyDispute } from './dispute-mail.js';
 import { holdDispute, insertGap, type ScanGap } from './scan.repo.js';
+import type { Mailer } from '../email/mailer.js';
+import type { CoreDeps } from '../core/core-deps.js';
+
+type Deps = Pick<CoreDeps, 'db' | 'config' | 'clock' | 'log'> & { mailer: Mailer };
 
 /** Each provider's version of a disputed transfer, in words. */
 export function describeDisagreement(d: Disagreement): string {
@@ -23,7 +26,7 @@ export function describeDisagreement(d: Disagreement): string {
 
 /** Holds each disputed transfer's block; `gaps` (the network's unread ranges) gains the new ones. */
 export async function holdDisagreements(
-  deps: Pick<AppDeps, 'db' | 'clock' | 'log' | 'config' | 'mailer'>,
+  deps: Pick<Deps, 'db' | 'clock' | 'log' | 'config' | 'mailer'>,
   network: Readonly<Network>,
   disagreements: readonly Disagreement[],
   gaps: ScanGap[],

@@ -5,12 +5,18 @@
  * last error, the range cap learned from its refusals and what it refuses.
  */
 import { z } from '@hono/zod-openapi';
-import type { AppDeps } from '../app-deps.js';
 import { NETWORK_IDS } from '../chains/networks.js';
 import { DateTime } from '../http/openapi.js';
 import { isoOrNull } from '../lib/clock.js';
 import { refusals } from '../chains/evm/watch.js';
 import { listOpenDisputes } from './scan.repo.js';
+import type { WatcherStatus } from '../chain/watcher-status.js';
+import type { ChainRuntime } from '../chain/chain.runtime.js';
+import type { EvmWatches } from '../chains/evm/watch.js';
+import type { AccountWatches } from '../chains/account-watch.js';
+import type { CoreDeps } from '../core/core-deps.js';
+
+type Deps = Pick<CoreDeps, 'db' | 'config' | 'clock'> & { watcherStatus: WatcherStatus; chain: ChainRuntime; evm: EvmWatches; accounts: AccountWatches };
 
 const ProviderHealthSchema = z.object({
   name: z.string().openapi({ description: 'The provider scheme and host (never its path, query or key)' }),
@@ -58,7 +64,7 @@ function behind(cursor: number | null, head: number | null): number | null {
 }
 
 export async function networksHealth(
-  deps: Pick<AppDeps, 'db' | 'config' | 'chain' | 'evm' | 'accounts' | 'watcherStatus' | 'clock'>,
+  deps: Pick<Deps, 'db' | 'config' | 'chain' | 'evm' | 'accounts' | 'watcherStatus' | 'clock'>,
 ): Promise<Array<z.infer<typeof NetworkHealthSchema>>> {
   const tron = deps.config.network;
   const f = deps.chain.figures;

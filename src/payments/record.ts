@@ -6,7 +6,6 @@
  * then the invoices of that network whose whole window is now read expire. A crash anywhere
  * repeats work, never loses it or counts it twice. No network here.
  */
-import type { AppDeps } from '../app-deps.js';
 import type { VerifiedTransfer } from '../chains/family.js';
 import { findNetwork, tokenByContract, type Network } from '../chains/networks.js';
 import { writeTransaction, type Db, type Trx, type Tx } from '../db/database.js';
@@ -20,8 +19,11 @@ import { listGaps, loadScanState, saveScanState, updateGap, type ScanGap, type S
 import { markSeenFinal } from './seen.repo.js';
 import { toTransactionResponse, type TransactionFields } from './transfer.schemas.js';
 import { findReviewPayment, insertTransfer, isLogRecorded } from './transfers.repo.js';
+import type { CoreDeps } from '../core/core-deps.js';
 
-export type RecordDeps = Pick<AppDeps, 'db' | 'clock' | 'log' | 'config' | 'deliveriesQueued'>;
+type Deps = Pick<CoreDeps, 'db' | 'config' | 'clock' | 'log' | 'deliveriesQueued'>;
+
+export type RecordDeps = Pick<Deps, 'db' | 'clock' | 'log' | 'config' | 'deliveriesQueued'>;
 
 export interface RecordedTransfer {
   transfer: VerifiedTransfer;

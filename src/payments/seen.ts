@@ -6,7 +6,6 @@
  * pending: only the final read, through record.ts, confirms it. Any family's watcher that reads
  * its latest blocks can call these.
  */
-import type { AppDeps } from '../app-deps.js';
 import { transferKey, type VerifiedTransfer } from '../chains/family.js';
 import { findNetwork, type FinalityRule, type Network } from '../chains/networks.js';
 import { writeTransaction, type Trx, type Tx } from '../db/database.js';
@@ -16,8 +15,11 @@ import { findInvoiceAnyMerchant } from '../invoices/invoices.repo.js';
 import { findSeenInvoice, insertSeenEvent, type SeenTransferData } from '../invoices/seen-payments.js';
 import { findSeen, listWaitingSeen, markSeenDropped, saveSeen, waitingSeenOf, type SeenRow } from './seen.repo.js';
 import { isLogRecorded } from './transfers.repo.js';
+import type { CoreDeps } from '../core/core-deps.js';
 
-type SeenDeps = Pick<AppDeps, 'db' | 'clock' | 'log' | 'config' | 'deliveriesQueued'>;
+type Deps = Pick<CoreDeps, 'db' | 'config' | 'clock' | 'log' | 'deliveriesQueued'>;
+
+type SeenDeps = Pick<Deps, 'db' | 'clock' | 'log' | 'config' | 'deliveriesQueued'>;
 
 /** About how long after its block a transfer is final by the rule: the network's own time for a tag, the count of blocks otherwise. */
 export function finalityDelayMs(network: Readonly<Network>, rule: FinalityRule): number {

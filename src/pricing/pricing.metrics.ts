@@ -5,11 +5,14 @@
  * set at scrape time from the RateBook (the same figures /health shows).
  * A rate is exported as a Prometheus float for graphs only; prices never read it back.
  */
-import type { AppDeps } from '../app-deps.js';
 import type { Metrics } from '../ops/metrics.js';
 import { refusalReason } from './rate-book.js';
+import type { RateBook } from './rate-book.js';
+import type { CoreDeps } from '../core/core-deps.js';
 
-export function registerPricingMetrics(metrics: Metrics, deps: Pick<AppDeps, 'rates' | 'clock'>): void {
+type Deps = Pick<CoreDeps, 'clock'> & { rates: RateBook };
+
+export function registerPricingMetrics(metrics: Metrics, deps: Pick<Deps, 'rates' | 'clock'>): void {
   if (!deps.rates.enabled) return;
   const rate = metrics.gauge('gatewayd_rate_source_rate', 'Units of the currency per 1 USDT, as the source last quoted it', ['source', 'currency']);
   const age = metrics.gauge('gatewayd_rate_source_age_seconds', "Age of the source's last rates (NaN before the first)", ['source']);

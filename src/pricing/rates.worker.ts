@@ -7,14 +7,16 @@
  * or a day is probed again after five minutes. Requests never run on an invoice's path: creation
  * reads the book.
  */
-import type { AppDeps } from '../app-deps.js';
 import type { Worker } from '../lib/loop.js';
 import type { RateBook, SourceState } from './rate-book.js';
+import type { CoreDeps } from '../core/core-deps.js';
+
+type Deps = Pick<CoreDeps, 'config' | 'clock' | 'log'> & { rates: RateBook };
 
 const TIMEOUT_MS = 10_000;
 const MAX_BODY_BYTES = 1_000_000;
 
-type FetcherDeps = Pick<AppDeps, 'clock' | 'log'> & { rates: RateBook };
+type FetcherDeps = Pick<Deps, 'clock' | 'log'> & { rates: RateBook };
 
 /** One pass over every source; resolves when all have answered or failed. */
 export async function runOnce(deps: FetcherDeps, timeoutMs = TIMEOUT_MS): Promise<void> {
@@ -73,7 +75,7 @@ function describe(err: unknown, timeoutMs: number): string {
   return String(err).slice(0, 300);
 }
 
-export function ratesWorker(deps: AppDeps): Worker {
+export function ratesWorker(deps: Deps): Worker {
   return {
     name: 'rates',
     intervalMs: deps.config.pricing.refresh_seconds * 1000,

@@ -8,7 +8,6 @@ import { payerAddress } from '../chains/address-codec.js';
 import { isTradeType } from './trade-types.js';
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import type { AppDeps } from '../app-deps.js';
 import type { AppEnv } from '../http/context.js';
 import { checkoutUrl, type Invoice } from '../invoices/invoice.model.js';
 import { safeEqual } from '../lib/crypto.js';
@@ -17,6 +16,10 @@ import { chargeConnection, checkProtocolText, createShopOrder, NO_SHOP_KEY, refu
 import { findActiveByPid, findShopOrderByNumber, type ShopConnection } from './shops.repo.js';
 import { findInvoiceAnyMerchant } from '../invoices/invoices.repo.js';
 import { verify } from './signing.js';
+import type { CoreDeps } from '../core/core-deps.js';
+import type { RateBook } from '../pricing/rate-book.js';
+
+type Deps = Pick<CoreDeps, 'db' | 'sqlite' | 'config' | 'clock' | 'rateLimiter' | 'deliveriesQueued'> & { rates: RateBook };
 
 const MAX_BODY = 64 * 1024;
 type Params = Record<string, string>;
@@ -47,7 +50,7 @@ async function readParams(c: Context): Promise<Params> {
  * the same per-address limit, as a wrong key. Only a request that passes is charged: an order query
  * here, a creation or replay by createShopOrder.
  */
-async function authenticate(deps: AppDeps, c: Context, params: Params, passes: (secret: string) => boolean): Promise<ShopConnection> {
+async function authenticate(deps: Deps, c: Context, params: Params, passes: (secret: string) => boolean): Promise<ShopConnection> {
   const pid = params.pid ?? '';
   const connection = /^[0-9]{1,9}$/.test(pid) ? await findActiveByPid(deps.db, 'epay', Number(pid)) : undefined;
   const passed = passes(connection?.secret ?? NO_SHOP_KEY);
@@ -55,7 +58,7 @@ async function authenticate(deps: AppDeps, c: Context, params: Params, passes: (
   return connection;
 }
 
-async function createFrom(deps: AppDeps, c: Context, params: Params) {
+async function createFrom(deps: Deps, c: Context, params: Params) {
   const connection = await authenticate(deps, c, params, (secret) => verify(params, secret, params.sign));
   const { out_trade_no, name, param, type, notify_url, return_url, money, fiat, currency } = params;
   checkProtocolText({ out_trade_no, name, param, type, notify_url, return_url, money, fiat, currency });
@@ -84,7 +87,7 @@ function epayTime(ms: number | null): string {
   return ms === null ? '' : new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
 }
 
-export function epayRoutes(deps: AppDeps) {
+export function epayRoutes(deps: Deps) {
   const app = new Hono<AppEnv>();
   const renderer = createRenderer(deps);
   const publicUrl = deps.config.server.public_url;

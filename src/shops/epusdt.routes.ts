@@ -8,7 +8,6 @@
 import { payerAddress } from '../chains/address-codec.js';
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import type { AppDeps } from '../app-deps.js';
 import type { AppEnv } from '../http/context.js';
 import { checkoutUrl } from '../invoices/invoice.model.js';
 import { findInvoiceAnyMerchant } from '../invoices/invoices.repo.js';
@@ -16,6 +15,10 @@ import { formatAmount } from '../lib/amounts.js';
 import { checkProtocolText, createShopOrder, invoiceCurrency, refuseAuthentication, returnThroughGateway, ShopRefusal } from './shop-orders.js';
 import { findConnectionById, findShopOrder, listActiveOfProtocol, type ShopConnection } from './shops.repo.js';
 import { callbackNumber, signedText, verify, type SignedValue } from './signing.js';
+import type { CoreDeps } from '../core/core-deps.js';
+import type { RateBook } from '../pricing/rate-book.js';
+
+type Deps = Pick<CoreDeps, 'db' | 'sqlite' | 'config' | 'clock' | 'rateLimiter' | 'deliveriesQueued'> & { rates: RateBook };
 
 const MAX_BODY = 64 * 1024;
 /** What the Epusdt protocol can carry; BEpusdt's extensions (fiat, trade_type, name, timeout...) are signed like the rest. */
@@ -36,7 +39,7 @@ function text(body: Record<string, SignedValue>, name: string): string | null {
 }
 
 /** The active Epusdt connection whose key signs this body (the protocol names no merchant), checked in constant time each. */
-async function matchConnection(deps: AppDeps, body: Record<string, SignedValue>): Promise<ShopConnection | undefined> {
+async function matchConnection(deps: Deps, body: Record<string, SignedValue>): Promise<ShopConnection | undefined> {
   let found: ShopConnection | undefined;
   for (const connection of await listActiveOfProtocol(deps.db, 'epusdt')) {
     if (verify(body, connection.secret, body.signature) && !found) found = connection;
@@ -44,7 +47,7 @@ async function matchConnection(deps: AppDeps, body: Record<string, SignedValue>)
   return found;
 }
 
-export function epusdtRoutes(deps: AppDeps) {
+export function epusdtRoutes(deps: Deps) {
   const app = new Hono<AppEnv>();
   const publicUrl = deps.config.server.public_url;
 

@@ -11,17 +11,19 @@
  * such an order exists.
  */
 import { Hono, type Context } from 'hono';
-import type { AppDeps } from '../app-deps.js';
 import type { AppEnv } from '../http/context.js';
 import { findByCheckoutToken } from '../invoices/invoices.repo.js';
 import { createRenderer, pageContext } from '../pages/render.js';
 import { epayQuery, withQuery } from './shop-notify.js';
 import { findConnectionById, findShopOrder } from './shops.repo.js';
+import type { CoreDeps } from '../core/core-deps.js';
+
+type Deps = Pick<CoreDeps, 'db' | 'config'>;
 
 /** A checkout token's shape (32 random bytes, base64url): anything else is not looked up. */
 const CHECKOUT_TOKEN = /^[A-Za-z0-9_-]{43}$/;
 
-export function shopReturnRoutes(deps: AppDeps) {
+export function shopReturnRoutes(deps: Deps) {
   const app = new Hono<AppEnv>();
   const renderer = createRenderer(deps);
 

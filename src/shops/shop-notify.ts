@@ -9,7 +9,6 @@
 import { payerAddress } from '../chains/address-codec.js';
 import { writeTransaction, type Trx } from '../db/database.js';
 import type { DeliveryStatus } from '../db/schema.js';
-import type { AppDeps } from '../app-deps.js';
 import { findInvoiceAnyMerchant } from '../invoices/invoices.repo.js';
 import type { Invoice } from '../invoices/invoice.model.js';
 import { formatAmount } from '../lib/amounts.js';
@@ -34,6 +33,10 @@ import {
   type ShopNotifyView,
 } from './shop-notifies.repo.js';
 import { findConnection, findConnectionById, findShopOrder, type ShopConnection, type ShopOrder } from './shops.repo.js';
+import type { HostLookup } from '../webhooks/url-policy.js';
+import type { CoreDeps } from '../core/core-deps.js';
+
+type Deps = Pick<CoreDeps, 'db' | 'config' | 'clock' | 'log'> & { dnsLookup: HostLookup };
 
 /**
  * Waits after Epay attempts 1 to 4: attempts at about 0, 1, 3, 19 and 55 minutes, as Rainbow Epay
@@ -142,7 +145,7 @@ export function epusdtRequest(connection: ShopConnection, order: ShopOrder, invo
   };
 }
 
-export function createShopNotifier(deps: AppDeps): ShopNotifier {
+export function createShopNotifier(deps: Deps): ShopNotifier {
   const outbox = createOutbox<NotifyPerformed>(deps, {
     table: { claim: claimNotify, complete: completeNotify, insertAttempt: insertNotifyAttempt },
     schedule: (done) => (done.protocol === 'epay' ? EPAY_SCHEDULE : EPUSDT_SCHEDULE),
@@ -195,7 +198,7 @@ export function createShopNotifier(deps: AppDeps): ShopNotifier {
 }
 
 /** One attempt now for a `failed` or `pending` callback; delivered, cancelled and in-flight ones are refused. */
-export async function retryShopNotify(deps: AppDeps, notifier: ShopNotifier, merchantId: string, id: string): Promise<ShopNotifyView> {
+export async function retryShopNotify(deps: Deps, notifier: ShopNotifier, merchantId: string, id: string): Promise<ShopNotifyView> {
   const notify = await findMerchantNotify(deps.db, merchantId, id);
   if (!notify) throw notFound('Shop callback');
   await claimForRetry(notifier, notify, 'callback');
@@ -204,7 +207,7 @@ export async function retryShopNotify(deps: AppDeps, notifier: ShopNotifier, mer
 }
 
 /** The same, for a callback named under its connection (POST /shop-connections/{id}/callbacks/{callback_id}/retry); answers it with its attempts. */
-export async function retryCallback(deps: AppDeps, notifier: ShopNotifier, merchantId: string, connectionId: string, id: string): Promise<ShopCallback> {
+export async function retryCallback(deps: Deps, notifier: ShopNotifier, merchantId: string, connectionId: string, id: string): Promise<ShopCallback> {
   if (!(await findConnection(deps.db, merchantId, connectionId))) throw notFound('Shop connection');
   const callback = await findCallback(deps.db, merchantId, connectionId, id);
   if (!callback) throw notFound('Shop callback');

@@ -5,15 +5,18 @@
  * by webhooks.timeout_seconds.
  */
 import { writeTransaction } from '../db/database.js';
-import type { AppDeps } from '../app-deps.js';
 import type { Worker } from '../lib/loop.js';
 import { claimNotify, findDueNotifies, resetSendingNotifies } from './shop-notifies.repo.js';
 import { createShopNotifier, type NotifyPerformed, type ShopNotifier } from './shop-notify.js';
+import type { CoreDeps } from '../core/core-deps.js';
+import type { HostLookup } from '../webhooks/url-policy.js';
+
+type Deps = Pick<CoreDeps, 'db' | 'config' | 'clock' | 'log'> & { dnsLookup: HostLookup };
 
 export const CONCURRENCY = 8;
 
 /** One pass; true when it sent anything. */
-export async function runShopNotifies(deps: AppDeps, notifier: ShopNotifier): Promise<boolean> {
+export async function runShopNotifies(deps: Deps, notifier: ShopNotifier): Promise<boolean> {
   const claimed = await writeTransaction(deps.db, async (trx) => {
     const now = deps.clock.now();
     const ids: string[] = [];
@@ -27,7 +30,7 @@ export async function runShopNotifies(deps: AppDeps, notifier: ShopNotifier): Pr
   return true;
 }
 
-export function shopNotifyWorker(deps: AppDeps): Worker {
+export function shopNotifyWorker(deps: Deps): Worker {
   const notifier = createShopNotifier(deps);
   return {
     name: 'shop-notifies',
@@ -38,7 +41,7 @@ export function shopNotifyWorker(deps: AppDeps): Worker {
 }
 
 /** Crash recovery: an attempt cut off by a crash may or may not have reached the shop, so it is made again. */
-export async function recoverShopNotifies(deps: AppDeps, claimedBefore?: number, live?: readonly string[]): Promise<void> {
+export async function recoverShopNotifies(deps: Deps, claimedBefore?: number, live?: readonly string[]): Promise<void> {
   const reset = await resetSendingNotifies(deps.db, deps.clock.now(), claimedBefore, live);
   if (reset > 0) deps.log.warn({ shop_notifies: reset }, 'crash recovery: shop callbacks left in sending are pending again');
 }

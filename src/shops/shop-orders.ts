@@ -10,7 +10,6 @@ import type { NetworkId, TokenSymbol } from '../chains/networks.js';
 import { resolveTradeType } from './trade-types.js';
 import type { Context } from 'hono';
 import { writeTransaction, type Db, type Trx } from '../db/database.js';
-import type { AppDeps } from '../app-deps.js';
 import { clientSubject } from '../http/client-ip.js';
 import { createInvoiceOrThrow } from '../invoices/invoices.service.js';
 import { findInvoiceAnyMerchant, findInvoiceIdByOrderId } from '../invoices/invoices.repo.js';
@@ -22,6 +21,10 @@ import { USDT } from '../pricing/currencies.js';
 import { connectionCurrencies, newShopKey } from './shops.service.js';
 import { parseDevWebhookUrl, parseWebhookUrl, UrlRejected } from '../webhooks/url-policy.js';
 import { findShopOrderByNumber, insertShopOrder, type ShopConnection, type ShopOrder } from './shops.repo.js';
+import type { RateBook } from '../pricing/rate-book.js';
+import type { CoreDeps } from '../core/core-deps.js';
+
+type Deps = Pick<CoreDeps, 'db' | 'sqlite' | 'config' | 'clock' | 'rateLimiter' | 'deliveriesQueued'> & { rates: RateBook };
 
 /**
  * Requests one connection may make in a minute (creations and order queries). Only requests that
@@ -73,7 +76,7 @@ export const NO_SHOP_KEY = newShopKey();
  * signature, wrong key, unknown or deleted pid): counted per client address (an IPv6 client by its
  * /64), never against a connection; past the limit the answer says to retry.
  */
-export async function refuseAuthentication(deps: AppDeps, c: Context): Promise<never> {
+export async function refuseAuthentication(deps: Deps, c: Context): Promise<never> {
   await take(
     deps,
     ['shop_auth_failed', clientSubject(c, deps.config.server.trust_proxy), AUTH_FAILURES_PER_MINUTE],
@@ -84,7 +87,7 @@ export async function refuseAuthentication(deps: AppDeps, c: Context): Promise<n
 }
 
 /** One token of a limit ([scope, key, per minute]), or the protocol's refusal "MESSAGE; retry in a minute". */
-async function take(deps: AppDeps, [scope, key, perMinute]: [string, string, number], message: string, status: 400 | 429 = 400): Promise<void> {
+async function take(deps: Deps, [scope, key, perMinute]: [string, string, number], message: string, status: 400 | 429 = 400): Promise<void> {
   try {
     await deps.rateLimiter.consume(scope, key, perMinute);
   } catch (err) {
@@ -118,7 +121,7 @@ export function checkProtocolText(fields: Record<string, string | null | undefin
 }
 
 /** Charges one request to the connection's budget; a ShopRefusal when it is spent. */
-export async function chargeConnection(deps: AppDeps, connection: ShopConnection): Promise<void> {
+export async function chargeConnection(deps: Deps, connection: ShopConnection): Promise<void> {
   await take(deps, ['shop_requests', connection.id, SHOP_REQUESTS_PER_MINUTE], 'too many requests for this shop connection');
 }
 
@@ -127,13 +130,13 @@ export async function chargeConnection(deps: AppDeps, connection: ShopConnection
  * address (an IPv6 client by its /64), never to the connection's own budget: the signed submit.php
  * form is in every buyer's browser, so anyone may send it again.
  */
-async function chargeReplay(deps: AppDeps, c: Context, connection: ShopConnection): Promise<void> {
+async function chargeReplay(deps: Deps, c: Context, connection: ShopConnection): Promise<void> {
   const subject = clientSubject(c, deps.config.server.trust_proxy);
   await take(deps, ['shop_replays', `${connection.id} ${subject}`, SHOP_REQUESTS_PER_MINUTE], 'too many repeats of an existing order from this address', 429);
 }
 
 /** The notify URL under the webhook URL policy's static rules (DNS is checked before every attempt). */
-function checkNotifyUrl(deps: AppDeps, connection: ShopConnection, raw: string): string {
+function checkNotifyUrl(deps: Deps, connection: ShopConnection, raw: string): string {
   if (raw.length > MAX_FIELD) throw new ShopRefusal(`notify_url is longer than ${MAX_FIELD} characters`);
   try {
     const parsed = deps.config.devMode
@@ -180,7 +183,7 @@ function plainDecimal(v: string): string {
  * in the currency it names (the WooCommerce plugin's `fiat`) or else the connection's, converted by
  * [pricing] unless it is USDT.
  */
-function invoiceBody(deps: AppDeps, connection: ShopConnection, input: ShopOrderInput, minutes: number | undefined) {
+function invoiceBody(deps: Deps, connection: ShopConnection, input: ShopOrderInput, minutes: number | undefined) {
   const currency = (input.currency ?? connection.currency).toUpperCase();
   const available = connectionCurrencies(deps);
   if (!available.includes(currency)) throw new ShopRefusal(`currency ${currency} is not configured on this gateway; use one of ${available.join(', ')}`);
@@ -206,7 +209,7 @@ function invoiceBody(deps: AppDeps, connection: ShopConnection, input: ShopOrder
  * The network and token a shop's trade type names on this instance (none named: the wallet's first
  * network and its USDT, as before); one the instance cannot take is refused, naming those it takes.
  */
-function paymentChoice(deps: AppDeps, tradeType: string | null): { network?: NetworkId; token?: TokenSymbol } {
+function paymentChoice(deps: Deps, tradeType: string | null): { network?: NetworkId; token?: TokenSymbol } {
   if (tradeType === null) return {};
   const choice = resolveTradeType(tradeType, deps.config.networks);
   if (!choice.ok) throw new ShopRefusal(choice.error);
@@ -255,7 +258,7 @@ export function checkoutReturnUrl(publicUrl: string, invoice: Pick<Invoice, 'red
  * The order for a request that passed the connection's signature check: its invoice when it is a
  * replay (charged per client address, chargeReplay), else a new one (charged to the connection).
  */
-export async function createShopOrder(deps: AppDeps, c: Context, connection: ShopConnection, input: ShopOrderInput): Promise<ShopOrderResult> {
+export async function createShopOrder(deps: Deps, c: Context, connection: ShopConnection, input: ShopOrderInput): Promise<ShopOrderResult> {
   if (input.outTradeNo === '' || input.outTradeNo.length > MAX_ORDER_NUMBER)
     throw new ShopRefusal(`the order number must be 1 to ${MAX_ORDER_NUMBER} characters`);
   for (const [name, value] of Object.entries({ name: input.name, type: input.type, param: input.param })) {

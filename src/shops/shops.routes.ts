@@ -5,7 +5,6 @@
 import { createRoute } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import { requireKeyOrSession, requireSession } from '../http/auth.js';
-import type { AppDeps } from '../app-deps.js';
 import type { AppEnv } from '../http/context.js';
 import {
   createRouter,
@@ -40,8 +39,12 @@ import {
 } from './shops.schemas.js';
 import { createConnection, deleteConnection, rollConnectionKey } from './shops.service.js';
 import { retryCallback, retryShopNotify, type ShopNotifier } from './shop-notify.js';
+import type { CoreDeps } from '../core/core-deps.js';
+import type { HostLookup } from '../webhooks/url-policy.js';
 
-export function shopConnectionRoutes(deps: AppDeps, notifier: ShopNotifier) {
+type Deps = Pick<CoreDeps, 'db' | 'config' | 'clock' | 'log' | 'rateLimiter'> & { dnsLookup: HostLookup };
+
+export function shopConnectionRoutes(deps: Deps, notifier: ShopNotifier) {
   const app = createRouter();
   const session = requireSession(deps);
   const publicUrl = deps.config.server.public_url;

@@ -5,12 +5,14 @@
 import { randomInt } from 'node:crypto';
 import { writeTransaction } from '../db/database.js';
 import type { ShopProtocol } from '../db/schema.js';
-import type { AppDeps } from '../app-deps.js';
 import { AppError, notFound } from '../lib/errors.js';
 import { priceCurrencies, requireCurrency } from '../pricing/currencies.js';
 import { findMerchantWallet } from '../wallets/wallets.repo.js';
 import { cancelPendingNotifies } from './shop-notifies.repo.js';
 import { countActiveConnections, deactivateConnection, findConnection, insertConnection, pidTaken, replaceSecret, type ShopConnection } from './shops.repo.js';
+import type { CoreDeps } from '../core/core-deps.js';
+
+type Deps = Pick<CoreDeps, 'db' | 'config' | 'clock' | 'log'>;
 
 export const MAX_ACTIVE_CONNECTIONS = 16;
 const KEY_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -24,7 +26,7 @@ export function newShopKey(): string {
 }
 
 /** The currencies a connection may price in: USDT, plus the fiat currencies pricing is configured for. */
-export function connectionCurrencies(deps: Pick<AppDeps, 'config'>): string[] {
+export function connectionCurrencies(deps: Pick<Deps, 'config'>): string[] {
   return priceCurrencies(deps.config.pricing.currencies);
 }
 
@@ -36,7 +38,7 @@ export interface CreateConnectionInput {
   allowHttpNotify: boolean;
 }
 
-export async function createConnection(deps: AppDeps, merchantId: string, input: CreateConnectionInput): Promise<{ connection: ShopConnection; key: string }> {
+export async function createConnection(deps: Deps, merchantId: string, input: CreateConnectionInput): Promise<{ connection: ShopConnection; key: string }> {
   requireCurrency(input.currency, connectionCurrencies(deps));
   const key = newShopKey();
   const connection = await writeTransaction(deps.db, async (trx, tx) => {
@@ -59,7 +61,7 @@ export async function createConnection(deps: AppDeps, merchantId: string, input:
 }
 
 /** Deactivates the connection: its shop can create nothing more and its pending callbacks are cancelled. Deleting again is a no-op. */
-export async function deleteConnection(deps: AppDeps, merchantId: string, id: string): Promise<void> {
+export async function deleteConnection(deps: Deps, merchantId: string, id: string): Promise<void> {
   const cancelled = await writeTransaction(deps.db, async (trx) => {
     const connection = await findConnection(trx, merchantId, id);
     if (!connection) throw notFound('Shop connection');
@@ -71,7 +73,7 @@ export async function deleteConnection(deps: AppDeps, merchantId: string, id: st
 }
 
 /** A new key for an active connection; the old one stops working at once. */
-export async function rollConnectionKey(deps: AppDeps, merchantId: string, id: string): Promise<{ connection: ShopConnection; key: string }> {
+export async function rollConnectionKey(deps: Deps, merchantId: string, id: string): Promise<{ connection: ShopConnection; key: string }> {
   const key = newShopKey();
   const connection = await writeTransaction(deps.db, async (trx) => {
     const found = await findConnection(trx, merchantId, id);

@@ -8,7 +8,6 @@ import type { MiddlewareHandler } from 'hono';
 import { CHAT_CHALLENGE } from '../http/auth.js';
 import { requireCaptcha } from '../http/captcha.js';
 import { clientIp, clientSubject } from '../http/client-ip.js';
-import type { AppDeps } from '../app-deps.js';
 import type { AppEnv } from '../http/context.js';
 import { errorResponses, jsonBody, jsonResponse } from '../http/openapi.js';
 import { iso } from '../lib/clock.js';
@@ -17,6 +16,10 @@ import { AppError } from '../lib/errors.js';
 import { hasSupportStaff } from '../accounts/support-staff.js';
 import { ChatStartBody, ChatStartedSchema, ChatThreadSchema, ContactBody, ContactCreatedSchema, MessageBody, toChatThreadResponse } from './support.schemas.js';
 import { addChatMessage, createContactTicket, getChat, startChat } from './support.service.js';
+import type { CoreDeps } from '../core/core-deps.js';
+import type { Mailer } from '../email/mailer.js';
+
+type Deps = Pick<CoreDeps, 'db' | 'config' | 'clock' | 'log' | 'rateLimiter'> & { mailer: Mailer };
 
 const CHAT_TOKEN_HEADER = 'X-Support-Chat-Token';
 const chatSecurity = [{ supportChatToken: [] }];
@@ -25,7 +28,7 @@ const chatSecurity = [{ supportChatToken: [] }];
  * 503 support_unavailable while support.staff_emails is empty: nobody could read what the visitor
  * sends. Checked first, so no captcha token and no rate-limit budget is spent on a closed door.
  */
-function requireSupportStaff(deps: AppDeps): MiddlewareHandler<AppEnv> {
+function requireSupportStaff(deps: Deps): MiddlewareHandler<AppEnv> {
   return async (_c, next) => {
     if (!hasSupportStaff(deps.config))
       throw new AppError('support_unavailable', 'Support is not available on this server: nobody is set up to answer messages');
@@ -34,7 +37,7 @@ function requireSupportStaff(deps: AppDeps): MiddlewareHandler<AppEnv> {
 }
 
 /** Contact and chat start share one budget per client address (rate_limits.public_per_ip). */
-function perIpLimit(deps: AppDeps): MiddlewareHandler<AppEnv> {
+function perIpLimit(deps: Deps): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     await deps.rateLimiter.consume('support_public', clientSubject(c, deps.config.server.trust_proxy), deps.config.rate_limits.public_per_ip, { context: c });
     await next();
@@ -42,7 +45,7 @@ function perIpLimit(deps: AppDeps): MiddlewareHandler<AppEnv> {
 }
 
 /** Chat messages: 401 without a token, then rate_limits.chat_per_token per token. */
-function perTokenLimit(deps: AppDeps): MiddlewareHandler<AppEnv> {
+function perTokenLimit(deps: Deps): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const token = c.req.header(CHAT_TOKEN_HEADER);
     if (!token) throw new AppError('unauthorized', `${CHAT_TOKEN_HEADER} is required`).withHeader('WWW-Authenticate', CHAT_CHALLENGE);
@@ -51,7 +54,7 @@ function perTokenLimit(deps: AppDeps): MiddlewareHandler<AppEnv> {
   };
 }
 
-export function registerPublicSupportRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
+export function registerPublicSupportRoutes(app: OpenAPIHono<AppEnv>, deps: Deps): void {
   app.openAPIRegistry.registerComponent('securitySchemes', 'supportChatToken', {
     type: 'apiKey',
     in: 'header',

@@ -7,8 +7,11 @@
  *   console for it). Visitors get nothing: the contact form is answered by the team's own mail and
  *   a chat is answered on the page.
  */
-import type { AppDeps } from '../app-deps.js';
 import type { InboxTicket } from './support.repo.js';
+import type { Mailer } from '../email/mailer.js';
+import type { CoreDeps } from '../core/core-deps.js';
+
+type Deps = Pick<CoreDeps, 'config' | 'log'> & { mailer: Mailer };
 
 const SOURCE_TEXT = {
   dashboard: 'merchant dashboard',
@@ -36,7 +39,7 @@ function headerSafe(value: string, max = 120): string {
   return chars.length > max ? `${chars.slice(0, max - 1).join('')}…` : flat;
 }
 
-export function staffNoticeMail(deps: AppDeps, notice: StaffNotice): { subject: string; text: string } {
+export function staffNoticeMail(deps: Deps, notice: StaffNotice): { subject: string; text: string } {
   const { ticket } = notice;
   const heading = notice.kind === 'new_ticket' ? 'New support ticket' : 'New customer message';
   const lines = [
@@ -61,7 +64,7 @@ export function staffNoticeMail(deps: AppDeps, notice: StaffNotice): { subject: 
 }
 
 /** Starts the staff mails and returns at once; the promise never rejects. */
-export function notifyStaff(deps: AppDeps, notice: StaffNotice): Promise<void> {
+export function notifyStaff(deps: Deps, notice: StaffNotice): Promise<void> {
   const recipients = deps.config.support.staff_emails;
   if (!deps.config.email.staff_notify || !deps.mailer.available || recipients.length === 0) return Promise.resolve();
   const mail = staffNoticeMail(deps, notice);
@@ -84,7 +87,7 @@ export function notifyStaff(deps: AppDeps, notice: StaffNotice): Promise<void> {
 }
 
 /** Tells the merchant that the staff answered their dashboard ticket. */
-export function notifyOwnerOfReply(deps: AppDeps, ticket: InboxTicket, reply: string): Promise<void> {
+export function notifyOwnerOfReply(deps: Deps, ticket: InboxTicket, reply: string): Promise<void> {
   if (ticket.source !== 'dashboard' || !deps.mailer.available || ticket.email === '') return Promise.resolve();
   const text = [
     `Hello ${headerSafe(ticket.name)},`,

@@ -5,7 +5,6 @@
 import { createRoute } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import { requireSession } from '../http/auth.js';
-import type { AppDeps } from '../app-deps.js';
 import type { AppEnv } from '../http/context.js';
 import { createRouter, EmptyBody, errorResponses, jsonBody, jsonResponse, optionalJsonBody } from '../http/openapi.js';
 import { registerPublicSupportRoutes } from './support-public.routes.js';
@@ -33,10 +32,14 @@ import {
   requireStaff,
   setStatusByStaff,
 } from './support.service.js';
+import type { CoreDeps } from '../core/core-deps.js';
+import type { Mailer } from '../email/mailer.js';
+
+type Deps = Pick<CoreDeps, 'db' | 'config' | 'clock' | 'log' | 'rateLimiter'> & { mailer: Mailer };
 
 const sessionSecurity = [{ sessionCookie: [] }];
 
-export function supportRoutes(deps: AppDeps) {
+export function supportRoutes(deps: Deps) {
   const app = createRouter();
   const session = requireSession(deps);
   // Staff status is checked before anything about the ticket, so the inbox tells a non-staff

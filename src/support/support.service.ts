@@ -11,7 +11,6 @@ import { isSupportStaff, staffLacksTwoFactor } from '../accounts/support-staff.j
 import { findMerchantById } from '../accounts/merchants.repo.js';
 import { writeTransaction, type Trx } from '../db/database.js';
 import type { SupportTicketCategory, SupportTicketStatus } from '../db/schema.js';
-import type { AppDeps } from '../app-deps.js';
 import { randomToken, sha256Hex } from '../lib/crypto.js';
 import { AppError, notFound } from '../lib/errors.js';
 import { CHAT_CHALLENGE } from '../http/auth.js';
@@ -32,6 +31,10 @@ import {
   type Message,
   type Ticket,
 } from './support.repo.js';
+import type { Mailer } from '../email/mailer.js';
+import type { CoreDeps } from '../core/core-deps.js';
+
+type Deps = Pick<CoreDeps, 'db' | 'config' | 'clock' | 'log'> & { mailer: Mailer };
 
 const OWNER_TICKET_LIMIT = 200;
 const INBOX_TICKET_LIMIT = 300;
@@ -50,7 +53,7 @@ export interface ChatThread extends Thread {
 /** Whether the account may use the support inbox (support.staff_emails, compared case-insensitively). */
 async function newTicket(
   trx: Trx,
-  deps: AppDeps,
+  deps: Deps,
   input: Omit<Parameters<typeof insertTicket>[1], 'reference'> & { body: string },
   now: number,
 ): Promise<{ ticket: Ticket; notice: StaffNotice }> {
@@ -70,7 +73,7 @@ async function customerMessage(trx: Trx, ticketId: string, authorMerchantId: str
 // Owner (dashboard) tickets
 
 export async function createMerchantTicket(
-  deps: AppDeps,
+  deps: Deps,
   merchantId: string,
   input: { subject: string; category: SupportTicketCategory; message: string },
 ): Promise<Thread> {
@@ -88,17 +91,17 @@ export async function createMerchantTicket(
   return thread;
 }
 
-export async function listOwnerTickets(deps: AppDeps, merchantId: string): Promise<Ticket[]> {
+export async function listOwnerTickets(deps: Deps, merchantId: string): Promise<Ticket[]> {
   return listMerchantTickets(deps.db, merchantId, OWNER_TICKET_LIMIT);
 }
 
-export async function getOwnerThread(deps: AppDeps, merchantId: string, ticketId: string): Promise<Thread> {
+export async function getOwnerThread(deps: Deps, merchantId: string, ticketId: string): Promise<Thread> {
   const ticket = await findMerchantTicket(deps.db, merchantId, ticketId);
   if (!ticket) throw notFound('Ticket');
   return { ticket, messages: await listMessages(deps.db, ticket.id) };
 }
 
-export async function addOwnerMessage(deps: AppDeps, merchantId: string, ticketId: string, body: string): Promise<Thread> {
+export async function addOwnerMessage(deps: Deps, merchantId: string, ticketId: string, body: string): Promise<Thread> {
   const now = deps.clock.now();
   const { thread, notice } = await writeTransaction(deps.db, async (trx) => {
     const ticket = await findMerchantTicket(trx, merchantId, ticketId);
@@ -110,7 +113,7 @@ export async function addOwnerMessage(deps: AppDeps, merchantId: string, ticketI
   return thread;
 }
 
-export async function closeOwnerTicket(deps: AppDeps, merchantId: string, ticketId: string): Promise<Thread> {
+export async function closeOwnerTicket(deps: Deps, merchantId: string, ticketId: string): Promise<Thread> {
   const now = deps.clock.now();
   return writeTransaction(deps.db, async (trx) => {
     const ticket = await findMerchantTicket(trx, merchantId, ticketId);
@@ -128,7 +131,7 @@ async function ownerThreadIn(trx: Trx, merchantId: string, ticketId: string): Pr
 // Public: contact form and website chat
 
 export async function createContactTicket(
-  deps: AppDeps,
+  deps: Deps,
   input: { name: string; email: string; subject: string; category: SupportTicketCategory; message: string },
 ): Promise<Ticket> {
   const now = deps.clock.now();
@@ -161,7 +164,7 @@ function chatSubject(message: string): string {
 }
 
 /** Starts a chat; the returned token is the visitor's only key to it and is stored hashed. */
-export async function startChat(deps: AppDeps, input: { name: string; email: string; message: string }): Promise<ChatThread & { token: string }> {
+export async function startChat(deps: Deps, input: { name: string; email: string; message: string }): Promise<ChatThread & { token: string }> {
   const now = deps.clock.now();
   const token = randomToken(32);
   const { thread, notice } = await writeTransaction(deps.db, async (trx) => {
@@ -187,18 +190,18 @@ export async function startChat(deps: AppDeps, input: { name: string; email: str
 }
 
 /** The chat a token opens, or 401: a missing, malformed or unknown token gets the same answer. */
-async function chatByToken(db: AppDeps['db'] | Trx, token: string | undefined) {
+async function chatByToken(db: Deps['db'] | Trx, token: string | undefined) {
   const ticket = token && CHAT_TOKEN_RE.test(token) ? await findChatTicketByTokenHash(db, sha256Hex(token)) : undefined;
   if (!ticket) throw new AppError('unauthorized', 'Unknown chat: X-Support-Chat-Token is missing or not valid').withHeader('WWW-Authenticate', CHAT_CHALLENGE);
   return ticket;
 }
 
-export async function getChat(deps: AppDeps, token: string | undefined): Promise<ChatThread> {
+export async function getChat(deps: Deps, token: string | undefined): Promise<ChatThread> {
   const ticket = await chatByToken(deps.db, token);
   return { ticket, name: ticket.name, messages: await listMessages(deps.db, ticket.id) };
 }
 
-export async function addChatMessage(deps: AppDeps, token: string | undefined, body: string): Promise<ChatThread> {
+export async function addChatMessage(deps: Deps, token: string | undefined, body: string): Promise<ChatThread> {
   const now = deps.clock.now();
   const { thread, notice } = await writeTransaction(deps.db, async (trx) => {
     const ticket = await chatByToken(trx, token);
@@ -213,7 +216,7 @@ export async function addChatMessage(deps: AppDeps, token: string | undefined, b
 // Staff inbox
 
 /** Throws 403 support_staff_required unless the signed-in account is on support.staff_emails. */
-export async function requireStaff(deps: AppDeps, merchantId: string): Promise<void> {
+export async function requireStaff(deps: Deps, merchantId: string): Promise<void> {
   const merchant = await findMerchantById(deps.db, merchantId);
   if (!merchant || !isSupportStaff(deps.config, merchant.email)) {
     throw new AppError('support_staff_required', 'The support inbox is for support staff accounts only');
@@ -223,21 +226,21 @@ export async function requireStaff(deps: AppDeps, merchantId: string): Promise<v
   }
 }
 
-export async function listInbox(deps: AppDeps): Promise<InboxTicket[]> {
+export async function listInbox(deps: Deps): Promise<InboxTicket[]> {
   return listInboxTickets(deps.db, INBOX_TICKET_LIMIT);
 }
 
-async function inboxThreadIn(db: AppDeps['db'] | Trx, ticketId: string): Promise<Thread<InboxTicket>> {
+async function inboxThreadIn(db: Deps['db'] | Trx, ticketId: string): Promise<Thread<InboxTicket>> {
   const ticket = await findInboxTicket(db, ticketId);
   if (!ticket) throw notFound('Ticket');
   return { ticket, messages: await listMessages(db, ticket.id) };
 }
 
-export async function getInboxThread(deps: AppDeps, ticketId: string): Promise<Thread<InboxTicket>> {
+export async function getInboxThread(deps: Deps, ticketId: string): Promise<Thread<InboxTicket>> {
   return inboxThreadIn(deps.db, ticketId);
 }
 
-export async function addStaffReply(deps: AppDeps, staffMerchantId: string, ticketId: string, body: string): Promise<Thread<InboxTicket>> {
+export async function addStaffReply(deps: Deps, staffMerchantId: string, ticketId: string, body: string): Promise<Thread<InboxTicket>> {
   const now = deps.clock.now();
   const thread = await writeTransaction(deps.db, async (trx) => {
     const ticket = await findInboxTicket(trx, ticketId);
@@ -253,7 +256,7 @@ export async function addStaffReply(deps: AppDeps, staffMerchantId: string, tick
   return thread;
 }
 
-export async function setStatusByStaff(deps: AppDeps, ticketId: string, status: SupportTicketStatus): Promise<Thread<InboxTicket>> {
+export async function setStatusByStaff(deps: Deps, ticketId: string, status: SupportTicketStatus): Promise<Thread<InboxTicket>> {
   const now = deps.clock.now();
   return writeTransaction(deps.db, async (trx) => {
     const ticket = await findInboxTicket(trx, ticketId);

@@ -1,5 +1,4 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import type { AppDeps } from '../app-deps.js';
 import { watcherHealth } from '../chain/chain.health.js';
 import { WatcherHealthSchema } from '../chain/chain.schemas.js';
 import { databaseId } from '../db/network-guard.js';
@@ -7,6 +6,20 @@ import { NetworkHealthSchema, networksHealth } from '../payments/networks.health
 import { livePayments } from './live-payments.js';
 import { PricingHealthSchema, toPricingHealthResponse } from '../pricing/pricing.schemas.js';
 import { createRouter, errorResponses, jsonResponse } from '../http/openapi.js';
+import type { WatcherStatus } from '../chain/watcher-status.js';
+import type { RateBook } from '../pricing/rate-book.js';
+import type { ChainRuntime } from '../chain/chain.runtime.js';
+import type { EvmWatches } from '../chains/evm/watch.js';
+import type { AccountWatches } from '../chains/account-watch.js';
+import type { CoreDeps } from '../core/core-deps.js';
+
+type Deps = Pick<CoreDeps, 'db' | 'config' | 'clock'> & {
+  watcherStatus: WatcherStatus;
+  chain: ChainRuntime;
+  evm: EvmWatches;
+  accounts: AccountWatches;
+  rates: RateBook;
+};
 
 const HealthSchema = z
   .object({
@@ -38,7 +51,7 @@ const ConfigSchema = z
   })
   .openapi('PublicConfig');
 
-export function systemRoutes(deps: AppDeps, version: string) {
+export function systemRoutes(deps: Deps, version: string) {
   const app = createRouter();
   // Written once when the database was prepared: read at the first health check.
   let storedId: Promise<string | null> | undefined;

@@ -4,7 +4,6 @@
  * DELETE /me/telegram (unlink). 503 `telegram_unavailable` when no bot is configured.
  */
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
-import type { AppDeps } from '../app-deps.js';
 import { requireSession } from '../http/auth.js';
 import type { AppEnv } from '../http/context.js';
 import { createRouter, errorResponses, jsonBody, jsonResponse, SESSION_ONLY } from '../http/openapi.js';
@@ -12,6 +11,11 @@ import { AppError } from '../lib/errors.js';
 import { NOTICE_KINDS } from './telegram.queue.js';
 import { getLink, newLinkCode, setNotices, unlink } from './telegram.repo.js';
 import { botUsername } from './telegram.worker.js';
+import type { TelegramRuntime } from './telegram.runtime.js';
+import type { WatcherStatus } from '../chain/watcher-status.js';
+import type { CoreDeps } from '../core/core-deps.js';
+
+type Deps = Pick<CoreDeps, 'db' | 'config' | 'clock' | 'log' | 'rateLimiter'> & { watcherStatus: WatcherStatus; telegram: TelegramRuntime | undefined };
 
 const tags = ['Account'];
 const NoticeKindSchema = z.enum(NOTICE_KINDS);
@@ -29,7 +33,7 @@ export const TelegramLinkSchema = z
 const Envelope = z.object({ telegram: TelegramLinkSchema }).openapi('TelegramLinkEnvelope');
 const PatchBody = z.strictObject({ notices: z.array(NoticeKindSchema).max(NOTICE_KINDS.length) }).openapi('TelegramNoticesUpdate');
 
-export function telegramRoutes(deps: AppDeps): OpenAPIHono<AppEnv> {
+export function telegramRoutes(deps: Deps): OpenAPIHono<AppEnv> {
   const app = createRouter();
   const middleware = [requireSession(deps)];
   const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());

@@ -18,13 +18,17 @@
  * sends the outbox (each notice sent once; an instance killed between sending and marking sent
  * leaves it pending, and the next leader sends it again: at least once).
  */
-import type { AppDeps } from '../app-deps.js';
 import { HOUR, MINUTE, SECOND } from '../lib/clock.js';
 import type { Worker } from '../lib/loop.js';
 import { BotApiError } from './bot-api.js';
 import { claimLinkCode, dueMessages, finishMessage, linkedForWatcher, loadOffset, queueLinkedNotice, retryMessage, saveOffset } from './telegram.repo.js';
 import { renderNotice } from './messages.js';
 import { queueNotice } from './telegram.queue.js';
+import type { WatcherStatus } from '../chain/watcher-status.js';
+import type { TelegramRuntime } from './telegram.runtime.js';
+import type { CoreDeps } from '../core/core-deps.js';
+
+type Deps = Pick<CoreDeps, 'db' | 'config' | 'clock' | 'log'> & { watcherStatus: WatcherStatus; telegram: TelegramRuntime | undefined };
 
 const MAX_ATTEMPTS = 12;
 const FIRST_RETRY_MS = 30 * SECOND;
@@ -36,7 +40,7 @@ const CODE_RE = /^(?:\/start(?:@\w+)?\s+)?([A-Za-z0-9]{10})$/;
 export { createTelegramRuntime, type TelegramRuntime } from './telegram.runtime.js';
 
 /** The bot's username (getMe, asked once and then remembered); null when Telegram cannot say now. */
-export async function botUsername(deps: AppDeps): Promise<string | null> {
+export async function botUsername(deps: Deps): Promise<string | null> {
   const tg = deps.telegram;
   if (!tg) return null;
   if (tg.username !== undefined) return tg.username;
@@ -50,7 +54,7 @@ export async function botUsername(deps: AppDeps): Promise<string | null> {
 }
 
 /** One getUpdates read: links the chats that sent a current code. */
-export async function readUpdates(deps: AppDeps): Promise<boolean> {
+export async function readUpdates(deps: Deps): Promise<boolean> {
   const tg = deps.telegram;
   if (!tg) return false;
   const offset = await loadOffset(deps.db, tg.botId);
@@ -82,7 +86,7 @@ function retryDelay(attempts: number): number {
 }
 
 /** Sends the due messages; true when more are due now. */
-export async function sendDue(deps: AppDeps): Promise<boolean> {
+export async function sendDue(deps: Deps): Promise<boolean> {
   const tg = deps.telegram;
   if (!tg) return false;
   await maybeQueueWatcherDown(deps);
@@ -119,11 +123,11 @@ export async function sendDue(deps: AppDeps): Promise<boolean> {
  * that degrades: src/workers.ts also runs this check beside the scanner (under its lease). Both
  * share the once-per-outage memory of the process, so one instance that does both tells it once.
  */
-export function telegramWatcherWorker(deps: AppDeps): Worker {
+export function telegramWatcherWorker(deps: Deps): Worker {
   return { name: 'telegram-watcher', intervalMs: 2 * SECOND, runOnce: () => maybeQueueWatcherDown(deps).then(() => false) };
 }
 
-async function maybeQueueWatcherDown(deps: AppDeps): Promise<void> {
+async function maybeQueueWatcherDown(deps: Deps): Promise<void> {
   const tg = deps.telegram!;
   const ws = deps.watcherStatus;
   if (ws.state !== 'degraded') {
@@ -137,7 +141,7 @@ async function maybeQueueWatcherDown(deps: AppDeps): Promise<void> {
   await linkedForWatcher(deps.db, (tx, merchantId) => queueNotice(tx, merchantId, 'watcher_down', null, { since: new Date(since).toISOString() }, now));
 }
 
-export function telegramWorkers(deps: AppDeps): Worker[] {
+export function telegramWorkers(deps: Deps): Worker[] {
   if (!deps.telegram) return [];
   return [
     { name: 'telegram-updates', intervalMs: SECOND, runOnce: () => readUpdates(deps) },

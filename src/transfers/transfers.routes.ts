@@ -4,7 +4,6 @@
  * shared address, say that a transfer another merchant applied by hand was your customer's.
  */
 import { createRoute, z } from '@hono/zod-openapi';
-import type { AppDeps } from '../app-deps.js';
 import { onConnection } from '../db/database.js';
 import { requireKeyOrSession, requireSession } from '../http/auth.js';
 import { createRouter, errorResponses, jsonResponse, KEY_OR_SESSION, SESSION_ONLY } from '../http/openapi.js';
@@ -22,6 +21,9 @@ import {
   TransferListSchema,
   toTransferResponse,
 } from './transfers.schemas.js';
+import type { CoreDeps } from '../core/core-deps.js';
+
+type Deps = Pick<CoreDeps, 'db' | 'config' | 'clock' | 'log' | 'rateLimiter'>;
 
 export const TransferListQuerySchema = z.strictObject({
   ...pagingQuery('transfer', TRANSFER_ID_EXAMPLE),
@@ -51,7 +53,7 @@ export const TransferListQuerySchema = z.strictObject({
     }),
 });
 
-export function transferRoutes(deps: AppDeps) {
+export function transferRoutes(deps: Deps) {
   const app = createRouter();
   // Wrong payments on every network the instance watches.
   const networks = deps.config.networks;

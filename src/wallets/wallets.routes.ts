@@ -1,6 +1,5 @@
 /** GET /wallets (key or session, invoices:read), POST /wallets and PATCH /wallets/{id} (session only). */
 import { createRoute } from '@hono/zod-openapi';
-import type { AppDeps } from '../app-deps.js';
 import { requireKeyOrSession, requireSession } from '../http/auth.js';
 import { createRouter, errorResponses, jsonBody, jsonResponse, KEY_OR_SESSION, SESSION_ONLY } from '../http/openapi.js';
 import { AppError } from '../lib/errors.js';
@@ -10,8 +9,11 @@ import { findMerchantWallet, listMerchantWallets, listWalletNetworks, registerWa
 import { checkWalletNetworks, newWalletNetworks } from './wallet-networks.js';
 import { pendingInvoiceNetworks } from '../invoices/invoices.repo.js';
 import type { NetworkId } from '../chains/networks.js';
+import type { CoreDeps } from '../core/core-deps.js';
 
-export function walletRoutes(deps: AppDeps) {
+type Deps = Pick<CoreDeps, 'db' | 'config' | 'clock' | 'rateLimiter'>;
+
+export function walletRoutes(deps: Deps) {
   const app = createRouter();
 
   app.openapi(

@@ -6,7 +6,6 @@
  */
 import { writeTransaction, type Trx } from '../db/database.js';
 import { toEventResponse } from '../events/events.schemas.js';
-import type { AppDeps } from '../app-deps.js';
 import { DAY, HOUR, MINUTE } from '../lib/clock.js';
 import { createOutbox, type Schedule, type Sent } from './outbox.js';
 import { deliveryHeaders } from './signer.js';
@@ -22,6 +21,10 @@ import {
   type Delivery,
 } from './webhooks.repo.js';
 import type { DeliveryStatus } from '../db/schema.js';
+import type { HostLookup } from './url-policy.js';
+import type { CoreDeps } from '../core/core-deps.js';
+
+type Deps = Pick<CoreDeps, 'db' | 'config' | 'clock' | 'log'> & { dnsLookup: HostLookup };
 
 /** Waits after attempts 1 to 10 (docs/api.md, Webhooks: receiving events): 11 attempts over about 3.9 days. */
 export const RETRY_DELAYS_MS: readonly number[] = [MINUTE, 5 * MINUTE, 15 * MINUTE, HOUR, 3 * HOUR, 6 * HOUR, 12 * HOUR, DAY, DAY, DAY];
@@ -60,7 +63,7 @@ export interface Performed extends Sent {
   host: string;
 }
 
-export function createDeliverer(deps: AppDeps): Deliverer {
+export function createDeliverer(deps: Deps): Deliverer {
   const outbox = createOutbox<Performed>(deps, {
     table: {
       claim: claimDelivery,

@@ -11,12 +11,15 @@
  */
 import type { Db, Trx } from '../db/database.js';
 import type { DeliveryStatus } from '../db/schema.js';
-import type { AppDeps } from '../app-deps.js';
 import { AppError } from '../lib/errors.js';
 import type { AttemptRecord, OutboxResult } from './outbox.model.js';
 import { parseRetryAfter } from '../lib/retry-after.js';
 import { createSender, type AttemptOutcome, type SendOptions, type Sender } from './sender.js';
 import { createUrlPolicy, UrlRejected, type CheckedTarget, type UrlPolicy } from './url-policy.js';
+import type { HostLookup } from './url-policy.js';
+import type { CoreDeps } from '../core/core-deps.js';
+
+type Deps = Pick<CoreDeps, 'db' | 'config' | 'clock' | 'log'> & { dnsLookup: HostLookup };
 
 /** Waits after attempts 1, 2, …: no step for an attempt means it was the last. Each wait varies by ±jitter. */
 export interface Schedule {
@@ -102,7 +105,7 @@ export function askedWait(schedule: Schedule, outcome: AttemptOutcome, now: numb
   return asked === undefined ? undefined : Math.min(asked, Math.max(...schedule.delays));
 }
 
-export function createOutbox<S extends Sent>(deps: AppDeps, options: OutboxOptions<S>): Outbox<S> {
+export function createOutbox<S extends Sent>(deps: Deps, options: OutboxOptions<S>): Outbox<S> {
   const policy = createUrlPolicy(deps.config, deps.dnsLookup);
   const sender: Sender = createSender(deps.config);
   const { table } = options;

@@ -3,7 +3,6 @@
  * the secret roll, during which the old secret keeps signing beside the new one for 24 hours.
  */
 import { writeTransaction } from '../db/database.js';
-import type { AppDeps } from '../app-deps.js';
 import type { EventType } from '../events/events.repo.js';
 import { HOUR } from '../lib/clock.js';
 import { AppError, notFound } from '../lib/errors.js';
@@ -11,6 +10,9 @@ import type { Deliverer } from './deliverer.js';
 import { newWebhookSecret } from './signer.js';
 import { cancelPendingDeliveries, findWebhook, rollWebhookSecret, updateWebhook, type Webhook } from './webhooks.repo.js';
 import { checkedWebhookUrl } from './webhooks.service.js';
+import type { CoreDeps } from '../core/core-deps.js';
+
+type Deps = Pick<CoreDeps, 'db' | 'config' | 'clock' | 'log'>;
 
 /** How long the secret before a roll keeps signing. */
 export const SECRET_OVERLAP_MS = 24 * HOUR;
@@ -29,7 +31,7 @@ async function activeWebhook(trx: Parameters<Parameters<typeof writeTransaction>
 }
 
 /** Pausing (active=false) cancels the pending deliveries, as deleting does; resuming takes new events again. */
-export async function changeWebhook(deps: AppDeps, deliverer: Deliverer, merchantId: string, id: string, changes: WebhookChanges): Promise<Webhook> {
+export async function changeWebhook(deps: Deps, deliverer: Deliverer, merchantId: string, id: string, changes: WebhookChanges): Promise<Webhook> {
   const url = changes.url === undefined ? undefined : await checkedWebhookUrl(deps, deliverer, changes.url);
   const webhook = await writeTransaction(deps.db, async (trx) => {
     const before = await activeWebhook(trx, merchantId, id);
@@ -43,7 +45,7 @@ export async function changeWebhook(deps: AppDeps, deliverer: Deliverer, merchan
 }
 
 /** A new secret (shown once); the current one signs beside it until the returned time. */
-export async function rollSecret(deps: AppDeps, merchantId: string, id: string): Promise<{ webhook: Webhook; secret: string }> {
+export async function rollSecret(deps: Deps, merchantId: string, id: string): Promise<{ webhook: Webhook; secret: string }> {
   const secret = newWebhookSecret();
   const webhook = await writeTransaction(deps.db, async (trx) => {
     const before = await activeWebhook(trx, merchantId, id);

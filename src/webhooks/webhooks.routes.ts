@@ -2,7 +2,6 @@ import { createRoute } from '@hono/zod-openapi';
 import { toEventResponse } from '../events/events.schemas.js';
 import { requireSession } from '../http/auth.js';
 import type { MiddlewareHandler } from 'hono';
-import type { AppDeps } from '../app-deps.js';
 import type { AppEnv } from '../http/context.js';
 import { createRouter, EmptyBody, errorResponses, jsonBody, jsonResponse, optionalJsonBody, SuccessSchema } from '../http/openapi.js';
 import { createDeliverer } from './deliverer.js';
@@ -20,10 +19,14 @@ import {
   WebhookIdParam,
 } from './webhooks.schemas.js';
 import { deleteWebhook, MANUAL_SENDS_PER_MINUTE, registerWebhook, retryDelivery, sendTestEvent } from './webhooks.service.js';
+import type { CoreDeps } from '../core/core-deps.js';
+import type { HostLookup } from './url-policy.js';
+
+type Deps = Pick<CoreDeps, 'db' | 'config' | 'clock' | 'log' | 'rateLimiter' | 'deliveriesQueued'> & { dnsLookup: HostLookup };
 
 const security = [{ sessionCookie: [] }];
 
-export function webhookRoutes(deps: AppDeps) {
+export function webhookRoutes(deps: Deps) {
   const app = createRouter();
   const deliverer = createDeliverer(deps);
   // Per route, not app.use('/webhooks/*'): a path-wide guard would answer 401 to a wrong method

@@ -4,7 +4,6 @@
  */
 import { writeTransaction } from '../db/database.js';
 import { insertEvent, type EventType, type StoredEvent } from '../events/events.repo.js';
-import type { AppDeps } from '../app-deps.js';
 import { AppError, notFound } from '../lib/errors.js';
 import type { Deliverer } from './deliverer.js';
 import { claimForRetry } from './outbox.js';
@@ -24,6 +23,9 @@ import {
   type Delivery,
   type Webhook,
 } from './webhooks.repo.js';
+import type { CoreDeps } from '../core/core-deps.js';
+
+type Deps = Pick<CoreDeps, 'db' | 'config' | 'clock' | 'log' | 'deliveriesQueued'>;
 
 export const MAX_ACTIVE_WEBHOOKS = 16;
 /**
@@ -36,7 +38,7 @@ export const MANUAL_SENDS_PER_MINUTE = 30;
  * The URL as it will be stored, after the URL policy (DNS included: never inside a transaction) and
  * the document's pattern for this instance (src/lib/uri.ts): what is stored is a valid `format: uri`.
  */
-export async function checkedWebhookUrl(deps: Pick<AppDeps, 'config'>, deliverer: Deliverer, rawUrl: string): Promise<string> {
+export async function checkedWebhookUrl(deps: Pick<Deps, 'config'>, deliverer: Deliverer, rawUrl: string): Promise<string> {
   try {
     const { href } = (await deliverer.policy.check(rawUrl)).url;
     const rule = webhookUriRule(deps.config);
@@ -56,7 +58,7 @@ export async function checkedWebhookUrl(deps: Pick<AppDeps, 'config'>, deliverer
  * endpoint that would receive every event twice.
  */
 export async function registerWebhook(
-  deps: AppDeps,
+  deps: Deps,
   deliverer: Deliverer,
   merchantId: string,
   rawUrl: string,
@@ -77,7 +79,7 @@ export async function registerWebhook(
 }
 
 /** Deactivates the webhook and cancels its pending deliveries. Deleting an inactive one again is a no-op. */
-export async function deleteWebhook(deps: AppDeps, merchantId: string, webhookId: string): Promise<void> {
+export async function deleteWebhook(deps: Deps, merchantId: string, webhookId: string): Promise<void> {
   const cancelled = await writeTransaction(deps.db, async (trx) => {
     const webhook = await findWebhook(trx, merchantId, webhookId);
     if (!webhook) throw notFound('Webhook');
@@ -93,7 +95,7 @@ export async function deleteWebhook(deps: AppDeps, merchantId: string, webhookId
  * the answer shows the outcome. A failed first attempt is retried on the usual schedule.
  */
 export async function sendTestEvent(
-  deps: AppDeps,
+  deps: Deps,
   deliverer: Deliverer,
   merchantId: string,
   webhookId: string,
@@ -115,7 +117,7 @@ export async function sendTestEvent(
 }
 
 /** One attempt now for a `failed` or `pending` delivery; `delivered`, `cancelled` and in-flight ones are refused. */
-export async function retryDelivery(deps: AppDeps, deliverer: Deliverer, merchantId: string, deliveryId: string): Promise<Delivery> {
+export async function retryDelivery(deps: Deps, deliverer: Deliverer, merchantId: string, deliveryId: string): Promise<Delivery> {
   const delivery = await findDelivery(deps.db, merchantId, deliveryId);
   if (!delivery) throw notFound('Delivery');
   await claimForRetry(deliverer, delivery, 'delivery', async () => {

@@ -8,10 +8,13 @@
  * loop (deps.deliveriesQueued) so its outcome is recorded and its slot reused at once.
  */
 import { writeTransaction, type Trx, type Tx } from '../db/database.js';
-import type { AppDeps } from '../app-deps.js';
 import { createDeliverer, type Deliverer, type Performed } from './deliverer.js';
 import { InFlight, nextWebhook } from './fair-share.js';
 import { claimDelivery, findDueOfWebhook, findDueWebhooks } from './webhooks.repo.js';
+import type { CoreDeps } from '../core/core-deps.js';
+import type { HostLookup } from './url-policy.js';
+
+type Deps = Pick<CoreDeps, 'db' | 'config' | 'clock' | 'log' | 'deliveriesQueued'> & { dnsLookup: HostLookup };
 
 export interface DeliveryWorkerOptions {
   /** Attempts in flight at once, over all webhooks. */
@@ -50,7 +53,7 @@ export interface DeliveryWorker {
   readonly deliverer: Deliverer;
 }
 
-export function createDeliveryWorker(deps: AppDeps, options: DeliveryWorkerOptions = {}): DeliveryWorker {
+export function createDeliveryWorker(deps: Deps, options: DeliveryWorkerOptions = {}): DeliveryWorker {
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
   const limits = { perWebhook: options.perWebhook ?? DEFAULT_PER_WEBHOOK, reserve: Math.min(options.reserve ?? DEFAULT_RESERVE, concurrency - 1) };
   const deliverer = createDeliverer(deps);

@@ -19,7 +19,7 @@ const root = resolve(import.meta.dirname, '../../..');
 const src = join(root, 'src');
 
 /** Today's count of upward arrows (issue 32 started from 44); lower it whenever arrows are removed. */
-const UPWARD_ARROWS_AT_MOST = 19;
+const UPWARD_ARROWS_AT_MOST = 10;
 /** No circle between files (the last one went with AppDeps split from its builder). */
 const CIRCLES_AT_MOST = 0;
 
@@ -32,8 +32,8 @@ const LAYERS: Array<{ name: string; matches: (file: string) => boolean }> = [
   { name: 'chain families', matches: (f) => f.startsWith('chains/') },
   { name: 'configuration', matches: (f) => f === 'config.ts' || f === 'config.schema.ts' || f === 'config.networks.schema.ts' },
   { name: 'infrastructure', matches: (f) => f.startsWith('db/') || f.startsWith('http/') },
-  // The type of the dependency bag every feature receives (its builder, src/deps.ts, is composition).
-  { name: 'contract', matches: (f) => f === 'app-deps.ts' },
+  // The core parts every feature may ask for (src/core/core-deps.ts); the whole bag is composition.
+  { name: 'core', matches: (f) => f.startsWith('core/') },
   {
     name: 'features',
     matches: (f) =>

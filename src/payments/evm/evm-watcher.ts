@@ -14,7 +14,6 @@
  *
  * docs/payments.md ("What it costs") gives the measured figures.
  */
-import type { AppDeps } from '../../app-deps.js';
 import type { EvmWatch } from '../../chains/evm/watch.js';
 import type { NetworkId } from '../../chains/networks.js';
 import { MINUTE } from '../../lib/clock.js';
@@ -23,13 +22,18 @@ import { openInvoiceAddresses, openInvoices } from '../../invoices/invoice-payme
 import { listNetworkAddresses } from '../../wallets/wallets.repo.js';
 import { finalRead } from './final-read.js';
 import { finalDueAt, seenRead, settleSeen } from './seen.js';
+import type { EvmWatches } from '../../chains/evm/watch.js';
+import type { CoreDeps } from '../../core/core-deps.js';
+import type { Mailer } from '../../email/mailer.js';
+
+type Deps = Pick<CoreDeps, 'db' | 'config' | 'clock' | 'log' | 'deliveriesQueued'> & { evm: EvmWatches; mailer: Mailer };
 
 /** Between final reads while nothing is open on the network (a slow catch-up in large ranges). */
 export const IDLE_FINAL_MS = 10 * MINUTE;
 /** Between final reads while an invoice is open (sooner when a seen payment should be final by then). */
 export const BUSY_FINAL_MS = 2 * MINUTE;
 
-export function evmWorker(deps: AppDeps, network: NetworkId): Worker {
+export function evmWorker(deps: Deps, network: NetworkId): Worker {
   const w = deps.evm.get(network);
   if (!w) throw new Error(`no EVM watcher state for ${network}`);
   return {
@@ -50,7 +54,7 @@ export function evmWorker(deps: AppDeps, network: NetworkId): Worker {
  * final blocks wait to be read now (a catch-up: the loop runs again at once). A pass that throws is
  * a failed pass: the figures say degraded with the reason, and the next pass tries again.
  */
-export async function runEvmOnce(deps: AppDeps, w: EvmWatch): Promise<boolean> {
+export async function runEvmOnce(deps: Deps, w: EvmWatch): Promise<boolean> {
   try {
     return await evmPass(deps, w);
   } catch (err) {
@@ -62,7 +66,7 @@ export async function runEvmOnce(deps: AppDeps, w: EvmWatch): Promise<boolean> {
   }
 }
 
-async function evmPass(deps: AppDeps, w: EvmWatch): Promise<boolean> {
+async function evmPass(deps: Deps, w: EvmWatch): Promise<boolean> {
   const now = deps.clock.now();
   const openAddresses = await openInvoiceAddresses(deps.db, w.network);
   const watched = [...new Set([...(await listNetworkAddresses(deps.db, w.network.id)), ...openAddresses])];

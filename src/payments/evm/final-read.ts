@@ -14,7 +14,6 @@
  *   or an answer the reader cannot settle (a log of a block that is no longer canonical), leaves it
  *   where it is for the next read. It never jumps ahead of what was read.
  */
-import type { AppDeps } from '../../app-deps.js';
 import { compareReads, settleByMajority, type Disagreement } from '../../chains/agreement.js';
 import type { EvmProvider, EvmWatch } from '../../chains/evm/watch.js';
 import type { ChainHead, VerifiedTransfer } from '../../chains/family.js';
@@ -23,6 +22,10 @@ import { recordTransfers } from '../record.js';
 import { listGaps, loadScanState, resolveDispute, type ScanGap, type ScanState } from '../scan.repo.js';
 import { attempt, usableProviders } from './evm-providers.js';
 import { checkRecordedBlocks } from './reorg-check.js';
+import type { Mailer } from '../../email/mailer.js';
+import type { CoreDeps } from '../../core/core-deps.js';
+
+type Deps = Pick<CoreDeps, 'db' | 'config' | 'clock' | 'log' | 'deliveriesQueued'> & { mailer: Mailer };
 
 /** Blocks read in one pass at most (a catch-up goes on in the next pass at once). */
 const MAX_PASS_BLOCKS = 50_000n;
@@ -42,7 +45,7 @@ export interface FinalOutcome {
 
 /** The transfers every asked provider read alike in [from, to], and those they did not; undefined when a read failed or was incomplete. */
 async function readAgreed(
-  deps: AppDeps,
+  deps: Deps,
   w: EvmWatch,
   asked: EvmProvider[],
   from: bigint,
@@ -89,7 +92,7 @@ async function readAgreed(
  * when it cannot answer, the disagreement stays a dispute.
  */
 async function askThird(
-  deps: AppDeps,
+  deps: Deps,
   w: EvmWatch,
   asked: EvmProvider[],
   disagreements: Disagreement[],
@@ -115,7 +118,7 @@ async function askThird(
 }
 
 /** The final head every asked provider calls final: the lowest of theirs; undefined when one fails. */
-async function agreedFinalHead(deps: AppDeps, w: EvmWatch, asked: EvmProvider[]): Promise<ChainHead | undefined> {
+async function agreedFinalHead(deps: Deps, w: EvmWatch, asked: EvmProvider[]): Promise<ChainHead | undefined> {
   let final: ChainHead | undefined;
   let latest: ChainHead | undefined;
   for (const p of asked) {
@@ -156,7 +159,7 @@ export function finalReaders(w: EvmWatch, now: number): EvmProvider[] | string {
 
 /** Reads the held blocks again; a block both providers now read alike is recorded, its range closed and its dispute resolved. */
 async function rereadGaps(
-  deps: AppDeps,
+  deps: Deps,
   w: EvmWatch,
   asked: EvmProvider[],
   gaps: ScanGap[],
@@ -184,7 +187,7 @@ async function rereadGaps(
  * head (at most MAX_PASS_BLOCKS), recorded with the cursor that covers it, and the invoices of the
  * network whose window the read covers expired.
  */
-export async function finalRead(deps: AppDeps, w: EvmWatch, recipients: readonly string[], oldestOpenAt: number | null): Promise<FinalOutcome> {
+export async function finalRead(deps: Deps, w: EvmWatch, recipients: readonly string[], oldestOpenAt: number | null): Promise<FinalOutcome> {
   const out: FinalOutcome = { more: false, to: undefined, agreed: [], disagreements: [], gaps: [] };
   const asked = finalReaders(w, deps.clock.now());
   if (typeof asked === 'string') {

@@ -8,7 +8,6 @@
  * and the merchant and the integrator are told, once: invoice.payment_dropped with the confirmed
  * invoice, and an error in the log.
  */
-import type { AppDeps } from '../../app-deps.js';
 import type { EvmProvider, EvmWatch } from '../../chains/evm/watch.js';
 import type { VerifiedTransfer } from '../../chains/family.js';
 import { writeTransaction } from '../../db/database.js';
@@ -19,6 +18,9 @@ import { markFinalDropped } from '../seen.repo.js';
 import { listRecordedSince } from '../transfers.repo.js';
 import type { ChainTransfer } from '../transfer.model.js';
 import { attempt } from './evm-providers.js';
+import type { CoreDeps } from '../../core/core-deps.js';
+
+type Deps = Pick<CoreDeps, 'db' | 'config' | 'clock' | 'log' | 'deliveriesQueued'>;
 
 function asVerified(t: ChainTransfer): VerifiedTransfer {
   return {
@@ -39,7 +41,7 @@ function asVerified(t: ChainTransfer): VerifiedTransfer {
 }
 
 /** Checks the recently recorded transfers' blocks through one provider; tells each one reorged away, once. */
-export async function checkRecordedBlocks(deps: AppDeps, w: EvmWatch, p: EvmProvider, finalHead: bigint): Promise<void> {
+export async function checkRecordedBlocks(deps: Deps, w: EvmWatch, p: EvmProvider, finalHead: bigint): Promise<void> {
   if (w.finality.kind !== 'confirmations') return;
   const since = Number(finalHead) - 2 * w.finality.blocks;
   const recorded = await listRecordedSince(deps.db, w.network.id, Math.max(0, since));

@@ -7,7 +7,6 @@
  * the provider shows a longer one) means it left the chain, and it is dropped. Its block's final
  * read settles it either way (final-read.ts, then settleSeen).
  */
-import type { AppDeps } from '../../app-deps.js';
 import { transferKey } from '../../chains/family.js';
 import { ReadRefused } from '../../chains/evm/reader.js';
 import { RpcError } from '../../chains/evm/rpc.js';
@@ -16,6 +15,9 @@ import { listWaitingSeen } from '../seen.repo.js';
 import { dropSeen, finalityDelayMs, noteSeen, settleFinalRange } from '../seen.js';
 import { attempt, usableProviders } from './evm-providers.js';
 import type { FinalOutcome } from './final-read.js';
+import type { CoreDeps } from '../../core/core-deps.js';
+
+type Deps = Pick<CoreDeps, 'db' | 'config' | 'clock' | 'log' | 'deliveriesQueued'>;
 
 /** Blocks read again below the estimated latest head at each poll (reorganizations are shallower). */
 const SEEN_OVERLAP_BLOCKS = 64;
@@ -34,7 +36,7 @@ function seenFrom(w: EvmWatch, finalHead: number): bigint {
 }
 
 /** One read of the blocks above the final head for the open invoices' addresses. */
-export async function seenRead(deps: AppDeps, w: EvmWatch, openAddresses: readonly string[]): Promise<void> {
+export async function seenRead(deps: Deps, w: EvmWatch, openAddresses: readonly string[]): Promise<void> {
   const finalHead = w.figures.finalHead ?? w.figures.cursorBlock;
   if (openAddresses.length === 0 || finalHead === null) return;
   const usable = usableProviders(w, deps.clock.now());
@@ -70,7 +72,7 @@ export async function seenRead(deps: AppDeps, w: EvmWatch, openAddresses: readon
 }
 
 /** When a final read is due for the seen transfers: the earliest expected finality among them (never sooner than a poll after the last final read). */
-export async function finalDueAt(deps: AppDeps, w: EvmWatch): Promise<number> {
+export async function finalDueAt(deps: Deps, w: EvmWatch): Promise<number> {
   const waiting = await listWaitingSeen(deps.db, w.network.id);
   if (waiting.length === 0) return Infinity;
   const delay = finalityDelayMs(w.network, w.finality);
@@ -78,7 +80,7 @@ export async function finalDueAt(deps: AppDeps, w: EvmWatch): Promise<number> {
 }
 
 /** After a final read: the seen transfers of the blocks it read that it did not find are dropped. */
-export async function settleSeen(deps: AppDeps, w: EvmWatch, outcome: FinalOutcome): Promise<void> {
+export async function settleSeen(deps: Deps, w: EvmWatch, outcome: FinalOutcome): Promise<void> {
   if (outcome.to === undefined) return;
   await settleFinalRange(deps, w.network, { to: outcome.to, final: outcome.agreed, held: outcome.disagreements.map((d) => d.key), heldBlocks: outcome.gaps });
 }

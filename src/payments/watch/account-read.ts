@@ -15,7 +15,6 @@
  *   open invoices' accounts between sweeps start each account where it was last read (the cursor
  *   after a restart), so no account skips a position either.
  */
-import type { AppDeps } from '../../app-deps.js';
 import type { AccountProvider, AccountWatch } from '../../chains/account-watch.js';
 import { compareReads, type Disagreement } from '../../chains/agreement.js';
 import type { ChainHead, VerifiedTransfer } from '../../chains/family.js';
@@ -23,6 +22,10 @@ import { holdDisagreements } from '../hold-disputes.js';
 import { recordTransfers, type RecordedTransfer } from '../record.js';
 import { listGaps, loadScanState, resolveDispute, type ScanGap, type ScanState } from '../scan.repo.js';
 import { attemptRead, usableAccountProviders } from './providers.js';
+import type { Mailer } from '../../email/mailer.js';
+import type { CoreDeps } from '../../core/core-deps.js';
+
+type Deps = Pick<CoreDeps, 'db' | 'config' | 'clock' | 'log' | 'deliveriesQueued'> & { mailer: Mailer };
 
 /** Positions read before the estimate of the oldest open invoice's creation at a first start (clocks differ). */
 const START_MARGIN = 20n;
@@ -39,7 +42,7 @@ export function accountReaders(w: AccountWatch, now: number): AccountProvider[] 
 }
 
 /** The final head every asked provider calls final: the lowest of theirs; undefined when one fails. */
-export async function agreedFinalHead(deps: AppDeps, w: AccountWatch, asked: AccountProvider[]): Promise<ChainHead | undefined> {
+export async function agreedFinalHead(deps: Deps, w: AccountWatch, asked: AccountProvider[]): Promise<ChainHead | undefined> {
   let final: ChainHead | undefined;
   for (const p of asked) {
     const r = await attemptRead(
@@ -59,7 +62,7 @@ export async function agreedFinalHead(deps: AppDeps, w: AccountWatch, asked: Acc
 
 /** The transfers every asked provider read alike in [from, to] for `accounts`; undefined when a read failed or was incomplete. */
 async function readAgreed(
-  deps: AppDeps,
+  deps: Deps,
   w: AccountWatch,
   asked: AccountProvider[],
   from: bigint,
@@ -94,7 +97,7 @@ async function readAgreed(
   return result;
 }
 
-function logRecorded(deps: AppDeps, w: AccountWatch, recorded: RecordedTransfer[]): void {
+function logRecorded(deps: Deps, w: AccountWatch, recorded: RecordedTransfer[]): void {
   for (const r of recorded) {
     deps.log.info(
       { network: w.network.id, tx_hash: r.transfer.txHash, block: Number(r.transfer.blockNumber), kind: r.kind, invoice_id: r.invoiceId, reason: r.reason },
@@ -104,14 +107,7 @@ function logRecorded(deps: AppDeps, w: AccountWatch, recorded: RecordedTransfer[
 }
 
 /** Reads the held positions again; one both providers now read alike is recorded, its range closed and its dispute resolved. */
-async function rereadGaps(
-  deps: AppDeps,
-  w: AccountWatch,
-  asked: AccountProvider[],
-  gaps: ScanGap[],
-  final: bigint,
-  accounts: readonly string[],
-): Promise<void> {
+async function rereadGaps(deps: Deps, w: AccountWatch, asked: AccountProvider[], gaps: ScanGap[], final: bigint, accounts: readonly string[]): Promise<void> {
   for (const g of [...gaps]) {
     if (BigInt(g.toBlock) > final) continue;
     const read = await readAgreed(deps, w, asked, BigInt(g.fromBlock), BigInt(g.toBlock), accounts);
@@ -140,7 +136,7 @@ function startPosition(w: AccountWatch, final: ChainHead, oldestOpenAt: number |
  * read covers expired.
  */
 export async function sweepRead(
-  deps: AppDeps,
+  deps: Deps,
   w: AccountWatch,
   asked: AccountProvider[],
   final: ChainHead,
@@ -195,7 +191,7 @@ export function throughKey(address: string, tokenContract: string): string {
  * far, the open invoices whose window it covers expire.
  */
 export async function pollRead(
-  deps: AppDeps,
+  deps: Deps,
   w: AccountWatch,
   asked: AccountProvider[],
   final: ChainHead,

@@ -15,7 +15,6 @@
  * providers where two are configured (account-read.ts). docs/payments.md ("Solana and TON") gives
  * the measured cost.
  */
-import type { AppDeps } from '../../app-deps.js';
 import type { AccountWatch } from '../../chains/account-watch.js';
 import type { NetworkId } from '../../chains/networks.js';
 import type { Worker } from '../../lib/loop.js';
@@ -23,8 +22,13 @@ import { openInvoices } from '../../invoices/invoice-payments.js';
 import { openInvoiceTargets } from '../../invoices/open-targets.js';
 import { listNetworkAddresses } from '../../wallets/wallets.repo.js';
 import { accountReaders, agreedFinalHead, pollRead, sweepRead } from './account-read.js';
+import type { AccountWatches } from '../../chains/account-watch.js';
+import type { CoreDeps } from '../../core/core-deps.js';
+import type { Mailer } from '../../email/mailer.js';
 
-export function accountWorker(deps: AppDeps, network: NetworkId): Worker {
+type Deps = Pick<CoreDeps, 'db' | 'config' | 'clock' | 'log' | 'deliveriesQueued'> & { accounts: AccountWatches; mailer: Mailer };
+
+export function accountWorker(deps: Deps, network: NetworkId): Worker {
   const w = deps.accounts.get(network);
   if (!w) throw new Error(`no watcher state for ${network}`);
   return {
@@ -40,7 +44,7 @@ export function accountWorker(deps: AppDeps, network: NetworkId): Worker {
 }
 
 /** One pass: what is due of a sweep and a poll. A pass that throws is a failed pass: degraded with the reason, tried again next time. */
-export async function runAccountOnce(deps: AppDeps, w: AccountWatch): Promise<boolean> {
+export async function runAccountOnce(deps: Deps, w: AccountWatch): Promise<boolean> {
   try {
     await accountPass(deps, w);
   } catch (err) {
@@ -52,7 +56,7 @@ export async function runAccountOnce(deps: AppDeps, w: AccountWatch): Promise<bo
   return false;
 }
 
-async function accountPass(deps: AppDeps, w: AccountWatch): Promise<void> {
+async function accountPass(deps: Deps, w: AccountWatch): Promise<void> {
   const now = deps.clock.now();
   const open = await openInvoiceTargets(deps.db, w.network);
   const all = [...new Set([...(await listNetworkAddresses(deps.db, w.network.id)), ...open.map((t) => t.address)])];
