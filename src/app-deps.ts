@@ -6,7 +6,7 @@
 import type { CoreDeps } from './core/core-deps.js';
 import type { Mailer } from './email/mailer.js';
 import type { ChainRuntime } from './chain/chain.runtime.js';
-import type { WatcherStatus } from './chain/watcher-status.js';
+import type { WatcherStatus } from './core/watcher-status.js';
 import type { EvmWatches } from './chains/evm/watch.js';
 import type { AccountWatches } from './chains/account-watch.js';
 import type { HostLookup } from './webhooks/url-policy.js';

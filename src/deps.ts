@@ -11,7 +11,7 @@ import { createMailer, type Mailer } from './email/mailer.js';
 import { createChainRuntime } from './chain/chain.worker.js';
 import type { Watches } from './watches.js';
 import { registerChainMetrics } from './chain/chain.health.js';
-import { registerNetworkMetrics } from './payments/networks.metrics.js';
+import { registerNetworkMetrics } from './system/networks.metrics.js';
 import { disabledMetrics, registerCoreGauges, type Metrics } from './ops/metrics.js';
 import { systemLookup } from './webhooks/url-policy.js';
 import { RateBook } from './pricing/rate-book.js';

@@ -1,6 +1,6 @@
 /** The accounts part of the API contract: /auth/* and the Merchant (the Dashboard of /me is in src/dashboard/). */
 import { emailAddress } from '../lib/email-address.js';
-import { BOUNDED_TOLERANCE_PATTERN, parseTolerance, type PaymentSettings } from '../invoices/underpayment.js';
+import { BOUNDED_TOLERANCE_PATTERN, parseTolerance, type PaymentSettings } from './underpayment.js';
 import { z } from '@hono/zod-openapi';
 import { Mode } from '../http/openapi.js';
 import { LOCALES } from '../lib/i18n.js';

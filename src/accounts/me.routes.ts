@@ -1,5 +1,5 @@
 /** GET and PATCH /me (the owner's Dashboard) and POST /me/password (owner session only; an API key is refused). */
-import { formatTolerance, parseTolerance, updatePaymentSettings } from '../invoices/underpayment.js';
+import { formatTolerance, parseTolerance, updatePaymentSettings } from './underpayment.js';
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { requireSession } from '../http/auth.js';
 import type { AppEnv } from '../http/context.js';

@@ -2,7 +2,7 @@
 import { iso, isoOrNull } from '../lib/clock.js';
 import type { Metrics } from '../ops/metrics.js';
 import { listOpenDisputes } from '../payments/scan.repo.js';
-import type { WatcherStatus } from './watcher-status.js';
+import type { WatcherStatus } from '../core/watcher-status.js';
 import type { ChainRuntime } from './chain.runtime.js';
 import type { CoreDeps } from '../core/core-deps.js';
 

@@ -37,7 +37,7 @@ import { blockFor, expectedDelay, logRefusedHeads, refreshHead } from './head.js
 import { seenDueAt, seenRead, settleTronSeen } from './seen-read.js';
 import { TronApiError, type BlockRef } from './tron.client.js';
 import { watchedSet } from './verifier.js';
-import type { WatcherStatus } from './watcher-status.js';
+import type { WatcherStatus } from '../core/watcher-status.js';
 import type { ChainRuntime } from './chain.runtime.js';
 import type { Mailer } from '../email/mailer.js';
 import type { CoreDeps } from '../core/core-deps.js';

@@ -3,7 +3,7 @@
  * console pages: each list comes from the feature that owns it, in that feature's order, so the
  * two never disagree about what a merchant has.
  */
-import { findPaymentSettings, type PaymentSettings } from '../invoices/underpayment.js';
+import { findPaymentSettings, type PaymentSettings } from '../accounts/underpayment.js';
 import type { Merchant } from '../accounts/merchants.repo.js';
 import { isKeyActive, listMerchantKeys, type ApiKeyRecord } from '../api-keys/api-keys.repo.js';
 import { listMerchantLatePayments, listUnmatchedTransfers } from '../payments/transfers.repo.js';

@@ -24,7 +24,7 @@ import type { Invoice, InvoiceOption } from './invoice.model.js';
 import { unpaidOnAddress } from './invoices.repo.js';
 import { paymentEventData } from './invoices.schemas.js';
 import { confirmByResolution } from './resolutions.repo.js';
-import { allowedShortfall, findPaymentSettings, parseTolerance, type PaymentSettings, type Tolerance } from './underpayment.js';
+import { allowedShortfall, findPaymentSettings, parseTolerance, type PaymentSettings, type Tolerance } from '../accounts/underpayment.js';
 
 interface PartialPayment {
   to: string;

@@ -16,7 +16,7 @@ import { priceLine } from './price-format.js';
 import { checkoutReturnUrl } from '../shops/shop-orders.js';
 import { chosenOption, networkName, shownOptions, SOLANA_RENT_SOL } from './checkout-options.js';
 import { findNetwork } from '../chains/networks.js';
-import type { WatcherStatus } from '../chain/watcher-status.js';
+import type { WatcherStatus } from '../core/watcher-status.js';
 import type { CoreDeps } from '../core/core-deps.js';
 
 type Deps = Pick<CoreDeps, 'db' | 'config' | 'clock'> & { watcherStatus: WatcherStatus };

@@ -17,7 +17,7 @@ import { listMerchantWallets } from '../wallets/wallets.repo.js';
 import { consoleGet, consoleRenderer, poolWarnings, tokenContracts } from './console.pages.js';
 import type { Renderer } from './render.js';
 import type { CoreDeps } from '../core/core-deps.js';
-import type { WatcherStatus } from '../chain/watcher-status.js';
+import type { WatcherStatus } from '../core/watcher-status.js';
 import type { RateBook } from '../pricing/rate-book.js';
 import type { TelegramRuntime } from '../telegram/telegram.runtime.js';
 

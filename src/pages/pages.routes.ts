@@ -15,7 +15,7 @@ import { guidesPages } from './guides.pages.js';
 import { createRenderer, pageContext } from './render.js';
 import { serveStatic } from './static.js';
 import { supportPages } from './support.pages.js';
-import type { WatcherStatus } from '../chain/watcher-status.js';
+import type { WatcherStatus } from '../core/watcher-status.js';
 import type { CoreDeps } from '../core/core-deps.js';
 import type { RateBook } from '../pricing/rate-book.js';
 import type { TelegramRuntime } from '../telegram/telegram.runtime.js';

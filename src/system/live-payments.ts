@@ -2,7 +2,7 @@
  * Whether payments are confirmed live, for /health, the console banner and the checkout: the
  * watcher's state and lag classified into one condition, with the moment that condition began.
  */
-import type { WatcherStatus } from '../chain/watcher-status.js';
+import type { WatcherStatus } from '../core/watcher-status.js';
 import type { Clock } from '../lib/clock.js';
 
 /** Coverage older than this means payments are confirmed late: the console says so. */

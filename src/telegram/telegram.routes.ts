@@ -12,7 +12,7 @@ import { NOTICE_KINDS } from './telegram.queue.js';
 import { getLink, newLinkCode, setNotices, unlink } from './telegram.repo.js';
 import { botUsername } from './telegram.worker.js';
 import type { TelegramRuntime } from './telegram.runtime.js';
-import type { WatcherStatus } from '../chain/watcher-status.js';
+import type { WatcherStatus } from '../core/watcher-status.js';
 import type { CoreDeps } from '../core/core-deps.js';
 
 type Deps = Pick<CoreDeps, 'db' | 'config' | 'clock' | 'log' | 'rateLimiter'> & { watcherStatus: WatcherStatus; telegram: TelegramRuntime | undefined };

@@ -24,7 +24,7 @@ import { BotApiError } from './bot-api.js';
 import { claimLinkCode, dueMessages, finishMessage, linkedForWatcher, loadOffset, queueLinkedNotice, retryMessage, saveOffset } from './telegram.repo.js';
 import { renderNotice } from './messages.js';
 import { queueNotice } from './telegram.queue.js';
-import type { WatcherStatus } from '../chain/watcher-status.js';
+import type { WatcherStatus } from '../core/watcher-status.js';
 import type { TelegramRuntime } from './telegram.runtime.js';
 import type { CoreDeps } from '../core/core-deps.js';
 
