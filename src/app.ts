@@ -14,7 +14,7 @@ import type { AppEnv } from './http/context.js';
 import { createRouter, describeInstance, jsonResponse } from './http/openapi.js';
 import { createRoute, z } from '@hono/zod-openapi';
 import { rateLimitHeaders } from './http/rate-limit.js';
-import { finishDocument, registerWebhookDocs } from './http/openapi-document.js';
+import { finishDocument, registerWebhookDocs } from './openapi-document.js';
 import { instanceRules } from './openapi-instance.js';
 import { allowedMethods } from './http/allowed-methods.js';
 import { SESSION_CHALLENGE } from './http/auth.js';

@@ -8,7 +8,7 @@
 import type { AppDeps } from './app-deps.js';
 import type { Worker } from './lib/loop.js';
 import { accountsWorker } from './accounts/accounts.worker.js';
-import { paymentNoticesWorker } from './email/payment-notices.js';
+import { paymentNoticesWorker } from './payments/payment-notices.js';
 import { chainWorker } from './chain/chain.worker.js';
 import { NO_WATCHES, type Watches } from './watches.js';
 import { maintenanceWorker } from './db/maintenance.worker.js';

@@ -2,12 +2,12 @@
  * What follows a transfer's record, in the scanner's transaction (the chain feature calls this one
  * hook and knows nothing of it): a `transfer.unmatched` event to every merchant of the address for
  * an unmatched transfer of at least tron.dust_threshold that relates to no invoice (each sees it in
- * GET /transfers), and the owners' mail notices (src/email/payment-notices.ts).
+ * GET /transfers), and the owners' mail notices (src/payments/payment-notices.ts).
  */
 import type { Config } from '../config.js';
 import type { Trx, Tx } from '../db/database.js';
 import { findTransferByLog } from '../payments/transfers.repo.js';
-import { queuePaymentNotices } from '../email/payment-notices.js';
+import { queuePaymentNotices } from '../payments/payment-notices.js';
 import { insertEvent } from '../events/events.repo.js';
 import { parseAmount } from '../lib/amounts.js';
 import { listAddressOwners } from '../wallets/wallets.repo.js';

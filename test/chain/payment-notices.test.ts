@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { runOnce as sendNotices } from '../../src/email/payment-notices.js';
+import { runOnce as sendNotices } from '../../src/payments/payment-notices.js';
 import { translate } from '../../src/lib/i18n.js';
 import { MINUTE, SECOND } from '../../src/lib/clock.js';
 import { pass, startChainHarness, transfersOf } from '../helpers/chain-fixtures.js';

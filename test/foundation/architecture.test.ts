@@ -22,21 +22,18 @@ const src = join(root, 'src');
  * At most this many imports may run up the order below: today's count, above issue 45's aim of 15
  * (the moves still to make are listed in docs/architecture.md, "Layers"); lower it as arrows go.
  */
-const UPWARD_ARROWS_AT_MOST = 34;
+const UPWARD_ARROWS_AT_MOST = 28;
 /**
  * Folder pairs that still import each other both ways (issue 45's aim: none). Each is one move still
  * to make; the test fails on any pair not listed here, and on a listed pair that is gone.
  */
 const PAIRS_STILL_BOTH_WAYS = [
-  'accounts <-> email', // email/payment-notices.ts belongs to payments/
   'accounts <-> http', // http/auth.ts finds sessions itself: to become a hook the composition root fills
   'accounts <-> api-keys', // accounts/credentials.ts revokes keys and webhooks: to be given its revokers at start-up
   'accounts <-> dashboard', // accounts/me.routes.ts serves the dashboard's overview: to move to dashboard/
   'api-keys <-> http', // http/auth.ts finds keys itself (as accounts <-> http)
   'cli <-> devnet', // cli/dev-token.ts and the merchant creation devnet uses belong to devnet/
   'configuration <-> pricing', // pricing/pricing.config.ts belongs to the configuration layer
-  'email <-> payments', // email/payment-notices.ts belongs to payments/
-  'events <-> http', // http/openapi-document.ts reads the events' schemas: to be assembled at the root
   'events <-> invoices', // events/events.schemas.ts and events.routes.ts (the events API) belong above the money path
   'events <-> transfers', // as events <-> invoices, and transfers/transfer-events.ts belongs to payments/
   'invoices <-> payments', // invoices/resolve*.ts is matching by hand and belongs to payments/
@@ -278,7 +275,7 @@ const TABLE_OWNERS: Record<string, string> = {
   invoice_resolutions: 'invoices',
   merchant_payment_settings: 'accounts',
   transfer_contests: 'invoices',
-  payment_notices: 'email',
+  payment_notices: 'payments',
   events: 'events',
   webhooks: 'webhooks',
   deliveries: 'webhooks',
@@ -306,7 +303,7 @@ const READ_MODELS = ['dashboard/', 'ops/'];
 
 /** Today's queries on another feature's table, each with its reason. The list may only shrink. */
 const FOREIGN_TABLE_USES = new Map<string, string>([
-  ['merchants <- email/payment-notices.ts', "a join for the merchant's address and name on each notice"],
+  ['merchants <- payments/payment-notices.ts', "a join for the merchant's address and name on each notice"],
   ['merchants <- invoices/invoices.repo.ts', "a join for the business name on the checkout's invoice"],
   ['merchants <- support/support.repo.ts', "a join for the merchant's name and address on tickets"],
   ['merchants <- telegram/telegram.repo.ts', "a join for the merchant's name in notices"],
@@ -320,7 +317,6 @@ const FOREIGN_TABLE_USES = new Map<string, string>([
   ['deliveries <- system/system.routes.ts', "/health's delivery backlog"],
   ['captcha_tokens <- accounts/email-tokens.repo.ts', 'expired tokens are pruned with the other short-lived rows'],
   ['chain_transfers <- checkout/tx-claim.ts', "the payer's claim of a transaction looks for it among the recorded ones"],
-  ['chain_transfers <- email/payment-notices.ts', 'a join for the transfer each notice reports'],
   ['chain_transfers <- invoices/invoice-payments.ts', 'the payment applied to an invoice updates its transfer in the same transaction'],
   ['chain_transfers <- checkout/checkout-view.ts', "the payer's page asks whether an unmatched payment reached its address while the invoice was open"],
   ['invoice_resolutions <- checkout/checkout-view.ts', 'the same question leaves out a transfer that was applied to an invoice by hand'],

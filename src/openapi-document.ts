@@ -6,9 +6,9 @@
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from '@hono/zod-openapi';
-import { EVENT_DESCRIPTIONS, eventOfType } from '../events/events.schemas.js';
-import { EVENT_TYPES } from '../events/events.repo.js';
-import type { AppEnv } from './context.js';
+import { EVENT_DESCRIPTIONS, eventOfType } from './events/events.schemas.js';
+import { EVENT_TYPES } from './events/events.repo.js';
+import type { AppEnv } from './http/context.js';
 
 type Doc = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 

@@ -18,10 +18,10 @@ import { formatAmount, fromDbAmount, parseAmount } from '../lib/amounts.js';
 import { HOUR, MINUTE } from '../lib/clock.js';
 import { resolveLocale, translator } from '../lib/i18n.js';
 import type { Worker } from '../lib/loop.js';
-import { findTransferByLog } from '../payments/transfers.repo.js';
+import { findTransferByLog } from './transfers.repo.js';
 import { findInvoiceAnyMerchant } from '../invoices/invoices.repo.js';
 import { listAddressOwners } from '../wallets/wallets.repo.js';
-import type { Mailer } from './mailer.js';
+import type { Mailer } from '../email/mailer.js';
 import type { CoreDeps } from '../core/core-deps.js';
 
 type Deps = Pick<CoreDeps, 'db' | 'config' | 'clock' | 'log'> & { mailer: Mailer };
